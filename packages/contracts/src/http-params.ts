@@ -1,0 +1,44 @@
+/**
+ * Turns an HTTP request's raw query and path parameters into an operation's typed parameters,
+ * with one clear message naming the parameter on the first problem found.
+ */
+import type { z } from "zod";
+import type { OperationContract } from "./operations.ts";
+
+export type ParamsResult<T> = { ok: true; params: T } | { ok: false; message: string };
+
+type RawValues = Record<string, string | string[] | undefined>;
+
+export function parseHttpParams<T>(
+  operation: OperationContract,
+  query: RawValues,
+  path: RawValues = {},
+): ParamsResult<T> {
+  const merged: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (Array.isArray(value)) return { ok: false, message: `parameter '${name}' must be given once` };
+    if (value === undefined) continue;
+    merged[name] = operation.integerParams.includes(name) ? integerOrText(value) : value;
+  }
+  for (const name of operation.pathParams) merged[name] = path[name];
+  const parsed = operation.params.safeParse(merged);
+  if (parsed.success) return { ok: true, params: parsed.data as T };
+  return { ok: false, message: describeIssue(parsed.error) };
+}
+
+/** Keeps non-numeric text as text so the schema answers "must be an integer" instead of NaN noise. */
+function integerOrText(value: string): number | string {
+  return /^-?\d{1,15}$/.test(value.trim()) ? Number(value) : value;
+}
+
+/** One sentence about the first issue, naming the parameter it concerns. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid parameters";
+  if (issue.code === "unrecognized_keys") {
+    const names = issue.keys.map((key) => `'${key.slice(0, 40)}'`).join(", ");
+    return `unknown parameter ${names}`;
+  }
+  const name = issue.path.map(String).join(".");
+  return name === "" ? issue.message : `parameter '${name}' ${issue.message}`;
+}

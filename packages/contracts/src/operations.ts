@@ -1,0 +1,155 @@
+/**
+ * The seven public operations (spec §4), one entry each: path, parameters, response data, which
+ * `_service` shape it carries, the adapter subject it is served by, its price and its MCP tool.
+ */
+import { z } from "zod";
+import {
+  getAccountParamsSchema,
+  getCommentTreeParamsSchema,
+  getSubredditRulesParamsSchema,
+  getUserProfileParamsSchema,
+  listCommentsParamsSchema,
+  listPostsParamsSchema,
+  searchSubredditsParamsSchema,
+} from "./params.ts";
+import {
+  accountSchema,
+  commentSchema,
+  commentTreeNodeSchema,
+  communitySchema,
+  postSchema,
+  subredditRulesSchema,
+  userProfileResultSchema,
+} from "./responses.ts";
+import type { AdapterOperation } from "./subjects.ts";
+
+/** `list`: cursor and has_more in `_service`; `credits`: only the two credit fields (spec §2 rule 1). */
+export type ServiceMetaKind = "list" | "credits";
+
+export interface OperationContract {
+  readonly operationId: string;
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly params: z.ZodType;
+  /** Names of params that travel in the path (`{name}`); the rest are query parameters. */
+  readonly pathParams: readonly string[];
+  /** Query params that are integers; HTTP sends them as strings. */
+  readonly integerParams: readonly string[];
+  readonly data: z.ZodType;
+  readonly meta: ServiceMetaKind;
+  /** The adapter that serves it; null for the account, which billing answers. */
+  readonly adapter: AdapterOperation | null;
+  readonly credits: 0 | 1;
+  readonly mcpTool: string;
+}
+
+export const OPERATIONS = {
+  listPosts: {
+    operationId: "listPosts",
+    path: "/v1/posts",
+    summary: "List posts of a community or author, or fetch posts by id",
+    description:
+      "Listing mode pages newest-first by default; pass the returned cursor as `before` (sort=desc) or `after` (sort=asc). Batch mode (`ids`) ignores the listing parameters. 1 credit per call, whether or not `q` matched.",
+    params: listPostsParamsSchema,
+    pathParams: [],
+    integerParams: ["limit"],
+    data: z.array(postSchema),
+    meta: "list",
+    adapter: "listPosts",
+    credits: 1,
+    mcpTool: "search_posts",
+  },
+  listComments: {
+    operationId: "listComments",
+    path: "/v1/comments",
+    summary: "List comments of a community or author, or fetch comments by id",
+    description:
+      "Same modes and rules as listPosts, with comment ids and `q` over the body. 1 credit per call.",
+    params: listCommentsParamsSchema,
+    pathParams: [],
+    integerParams: ["limit"],
+    data: z.array(commentSchema),
+    meta: "list",
+    adapter: "listComments",
+    credits: 1,
+    mcpTool: "search_comments",
+  },
+  getCommentTree: {
+    operationId: "getCommentTree",
+    path: "/v1/comments/tree",
+    summary: "Get a post's whole nested comment tree",
+    description:
+      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.",
+    params: getCommentTreeParamsSchema,
+    pathParams: [],
+    integerParams: ["limit"],
+    data: z.array(commentTreeNodeSchema),
+    meta: "list",
+    adapter: "getCommentTree",
+    credits: 1,
+    mcpTool: "get_comment_tree",
+  },
+  searchSubreddits: {
+    operationId: "searchSubreddits",
+    path: "/v1/subreddits/search",
+    summary: "Search communities by name prefix",
+    description: "At most 10 matches, not paginated. 1 credit.",
+    params: searchSubredditsParamsSchema,
+    pathParams: [],
+    integerParams: [],
+    data: z.array(communitySchema),
+    meta: "list",
+    adapter: "searchSubreddits",
+    credits: 1,
+    mcpTool: "search_subreddits",
+  },
+  getSubredditRules: {
+    operationId: "getSubredditRules",
+    path: "/v1/subreddits/{name}/rules",
+    summary: "Get a community's rules",
+    description: "1 credit.",
+    params: getSubredditRulesParamsSchema,
+    pathParams: ["name"],
+    integerParams: [],
+    data: subredditRulesSchema,
+    meta: "credits",
+    adapter: "getSubredditRules",
+    credits: 1,
+    mcpTool: "get_subreddit_rules",
+  },
+  getUserProfile: {
+    operationId: "getUserProfile",
+    path: "/v1/users/{name}",
+    summary: "Get a user's profile aggregates by exact username",
+    description:
+      "A username with no matching account answers 200 with `user: null` and is still charged. 1 credit.",
+    params: getUserProfileParamsSchema,
+    pathParams: ["name"],
+    integerParams: [],
+    data: userProfileResultSchema,
+    meta: "credits",
+    adapter: "getUserProfile",
+    credits: 1,
+    mcpTool: "get_user_profile",
+  },
+  getAccount: {
+    operationId: "getAccount",
+    path: "/v1/account",
+    summary: "Get the key's credit balance and rate limit",
+    description:
+      "Free (0 credits), no upstream request, balance read fresh; still authenticated and rate limited.",
+    params: getAccountParamsSchema,
+    pathParams: [],
+    integerParams: [],
+    data: accountSchema,
+    meta: "credits",
+    adapter: null,
+    credits: 0,
+    mcpTool: "check_credits",
+  },
+} as const satisfies Record<string, OperationContract>;
+
+export type OperationName = keyof typeof OPERATIONS;
+export type OperationParams<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["params"]>;
+export type OperationData<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["data"]>;

@@ -1,0 +1,67 @@
+/**
+ * Finds the real Redis and NATS the integration tests run against: the servers at REDIS_URL/NATS_URL
+ * when reachable (this machine, CI), containers started by testcontainers where a Docker engine
+ * exists, and otherwise a failure that says what to start. Never a mock.
+ */
+import { existsSync } from "node:fs";
+import { connect as connectTcp } from "node:net";
+
+export interface Infrastructure {
+  redisUrl: string;
+  natsUrl: string;
+  source: "local servers" | "testcontainers";
+  stop(): Promise<void>;
+}
+
+const START_HINT = [
+  "start them, then run the tests again:",
+  '  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+  "  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server",
+].join("\n");
+
+export async function findInfrastructure(env = process.env): Promise<Infrastructure> {
+  const redisUrl = env.REDIS_URL || "redis://127.0.0.1:6379";
+  const natsUrl = env.NATS_URL || "nats://127.0.0.1:4222";
+  const [redisUp, natsUp] = await Promise.all([isReachable(redisUrl), isReachable(natsUrl)]);
+  if (redisUp && natsUp) return { redisUrl, natsUrl, source: "local servers", stop: async () => {} };
+  if (hasDockerEngine(env)) return startContainers();
+  const missing = [!redisUp && `Redis (${redisUrl})`, !natsUp && `NATS (${natsUrl})`]
+    .filter(Boolean)
+    .join(" and ");
+  throw new Error(
+    `integration tests need a real ${missing}, and no Docker engine is available; ${START_HINT}`,
+  );
+}
+
+export function isReachable(url: string, timeoutMs = 1_000): Promise<boolean> {
+  const { hostname, port } = new URL(url.split(",")[0]!.trim());
+  return new Promise((resolve) => {
+    const socket = connectTcp({ host: hostname, port: Number(port), timeout: timeoutMs });
+    socket.once("connect", () => resolve(true));
+    socket.once("timeout", () => resolve(false));
+    socket.once("error", () => resolve(false));
+  }).finally(() => undefined) as Promise<boolean>;
+}
+
+function hasDockerEngine(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.DOCKER_HOST) || existsSync("/var/run/docker.sock");
+}
+
+/** Loaded lazily: testcontainers is only needed (and only importable everywhere) with an engine. */
+async function startContainers(): Promise<Infrastructure> {
+  const { GenericContainer, Wait } = await import("testcontainers");
+  const redis = await new GenericContainer("redis:7-alpine").withExposedPorts(6379).start();
+  const nats = await new GenericContainer("nats:2.10-alpine")
+    .withCommand(["-js"])
+    .withExposedPorts(4222)
+    .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
+    .start();
+  return {
+    redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}`,
+    natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,
+    source: "testcontainers",
+    stop: async () => {
+      await Promise.all([redis.stop(), nats.stop()]);
+    },
+  };
+}
