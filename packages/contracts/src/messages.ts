@@ -138,7 +138,13 @@ export const verifyLedgerReplySchema = z.object({
   keys_checked: z.number().int(),
   journal_entries: z.number().int(),
   mismatches: z.array(
-    z.object({ key_id: z.string(), balance: z.number().int(), journal_sum: z.number().int() }),
+    z.object({
+      key_id: z.string(),
+      balance: z.number().int(),
+      journal_sum: z.number().int(),
+      /** What disagrees, for the operator (absent from older billing versions). */
+      problem: z.string().optional(),
+    }),
   ),
 });
 

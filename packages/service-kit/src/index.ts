@@ -1,5 +1,6 @@
 export { ConfigError, env, loadConfig } from "./config.ts";
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
+export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
 export {

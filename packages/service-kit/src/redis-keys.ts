@@ -15,6 +15,8 @@ export interface RedisKeys {
   journal(keyId: string): string;
   /** String: state of one request's debit (debited / refunded), for exactly-once refunds. */
   debitMarker(keyId: string, requestId: string): string;
+  /** String: result of one top-up request (credits added, balance after), so a retried top-up adds once. */
+  topUpMarker(keyId: string, requestId: string): string;
   /** Token bucket of one key's rate limit. */
   keyRateBucket(keyId: string): string;
   /** Token bucket of the shared upstream reserve. */
@@ -29,6 +31,7 @@ export function redisKeys(namespace = ""): RedisKeys {
     keyRecord: (keyId: string) => `${root}:key:{${keyId}}`,
     journal: (keyId: string) => `${root}:key:{${keyId}}:journal`,
     debitMarker: (keyId: string, requestId: string) => `${root}:key:{${keyId}}:debit:${requestId}`,
+    topUpMarker: (keyId: string, requestId: string) => `${root}:key:{${keyId}}:topup:${requestId}`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
     globalReserveBucket: `${root}:ratelimit:global`,
   });

@@ -1,0 +1,54 @@
+/**
+ * JetStream for the services that need it (billing consumes refunds, the gateway publishes them).
+ * Re-exported here so services depend on one NATS client version through the service kit.
+ */
+import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { RefundMessage, Subjects } from "@rda/contracts";
+
+export type {
+  ConsumerConfig,
+  ConsumerMessages,
+  JetStreamClient,
+  JetStreamManager,
+  JsMsg,
+  PubAck,
+  StreamConfig,
+} from "@nats-io/jetstream";
+export {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "@nats-io/jetstream";
+
+export type PublishRefundOutcome = { ok: true; duplicate: boolean } | { ok: false; message: string };
+
+/**
+ * Publishes a refund for a debited request. The message id is the request id, so a retried publish
+ * inside the stream's duplicate window is dropped by JetStream, and billing's debit marker makes any
+ * later copy a no-op: the refund is applied exactly once. A failure is returned, never thrown, so the
+ * caller can log it (the credit is then not refunded automatically).
+ */
+export async function publishRefund(
+  target: NatsConnection | JetStreamClient,
+  subjects: Subjects,
+  message: RefundMessage,
+  timeoutMs = 5_000,
+): Promise<PublishRefundOutcome> {
+  const client = "consumers" in target ? target : jetstream(target);
+  try {
+    const ack = await client.publish(subjects.billing.refunds, JSON.stringify(message), {
+      msgID: message.request_id,
+      expect: { streamName: subjects.refundStream },
+      timeout: timeoutMs,
+    });
+    return { ok: true, duplicate: ack.duplicate };
+  } catch (error) {
+    return { ok: false, message: `refund for ${message.request_id} not published: ${String(error)}` };
+  }
+}
