@@ -32,17 +32,19 @@ function pickDefined(env: Record<string, string | undefined>, names: string[]) {
   return picked;
 }
 
+function parseUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 const urlWithProtocols = (protocols: string[], example: string) =>
-  z.string().refine(
-    (value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    },
-    { error: `must be a URL like ${example}` },
-  );
+  z.string().refine((value) => protocols.includes(parseUrl(value)?.protocol ?? ""), {
+    error: `must be a URL like ${example}`,
+    abort: true,
+  });
 
 /** The variables shared by several services, with the defaults of DESIGN.md. */
 export const env = {
@@ -68,7 +70,7 @@ export const env = {
       .default(fallback),
   redisUrl: () =>
     urlWithProtocols(["redis:", "rediss:"], "redis://127.0.0.1:6379 or redis://host:6379/2")
-      .refine((value) => /^(\/\d{0,2})?$/.test(new URL(value).pathname), {
+      .refine((value) => /^(\/\d{0,2})?$/.test(parseUrl(value)?.pathname ?? ""), {
         error: "database must be a number, as in redis://host:6379/2",
       })
       .default("redis://127.0.0.1:6379"),

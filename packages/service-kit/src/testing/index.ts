@@ -9,7 +9,13 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Redis } from "ioredis";
 import { createLogger, type Logger } from "../logger.ts";
 
-export { findInfrastructure, type Infrastructure, isReachable } from "./infrastructure.ts";
+export {
+  describeServers,
+  findInfrastructure,
+  type Infrastructure,
+  isReachable,
+  type ServerVersions,
+} from "./infrastructure.ts";
 
 export function testRedisUrl(): string {
   return process.env.REDIS_URL || "redis://127.0.0.1:6379";

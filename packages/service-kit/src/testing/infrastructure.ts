@@ -35,12 +35,16 @@ export async function findInfrastructure(env = process.env): Promise<Infrastruct
 
 export function isReachable(url: string, timeoutMs = 1_000): Promise<boolean> {
   const { hostname, port } = new URL(url.split(",")[0]!.trim());
-  return new Promise((resolve) => {
+  return new Promise<boolean>((resolve) => {
     const socket = connectTcp({ host: hostname, port: Number(port), timeout: timeoutMs });
-    socket.once("connect", () => resolve(true));
-    socket.once("timeout", () => resolve(false));
-    socket.once("error", () => resolve(false));
-  }).finally(() => undefined) as Promise<boolean>;
+    const settle = (reachable: boolean) => {
+      socket.destroy();
+      resolve(reachable);
+    };
+    socket.once("connect", () => settle(true));
+    socket.once("timeout", () => settle(false));
+    socket.once("error", () => settle(false));
+  });
 }
 
 function hasDockerEngine(env: NodeJS.ProcessEnv): boolean {
@@ -64,4 +68,28 @@ async function startContainers(): Promise<Infrastructure> {
       await Promise.all([redis.stop(), nats.stop()]);
     },
   };
+}
+
+export interface ServerVersions {
+  redis: string;
+  nats: string;
+  jetstream: boolean;
+}
+
+/** Asks each server for its version, so a test run shows what it really ran against. */
+export async function describeServers(redisUrl: string, natsUrl: string): Promise<ServerVersions> {
+  const { Redis } = await import("ioredis");
+  const { connect } = await import("@nats-io/transport-node");
+  const redis = new Redis(redisUrl, { lazyConnect: true });
+  await redis.connect();
+  const info = await redis.info("server");
+  redis.disconnect();
+  const nats = await connect({ servers: natsUrl });
+  const versions = {
+    redis: /redis_version:(\S+)/.exec(info)?.[1] ?? "unknown",
+    nats: nats.info?.version ?? "unknown",
+    jetstream: Boolean(nats.info?.jetstream),
+  };
+  await nats.close();
+  return versions;
 }

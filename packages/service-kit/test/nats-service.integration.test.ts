@@ -1,0 +1,98 @@
+import { buildSubjects, QUEUE_GROUPS } from "@rda/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NatsConnection, requestRaw, serveSubject } from "../src/index.ts";
+import { connectTestNats, silentLogger, testNamespace } from "../src/testing/index.ts";
+
+describe("serveSubject over real NATS", () => {
+  let nats: NatsConnection;
+  const subjects = buildSubjects(testNamespace("kit"));
+  const subject = subjects.adapter.listPosts;
+  const logger = silentLogger();
+
+  beforeAll(async () => {
+    nats = await connectTestNats();
+  });
+  afterAll(async () => {
+    await nats.drain();
+  });
+
+  it("spreads requests over the replicas of one queue group", async () => {
+    const served = { a: 0, b: 0 };
+    const replicas = (["a", "b"] as const).map((name) =>
+      serveSubject(nats, {
+        subject,
+        queue: QUEUE_GROUPS.adapterPosts,
+        logger,
+        handler: async () => {
+          served[name] += 1;
+          return name;
+        },
+      }),
+    );
+    await nats.flush();
+    for (let i = 0; i < 200; i++) await requestRaw(nats, subject, "x", 2_000);
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    expect(served.a + served.b).toBe(200);
+    expect(served.a).toBeGreaterThan(0);
+    expect(served.b).toBeGreaterThan(0);
+  });
+
+  it("finishes a request already in flight when stopped", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const replica = serveSubject(nats, {
+      subject,
+      queue: QUEUE_GROUPS.adapterPosts,
+      logger,
+      handler: async () => {
+        await gate;
+        return "finished";
+      },
+    });
+    await nats.flush();
+    const reply = requestRaw(nats, subject, "x", 10_000);
+    while (replica.inFlight() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const stopped = replica.stop();
+    release();
+    await stopped;
+    const outcome = await reply;
+    expect(outcome.ok && new TextDecoder().decode(outcome.value)).toBe("finished");
+  });
+
+  it("tells 'nobody serves this subject' apart from 'too slow'", async () => {
+    const nobody = await requestRaw(nats, `${subject}.nobody`, "x", 2_000);
+    expect(nobody).toMatchObject({ ok: false, failure: "no_responders" });
+    const slow = serveSubject(nats, {
+      subject: `${subject}.slow`,
+      queue: "slow",
+      logger,
+      handler: () => new Promise(() => {}),
+    });
+    await nats.flush();
+    expect(await requestRaw(nats, `${subject}.slow`, "x", 200)).toMatchObject({
+      ok: false,
+      failure: "timeout",
+    });
+    void slow;
+  });
+
+  it("answers a failure instead of silence when a handler throws", async () => {
+    const replica = serveSubject(nats, {
+      subject: `${subject}.broken`,
+      queue: "broken",
+      logger,
+      handler: async () => {
+        throw new Error("bug");
+      },
+    });
+    await nats.flush();
+    const outcome = await requestRaw(nats, `${subject}.broken`, "x", 2_000);
+    expect(outcome.ok && JSON.parse(new TextDecoder().decode(outcome.value))).toEqual({
+      outcome: "failure",
+      message: "internal error",
+    });
+    await replica.stop();
+  });
+});
