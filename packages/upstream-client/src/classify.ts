@@ -1,0 +1,65 @@
+/**
+ * Classifies one upstream HTTP answer (upstream.md §1.5, §1.6, §1.7 item 11). Any body with an `error`
+ * key is a failure whatever the status, 200 and 422 included; a body that is not JSON (Cloudflare 52x
+ * pages, a truncated answer) is a failure too. Transient failures are retried; the others are final.
+ */
+import type { UpstreamBody } from "./types.ts";
+
+export type AttemptVerdict =
+  | { readonly kind: "ok"; readonly body: UpstreamBody }
+  /** Worth another attempt: 5xx, non-JSON, connection trouble. */
+  | { readonly kind: "transient"; readonly reason: string }
+  /** The upstream's "slow down" answer: retried once with `limit` halved (upstream.md §1.6). */
+  | { readonly kind: "busy"; readonly reason: string }
+  /** 429; `resetSeconds` from `x-ratelimit-reset` when the upstream sent a usable one. */
+  | { readonly kind: "rate_limited"; readonly resetSeconds: number | undefined }
+  | { readonly kind: "bad_request"; readonly reason: string }
+  | { readonly kind: "unavailable"; readonly reason: string };
+
+/** "Timeout. Maybe slow down a bit" (#66), "Slow down a little" (#12), "Query timed out" (documented). */
+const BUSY_MESSAGE = /slow down|timed out|timeout/i;
+
+export function classifyAnswer(status: number, resetHeader: unknown, text: string): AttemptVerdict {
+  if (status === 429) return { kind: "rate_limited", resetSeconds: parseResetSeconds(resetHeader) };
+  const parsed = parseJson(text);
+  if (parsed === undefined)
+    return { kind: "transient", reason: `HTTP ${status} with a body that is not JSON` };
+  if (isRecord(parsed) && "error" in parsed) return classifyErrorBody(status, parsed.error);
+  if (status >= 500) return { kind: "transient", reason: `HTTP ${status}` };
+  if (status === 400) return { kind: "bad_request", reason: "HTTP 400" };
+  if (status >= 300) return { kind: "unavailable", reason: `HTTP ${status}` };
+  if (!isRecord(parsed) || !("data" in parsed)) {
+    return { kind: "unavailable", reason: `HTTP ${status} with a JSON body that has no data key` };
+  }
+  return { kind: "ok", body: { data: parsed.data } };
+}
+
+function classifyErrorBody(status: number, error: unknown): AttemptVerdict {
+  const message = typeof error === "string" ? error.slice(0, 200) : JSON.stringify(error)?.slice(0, 200);
+  const reason = `HTTP ${status}: ${message}`;
+  if (typeof error === "string" && BUSY_MESSAGE.test(error)) return { kind: "busy", reason };
+  if (status >= 500) return { kind: "transient", reason };
+  // The upstream refused a parameter: asking again would get the same answer.
+  if (status === 400) return { kind: "bad_request", reason };
+  return { kind: "unavailable", reason };
+}
+
+/** `x-ratelimit-reset`: seconds left in the upstream's 60 s window (upstream.md §1.6, obs 2026-09). */
+export function parseResetSeconds(header: unknown): number | undefined {
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  const seconds = Number(raw);
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 3600 ? seconds : undefined;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,82 @@
+/**
+ * What to do after one attempt: stop with a classified result, or wait and try again (possibly with a
+ * smaller `limit`). Pure, so every rule is testable without a server.
+ */
+import { fullJitterDelayMs } from "./backoff.ts";
+import type { AttemptVerdict } from "./classify.ts";
+import type { ClientSettings } from "./settings.ts";
+import type { UpstreamQuery, UpstreamResult } from "./types.ts";
+
+export interface CallState {
+  readonly attempts: number;
+  readonly query: UpstreamQuery;
+  /** Whether a "busy" answer already cost the call its one retry with a halved limit. */
+  readonly busyRetried: boolean;
+  readonly remainingMs: number;
+}
+
+export type Decision =
+  | { readonly stop: UpstreamResult }
+  | { readonly waitMs: number; readonly query: UpstreamQuery; readonly busyRetried: boolean };
+
+/** Without a usable reset header, assume the whole 60 s window (upstream.md §1.6). */
+const WINDOW_SECONDS = 60;
+
+export function decide(verdict: AttemptVerdict, state: CallState, settings: ClientSettings): Decision {
+  const counts = { attempts: state.attempts, retries: Math.max(0, state.attempts - 1) };
+  const retriesLeft = state.attempts <= settings.maxRetries;
+  switch (verdict.kind) {
+    case "ok":
+      return { stop: { outcome: "ok", body: verdict.body, query: state.query, ...counts } };
+    case "bad_request":
+    case "unavailable":
+      return { stop: { outcome: verdict.kind, message: `upstream: ${verdict.reason}`, ...counts } };
+    case "transient":
+      return retriesLeft
+        ? backoff(state, settings, state.query, state.busyRetried)
+        : unavailable(verdict, counts);
+    case "busy":
+      // upstream.md §1.7 item 11: retry once with `limit` halved; a second "busy" ends the call.
+      return retriesLeft && !state.busyRetried
+        ? backoff(state, settings, halveLimit(state.query), true)
+        : unavailable(verdict, counts);
+    case "rate_limited":
+      return rateLimited(verdict.resetSeconds, state, retriesLeft, counts);
+  }
+}
+
+function backoff(state: CallState, settings: ClientSettings, query: UpstreamQuery, busyRetried: boolean) {
+  const waitMs = fullJitterDelayMs(state.attempts - 1, settings.backoffBaseMs, settings.backoffCapMs);
+  return { waitMs, query, busyRetried };
+}
+
+function unavailable(verdict: { reason: string }, counts: { attempts: number; retries: number }): Decision {
+  return { stop: { outcome: "unavailable", message: `upstream: ${verdict.reason}`, ...counts } };
+}
+
+/** An upstream 429 is waited out when its reset fits in the deadline; otherwise it is the caller's 429. */
+function rateLimited(
+  resetSeconds: number | undefined,
+  state: CallState,
+  retriesLeft: boolean,
+  counts: { attempts: number; retries: number },
+): Decision {
+  if (resetSeconds !== undefined && retriesLeft && resetSeconds * 1000 < state.remainingMs) {
+    return { waitMs: Math.ceil(resetSeconds * 1000), query: state.query, busyRetried: state.busyRetried };
+  }
+  const retryAfter = Math.max(1, Math.ceil(resetSeconds ?? WINDOW_SECONDS));
+  return {
+    stop: {
+      outcome: "rate_limited",
+      message: "upstream rate limit reached",
+      retry_after_seconds: retryAfter,
+      ...counts,
+    },
+  };
+}
+
+export function halveLimit(query: UpstreamQuery): UpstreamQuery {
+  const limit = Number(query.limit);
+  if (!Number.isInteger(limit) || limit <= 1) return query;
+  return { ...query, limit: Math.floor(limit / 2) };
+}

@@ -1,0 +1,40 @@
+/** The client's settings with their defaults, checked once at construction. */
+import type { UpstreamClientOptions } from "./types.ts";
+
+export interface ClientSettings {
+  readonly deadlineMs: number;
+  readonly attemptTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly backoffBaseMs: number;
+  readonly backoffCapMs: number;
+  readonly maxBodyBytes: number;
+  readonly connections: number;
+}
+
+/** architecture.md: UPSTREAM_DEADLINE_MS defaults to 8000, below the gateway's 10 s adapter timeout. */
+const DEFAULTS = {
+  deadlineMs: 8_000,
+  maxRetries: 3,
+  backoffBaseMs: 100,
+  backoffCapMs: 2_000,
+  maxBodyBytes: 20 * 1024 * 1024,
+  connections: 32,
+} as const;
+
+export function resolveSettings(options: UpstreamClientOptions): ClientSettings {
+  const deadlineMs = options.deadlineMs ?? DEFAULTS.deadlineMs;
+  const settings: ClientSettings = {
+    deadlineMs,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? Math.ceil(deadlineMs / 2),
+    maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+    backoffBaseMs: options.backoffBaseMs ?? DEFAULTS.backoffBaseMs,
+    backoffCapMs: options.backoffCapMs ?? DEFAULTS.backoffCapMs,
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    connections: options.connections ?? DEFAULTS.connections,
+  };
+  for (const [name, value] of Object.entries(settings)) {
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`upstream client: ${name} must be an integer >= 0`);
+  }
+  return Object.freeze(settings);
+}

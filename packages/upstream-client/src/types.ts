@@ -1,0 +1,69 @@
+/**
+ * What one upstream call can end in. Every outcome is classified so the gateway can map it to
+ * 200 / 400 / 429 / 502 (docs/architecture.md), and carries how many HTTP attempts it took.
+ */
+import type { Logger } from "@rda/service-kit";
+
+/** Query parameters of one upstream GET; undefined values are left out. */
+export type UpstreamQuery = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** A successful upstream body: `{data: ...}` without an `error` key (upstream.md §1.5). */
+export interface UpstreamBody {
+  readonly data: unknown;
+}
+
+export interface AttemptCounts {
+  /** HTTP requests sent for this call (0 when the deadline passed before any could be sent). */
+  readonly attempts: number;
+  /** attempts - 1 when at least one was sent: how many times the call was retried. */
+  readonly retries: number;
+}
+
+export type UpstreamResult = AttemptCounts &
+  (
+    | {
+        readonly outcome: "ok";
+        /** Shared between coalesced callers: treat as read-only. */
+        readonly body: UpstreamBody;
+        /** The query of the attempt that succeeded; `limit` may be halved after a "busy" answer. */
+        readonly query: UpstreamQuery;
+      }
+    | { readonly outcome: "bad_request"; readonly message: string }
+    | { readonly outcome: "rate_limited"; readonly message: string; readonly retry_after_seconds: number }
+    | { readonly outcome: "unavailable"; readonly message: string }
+  );
+
+export type UpstreamFailure = Exclude<UpstreamResult, { outcome: "ok" }>;
+
+export interface UpstreamClientOptions {
+  /** Origin plus an optional path prefix, e.g. https://arctic-shift.photon-reddit.com or http://proxy/as */
+  readonly baseUrl: string;
+  /** Total time for one call, retries and waits included. */
+  readonly deadlineMs?: number;
+  /** Longest single attempt; defaults to half the deadline so a hung attempt leaves time for a retry. */
+  readonly attemptTimeoutMs?: number;
+  readonly maxRetries?: number;
+  /** First backoff step; the n-th retry waits a random time in [0, min(cap, base * 2^n)) ("full jitter"). */
+  readonly backoffBaseMs?: number;
+  readonly backoffCapMs?: number;
+  /** Bodies larger than this are refused (a projection gone wrong must not exhaust memory). */
+  readonly maxBodyBytes?: number;
+  /** Keep-alive connections to the upstream origin. */
+  readonly connections?: number;
+  /** Sent as `meta-app=<name>` (upstream.md §1: tags which client sent the request). */
+  readonly appName?: string;
+  readonly logger?: Logger;
+}
+
+export interface UpstreamClientStats {
+  /** HTTP requests sent upstream. */
+  readonly requests: number;
+  /** Calls answered by joining an identical call already in flight. */
+  readonly coalesced: number;
+}
+
+export interface UpstreamClient {
+  get(path: string, query: UpstreamQuery): Promise<UpstreamResult>;
+  stats(): UpstreamClientStats;
+  close(): Promise<void>;
+}
