@@ -1,0 +1,34 @@
+/** Where each kind of item lives upstream (upstream.md §1.1) and which fields `q` searches (spec §4). */
+import type { ItemKind } from "@rda/contracts";
+
+export interface ItemKindConfig {
+  readonly searchPath: string;
+  readonly idsPath: string;
+  /** Spec §4: q filters over title and selftext (posts) or body (comments). */
+  readonly textFields: readonly string[];
+}
+
+export const ITEM_KINDS: Readonly<Record<ItemKind, ItemKindConfig>> = {
+  post: { searchPath: "/api/posts/search", idsPath: "/api/posts/ids", textFields: ["title", "selftext"] },
+  comment: { searchPath: "/api/comments/search", idsPath: "/api/comments/ids", textFields: ["body"] },
+} as const;
+
+/** One upstream post or comment, passed through as the upstream sent it. */
+export type Item = Readonly<Record<string, unknown>>;
+
+/** A row usable in a listing: an object with an integer created_utc (the cursor is built from it). */
+export type ListedItem = Item & { readonly created_utc: number };
+
+/** Distrust the wire without copying: checks the rows in place. */
+export function asItems(data: unknown): Item[] | undefined {
+  if (!Array.isArray(data)) return undefined;
+  return data.every((row) => typeof row === "object" && row !== null && !Array.isArray(row))
+    ? (data as Item[])
+    : undefined;
+}
+
+export function asListedItems(data: unknown): ListedItem[] | undefined {
+  const items = asItems(data);
+  if (!items?.every((row) => Number.isInteger(row.created_utc))) return undefined;
+  return items as ListedItem[];
+}
