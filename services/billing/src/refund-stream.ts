@@ -1,0 +1,65 @@
+/**
+ * The JetStream stream and durable consumer refunds travel through, created or updated idempotently
+ * by every billing replica at start. File storage keeps refunds across a NATS restart; the duplicate
+ * window drops a re-published refund (same msg id = request id); the shared durable consumer hands
+ * each message to one replica and redelivers it until that replica acks it.
+ */
+import type { Subjects } from "@rda/contracts";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "@rda/service-kit";
+
+const MINUTE_MS = 60_000;
+
+export const REFUND_STREAM = {
+  /** Longer than any gateway retry of one publish; the debit marker catches anything later. */
+  duplicateWindowMs: 5 * MINUTE_MS,
+  /** A refund must be applied within this; debit markers live longer (MARKER_TTL_SECONDS.debit). */
+  maxAgeMs: 7 * 24 * 60 * MINUTE_MS,
+  /** Redelivery delay for a message whose refund could not be applied (Redis down). */
+  ackWaitMs: 30_000,
+} as const;
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+export async function ensureRefundStream(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
+  const settings = {
+    subjects: [subjects.billing.refunds],
+    max_age: nanos(REFUND_STREAM.maxAgeMs),
+    duplicate_window: nanos(REFUND_STREAM.duplicateWindowMs),
+  };
+  try {
+    await jsm.streams.add({
+      name: subjects.refundStream,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      ...settings,
+    });
+  } catch {
+    // It exists (another replica, an earlier run): bring its limits up to date.
+    await jsm.streams.update(subjects.refundStream, settings);
+  }
+}
+
+export async function ensureRefundConsumer(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
+  const settings = {
+    ack_wait: nanos(REFUND_STREAM.ackWaitMs),
+    // Never give up on a refund: a Redis outage only delays it.
+    max_deliver: -1,
+    filter_subject: subjects.billing.refunds,
+  };
+  try {
+    await jsm.consumers.add(subjects.refundStream, {
+      durable_name: subjects.refundConsumer,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...settings,
+    });
+  } catch {
+    await jsm.consumers.update(subjects.refundStream, subjects.refundConsumer, settings);
+  }
+}
