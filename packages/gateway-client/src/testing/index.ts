@@ -1,0 +1,1 @@
+export { type FakeFailure, type FakeGateway, type SeenRequest, startFakeGateway } from "./fake-gateway.ts";
