@@ -1,0 +1,38 @@
+/**
+ * adapter.subreddits.rules (spec §4, upstream.md §1.5 and §1.7 item 5): the upstream answers a list of
+ * {subreddit, rules:[…]}; each rule keeps short_name, description, priority and passes its other keys
+ * through. A community without an entry has no rules on record: {subreddit: name, rules: []}.
+ */
+import type { GetSubredditRulesParams } from "@rda/contracts";
+import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+
+interface RulesEntry {
+  readonly subreddit: string;
+  readonly rules: readonly unknown[];
+}
+
+export async function getRules(client: UpstreamClient, params: GetSubredditRulesParams): Promise<Uint8Array> {
+  const result = await client.get("/api/subreddits/rules", { subreddits: params.name });
+  if (result.outcome !== "ok") return failureReply(result);
+  const entries = result.body.data;
+  if (!Array.isArray(entries)) return unavailableReply("upstream: rules data is not a list");
+  // Community names are case-insensitive; the upstream's spelling is the one returned.
+  const wanted = params.name.toLowerCase();
+  const entry = entries.find(
+    (item): item is RulesEntry => isRulesEntry(item) && item.subreddit.toLowerCase() === wanted,
+  );
+  const body = entry
+    ? { subreddit: entry.subreddit, rules: entry.rules.filter(isObject) }
+    : { subreddit: params.name, rules: [] };
+  return okReply(JSON.stringify(body));
+}
+
+function isRulesEntry(value: unknown): value is RulesEntry {
+  if (!isObject(value)) return false;
+  const { subreddit, rules } = value as Record<string, unknown>;
+  return typeof subreddit === "string" && Array.isArray(rules);
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,40 @@
+/**
+ * adapter.subreddits.search (spec §4, upstream.md §1.7 item 4): name-prefix search, at most 10,
+ * mapped to {name ← display_name, subscribers, description ← public_description}.
+ */
+import type { Community, SearchSubredditsParams } from "@rda/contracts";
+import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+
+/** Spec §4: at most 10 matches; only the three fields we return are fetched (all are selectable). */
+const SEARCH_QUERY = {
+  limit: 10,
+  sort: "desc",
+  sort_type: "subscribers",
+  fields: "display_name,subscribers,public_description",
+} as const;
+
+export async function searchSubreddits(
+  client: UpstreamClient,
+  params: SearchSubredditsParams,
+): Promise<Uint8Array> {
+  const result = await client.get("/api/subreddits/search", { subreddit_prefix: params.q, ...SEARCH_QUERY });
+  if (result.outcome !== "ok") return failureReply(result);
+  const rows = result.body.data;
+  if (!Array.isArray(rows)) return unavailableReply("upstream: subreddit search data is not a list");
+  const communities = rows.flatMap(toCommunity).slice(0, SEARCH_QUERY.limit);
+  return okReply(JSON.stringify(communities), { cursor: null, has_more: false });
+}
+
+/** Rows without a name are dropped; a missing count reads 0 and a missing description "" (spec types). */
+function toCommunity(row: unknown): Community[] {
+  if (typeof row !== "object" || row === null) return [];
+  const { display_name, subscribers, public_description } = row as Record<string, unknown>;
+  if (typeof display_name !== "string") return [];
+  return [
+    {
+      name: display_name,
+      subscribers: Number.isInteger(subscribers) ? (subscribers as number) : 0,
+      description: typeof public_description === "string" ? public_description : "",
+    },
+  ];
+}

@@ -1,0 +1,27 @@
+/**
+ * adapter.users.get (spec §4 getUserProfile): exact username, `{user: profile}` or `{user: null}`.
+ * Usernames are unique regardless of case on the site, so the match is case-insensitive and the
+ * upstream's spelling is returned; a prefix or fuzzy match is never accepted (spec §4 rule 1). A user
+ * missing from the upstream's index is `user: null`, 200, charged (upstream.md §4).
+ */
+import type { GetUserProfileParams } from "@rda/contracts";
+import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+
+/** `author` is an exact filter upstream; a few rows leave room should it ever match loosely. */
+const USER_QUERY = { limit: 5, sort: "desc", sort_type: "total_karma" } as const;
+
+export async function getUser(client: UpstreamClient, params: GetUserProfileParams): Promise<Uint8Array> {
+  const result = await client.get("/api/users/search", { author: params.name, ...USER_QUERY });
+  if (result.outcome !== "ok") return failureReply(result);
+  const rows = result.body.data;
+  if (!Array.isArray(rows)) return unavailableReply("upstream: user search data is not a list");
+  const wanted = params.name.toLowerCase();
+  const user = rows.find((row) => isProfile(row) && row.author.toLowerCase() === wanted) ?? null;
+  return okReply(JSON.stringify({ user }));
+}
+
+function isProfile(value: unknown): value is { author: string } {
+  if (typeof value !== "object" || value === null) return false;
+  const { author, _meta } = value as Record<string, unknown>;
+  return typeof author === "string" && typeof _meta === "object" && _meta !== null;
+}
