@@ -1,0 +1,30 @@
+// Container health check: GET the service's own /readyz (the simulator has no /readyz: its stats
+// page) on the port the service reads from its environment, and exit 0 only on a 2xx within 2 s.
+// Plain JavaScript on purpose: it runs every few seconds, and tsx would add its start-up to each run.
+const service = process.env.SERVICE ?? "";
+const adapterPorts = {
+  billing: 9101,
+  "adapter-posts": 9102,
+  "adapter-tree": 9103,
+  "adapter-communities": 9104,
+  "adapter-users": 9105,
+};
+
+function target() {
+  const env = process.env;
+  if (service === "gateway") return `http://127.0.0.1:${env.PORT || 8080}/readyz`;
+  if (service === "mcp") return `http://127.0.0.1:${env.MCP_PORT || 8090}/readyz`;
+  if (service === "upstream-sim") return `http://127.0.0.1:${env.SIM_PORT || 8070}/__sim/stats`;
+  if (service in adapterPorts) return `http://127.0.0.1:${env.HEALTH_PORT || adapterPorts[service]}/readyz`;
+  return undefined;
+}
+
+const url = target();
+if (url === undefined) {
+  process.stderr.write(`healthcheck: unknown SERVICE "${service}"\n`);
+  process.exit(2);
+}
+fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+  (response) => process.exit(response.ok ? 0 : 1),
+  () => process.exit(1),
+);
