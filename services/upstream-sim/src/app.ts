@@ -1,0 +1,60 @@
+import Fastify, { LogController } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import type { Corpus } from "./corpus/types.ts";
+import { Messages } from "./errors.ts";
+import { FaultRegistry } from "./faults/fault-registry.ts";
+import { HeldRequests } from "./faults/held-requests.ts";
+import { RequestStats } from "./http/request-stats.ts";
+import { sendError } from "./http/responses.ts";
+import { Renderer } from "./render/renderer.ts";
+import { registerCommentRoutes } from "./routes/comments.ts";
+import { registerCommunityRoutes } from "./routes/communities.ts";
+import type { SimDeps } from "./routes/deps.ts";
+import { registerPostRoutes } from "./routes/posts.ts";
+import { registerSimControl } from "./routes/sim-control.ts";
+import { registerTrafficHook } from "./routes/traffic.ts";
+
+export interface SimAppOptions {
+  readonly corpus: Corpus;
+  /** Epoch milliseconds; decides what has "arrived" and what is in the blackout. Default Date.now. */
+  readonly clock?: () => number;
+  /** Added to every upstream answer (not to /__sim). */
+  readonly latencyMs?: number;
+  readonly logger?: FastifyBaseLogger;
+}
+
+/** The simulator as a value: no environment, no listening. main.ts and startSimulator() run it. */
+export function buildSimApp(options: SimAppOptions): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    // One log line per request would cost more than answering it.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  const deps: SimDeps = {
+    corpus: options.corpus,
+    renderer: new Renderer(options.corpus),
+    clock: options.clock ?? Date.now,
+    latencyMs: options.latencyMs ?? 0,
+    faults: new FaultRegistry(options.corpus.seed),
+    stats: new RequestStats(),
+    held: new HeldRequests(),
+  };
+  registerTrafficHook(app, deps);
+  registerPostRoutes(app, deps);
+  registerCommentRoutes(app, deps);
+  registerCommunityRoutes(app, deps);
+  registerSimControl(app, deps);
+  app.setNotFoundHandler((_request, reply) => void sendError(reply, 404, Messages.notFound));
+  app.setErrorHandler((error, _request, reply) => {
+    app.log.error({ err: error }, "request failed");
+    const status = (error as { statusCode?: number }).statusCode ?? 500;
+    const clientError = status >= 400 && status < 500;
+    const message = clientError && error instanceof Error ? error.message : Messages.serverError;
+    sendError(reply, clientError ? status : 500, message);
+  });
+  app.addHook("preClose", (done) => {
+    deps.held.releaseAll();
+    done();
+  });
+  return app;
+}

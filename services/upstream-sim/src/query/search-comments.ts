@@ -1,0 +1,133 @@
+import type { Corpus } from "../corpus/types.ts";
+import { Messages } from "../errors.ts";
+import { bodyOf } from "../render/item-text.ts";
+import type { OutputOptions } from "../render/renderer.ts";
+import type { Filter } from "./candidates.ts";
+import { pickCandidate } from "./candidates.ts";
+import { SELECTABLE } from "./fields.ts";
+import type { KeywordMatcher } from "./keyword.ts";
+import { parseKeywords } from "./keyword.ts";
+import { findComment, findPost, parseId } from "./lookup.ts";
+import type { ParamReader } from "./params.ts";
+import type { Slice, Sort } from "./slices.ts";
+import { collect, groupSlice, narrow, SORTS, wholeSlice } from "./slices.ts";
+
+/** `parent_id`: "" (top level), a post (t3_, its top level) or a comment. */
+type ParentFilter = { kind: "top" } | { kind: "post" | "comment"; idNum: number };
+
+/** Parameters of /api/comments/search (upstream.md §1.2). */
+export interface CommentSearch {
+  readonly author?: string | undefined;
+  readonly subreddit?: string | undefined;
+  readonly linkId?: number | undefined;
+  readonly parent?: ParentFilter | undefined;
+  readonly after?: number | undefined;
+  readonly before?: number | undefined;
+  readonly limit: number;
+  readonly sort: Sort;
+  readonly body?: KeywordMatcher | undefined;
+  readonly authorFlair?: KeywordMatcher | undefined;
+  readonly output: OutputOptions;
+}
+
+/** Default sort `desc`, as for posts (see readPostSearch). */
+export function readCommentSearch(reader: ParamReader): CommentSearch {
+  const search: CommentSearch = {
+    author: reader.name("author", "u"),
+    subreddit: reader.name("subreddit", "r"),
+    linkId: readLinkId(reader),
+    parent: readParent(reader),
+    after: reader.date("after"),
+    before: reader.date("before"),
+    limit: reader.limit(100, 25, true),
+    sort: reader.choice("sort", SORTS, "desc"),
+    body: keyword(reader, "body"),
+    authorFlair: keyword(reader, "author_flair_text"),
+    output: { fields: reader.fields(SELECTABLE.comments), md2html: reader.bool("md2html") ?? false },
+  };
+  reader.choice("sort_type", ["default", "created_utc"], "default");
+  const keywordParam = search.body ? "body" : search.authorFlair ? "author_flair_text" : undefined;
+  if (keywordParam && !isScoped(search)) {
+    reader.fail(Messages.needsFilter(keywordParam, "'author', 'subreddit', 'link_id' or 'parent_id'"));
+  }
+  return search;
+}
+
+/** Keyword search needs a narrowing filter; `parent_id=` alone (all top-level comments) is not one. */
+function isScoped(search: CommentSearch): boolean {
+  if (search.author || search.subreddit || search.linkId !== undefined) return true;
+  return search.parent !== undefined && search.parent.kind !== "top";
+}
+
+function keyword(reader: ParamReader, name: string): KeywordMatcher | undefined {
+  const text = reader.word(name);
+  return text === undefined ? undefined : parseKeywords(text);
+}
+
+function readLinkId(reader: ParamReader): number | undefined {
+  const text = reader.word("link_id");
+  if (text === undefined) return undefined;
+  return parseId(text, "t3") ?? reader.fail(Messages.invalidParam("link_id", "must be a base36 post id"));
+}
+
+function readParent(reader: ParamReader): ParentFilter | undefined {
+  const text = reader.text("parent_id")?.trim();
+  if (text === undefined) return undefined;
+  if (text === "") return { kind: "top" };
+  const kind = /^t3_/i.test(text) ? "post" : "comment";
+  const idNum = parseId(text, kind === "post" ? "t3" : "t1");
+  if (idNum === undefined) return reader.fail(Messages.invalidParam("parent_id", "must be a base36 id or empty"));
+  return { kind, idNum };
+}
+
+export function searchComments(corpus: Corpus, search: CommentSearch, now: number): number[] {
+  const candidate = pickCandidate(commentFilters(corpus, search, now), wholeSlice(corpus.index.allComments));
+  if (candidate === undefined) return [];
+  const slice = narrow(candidate.slice, corpus.comments.created, corpus.anchor, search, now);
+  return collect(slice, search.sort, search.limit, candidate.accept);
+}
+
+function commentFilters(corpus: Corpus, search: CommentSearch, now: number): Filter[] {
+  const { comments, index, posts } = corpus;
+  const filters: Filter[] = [];
+  if (search.author !== undefined) {
+    const author = index.authorByName.get(search.author.toLowerCase());
+    filters.push(author === undefined ? "none" : indexed(index.commentsByAuthor, author, (c) => comments.author[c] === author));
+  }
+  if (search.subreddit !== undefined) {
+    const sub = index.subByName.get(search.subreddit.toLowerCase());
+    const inSub = (c: number) => posts.sub[comments.post[c] as number] === sub;
+    filters.push(sub === undefined ? "none" : indexed(index.commentsBySub, sub, inSub));
+  }
+  if (search.linkId !== undefined) {
+    const post = findPost(corpus, search.linkId, now);
+    filters.push(post < 0 ? "none" : indexed(index.commentsByPost, post, (c) => comments.post[c] === post));
+  }
+  if (search.parent !== undefined) filters.push(parentFilter(corpus, search.parent, now));
+  if (search.body) filters.push(textFilter(search.body, (c) => bodyOf(corpus, c)));
+  if (search.authorFlair) filters.push(textFilter(search.authorFlair, (c) => corpus.authors[comments.author[c] as number]?.flair ?? ""));
+  return filters;
+}
+
+function indexed(groups: Corpus["index"]["postsBySub"], key: number, accept: (item: number) => boolean): Filter {
+  const slice: Slice = groupSlice(groups, key);
+  return { slice, accept };
+}
+
+function parentFilter(corpus: Corpus, parent: ParentFilter, now: number): Filter {
+  const { comments, index } = corpus;
+  if (parent.kind === "top") {
+    return { slice: wholeSlice(index.topLevelComments), accept: (c) => (comments.parent[c] as number) < 0 };
+  }
+  if (parent.kind === "post") {
+    const post = findPost(corpus, parent.idNum, now);
+    if (post < 0) return "none";
+    return indexed(index.topLevelByPost, post, (c) => (comments.parent[c] as number) < 0 && comments.post[c] === post);
+  }
+  const comment = findComment(corpus, parent.idNum, now);
+  return comment < 0 ? "none" : indexed(index.childrenByComment, comment, (c) => comments.parent[c] === comment);
+}
+
+function textFilter(matcher: KeywordMatcher, text: (c: number) => string): Filter {
+  return (c) => matcher(text(c));
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from "fastify";
+import { sendData, sendError, sendJsonItems } from "../http/responses.ts";
+import { planTree, readTreeRequest } from "../query/comment-tree.ts";
+import { SELECTABLE } from "../query/fields.ts";
+import { readIds } from "../query/ids.ts";
+import { findComment } from "../query/lookup.ts";
+import { readCommentSearch, searchComments } from "../query/search-comments.ts";
+import { renderTree } from "../render/tree.ts";
+import type { SimDeps } from "./deps.ts";
+import { readerFor } from "./deps.ts";
+
+export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void {
+  app.get("/api/comments/search", (request, reply) => {
+    const reader = readerFor(deps, request.query);
+    const search = readCommentSearch(reader);
+    if (reader.error) return void sendError(reply, 400, reader.error);
+    const now = reader.nowSeconds;
+    const rows = searchComments(deps.corpus, search, now);
+    sendJsonItems(reply, rows.map((c) => deps.renderer.commentJson(c, now, search.output)));
+  });
+
+  app.get("/api/comments/ids", (request, reply) => {
+    const reader = readerFor(deps, request.query);
+    const ids = readIds(reader, "t1");
+    const output = { fields: reader.fields(SELECTABLE.comments), md2html: reader.bool("md2html") };
+    if (reader.error || ids === undefined) return void sendError(reply, 400, reader.error ?? "");
+    const now = reader.nowSeconds;
+    const found = ids.map((id) => findComment(deps.corpus, id, now)).filter((c) => c >= 0);
+    sendJsonItems(reply, found.map((c) => deps.renderer.commentJson(c, now, output)));
+  });
+
+  /** No `fields` here: the upstream's tree endpoint ignores projections (upstream.md §1.4). */
+  app.get("/api/comments/tree", (request, reply) => {
+    const reader = readerFor(deps, request.query);
+    const tree = readTreeRequest(reader);
+    if (reader.error || tree === undefined) return void sendError(reply, 400, reader.error ?? "");
+    const now = reader.nowSeconds;
+    const plan = planTree(deps.corpus, tree, now);
+    sendData(reply, plan === undefined ? [] : renderTree(deps.renderer, plan, tree, now));
+  });
+}

@@ -1,0 +1,35 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { sendFault } from "../faults/fault-responses.ts";
+import { rateLimitHeaders } from "../http/responses.ts";
+import type { SimDeps } from "./deps.ts";
+
+export const CONTROL_PREFIX = "/__sim";
+
+/**
+ * Every request outside /__sim is the "upstream" traffic: it is counted, gets the
+ * configured latency and the rate-limit headers, and may be failed by a fault.
+ */
+export function registerTrafficHook(app: FastifyInstance, deps: SimDeps): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    const path = pathOf(request);
+    if (path.startsWith(CONTROL_PREFIX)) return done();
+    deps.stats.count(path);
+    reply.headers(rateLimitHeaders(deps.clock()));
+    if (deps.latencyMs <= 0) return answerOrFault(deps, path, reply, done);
+    sleep(deps.latencyMs).then(() => answerOrFault(deps, path, reply, done));
+  });
+}
+
+function answerOrFault(deps: SimDeps, path: string, reply: FastifyReply, done: () => void): void {
+  const hit = deps.faults.draw(path);
+  if (hit === undefined) return done();
+  sendFault(reply, hit, deps.clock(), deps.held);
+}
+
+/** The path without its query string. */
+export function pathOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? "/";
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
