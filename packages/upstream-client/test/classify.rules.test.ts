@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { classifyAnswer, parseResetSeconds } from "../src/classify.ts";
+
+describe("classifyAnswer", () => {
+  it("accepts a 200 JSON body with data and no error key", () => {
+    expect(classifyAnswer(200, undefined, '{"data":[{"id":"a"}]}')).toEqual({
+      kind: "ok",
+      body: { data: [{ id: "a" }] },
+    });
+  });
+
+  it("treats an error key on a 200 as a failure, never as data", () => {
+    expect(classifyAnswer(200, undefined, '{"data":null,"error":"Under maintenance"}').kind).toBe(
+      "unavailable",
+    );
+  });
+
+  it("classifies the busy messages as busy whether the status is 200 or 422", () => {
+    expect(
+      classifyAnswer(422, undefined, '{"data":null,"error":"Timeout. Maybe slow down a bit"}').kind,
+    ).toBe("busy");
+    expect(classifyAnswer(200, undefined, '{"data":null,"error":"Slow down a little"}').kind).toBe("busy");
+  });
+
+  it("classifies a 400 with an error body as bad_request", () => {
+    expect(classifyAnswer(400, undefined, '{"data":null,"error":"not supported"}').kind).toBe("bad_request");
+  });
+
+  it("classifies non-JSON bodies (Cloudflare 52x pages, garbage on 200) as transient", () => {
+    expect(classifyAnswer(522, undefined, "<html>Connection timed out</html>").kind).toBe("transient");
+    expect(classifyAnswer(200, undefined, '{"data":[').kind).toBe("transient");
+  });
+
+  it("classifies a 5xx JSON error as transient", () => {
+    expect(classifyAnswer(503, undefined, '{"error":"overloaded"}').kind).toBe("transient");
+  });
+
+  it("reads x-ratelimit-reset seconds on a 429 and ignores an unusable header", () => {
+    expect(classifyAnswer(429, "12", "")).toEqual({ kind: "rate_limited", resetSeconds: 12 });
+    expect(classifyAnswer(429, "soon", "")).toEqual({ kind: "rate_limited", resetSeconds: undefined });
+  });
+
+  it("rejects a JSON body without a data key", () => {
+    expect(classifyAnswer(200, undefined, "[1,2]").kind).toBe("unavailable");
+  });
+});
+
+describe("parseResetSeconds", () => {
+  it("takes the first value of a repeated header and refuses negative or huge values", () => {
+    expect(parseResetSeconds(["3", "9"])).toBe(3);
+    expect(parseResetSeconds("-1")).toBeUndefined();
+    expect(parseResetSeconds("99999")).toBeUndefined();
+  });
+});
