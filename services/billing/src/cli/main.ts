@@ -1,0 +1,65 @@
+/**
+ * `pnpm admin`: the operator CLI. It talks to the running billing service over NATS (NATS_URL,
+ * RDA_NAMESPACE) and exits with a code scripts can trust (see exit-codes.ts and USAGE).
+ */
+import { buildSubjects } from "@rda/contracts";
+import { ConfigError, connectNats, createLogger, env, loadConfig, redactUrl } from "@rda/service-kit";
+import { parseCommandLine, USAGE } from "./args.ts";
+import { START_HINT } from "./billing-client.ts";
+import { runCommand } from "./commands.ts";
+import { type CommandResult, EXIT } from "./exit-codes.ts";
+import { printResult } from "./output.ts";
+
+async function main(argv: string[]): Promise<number> {
+  const parsed = parseCommandLine(argv);
+  if (!parsed.ok) return fail({ exitCode: EXIT.usage, error: `${parsed.problem}\n\n${USAGE}` });
+  const { command } = parsed;
+  if (command.name === "help") {
+    process.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  let config: { NATS_URL: string; RDA_NAMESPACE?: string | undefined };
+  try {
+    config = loadConfig({ NATS_URL: env.natsUrl(), RDA_NAMESPACE: env.namespace() });
+  } catch (error) {
+    return fail({
+      exitCode: EXIT.usage,
+      error: error instanceof ConfigError ? error.message : String(error),
+    });
+  }
+  const logger = createLogger("admin", { level: "silent" });
+  let nats: Awaited<ReturnType<typeof connectNats>>;
+  try {
+    nats = await connectNats(config.NATS_URL, "admin-cli", logger);
+  } catch (error) {
+    const where = redactUrl(config.NATS_URL);
+    return fail({
+      exitCode: EXIT.unavailable,
+      error: `cannot reach NATS at ${where} (${String(error)}); ${START_HINT}`,
+    });
+  }
+  try {
+    const result = await runCommand({ nats, subjects: buildSubjects(config.RDA_NAMESPACE ?? "") }, command);
+    printResult(result, command.json);
+    return result.exitCode;
+  } finally {
+    await nats.close();
+  }
+}
+
+function fail(result: CommandResult): number {
+  printResult(result, false);
+  return result.exitCode;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `admin: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`,
+    );
+    process.exitCode = EXIT.failure;
+  },
+);
