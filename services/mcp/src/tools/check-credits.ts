@@ -1,0 +1,7 @@
+import { defineTool } from "./define-tool.ts";
+
+export const checkCredits = defineTool("getAccount", {
+  title: "Check credits",
+  description:
+    "Returns this API key's credit balance and rate limit (requests per second and burst). Call it before a long paging run, or after an error, to see what is left.",
+});
