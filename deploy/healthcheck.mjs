@@ -2,7 +2,7 @@
 // page) on the port the service reads from its environment, and exit 0 only on a 2xx within 2 s.
 // Plain JavaScript on purpose: it runs every few seconds, and tsx would add its start-up to each run.
 const service = process.env.SERVICE ?? "";
-const adapterPorts = {
+const healthPorts = {
   billing: 9101,
   "adapter-posts": 9102,
   "adapter-tree": 9103,
@@ -15,7 +15,7 @@ function target() {
   if (service === "gateway") return `http://127.0.0.1:${env.PORT || 8080}/readyz`;
   if (service === "mcp") return `http://127.0.0.1:${env.MCP_PORT || 8090}/readyz`;
   if (service === "upstream-sim") return `http://127.0.0.1:${env.SIM_PORT || 8070}/__sim/stats`;
-  if (service in adapterPorts) return `http://127.0.0.1:${env.HEALTH_PORT || adapterPorts[service]}/readyz`;
+  if (service in healthPorts) return `http://127.0.0.1:${env.HEALTH_PORT || healthPorts[service]}/readyz`;
   return undefined;
 }
 

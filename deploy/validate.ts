@@ -6,7 +6,12 @@
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { dockerComposeConfig, formatProblems, repositoryLayout, validateDeployment } from "./validate/index.ts";
+import {
+  dockerComposeConfig,
+  formatProblems,
+  repositoryLayout,
+  validateDeployment,
+} from "./validate/index.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const layout = repositoryLayout(root);

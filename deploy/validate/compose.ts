@@ -114,7 +114,9 @@ function checkDurability(services: Record<string, ComposeService>, where: string
   const problems: Problem[] = [];
   const redis = commandLine(services.redis);
   if (!/--appendonly yes/.test(redis) || !/--appendfsync everysec/.test(redis)) {
-    problems.push(problem(`${where} services.redis`, "the ledger needs --appendonly yes --appendfsync everysec"));
+    problems.push(
+      problem(`${where} services.redis`, "the ledger needs --appendonly yes --appendfsync everysec"),
+    );
   }
   if (!/--maxmemory-policy noeviction/.test(redis)) {
     problems.push(problem(`${where} services.redis`, "the ledger needs --maxmemory-policy noeviction"));

@@ -39,7 +39,8 @@ export function dependencyProblems(dependenciesDir: string): Problem[] {
       }
     }
     if (redis.auth?.enabled !== true) problems.push(problem(redisPath, "auth must be enabled"));
-    if (redis.master?.persistence?.enabled !== true) problems.push(problem(redisPath, "persistence must be enabled"));
+    if (redis.master?.persistence?.enabled !== true)
+      problems.push(problem(redisPath, "persistence must be enabled"));
   }
   return problems;
 }

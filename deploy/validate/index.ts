@@ -7,20 +7,30 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { validateCompose } from "./compose.ts";
 import { dependencyProblems } from "./dependencies.ts";
+import { readDockerfileProblems } from "./dockerfile.ts";
 import { composeAppServices, inventoryProblems, serviceFolders } from "./inventory.ts";
-import { deploymentNames, renderKustomization, validateObjectRules, validateObjectSchemas } from "./kubernetes.ts";
+import {
+  deploymentNames,
+  renderKustomization,
+  validateObjectRules,
+  validateObjectSchemas,
+} from "./kubernetes.ts";
 import type { Problem } from "./problems.ts";
 
 export { formatProblems, type Problem } from "./problems.ts";
 
 export interface Layout {
   composeFile: string;
+  dockerfile: string;
+  dockerignore: string;
   kubernetesDir: string;
   servicesDir: string;
 }
 
 export const repositoryLayout = (root: string): Layout => ({
   composeFile: join(root, "docker-compose.yml"),
+  dockerfile: join(root, "deploy", "Dockerfile"),
+  dockerignore: join(root, ".dockerignore"),
   kubernetesDir: join(root, "deploy", "kubernetes"),
   servicesDir: join(root, "services"),
 });
@@ -28,17 +38,18 @@ export const repositoryLayout = (root: string): Layout => ({
 /** "base" and every "overlays/NAME" that holds a kustomization. */
 export function kustomizations(kubernetesDir: string): string[] {
   const overlaysDir = join(kubernetesDir, "overlays");
-  const overlays = existsSync(overlaysDir)
-    ? readdirSync(overlaysDir).map((name) => `overlays/${name}`)
-    : [];
+  const overlays = existsSync(overlaysDir) ? readdirSync(overlaysDir).map((name) => `overlays/${name}`) : [];
   return ["base", ...overlays].filter((name) => existsSync(join(kubernetesDir, name, "kustomization.yaml")));
 }
 
-export async function validateDeployment(layout: Layout): Promise<{ problems: Problem[]; checked: string[] }> {
+export async function validateDeployment(
+  layout: Layout,
+): Promise<{ problems: Problem[]; checked: string[] }> {
   const services = serviceFolders(layout.servicesDir);
   const compose = validateCompose(readFileSync(layout.composeFile, "utf8"), services, layout.composeFile);
   const problems: Problem[] = [...compose.problems];
-  const checked = [layout.composeFile];
+  problems.push(...readDockerfileProblems(layout.dockerfile, layout.dockerignore));
+  const checked = [layout.composeFile, layout.dockerfile];
   const deployments = new Map<string, string[]>();
   for (const name of kustomizations(layout.kubernetesDir)) {
     const source = join(layout.kubernetesDir, name);
@@ -52,7 +63,11 @@ export async function validateDeployment(layout: Layout): Promise<{ problems: Pr
   problems.push(...dependencyProblems(join(layout.kubernetesDir, "dependencies")));
   if (compose.file) {
     problems.push(
-      ...inventoryProblems({ services, compose: composeAppServices(compose.file), kustomizations: deployments }),
+      ...inventoryProblems({
+        services,
+        compose: composeAppServices(compose.file),
+        kustomizations: deployments,
+      }),
     );
   }
   return { problems, checked };
@@ -64,7 +79,9 @@ export async function validateDeployment(layout: Layout): Promise<{ problems: Pr
  */
 export function dockerComposeConfig(composeFile: string): Problem[] | "not installed" {
   try {
-    execFileSync("docker-compose", ["-f", composeFile, "config", "-q"], { stdio: ["ignore", "ignore", "pipe"] });
+    execFileSync("docker-compose", ["-f", composeFile, "config", "-q"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     return [];
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: Buffer };

@@ -24,13 +24,19 @@ export function composeAppServices(file: ComposeFile): string[] {
     .sort();
 }
 
-function compare(where: string, expected: readonly string[], actual: readonly string[], what: string): Problem[] {
+function compare(
+  where: string,
+  expected: readonly string[],
+  actual: readonly string[],
+  what: string,
+): Problem[] {
   const problems: Problem[] = [];
   for (const name of expected) {
     if (!actual.includes(name)) problems.push(problem(where, `${what} lacks ${name}`));
   }
   for (const name of actual) {
-    if (!expected.includes(name)) problems.push(problem(where, `${what} has ${name}, which is not in services/`));
+    if (!expected.includes(name))
+      problems.push(problem(where, `${what} has ${name}, which is not in services/`));
   }
   return problems;
 }
@@ -45,10 +51,12 @@ export function inventoryProblems(input: {
   const withoutSimulator = input.services.filter((name) => name !== SIMULATOR);
   for (const [name, deployments] of input.kustomizations) {
     const where = `deploy/kubernetes/${name}`;
-    if (name === "overlays/dev") problems.push(...compare(where, input.services, deployments, "the dev overlay"));
+    if (name === "overlays/dev")
+      problems.push(...compare(where, input.services, deployments, "the dev overlay"));
     else problems.push(...compare(where, withoutSimulator, deployments, "the kustomization"));
   }
   if (!input.kustomizations.has("base")) problems.push(problem("deploy/kubernetes", "base/ is missing"));
-  if (!input.kustomizations.has("overlays/dev")) problems.push(problem("deploy/kubernetes", "overlays/dev is missing"));
+  if (!input.kustomizations.has("overlays/dev"))
+    problems.push(problem("deploy/kubernetes", "overlays/dev is missing"));
   return problems;
 }

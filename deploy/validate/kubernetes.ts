@@ -27,11 +27,17 @@ export type K8sObject = {
 export function renderKustomization(dir: string): { objects: K8sObject[]; problems: Problem[] } {
   let output: string;
   try {
-    output = execFileSync("kubectl", ["kustomize", dir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    output = execFileSync("kubectl", ["kustomize", dir], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };
     const reason = failure.code === "ENOENT" ? "kubectl is not installed" : failure.stderr?.trim();
-    return { objects: [], problems: [problem(dir, `kubectl kustomize failed: ${reason ?? failure.message}`)] };
+    return {
+      objects: [],
+      problems: [problem(dir, `kubectl kustomize failed: ${reason ?? failure.message}`)],
+    };
   }
   const objects = parseAllDocuments(output)
     .map((document) => document.toJS() as K8sObject | null)
@@ -76,7 +82,9 @@ function unknownFieldProblems(value: unknown, type: string, path: string, proble
   if (value === null || value === undefined) return;
   if (type.startsWith("Array<")) {
     if (Array.isArray(value)) {
-      value.forEach((item, index) => unknownFieldProblems(item, type.slice(6, -1), `${path}/${index}`, problems));
+      for (const [index, item] of value.entries()) {
+        unknownFieldProblems(item, type.slice(6, -1), `${path}/${index}`, problems);
+      }
     }
     return;
   }
@@ -97,7 +105,10 @@ function unknownFieldProblems(value: unknown, type: string, path: string, proble
   }
 }
 
-export async function validateObjectSchemas(objects: readonly K8sObject[], source: string): Promise<Problem[]> {
+export async function validateObjectSchemas(
+  objects: readonly K8sObject[],
+  source: string,
+): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const object of objects) {
     const where = `${source} ${objectName(object)}`;
@@ -140,7 +151,11 @@ function containerProblems(container: Container, where: string): Problem[] {
   if (security.allowPrivilegeEscalation !== false || security.readOnlyRootFilesystem !== true) {
     problems.push(problem(at, "needs allowPrivilegeEscalation: false and readOnlyRootFilesystem: true"));
   }
-  if (typeof container.image !== "string" || container.image.endsWith(":latest") || !container.image.includes(":")) {
+  if (
+    typeof container.image !== "string" ||
+    container.image.endsWith(":latest") ||
+    !container.image.includes(":")
+  ) {
     problems.push(problem(at, "needs an image pinned by tag (not :latest)"));
   }
   return problems;
@@ -157,7 +172,8 @@ function referenceProblems(deployment: K8sObject, names: Set<string>, where: str
     for (const source of container.envFrom ?? []) {
       const ref = source.configMapRef ?? source.secretRef;
       const kind = source.configMapRef ? "ConfigMap" : "Secret";
-      if (ref && !names.has(`${kind}/${ref.name}`)) problems.push(problem(where, `envFrom names no ${kind} ${ref.name}`));
+      if (ref && !names.has(`${kind}/${ref.name}`))
+        problems.push(problem(where, `envFrom names no ${kind} ${ref.name}`));
     }
     for (const variable of container.env ?? []) {
       const configMap = variable.valueFrom?.configMapKeyRef;
@@ -181,15 +197,20 @@ export function validateObjectRules(objects: readonly K8sObject[], source: strin
   for (const deployment of of("Deployment")) {
     const where = `${source} ${objectName(deployment)}`;
     const pod = deployment.spec?.template;
-    if (pod?.spec?.securityContext?.runAsNonRoot !== true) problems.push(problem(where, "pods must set runAsNonRoot: true"));
-    for (const container of pod?.spec?.containers ?? []) problems.push(...containerProblems(container, where));
+    if (pod?.spec?.securityContext?.runAsNonRoot !== true)
+      problems.push(problem(where, "pods must set runAsNonRoot: true"));
+    for (const container of pod?.spec?.containers ?? [])
+      problems.push(...containerProblems(container, where));
     problems.push(...referenceProblems(deployment, names, where));
     const podLabels = pod?.metadata?.labels;
     if (!of("PodDisruptionBudget").some((pdb) => matches(pdb.spec?.selector?.matchLabels, podLabels))) {
-      if (deployment.metadata.name !== "upstream-sim") problems.push(problem(where, "needs a PodDisruptionBudget"));
+      if (deployment.metadata.name !== "upstream-sim")
+        problems.push(problem(where, "needs a PodDisruptionBudget"));
     }
     const autoscaled = (AUTOSCALED as readonly string[]).includes(deployment.metadata.name);
-    const hpa = of("HorizontalPodAutoscaler").find((candidate) => candidate.spec?.scaleTargetRef?.name === deployment.metadata.name);
+    const hpa = of("HorizontalPodAutoscaler").find(
+      (candidate) => candidate.spec?.scaleTargetRef?.name === deployment.metadata.name,
+    );
     if (autoscaled && !hpa) problems.push(problem(where, "needs a HorizontalPodAutoscaler"));
     if (autoscaled && deployment.spec?.replicas !== undefined) {
       problems.push(problem(where, "spec.replicas would fight the HorizontalPodAutoscaler on every apply"));
@@ -198,14 +219,20 @@ export function validateObjectRules(objects: readonly K8sObject[], source: strin
   for (const hpa of of("HorizontalPodAutoscaler")) {
     const target = hpa.spec?.scaleTargetRef;
     if (!names.has(`${target?.kind}/${target?.name}`)) {
-      problems.push(problem(`${source} ${objectName(hpa)}`, `scales ${target?.kind}/${target?.name}, which does not exist`));
+      problems.push(
+        problem(
+          `${source} ${objectName(hpa)}`,
+          `scales ${target?.kind}/${target?.name}, which does not exist`,
+        ),
+      );
     }
   }
   for (const service of of("Service")) {
     const selects = of("Deployment").some((deployment) =>
       matches(service.spec?.selector, deployment.spec?.template?.metadata?.labels),
     );
-    if (!selects) problems.push(problem(`${source} ${objectName(service)}`, "its selector matches no Deployment's pods"));
+    if (!selects)
+      problems.push(problem(`${source} ${objectName(service)}`, "its selector matches no Deployment's pods"));
   }
   return problems;
 }
