@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   for (const [index, name] of toStart.entries()) startService(name, env, COLOURS[index % COLOURS.length]!);
   process.once("SIGINT", () => void stopAll(0));
   process.once("SIGTERM", () => void stopAll(0));
+  process.once("SIGHUP", () => void stopAll(0));
   const gatewayUrl = `http://${displayHost(env.HOST!)}:${env.PORT}`;
   await waitUntilReady(`${gatewayUrl}/readyz`);
   const upstream = process.env.UPSTREAM_URL
@@ -44,25 +45,35 @@ async function main(): Promise<void> {
   console.log(`[stack] API ready at ${gatewayUrl} (MCP at ${gatewayUrl}/mcp, ${upstream}); Ctrl-C stops it`);
 }
 
+/** DESIGN.md's defaults, plus the URLs by which the services find each other on this machine. */
 function stackEnvironment(): NodeJS.ProcessEnv {
-  const simPort = process.env.SIM_PORT || "8070";
+  const given = process.env;
+  const port = given.PORT || "8080";
+  const simPort = given.SIM_PORT || "8070";
+  const mcpPort = given.MCP_PORT || "8090";
   return {
-    ...process.env,
-    PORT: process.env.PORT || "8080",
-    HOST: process.env.HOST || "127.0.0.1",
-    REDIS_URL: process.env.REDIS_URL || "redis://127.0.0.1:6379",
-    NATS_URL: process.env.NATS_URL || "nats://127.0.0.1:4222",
+    ...given,
+    PORT: port,
+    HOST: given.HOST || "127.0.0.1",
+    REDIS_URL: given.REDIS_URL || "redis://127.0.0.1:6379",
+    NATS_URL: given.NATS_URL || "nats://127.0.0.1:4222",
     SIM_PORT: simPort,
-    UPSTREAM_URL: process.env.UPSTREAM_URL || `http://127.0.0.1:${simPort}`,
+    MCP_PORT: mcpPort,
+    UPSTREAM_URL: given.UPSTREAM_URL || `http://127.0.0.1:${simPort}`,
+    MCP_URL: given.MCP_URL || `http://127.0.0.1:${mcpPort}`,
+    GATEWAY_URL: given.GATEWAY_URL || `http://127.0.0.1:${port}`,
   };
 }
 
 function startService(name: string, env: NodeJS.ProcessEnv, colour: number): void {
   const entry = join(ROOT, "services", name, "src", "main.ts");
+  // Own process group: a terminal's Ctrl-C reaches only this runner, which then stops each service
+  // once with SIGTERM (a second signal would make a service skip its graceful shutdown).
   const child = spawn(process.execPath, ["--import", "tsx", entry], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   const prefix = `\u001b[${colour}m[${name}]\u001b[0m `;
   for (const stream of [child.stdout, child.stderr]) {

@@ -1,0 +1,33 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT, runServiceMain } from "./support.ts";
+
+/** DESIGN.md: a bad value stops the service at start-up with a clear message naming the variable. */
+const CASES = [
+  ["gateway", { REDIS_URL: "nonsense" }, "REDIS_URL"],
+  ["gateway", { PORT: "eighty" }, "PORT"],
+  ["billing", { REDIS_URL: "nonsense" }, "REDIS_URL"],
+  ["billing", { FREE_CREDITS: "-5" }, "FREE_CREDITS"],
+  ["adapter-posts", { NATS_URL: "http://not-nats" }, "NATS_URL"],
+  ["adapter-tree", { UPSTREAM_URL: "not a url" }, "UPSTREAM_URL"],
+  ["adapter-communities", { NATS_URL: "nonsense" }, "NATS_URL"],
+  ["adapter-users", { UPSTREAM_URL: "ftp://x" }, "UPSTREAM_URL"],
+  ["mcp", { MCP_PORT: "99999" }, "MCP_PORT"],
+  ["upstream-sim", { SIM_PORT: "-1" }, "SIM_PORT"],
+] as const;
+
+describe("a misconfigured service", () => {
+  const present = CASES.filter(([service]) => existsSync(join(ROOT, "services", service, "src", "main.ts")));
+
+  it.each(present)("%s with %o exits at once naming %s", async (service, badValues, variable) => {
+    const outcome = await runServiceMain(service, {
+      ...process.env,
+      ...badValues,
+      RDA_NAMESPACE: "t-config",
+    });
+    expect(outcome.timedOut).toBe(false);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stderr).toContain(variable);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Issue 2's promise, checked as a user would: `pnpm start` brings the whole stack up as separate
+ * processes, a key from `pnpm admin keys create --json` gets a 200 page of posts through gateway →
+ * NATS → adapter → simulator, and Ctrl-C (SIGINT) stops every service.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { testNamespace } from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, ROOT, runAdmin } from "./support.ts";
+
+const READY_LINE = /API ready at (http:\/\/\S+)/;
+
+describe("pnpm start", () => {
+  let stack: ChildProcess;
+  let output = "";
+  let apiUrl = "";
+  let env: NodeJS.ProcessEnv;
+  let simUrl = "";
+
+  beforeAll(async () => {
+    const [port, simPort, mcpPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    simUrl = `http://127.0.0.1:${simPort}`;
+    env = {
+      ...process.env,
+      PORT: String(port),
+      SIM_PORT: String(simPort),
+      MCP_PORT: String(mcpPort),
+      HEALTH_PORT: "0",
+      RDA_NAMESPACE: testNamespace("start"),
+      UPSTREAM_URL: "",
+      LOG_LEVEL: "warn",
+    };
+    stack = spawn("pnpm", ["start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    apiUrl = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stack not ready after 120 s:\n${output}`)), 120_000);
+      for (const stream of [stack.stdout!, stack.stderr!]) {
+        createInterface({ input: stream }).on("line", (line) => {
+          output += `${line}\n`;
+          const ready = READY_LINE.exec(line);
+          if (ready) {
+            clearTimeout(timer);
+            resolve(ready[1]!);
+          }
+        });
+      }
+      stack.once("exit", (code) => reject(new Error(`stack exited with ${code} before ready:\n${output}`)));
+    });
+  }, 150_000);
+
+  afterAll(() => {
+    if (stack.exitCode === null) process.kill(-stack.pid!, "SIGKILL");
+  });
+
+  it("prefixes each service's log lines with its name", () => {
+    expect(output).toMatch(/\[stack\] API ready at/);
+  });
+
+  it("serves a page of posts to a key made with pnpm admin keys create --json", async () => {
+    const created = runAdmin(["keys", "create", "--label", "smoke", "--json"], env);
+    expect(created.status, created.stderr).toBe(0);
+    const { key, credits } = JSON.parse(created.stdout) as { key: string; credits: number };
+    const subreddits = (await (await fetch(`${simUrl}/api/subreddits/search?limit=1`)).json()) as {
+      data: { display_name: string }[];
+    };
+    const subreddit = subreddits.data[0]!.display_name;
+    const response = await fetch(`${apiUrl}/v1/posts?subreddit=${subreddit}&limit=5`, {
+      headers: { "x-api-key": key },
+    });
+    const body = (await response.json()) as {
+      data: { subreddit: string }[];
+      _service: Record<string, unknown>;
+    };
+    expect(response.status).toBe(200);
+    expect(body.data.length).toBeGreaterThan(0);
+    expect(body.data.every((post) => post.subreddit.toLowerCase() === subreddit.toLowerCase())).toBe(true);
+    expect(body._service).toMatchObject({ credits_used: 1, credits_remaining: credits - 1, has_more: true });
+    expect(response.headers.get("x-credits-used")).toBe("1");
+    expect(response.headers.get("x-credits-remaining")).toBe(String(credits - 1));
+  });
+
+  it("stops every service on Ctrl-C", async () => {
+    const exited = new Promise<number | null>((resolve) => stack.once("exit", (code) => resolve(code)));
+    process.kill(-stack.pid!, "SIGINT");
+    expect(await exited).toBe(0);
+    expect(output).toContain("[stack] stopping every service");
+  }, 30_000);
+});

@@ -1,0 +1,48 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** A port that was free a moment ago: the OS picks it, we release it for the child to bind. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+/** Runs `pnpm admin ...` as an operator would, returning exit code and output. */
+export function runAdmin(args: string[], env: NodeJS.ProcessEnv) {
+  const result = spawnSync("pnpm", ["admin", ...args], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Starts a service's main.ts with the given environment and resolves when it exits (or times out). */
+export function runServiceMain(service: string, env: NodeJS.ProcessEnv, timeoutMs = 20_000) {
+  return new Promise<{ code: number | null; stderr: string; timedOut: boolean }>((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(ROOT, "services", service, "src", "main.ts")],
+      {
+        cwd: ROOT,
+        env,
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += String(chunk);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, timedOut: signal === "SIGKILL" });
+    });
+  });
+}
