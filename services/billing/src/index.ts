@@ -70,12 +70,13 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   );
   const refunds = await startRefundConsumer(nats, subjects, context, logger);
   logger.info({ subjects: served.length, refundStream: subjects.refundStream }, "billing started");
-  return {
-    async stop() {
-      await Promise.all(served.map((subject) => subject.stop()));
-      await refunds.stop();
-    },
+  let stopped: Promise<void> | undefined;
+  const stopAll = async () => {
+    await Promise.all(served.map((subject) => subject.stop()));
+    await refunds.stop();
   };
+  // Idempotent: a shutdown hook and a test may both stop the same instance.
+  return { stop: () => (stopped ??= stopAll()) };
 }
 
 /** Loading the scripts up front saves the first requests a round trip; EVAL remains the fallback. */

@@ -48,7 +48,8 @@ export async function applyRefund(message: JsMsg, context: LedgerContext, logger
   const parsed = parseRefund(message.data);
   if (!parsed.ok) {
     logger.error({ seq: message.seq, problem: parsed.problem }, "malformed refund message dropped");
-    message.term("malformed refund message");
+    // No reason text: NATS 2.9 ignores "+TERM <reason>" and would redeliver.
+    message.term();
     return;
   }
   const { key_id, request_id, reason } = parsed.value;

@@ -1,0 +1,128 @@
+/**
+ * Starts billing in-process against the real Redis and NATS, in a namespace of its own, and gives
+ * tests typed requests, a raw Redis client for inspection, and a cleanup that removes the test's
+ * stream and keys.
+ */
+import { billingFailureSchema, buildSubjects, type Subjects } from "@rda/contracts";
+import {
+  jetstreamManager,
+  type Logger,
+  type NatsConnection,
+  openRedis,
+  type Redis,
+  type RedisKeys,
+  redisKeys,
+  requestJson,
+} from "@rda/service-kit";
+import {
+  capturingLogger,
+  connectTestNats,
+  connectTestRedis,
+  deleteNamespaceKeys,
+  testNamespace,
+  testRedisUrl,
+} from "@rda/service-kit/testing";
+import { z } from "zod";
+import { type Billing, type BillingSettings, startBilling } from "../src/index.ts";
+
+export const TEST_SETTINGS: BillingSettings = { freeCredits: 333, defaultRateLimit: { qps: 2, burst: 10 } };
+
+export interface Harness {
+  readonly namespace: string;
+  readonly subjects: Subjects;
+  readonly keys: RedisKeys;
+  readonly nats: NatsConnection;
+  /** A plain client for the test's own reads, separate from billing's. */
+  readonly redis: Redis;
+  readonly logger: Logger;
+  /** Everything billing logged so far. */
+  logLines(): string;
+  /** Starts billing (again, or one more replica) in this namespace. */
+  start(): Promise<Billing>;
+  /** Stops every billing replica this harness started. */
+  stop(): Promise<void>;
+  request<T>(subject: string, payload: unknown, schema: z.ZodType<T>, timeoutMs?: number): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(label: string, settings = TEST_SETTINGS): Promise<Harness> {
+  const namespace = testNamespace(label);
+  const subjects = buildSubjects(namespace);
+  const keys = redisKeys(namespace);
+  const { logger, lines } = capturingLogger("billing");
+  const [nats, redis, billingRedis] = await Promise.all([
+    connectTestNats(),
+    connectTestRedis(),
+    openRedis(testRedisUrl(), "billing-test", logger),
+  ]);
+  const running: Billing[] = [];
+  const harness: Harness = {
+    namespace,
+    subjects,
+    keys,
+    nats,
+    redis,
+    logger,
+    logLines: lines,
+    async start() {
+      const billing = await startBilling({ nats, redis: billingRedis, subjects, keys, logger, settings });
+      running.push(billing);
+      return billing;
+    },
+    async stop() {
+      await Promise.all(running.splice(0).map((billing) => billing.stop()));
+    },
+    request: (subject, payload, schema, timeoutMs = 5_000) =>
+      request(nats, subject, payload, schema, timeoutMs),
+    async close() {
+      await harness.stop();
+      const jsm = await jetstreamManager(nats);
+      await jsm.streams.delete(subjects.refundStream).catch(() => false);
+      await deleteNamespaceKeys(redis, namespace);
+      await nats.close();
+      redis.disconnect();
+      billingRedis.disconnect();
+    },
+  };
+  await harness.start();
+  return harness;
+}
+
+/** A NATS request whose reply must match `schema`; a transport problem or a billing failure throws. */
+async function request<T>(
+  nats: NatsConnection,
+  subject: string,
+  payload: unknown,
+  schema: z.ZodType<T>,
+  timeoutMs: number,
+): Promise<T> {
+  const outcome = await requestJson(
+    nats,
+    subject,
+    payload,
+    z.union([schema, billingFailureSchema]),
+    timeoutMs,
+  );
+  if (!outcome.ok) throw new Error(outcome.message);
+  const failure = billingFailureSchema.safeParse(outcome.value);
+  if (failure.success) throw new Error(`billing failure: ${failure.data.message}`);
+  return outcome.value as T;
+}
+
+/** How many entries of each type a key's journal holds. */
+export async function journalTypes(harness: Harness, keyId: string): Promise<Record<string, number>> {
+  const entries = await harness.redis.xrange(harness.keys.journal(keyId), "-", "+");
+  const counts: Record<string, number> = {};
+  for (const [, fields] of entries) {
+    const type = fields[fields.indexOf("type") + 1] ?? "?";
+    counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** True once the durable refund consumer has nothing pending or unacknowledged. */
+export async function refundsDrained(harness: Harness): Promise<boolean> {
+  const jsm = await jetstreamManager(harness.nats);
+  const info = await jsm.consumers.info(harness.subjects.refundStream, harness.subjects.refundConsumer);
+  return info.num_pending === 0 && info.num_ack_pending === 0;
+}

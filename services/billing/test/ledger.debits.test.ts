@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, journalTypes, startHarness } from "./harness.ts";
+import { balanceOf, createKey, debit, newRequestId, verify } from "./ops.ts";
+
+describe("debits", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness("debits");
+  });
+  afterAll(() => h.close());
+
+  it("debits exactly 100 of 1,000 concurrent requests on a key with 100 credits, never below 0, and the journal agrees", async () => {
+    const { id } = await createKey(h, { credits: 100 });
+    const replies = await Promise.all(Array.from({ length: 1_000 }, () => debit(h, id)));
+    const debited = replies.filter((reply) => reply.outcome === "debited");
+    const insufficient = replies.filter((reply) => reply.outcome === "insufficient");
+    expect(debited).toHaveLength(100);
+    expect(insufficient).toHaveLength(900);
+    // Each successful debit saw a distinct balance from 99 down to 0: no credit was taken twice.
+    const balancesAfter = debited
+      .map((reply) => ("balance" in reply ? reply.balance : -1))
+      .sort((a, b) => a - b);
+    expect(balancesAfter).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(insufficient.every((reply) => "balance" in reply && reply.balance === 0)).toBe(true);
+    expect(await balanceOf(h, id)).toBe(0);
+    expect(await journalTypes(h, id)).toEqual({ grant: 1, debit: 100 });
+    const report = await verify(h);
+    expect(report.ok).toBe(true);
+    expect(report.mismatches).toEqual([]);
+  });
+
+  it("returns insufficient and changes nothing when the balance is 0", async () => {
+    const { id } = await createKey(h, { credits: 0 });
+    expect(await debit(h, id)).toEqual({ outcome: "insufficient", balance: 0 });
+    expect(await balanceOf(h, id)).toBe(0);
+    expect(await journalTypes(h, id)).toEqual({ grant: 1 });
+  });
+
+  it("debits once and returns the earlier result when the same request id is debited again", async () => {
+    const { id } = await createKey(h, { credits: 10 });
+    const requestId = newRequestId();
+    const first = await debit(h, id, requestId);
+    const again = await Promise.all([debit(h, id, requestId), debit(h, id, requestId)]);
+    expect(first).toEqual({ outcome: "debited", balance: 9 });
+    expect(again).toEqual([first, first]);
+    expect(await balanceOf(h, id)).toBe(9);
+  });
+
+  it("answers unknown_key for a key id that does not exist", async () => {
+    expect(await debit(h, "key_0000000000000000")).toEqual({ outcome: "unknown_key" });
+  });
+
+  it("reads the balance fresh from Redis after every change", async () => {
+    const { id } = await createKey(h);
+    expect(await balanceOf(h, id)).toBe(333);
+    await debit(h, id);
+    expect(await balanceOf(h, id)).toBe(332);
+  });
+
+  it("reports a mismatch when a balance was changed without a journal entry", async () => {
+    const { id } = await createKey(h, { credits: 5 });
+    await h.redis.hincrby(h.keys.keyRecord(id), "balance", 7);
+    const report = await verify(h);
+    expect(report.ok).toBe(false);
+    expect(report.mismatches).toContainEqual(
+      expect.objectContaining({ key_id: id, balance: 12, journal_sum: 5 }),
+    );
+    await h.redis.hincrby(h.keys.keyRecord(id), "balance", -7);
+    expect((await verify(h)).ok).toBe(true);
+  });
+});
