@@ -1,0 +1,94 @@
+/**
+ * Sends an operation's validated parameters to its adapter over NATS and reads the reply frame
+ * (contracts/adapter-frame.ts). The data bytes are handed on untouched. Outcomes map as
+ * architecture.md says: bad_request → 400, rate_limited → 429 global, everything else → 502; each of
+ * these happens after the debit, so the caller refunds.
+ */
+import { type AdapterOperation, decodeAdapterReply, type Subjects } from "@rda/contracts";
+import { type NatsConnection, requestRaw } from "@rda/service-kit";
+import { fail, type Step, succeed } from "./http/failure.ts";
+import type { GatewayMetrics } from "./metrics.ts";
+
+export interface AdapterData {
+  readonly data: Uint8Array;
+  readonly cursor: number | null;
+  readonly has_more: boolean;
+}
+
+export interface AdapterClient {
+  call(operation: AdapterOperation, requestId: string, params: unknown): Promise<Step<AdapterData>>;
+}
+
+export function createAdapterClient(deps: {
+  nats: NatsConnection;
+  subjects: Subjects;
+  timeoutMs: number;
+  metrics: GatewayMetrics;
+}): AdapterClient {
+  const { nats, subjects, timeoutMs, metrics } = deps;
+  return {
+    async call(operation, requestId, params) {
+      const subject = subjects.adapter[operation];
+      const started = performance.now();
+      const reply = await requestRaw(
+        nats,
+        subject,
+        JSON.stringify({ request_id: requestId, params }),
+        timeoutMs,
+      );
+      const result = reply.ok
+        ? readFrame(reply.value)
+        : { outcome: reply.failure, step: unavailable(reply.message) };
+      const seconds = (performance.now() - started) / 1000;
+      metrics.natsRequestDuration.observe(
+        { subject: stripNamespace(subject), outcome: result.outcome },
+        seconds,
+      );
+      metrics.adapterOutcomes.inc({ operation, outcome: result.outcome });
+      return result.step;
+    },
+  };
+}
+
+function readFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
+  let decoded: ReturnType<typeof decodeAdapterReply>;
+  try {
+    decoded = decodeAdapterReply(frame);
+  } catch {
+    return { outcome: "malformed_reply", step: unavailable("the adapter sent a malformed reply") };
+  }
+  const { meta, data } = decoded;
+  switch (meta.outcome) {
+    case "ok":
+      return {
+        outcome: "ok",
+        step: succeed({
+          data: data ?? new Uint8Array(),
+          cursor: meta.cursor ?? null,
+          has_more: meta.has_more ?? false,
+        }),
+      };
+    case "bad_request":
+      return { outcome: meta.outcome, step: fail("upstream_rejected", { detail: bounded(meta.message) }) };
+    case "rate_limited":
+      return {
+        outcome: meta.outcome,
+        step: fail("upstream_rate_limited", { retryAfterSeconds: meta.retry_after_seconds }),
+      };
+    case "unavailable":
+      return { outcome: meta.outcome, step: unavailable(meta.message) };
+  }
+}
+
+/** The internal reason goes to the log, not to the caller: the catalog message is the public one. */
+function unavailable(reason: string): Step<never> {
+  return fail("upstream_unavailable", { internal: bounded(reason) });
+}
+
+function bounded(message: string): string {
+  return message.slice(0, 300);
+}
+
+function stripNamespace(subject: string): string {
+  return subject.split(".").slice(-3).join(".");
+}

@@ -1,0 +1,76 @@
+/**
+ * Prometheus metrics, one registry per gateway instance (so several gateways in one test process do
+ * not collide). Labels carry route templates and catalog codes only, never keys or request data.
+ */
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  readonly requests: Counter<"route" | "method" | "status">;
+  readonly requestDuration: Histogram<"route" | "status">;
+  readonly creditsDebited: Counter;
+  readonly creditsRefunded: Counter<"reason">;
+  readonly natsRequestDuration: Histogram<"subject" | "outcome">;
+  readonly adapterOutcomes: Counter<"operation" | "outcome">;
+  readonly rateLimited: Counter<"scope">;
+  readonly refundPublishFailures: Counter;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: "gateway_http_requests_total",
+      help: "HTTP requests answered, by route template, method and status.",
+      labelNames: ["route", "method", "status"],
+      registers,
+    }),
+    requestDuration: new Histogram({
+      name: "gateway_http_request_duration_seconds",
+      help: "Time from request to response, by route template and status.",
+      labelNames: ["route", "status"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    creditsDebited: new Counter({
+      name: "gateway_credits_debited_total",
+      help: "Credits debited by billing for data requests.",
+      registers,
+    }),
+    creditsRefunded: new Counter({
+      name: "gateway_credits_refunded_total",
+      help: "Refunds published after a failure that followed the debit, by catalog code.",
+      labelNames: ["reason"],
+      registers,
+    }),
+    natsRequestDuration: new Histogram({
+      name: "gateway_nats_request_duration_seconds",
+      help: "NATS request latency by subject (without namespace) and outcome; adapter subjects include the upstream call.",
+      labelNames: ["subject", "outcome"],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    }),
+    adapterOutcomes: new Counter({
+      name: "gateway_adapter_outcomes_total",
+      help: "Adapter reply outcomes by operation (ok, bad_request, rate_limited, unavailable, no_responders, timeout, malformed_reply, disconnected).",
+      labelNames: ["operation", "outcome"],
+      registers,
+    }),
+    rateLimited: new Counter({
+      name: "gateway_rate_limited_total",
+      help: "Requests refused with 429 by the gateway's own limits, by scope (key or global).",
+      labelNames: ["scope"],
+      registers,
+    }),
+    refundPublishFailures: new Counter({
+      name: "gateway_refund_publish_failures_total",
+      help: "Failed attempts to publish a refund to JetStream (each is retried).",
+      registers,
+    }),
+  };
+}

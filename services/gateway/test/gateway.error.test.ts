@@ -1,0 +1,163 @@
+import { request } from "node:http";
+import { waitFor } from "@rda/service-kit/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { authHeaders, type Harness, OK_PAGE, startHarness } from "./support/harness.ts";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterEach(() => {
+  h.setAdapter(OK_PAGE);
+  h.setBilling(true);
+});
+afterAll(async () => h.stop());
+
+async function expectError(response: Response, status: number): Promise<string> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  expect(response.headers.get("x-request-id")).toBeTruthy();
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(Object.keys(body)).toEqual(["error"]);
+  expect(typeof body.error).toBe("string");
+  return body.error as string;
+}
+
+describe("gateway refusals before the debit", () => {
+  it("returns 400 naming the parameter and debits nothing when parameters are invalid", async () => {
+    const key = h.createKey({ balance: 5 });
+    const message = await expectError(
+      await fetch(`${h.url}/v1/posts?limit=5`, { headers: authHeaders(key) }),
+      400,
+    );
+    expect(message).toContain("subreddit");
+    await expectError(await fetch(`${h.url}/v1/users/a`, { headers: authHeaders(key) }), 400);
+    await expectError(
+      await fetch(`${h.url}/v1/posts?subreddit=x&limit=1000`, { headers: authHeaders(key) }),
+      400,
+    );
+    expect(key.balance).toBe(5);
+  });
+
+  it("returns 401 for a missing, malformed, unknown or revoked key", async () => {
+    expect(await expectError(await fetch(`${h.url}/v1/posts?subreddit=rust`), 401)).toContain("x-api-key");
+    await expectError(await fetch(`${h.url}/v1/account`, { headers: { "x-api-key": "nope" } }), 401);
+    await expectError(
+      await fetch(`${h.url}/v1/account`, { headers: authHeaders(`rdk_${"a".repeat(43)}`) }),
+      401,
+    );
+    const key = h.createKey();
+    key.revoked = true;
+    await expectError(await fetch(`${h.url}/v1/account`, { headers: authHeaders(key) }), 401);
+  });
+
+  it("returns 402 with the top-up link and debits nothing when the balance is 0", async () => {
+    const key = h.createKey({ balance: 0 });
+    const message = await expectError(
+      await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) }),
+      402,
+    );
+    expect(message).toContain("https://example.com/topup");
+    expect(key.balance).toBe(0);
+  });
+
+  it("returns 404 for unknown paths and 405 with allow: GET for other methods", async () => {
+    await expectError(await fetch(`${h.url}/v2/nothing`), 404);
+    const response = await fetch(`${h.url}/v1/posts`, { method: "POST", body: "{}" });
+    await expectError(response, 405);
+    expect(response.headers.get("allow")).toBe("GET");
+    await expectError(await fetch(`${h.url}/v1/account`, { method: "DELETE" }), 405);
+  });
+
+  it("returns 400 for a GET with a body, before authentication", async () => {
+    const key = h.createKey({ balance: 3 });
+    // fetch refuses to send a GET body, so this one goes over node:http.
+    const { status, body } = await rawRequest(
+      `${h.url}/v1/posts?subreddit=rust`,
+      "GET",
+      authHeaders(key),
+      "hello",
+    );
+    expect(status).toBe(400);
+    expect(Object.keys(JSON.parse(body))).toEqual(["error"]);
+    expect(key.balance).toBe(3);
+  });
+
+  it("returns 503 with Retry-After and debits nothing when billing does not answer", async () => {
+    const key = h.createKey({ balance: 3 });
+    h.setBilling(false);
+    const response = await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
+    await expectError(response, 503);
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(key.balance).toBe(3);
+  });
+});
+
+describe("gateway failures after the debit", () => {
+  const cases = [
+    [
+      "an adapter unavailable outcome",
+      () => ({ meta: { outcome: "unavailable", message: "boom" } }),
+      502,
+      "upstream_unavailable",
+    ],
+    ["an adapter timeout", () => "silent", 502, "upstream_unavailable"],
+    ["a malformed frame", () => ({ meta: { outcome: "ok" } }), 502, "upstream_unavailable"],
+    [
+      "an upstream parameter rejection",
+      () => ({ meta: { outcome: "bad_request", message: "bad id" } }),
+      400,
+      "upstream_rejected",
+    ],
+  ] as const;
+
+  for (const [what, behaviour, status, reason] of cases) {
+    it(`answers ${status} and publishes exactly one refund after ${what}`, async () => {
+      const key = h.createKey({ balance: 5 });
+      h.setAdapter(behaviour as never);
+      const response = await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
+      await expectError(response, status);
+      const requestId = h.debits.at(-1);
+      const refunds = await waitFor(async () => {
+        const mine = (await h.refunds()).filter((r) => r.request_id === requestId);
+        return mine.length > 0 ? mine : undefined;
+      }, "the refund");
+      expect(refunds).toEqual([{ key_id: key.id, request_id: requestId, reason }]);
+    });
+  }
+
+  it("answers 429 with scope global and Retry-After from the adapter after an upstream rate limit, refunded", async () => {
+    const key = h.createKey({ balance: 5 });
+    h.setAdapter(() => ({
+      meta: { outcome: "rate_limited", message: "slow down", retry_after_seconds: 30 },
+    }));
+    const response = await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
+    await expectError(response, 429);
+    expect(response.headers.get("x-ratelimit-scope")).toBe("global");
+    expect(response.headers.get("retry-after")).toBe("30");
+    const requestId = h.debits.at(-1);
+    await waitFor(async () => (await h.refunds()).some((r) => r.request_id === requestId), "the refund");
+  });
+});
+
+function rawRequest(url: string, method: string, headers: Record<string, string>, body: string) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method,
+        headers: { ...headers, "content-type": "text/plain", "content-length": String(body.length) },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
