@@ -1,0 +1,11 @@
+/**
+ * @rda/upstream-sim: a deterministic stand-in for the upstream Reddit data API.
+ * See README.md for what it serves and how to inject faults.
+ */
+export { buildSimApp, type SimAppOptions } from "./app.ts";
+export { type CorpusOptions, DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
+export type { Corpus, Rule, UserMeta, UserRecord } from "./corpus/types.ts";
+export { FAULT_MODES, type FaultMode, type FaultSpec, faultSpecSchema } from "./faults/fault-registry.ts";
+export { CorpusProbe, type PostInfo, type PostQuery } from "./probe.ts";
+export { parseDate } from "./query/dates.ts";
+export { type RunningSimulator, type StartOptions, startSimulator } from "./start.ts";

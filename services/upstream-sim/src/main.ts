@@ -1,0 +1,31 @@
+/**
+ * Process shell: read and check the environment, generate the corpus, listen,
+ * and close cleanly on SIGTERM/SIGINT. A bad variable stops the start naming it.
+ */
+import { createLogger, env, loadConfig, onShutdown, runMain } from "@rda/service-kit";
+import { z } from "zod";
+import { buildSimApp } from "./app.ts";
+import { DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
+import { corpusSummary } from "./routes/sim-control.ts";
+
+const configShape = {
+  SIM_PORT: env.port(8070),
+  SIM_HOST: env.host(),
+  SIM_SEED: env.nonNegativeInt(DEFAULT_SEED),
+  SIM_LATENCY_MS: env.nonNegativeInt(0),
+  /** Corpus size multiplier; 1 = 30,000 posts and about 300,000 comments. */
+  SIM_SCALE: z.coerce.number({ error: "must be a number" }).positive().max(10).default(1),
+  /** Epoch seconds to lay the corpus around instead of now: two processes then serve the same data. */
+  SIM_ANCHOR: z.coerce.number({ error: "must be epoch seconds" }).int().positive().optional(),
+  LOG_LEVEL: env.logLevel(),
+};
+
+runMain("upstream-sim", async () => {
+  const config = loadConfig(configShape);
+  const logger = createLogger("upstream-sim", { level: config.LOG_LEVEL });
+  const corpus = generateCorpus({ seed: config.SIM_SEED, anchor: config.SIM_ANCHOR, scale: config.SIM_SCALE });
+  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger });
+  const url = await app.listen({ port: config.SIM_PORT, host: config.SIM_HOST });
+  logger.info({ url, latency_ms: config.SIM_LATENCY_MS, ...corpusSummary({ corpus }) }, "upstream simulator listening");
+  onShutdown(logger, [["http server", () => app.close()]]);
+});
