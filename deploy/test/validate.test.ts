@@ -127,6 +127,23 @@ describe("docker-compose.yml checks", () => {
   });
 });
 
+describe("compose override checks", () => {
+  it("reject a NATS node without JetStream and a dependency on nothing", async () => {
+    const copy = brokenCopy(() => {});
+    const overrides = join(dirname(copy.composeFile), "compose");
+    cpSync(layout.composeOverridesDir, overrides, { recursive: true });
+    replaceIn(join(overrides, "scale.yml"), /( {2}nats-3:\n.*\n {4}command:\n) {6}- -js\n/, "$1");
+    replaceIn(
+      join(overrides, "scale.yml"),
+      "      gateway:\n        condition: service_healthy",
+      "      gateways:\n        condition: service_healthy",
+    );
+    const text = messages((await validateDeployment({ ...copy, composeOverridesDir: overrides })).problems);
+    expect(text).toMatch(/services.nats-3: needs -js/);
+    expect(text).toMatch(/services.lb: depends_on names no service: gateways/);
+  });
+});
+
 describe("Kubernetes checks", () => {
   it("reject an unknown field in a container (a typo the API server would refuse)", async () => {
     const copy = brokenCopy(({ k8s }) =>

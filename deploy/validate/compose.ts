@@ -92,14 +92,18 @@ export function validateComposeRules(file: ComposeFile, appServices: readonly st
   return problems;
 }
 
-function checkDependencies(services: Record<string, ComposeService>, where: string): Problem[] {
+function checkDependencies(
+  services: Record<string, ComposeService>,
+  where: string,
+  known: Record<string, unknown> = services,
+): Problem[] {
   const problems: Problem[] = [];
   for (const [name, service] of Object.entries(services)) {
     const dependencies = Array.isArray(service.depends_on)
       ? service.depends_on
       : Object.keys(service.depends_on ?? {});
     for (const dependency of dependencies) {
-      if (!(dependency in services)) {
+      if (!(dependency in known)) {
         problems.push(problem(`${where} services.${name}`, `depends_on names no service: ${dependency}`));
       }
     }
@@ -139,4 +143,26 @@ export function validateCompose(text: string, appServices: readonly string[], wh
   const problems = validateComposeSchema(parsed.file, where);
   if (problems.length === 0) problems.push(...validateComposeRules(parsed.file, appServices, where));
   return { file: parsed.file, problems };
+}
+
+/**
+ * An override file (docker compose -f docker-compose.yml -f OVERRIDE): valid against the schema on its
+ * own, every dependency a service of the base or the override, and any NATS node it adds durable.
+ */
+export function validateComposeOverride(text: string, base: ComposeFile, where: string): Problem[] {
+  const parsed = parseCompose(text, where);
+  if (!parsed.file) return parsed.problems;
+  const problems = validateComposeSchema(parsed.file, where);
+  const services = parsed.file.services ?? {};
+  problems.push(...checkDependencies(services, where, { ...base.services, ...services }));
+  for (const [name, service] of Object.entries(services)) {
+    if (!name.startsWith("nats")) continue;
+    const command = commandLine(service);
+    if (!/(^|\s)-js(\s|$)/.test(command)) problems.push(problem(`${where} services.${name}`, "needs -js"));
+    const volumes = service.volumes ?? base.services?.[name]?.volumes ?? [];
+    if (!volumes.some((volume) => String(volume).endsWith(":/data"))) {
+      problems.push(problem(`${where} services.${name}`, "its JetStream store must be on a volume at /data"));
+    }
+  }
+  return problems;
 }

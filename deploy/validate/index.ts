@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { validateCompose } from "./compose.ts";
+import { validateCompose, validateComposeOverride } from "./compose.ts";
 import { dependencyProblems } from "./dependencies.ts";
 import { readDockerfileProblems } from "./dockerfile.ts";
 import { composeAppServices, inventoryProblems, serviceFolders } from "./inventory.ts";
@@ -21,6 +21,8 @@ export { formatProblems, type Problem } from "./problems.ts";
 
 export interface Layout {
   composeFile: string;
+  /** Override files, as used with `docker compose -f docker-compose.yml -f FILE`. */
+  composeOverridesDir: string;
   dockerfile: string;
   dockerignore: string;
   kubernetesDir: string;
@@ -29,6 +31,7 @@ export interface Layout {
 
 export const repositoryLayout = (root: string): Layout => ({
   composeFile: join(root, "docker-compose.yml"),
+  composeOverridesDir: join(root, "deploy", "compose"),
   dockerfile: join(root, "deploy", "Dockerfile"),
   dockerignore: join(root, ".dockerignore"),
   kubernetesDir: join(root, "deploy", "kubernetes"),
@@ -50,6 +53,12 @@ export async function validateDeployment(
   const problems: Problem[] = [...compose.problems];
   problems.push(...readDockerfileProblems(layout.dockerfile, layout.dockerignore));
   const checked = [layout.composeFile, layout.dockerfile];
+  for (const name of readdirSync(layout.composeOverridesDir).filter((file) => file.endsWith(".yml"))) {
+    const path = join(layout.composeOverridesDir, name);
+    if (compose.file)
+      problems.push(...validateComposeOverride(readFileSync(path, "utf8"), compose.file, path));
+    checked.push(path);
+  }
   const deployments = new Map<string, string[]>();
   for (const name of kustomizations(layout.kubernetesDir)) {
     const source = join(layout.kubernetesDir, name);
