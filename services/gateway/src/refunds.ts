@@ -4,9 +4,8 @@
  * A refund is never dropped silently: a failed publish is retried in the background with backoff
  * (NATS may be briefly down), and `stop()` makes a last attempt and logs anything still pending.
  */
-import { jetstream } from "@nats-io/jetstream";
 import type { RefundMessage, Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection } from "@rda/service-kit";
+import { type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
 import type { GatewayMetrics } from "./metrics.ts";
 
 const FIRST_RETRY_MS = 200;
@@ -27,19 +26,15 @@ export function createRefundPublisher(deps: {
   metrics: GatewayMetrics;
 }): RefundPublisher {
   const { subjects, logger, metrics } = deps;
-  const js = jetstream(deps.nats, { timeout: PUBLISH_TIMEOUT_MS });
   const inFlight = new Map<string, Promise<void>>();
   let stopping = false;
 
   const publishOnce = async (message: RefundMessage): Promise<boolean> => {
-    try {
-      await js.publish(subjects.billing.refunds, JSON.stringify(message), { msgID: message.request_id });
-      return true;
-    } catch (error) {
-      metrics.refundPublishFailures.inc();
-      logger.warn({ refund: message, err: String(error) }, "refund publish failed; will retry");
-      return false;
-    }
+    const outcome = await publishRefund(deps.nats, subjects, message, PUBLISH_TIMEOUT_MS);
+    if (outcome.ok) return true;
+    metrics.refundPublishFailures.inc();
+    logger.warn({ refund: message, reason: outcome.message }, "refund publish failed; will retry");
+    return false;
   };
   const deliver = async (message: RefundMessage) => {
     for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_MS)) {

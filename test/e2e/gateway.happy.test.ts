@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "../support/stack.ts";
+import { getJson, withKey } from "../support/http.ts";
+
+let stack: Stack;
+let key: string;
+let subreddit: string;
+let post: { id: string; author: string };
+
+beforeAll(async () => {
+  stack = await startStack();
+  key = (await stack.createKey({ credits: 1_000 })).key;
+  const search = await getJson(`${stack.gatewayUrl}/v1/subreddits/search?q=a`, withKey(key));
+  subreddit = (search.body.data as { name: string }[])[0]!.name;
+  const posts = await getJson(`${stack.gatewayUrl}/v1/posts?subreddit=${subreddit}&limit=5`, withKey(key));
+  post = (posts.body.data as { id: string; author: string }[])[0]!;
+});
+afterAll(async () => stack.stop());
+
+/** Spec §2 rule 2: headers equal the body's values; rule 1: list metadata only on list endpoints. */
+function expectEnvelope(result: Awaited<ReturnType<typeof getJson>>, list: boolean, creditsUsed: number) {
+  expect(result.status).toBe(200);
+  expect(Object.keys(result.body).sort()).toEqual(["_service", "data"]);
+  const service = result.body._service as Record<string, unknown>;
+  const expectedKeys = list
+    ? ["credits_remaining", "credits_used", "cursor", "has_more"]
+    : ["credits_remaining", "credits_used"];
+  expect(Object.keys(service).sort()).toEqual(expectedKeys);
+  expect(service.credits_used).toBe(creditsUsed);
+  expect(result.headers.get("x-credits-used")).toBe(String(service.credits_used));
+  expect(result.headers.get("x-credits-remaining")).toBe(String(service.credits_remaining));
+  expect(result.headers.get("x-request-id")).toBeTruthy();
+  return service;
+}
+
+describe("the seven endpoints through the whole stack", () => {
+  it("lists posts with a cursor, has_more and 1 credit", async () => {
+    const result = await getJson(`${stack.gatewayUrl}/v1/posts?subreddit=${subreddit}&limit=1`, withKey(key));
+    const service = expectEnvelope(result, true, 1);
+    expect(result.body.data).toHaveLength(1);
+    expect(typeof service.cursor).toBe("number");
+    expect(service.has_more).toBe(true);
+  });
+
+  it("fetches posts by id in batch mode with cursor null and has_more false", async () => {
+    const result = await getJson(`${stack.gatewayUrl}/v1/posts?ids=${post.id}`, withKey(key, "bearer"));
+    const service = expectEnvelope(result, true, 1);
+    expect(service).toMatchObject({ cursor: null, has_more: false });
+  });
+
+  it("lists comments, the comment tree and community search as list endpoints", async () => {
+    expectEnvelope(await getJson(`${stack.gatewayUrl}/v1/comments?subreddit=${subreddit}`, withKey(key)), true, 1);
+    const tree = await getJson(`${stack.gatewayUrl}/v1/comments/tree?post_id=t3_${post.id}`, withKey(key));
+    expect(expectEnvelope(tree, true, 1)).toMatchObject({ cursor: null, has_more: false });
+    const search = await getJson(`${stack.gatewayUrl}/v1/subreddits/search?q=${subreddit.slice(0, 2)}`, withKey(key));
+    expectEnvelope(search, true, 1);
+    expect((search.body.data as unknown[]).length).toBeLessThanOrEqual(10);
+  });
+
+  it("answers rules and user profiles with only the credit fields, a missing user as null and charged", async () => {
+    const rules = await getJson(`${stack.gatewayUrl}/v1/subreddits/${subreddit}/rules`, withKey(key));
+    expectEnvelope(rules, false, 1);
+    expect(rules.body.data).toMatchObject({ subreddit: expect.any(String), rules: expect.any(Array) });
+    const user = await getJson(`${stack.gatewayUrl}/v1/users/${post.author}`, withKey(key, "bearer"));
+    expectEnvelope(user, false, 1);
+    const nobody = await getJson(`${stack.gatewayUrl}/v1/users/no_such_user_zz9`, withKey(key));
+    expectEnvelope(nobody, false, 1);
+    expect(nobody.body.data).toEqual({ user: null });
+  });
+
+  it("answers the account for free with a fresh balance that every data call lowers by exactly one", async () => {
+    const before = await getJson(`${stack.gatewayUrl}/v1/account`, withKey(key));
+    const service = expectEnvelope(before, false, 0);
+    const account = before.body.data as { credits_balance: number; rate_limit: { qps: number; burst: number } };
+    expect(account.rate_limit).toEqual({ qps: 100, burst: 100 });
+    expect(service.credits_remaining).toBe(account.credits_balance);
+    const charged = await getJson(`${stack.gatewayUrl}/v1/subreddits/${subreddit}/rules`, withKey(key));
+    expect(charged.headers.get("x-credits-remaining")).toBe(String(account.credits_balance - 1));
+    const after = await getJson(`${stack.gatewayUrl}/v1/account`, withKey(key, "bearer"));
+    expect((after.body.data as { credits_balance: number }).credits_balance).toBe(account.credits_balance - 1);
+  });
+
+  it("gives a new key with default settings 333 credits and the 2/s, burst 10 limit", async () => {
+    const fresh = await getJson(`${stack.gatewayUrl}/v1/account`, withKey((await stack.createKey({ credits: 333, qps: 2, burst: 10 })).key));
+    expect(fresh.body.data).toEqual({ credits_balance: 333, rate_limit: { qps: 2, burst: 10 } });
+  });
+
+  it("proxies /mcp to the MCP service for a valid key, which lists the seven tools", async () => {
+    const response = await fetch(`${stack.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: { ...withKey(key), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    for (const tool of ["search_posts", "get_comment_tree", "check_credits"]) expect(text).toContain(tool);
+  });
+});
