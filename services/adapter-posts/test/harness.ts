@@ -15,11 +15,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(seed = 7, scale = 0.1): Promise<Harness> {
+export async function startHarness(
+  seed = 7,
+  scale = 0.1,
+  upstream?: { deadlineMs?: number; maxRetries?: number },
+): Promise<Harness> {
   const sim = await startSimulator({ seed, scale });
   const nats = await connectTestNats();
   const subjects = buildSubjects(testNamespace("posts"));
-  const adapter = await startAdapterPosts({ nats, subjects, upstreamUrl: sim.url, logger: silentLogger() });
+  const adapter = await startAdapterPosts({
+    nats,
+    subjects,
+    upstreamUrl: sim.url,
+    logger: silentLogger(),
+    upstream,
+  });
   return {
     sim,
     nats,
