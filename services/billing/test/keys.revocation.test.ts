@@ -16,7 +16,9 @@ describe("revocation", () => {
     const { id, key } = await createKey(h);
     const events: string[] = [];
     const subscription = h.nats.subscribe(h.subjects.billing.keyRevoked, {
-      callback: (_error, message) => events.push(keyRevokedEventSchema.parse(message.json()).key_id),
+      callback: (_error, message) => {
+        events.push(keyRevokedEventSchema.parse(message.json()).key_id);
+      },
     });
     await h.nats.flush();
     try {
