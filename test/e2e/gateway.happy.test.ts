@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../support/stack.ts";
 import { getJson, withKey } from "../support/http.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
 let key: string;
@@ -49,10 +49,17 @@ describe("the seven endpoints through the whole stack", () => {
   });
 
   it("lists comments, the comment tree and community search as list endpoints", async () => {
-    expectEnvelope(await getJson(`${stack.gatewayUrl}/v1/comments?subreddit=${subreddit}`, withKey(key)), true, 1);
+    expectEnvelope(
+      await getJson(`${stack.gatewayUrl}/v1/comments?subreddit=${subreddit}`, withKey(key)),
+      true,
+      1,
+    );
     const tree = await getJson(`${stack.gatewayUrl}/v1/comments/tree?post_id=t3_${post.id}`, withKey(key));
     expect(expectEnvelope(tree, true, 1)).toMatchObject({ cursor: null, has_more: false });
-    const search = await getJson(`${stack.gatewayUrl}/v1/subreddits/search?q=${subreddit.slice(0, 2)}`, withKey(key));
+    const search = await getJson(
+      `${stack.gatewayUrl}/v1/subreddits/search?q=${subreddit.slice(0, 2)}`,
+      withKey(key),
+    );
     expectEnvelope(search, true, 1);
     expect((search.body.data as unknown[]).length).toBeLessThanOrEqual(10);
   });
@@ -71,24 +78,36 @@ describe("the seven endpoints through the whole stack", () => {
   it("answers the account for free with a fresh balance that every data call lowers by exactly one", async () => {
     const before = await getJson(`${stack.gatewayUrl}/v1/account`, withKey(key));
     const service = expectEnvelope(before, false, 0);
-    const account = before.body.data as { credits_balance: number; rate_limit: { qps: number; burst: number } };
+    const account = before.body.data as {
+      credits_balance: number;
+      rate_limit: { qps: number; burst: number };
+    };
     expect(account.rate_limit).toEqual({ qps: 100, burst: 100 });
     expect(service.credits_remaining).toBe(account.credits_balance);
     const charged = await getJson(`${stack.gatewayUrl}/v1/subreddits/${subreddit}/rules`, withKey(key));
     expect(charged.headers.get("x-credits-remaining")).toBe(String(account.credits_balance - 1));
     const after = await getJson(`${stack.gatewayUrl}/v1/account`, withKey(key, "bearer"));
-    expect((after.body.data as { credits_balance: number }).credits_balance).toBe(account.credits_balance - 1);
+    expect((after.body.data as { credits_balance: number }).credits_balance).toBe(
+      account.credits_balance - 1,
+    );
   });
 
   it("gives a new key with default settings 333 credits and the 2/s, burst 10 limit", async () => {
-    const fresh = await getJson(`${stack.gatewayUrl}/v1/account`, withKey((await stack.createKey({ credits: 333, qps: 2, burst: 10 })).key));
+    const fresh = await getJson(
+      `${stack.gatewayUrl}/v1/account`,
+      withKey((await stack.createKey({ credits: 333, qps: 2, burst: 10 })).key),
+    );
     expect(fresh.body.data).toEqual({ credits_balance: 333, rate_limit: { qps: 2, burst: 10 } });
   });
 
   it("proxies /mcp to the MCP service for a valid key, which lists the seven tools", async () => {
     const response = await fetch(`${stack.gatewayUrl}/mcp`, {
       method: "POST",
-      headers: { ...withKey(key), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        ...withKey(key),
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(response.status).toBe(200);

@@ -8,7 +8,12 @@ export function withKey(key: string, header: "x-api-key" | "bearer" = "x-api-key
 export async function getJson(url: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, { headers });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: JSON.parse(text) as Record<string, unknown>,
+  };
 }
 
 /** Spec §7: every non-200 is `{error: string}` JSON. */

@@ -6,8 +6,8 @@
  */
 import {
   buildSubjects,
-  createKeyReplySchema,
   type CreateKeyReply,
+  createKeyReplySchema,
   revokeKeyReplySchema,
   type Subjects,
 } from "@rda/contracts";
@@ -134,18 +134,37 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     nats,
     async createKey({ credits = 100, qps = 100, burst = 100 } = {}) {
       const request = { credits, rate_limit: { qps, burst }, label: "e2e" };
-      const reply = await requestJson(nats, subjects.billing.createKey, request, createKeyReplySchema, BILLING_TIMEOUT_MS);
+      const reply = await requestJson(
+        nats,
+        subjects.billing.createKey,
+        request,
+        createKeyReplySchema,
+        BILLING_TIMEOUT_MS,
+      );
       if (!reply.ok) throw new Error(`cannot create a key: ${reply.message}`);
       return reply.value;
     },
     async revokeKey(id) {
-      const reply = await requestJson(nats, subjects.billing.revokeKey, { id }, revokeKeyReplySchema, BILLING_TIMEOUT_MS);
+      const reply = await requestJson(
+        nats,
+        subjects.billing.revokeKey,
+        { id },
+        revokeKeyReplySchema,
+        BILLING_TIMEOUT_MS,
+      );
       if (!reply.ok || reply.value.outcome === "not_found") throw new Error(`cannot revoke ${id}`);
     },
     async startGateway(overrides = {}) {
       const extraNamespace = testNamespace("e2e-gw");
       const extra = await startGateway(
-        { redis, nats, subjects, keys: redisKeys(extraNamespace), logger, settings: gatewaySettings(overrides) },
+        {
+          redis,
+          nats,
+          subjects,
+          keys: redisKeys(extraNamespace),
+          logger,
+          settings: gatewaySettings(overrides),
+        },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(async () => {

@@ -21,6 +21,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     paths[operation.path] = { get: describeOperation(operation) };
   }
   paths["/mcp"] = { post: describeMcpEndpoint() };
+  Object.assign(paths, describeOperationalEndpoints());
   return {
     openapi: "3.1.0",
     info: {
@@ -174,5 +175,30 @@ function describeMcpEndpoint(): JsonObject {
       "401": { $ref: "#/components/responses/Error401" },
       "429": { $ref: "#/components/responses/Error429" },
     },
+  };
+}
+
+/** The gateway's unauthenticated operational endpoints, so the document lists every route it serves. */
+function describeOperationalEndpoints(): Record<string, JsonObject> {
+  const endpoint = (operationId: string, summary: string, contentType: string, extra: JsonObject = {}) => ({
+    get: {
+      operationId,
+      summary,
+      tags: ["operations"],
+      security: [],
+      responses: { "200": { description: "OK", content: { [contentType]: { schema: {} } } }, ...extra },
+    },
+  });
+  const notReady = {
+    "503": {
+      description: "Redis or NATS is unreachable; route traffic elsewhere.",
+      content: { "application/json": { schema: { $ref: COMPONENT_REF("Error") } } },
+    },
+  };
+  return {
+    "/livez": endpoint("livez", "Liveness: the process is running", "application/json"),
+    "/readyz": endpoint("readyz", "Readiness: Redis ready and NATS connected", "application/json", notReady),
+    "/metrics": endpoint("metrics", "Prometheus metrics", "text/plain"),
+    "/openapi.json": endpoint("openapi", "This OpenAPI 3.1 document", "application/json"),
   };
 }
