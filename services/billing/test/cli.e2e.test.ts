@@ -8,6 +8,8 @@ import { z } from "zod";
 import { type Harness, startHarness } from "./harness.ts";
 
 const execFileAsync = promisify(execFile);
+/** Each call starts pnpm and node: about a second when idle, several on a loaded machine. */
+const CLI_TEST_TIMEOUT_MS = 120_000;
 const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url));
 
 interface Run {
@@ -29,7 +31,7 @@ function adminDirect(namespace: string, ...args: string[]): Promise<Run> {
 }
 
 async function spawnCli(command: string, args: string[], namespace: string): Promise<Run> {
-  const options = { cwd: repositoryRoot, env: { ...process.env, RDA_NAMESPACE: namespace }, timeout: 30_000 };
+  const options = { cwd: repositoryRoot, env: { ...process.env, RDA_NAMESPACE: namespace }, timeout: 60_000 };
   try {
     const { stdout, stderr } = await execFileAsync(command, args, options);
     return { code: 0, stdout, stderr };
@@ -45,7 +47,7 @@ function onlyJson<T>(run: Run, schema: z.ZodType<T>): T {
   return schema.parse(JSON.parse(run.stdout));
 }
 
-describe("pnpm admin", () => {
+describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness("cli");
