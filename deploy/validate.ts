@@ -17,7 +17,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const layout = repositoryLayout(root);
 const started = Date.now();
 const { problems, checked } = await validateDeployment(layout);
-const composeV1 = dockerComposeConfig(layout.composeFile);
+const composeV1 = dockerComposeConfig(layout);
 if (composeV1 !== "not installed") problems.push(...composeV1);
 
 for (const item of checked) process.stdout.write(`checked ${item}\n`);

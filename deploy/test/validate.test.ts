@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { validateCompose } from "../validate/compose.ts";
 import { dockerfileProblems } from "../validate/dockerfile.ts";
-import { type Layout, repositoryLayout, validateDeployment } from "../validate/index.ts";
+import { dockerComposeConfig, type Layout, repositoryLayout, validateDeployment } from "../validate/index.ts";
 import { serviceFolders } from "../validate/inventory.ts";
 import { renderKustomization, validateObjectRules, validateObjectSchemas } from "../validate/kubernetes.ts";
 
@@ -124,6 +124,22 @@ describe("docker-compose.yml checks", () => {
         "      biling:\n        condition: service_healthy\n",
       ),
     ).toMatch(/depends_on names no service: biling/);
+  });
+});
+
+describe("Debian's docker-compose v1, where installed", () => {
+  const installed = dockerComposeConfig(layout) !== "not installed";
+
+  it.skipIf(!installed)("accepts the repository's files and rejects an unknown field", () => {
+    expect(dockerComposeConfig(layout)).toEqual([]);
+    const copy = brokenCopy(({ compose }) =>
+      replaceIn(compose, "  redis:\n    image:", "  redis:\n    restrat: always\n    image:"),
+    );
+    const overrides = join(dirname(copy.composeFile), "compose");
+    cpSync(layout.composeOverridesDir, overrides, { recursive: true });
+    expect(messages(dockerComposeConfig({ ...copy, composeOverridesDir: overrides }) as [])).toMatch(
+      /restrat/,
+    );
   });
 });
 

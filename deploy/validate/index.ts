@@ -83,18 +83,24 @@ export async function validateDeployment(
 }
 
 /**
- * Debian's docker-compose (v1), where installed, as a second opinion on the compose file. Absent is
- * not a failure: the schema check above is the one CI relies on.
+ * Debian's docker-compose (v1), where installed, as a second opinion: the base file alone and with each
+ * override. Absent is not a failure: the schema check above is the one CI relies on.
  */
-export function dockerComposeConfig(composeFile: string): Problem[] | "not installed" {
-  try {
-    execFileSync("docker-compose", ["-f", composeFile, "config", "-q"], {
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    return [];
-  } catch (error) {
-    const failure = error as NodeJS.ErrnoException & { stderr?: Buffer };
-    if (failure.code === "ENOENT") return "not installed";
-    return [{ where: composeFile, message: `docker-compose config: ${failure.stderr?.toString().trim()}` }];
+export function dockerComposeConfig(layout: Layout): Problem[] | "not installed" {
+  const overrides = readdirSync(layout.composeOverridesDir)
+    .filter((file) => file.endsWith(".yml"))
+    .map((file) => join(layout.composeOverridesDir, file));
+  const problems: Problem[] = [];
+  for (const files of [[layout.composeFile], ...overrides.map((file) => [layout.composeFile, file])]) {
+    try {
+      const args = [...files.flatMap((file) => ["-f", file]), "config", "-q"];
+      execFileSync("docker-compose", args, { stdio: ["ignore", "ignore", "pipe"] });
+    } catch (error) {
+      const failure = error as NodeJS.ErrnoException & { stderr?: Buffer };
+      if (failure.code === "ENOENT") return "not installed";
+      const message = `docker-compose config: ${failure.stderr?.toString().trim()}`;
+      problems.push({ where: files.join(" + "), message });
+    }
   }
+  return problems;
 }
