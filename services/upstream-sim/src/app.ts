@@ -1,5 +1,5 @@
-import Fastify, { LogController } from "fastify";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
+import Fastify, { LogController } from "fastify";
 import type { Corpus } from "./corpus/types.ts";
 import { Messages } from "./errors.ts";
 import { FaultRegistry } from "./faults/fault-registry.ts";

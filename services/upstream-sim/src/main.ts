@@ -23,9 +23,16 @@ const configShape = {
 runMain("upstream-sim", async () => {
   const config = loadConfig(configShape);
   const logger = createLogger("upstream-sim", { level: config.LOG_LEVEL });
-  const corpus = generateCorpus({ seed: config.SIM_SEED, anchor: config.SIM_ANCHOR, scale: config.SIM_SCALE });
+  const corpus = generateCorpus({
+    seed: config.SIM_SEED,
+    anchor: config.SIM_ANCHOR,
+    scale: config.SIM_SCALE,
+  });
   const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger });
   const url = await app.listen({ port: config.SIM_PORT, host: config.SIM_HOST });
-  logger.info({ url, latency_ms: config.SIM_LATENCY_MS, ...corpusSummary({ corpus }) }, "upstream simulator listening");
+  logger.info(
+    { url, latency_ms: config.SIM_LATENCY_MS, ...corpusSummary({ corpus }) },
+    "upstream simulator listening",
+  );
   onShutdown(logger, [["http server", () => app.close()]]);
 });

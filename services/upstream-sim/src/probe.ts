@@ -97,7 +97,9 @@ export class CorpusProbe {
     const hasItems = (a: number) =>
       (index.postsByAuthor.offsets[a + 1] as number) > (index.postsByAuthor.offsets[a] as number) &&
       (index.commentsByAuthor.offsets[a + 1] as number) > (index.commentsByAuthor.offsets[a] as number);
-    const found = authors.findIndex((author, a) => a > AUTHOR.automoderator && !author.indexed && hasItems(a));
+    const found = authors.findIndex(
+      (author, a) => a > AUTHOR.automoderator && !author.indexed && hasItems(a),
+    );
     return authors[found]?.name ?? "";
   }
 
@@ -122,7 +124,8 @@ export class CorpusProbe {
 
   #scan(query: PostQuery, limit: number, accept: (info: PostInfo) => boolean): PostInfo[] {
     const { posts, anchor, index } = this.corpus;
-    const sub = query.subreddit === undefined ? undefined : index.subByName.get(query.subreddit.toLowerCase());
+    const sub =
+      query.subreddit === undefined ? undefined : index.subByName.get(query.subreddit.toLowerCase());
     const out: PostInfo[] = [];
     for (let p = posts.count - 1; p >= 0 && out.length < limit; p--) {
       if (anchor + (posts.created[p] as number) > this.now) continue;

@@ -30,7 +30,11 @@ describe("the 36-hour blackout", () => {
     const nodes = (await sim.get(`/api/comments/tree?link_id=${fresh.id}&limit=25000`)).data;
     expect(countTree(nodes).shown).toBe(fresh.comment_count);
     const comments = (await sim.get(`/api/comments/search?link_id=${fresh.id}&limit=100`)).data;
-    expect(comments.every((comment: { score: number; score_hidden: boolean }) => comment.score === 1 && comment.score_hidden)).toBe(true);
+    expect(
+      comments.every(
+        (comment: { score: number; score_hidden: boolean }) => comment.score === 1 && comment.score_hidden,
+      ),
+    ).toBe(true);
   });
 
   it("shows the second fetch once 36 hours have passed: real score, num_comments equal to the tree", async () => {
@@ -40,7 +44,9 @@ describe("the 36-hour blackout", () => {
       const settled = await post(fresh.id);
       expect(settled._meta.retrieved_2nd_on).toBe(fresh.created_utc + 36 * HOUR);
       expect(settled.hide_score).toBe(false);
-      expect(settled.score).toBe(sim.corpus.posts.score[sim.corpus.posts.idNum.indexOf(Number.parseInt(fresh.id, 36))]);
+      expect(settled.score).toBe(
+        sim.corpus.posts.score[sim.corpus.posts.idNum.indexOf(Number.parseInt(fresh.id, 36))],
+      );
       const nodes = (await sim.get(`/api/comments/tree?link_id=${fresh.id}&limit=25000`)).data;
       expect(countTree(nodes).shown).toBe(settled.num_comments);
       expect(settled.num_comments).toBe(sim.probe.commentCount(fresh.id));

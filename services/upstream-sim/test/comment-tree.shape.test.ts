@@ -25,7 +25,13 @@ const tree = async (query: string): Promise<Thing[]> => {
 
 describe("GET /api/comments/tree", () => {
   it("answers 400 without link_id, and for a malformed one", async () => {
-    for (const query of ["", "link_id=", "link_id=!!", `link_id=${big.id}&limit=0`, `link_id=${big.id}&limit=25001`]) {
+    for (const query of [
+      "",
+      "link_id=",
+      "link_id=!!",
+      `link_id=${big.id}&limit=0`,
+      `link_id=${big.id}&limit=25001`,
+    ]) {
       const answer = await sim.get(`/api/comments/tree?${query}`);
       expect(answer.status).toBe(400);
       expect(answer.body.data).toBeNull();
@@ -97,7 +103,8 @@ describe("GET /api/comments/tree", () => {
           for (const depth of [0, 1, 2, 4, 30]) {
             const query = `link_id=${post.id}&limit=${limit}&start_breadth=${breadth}&start_depth=${depth}`;
             const count = countTree(await tree(query));
-            if (count.shown + count.collapsed !== post.comment_count || count.shown > limit) mismatches.push(query);
+            if (count.shown + count.collapsed !== post.comment_count || count.shown > limit)
+              mismatches.push(query);
           }
         }
       }
@@ -106,10 +113,14 @@ describe("GET /api/comments/tree", () => {
   });
 
   it("narrows breadth by one per level when collapsing", async () => {
-    const nodes = await tree(`link_id=${big.id}&limit=${big.comment_count - 1}&start_breadth=3&start_depth=10`);
+    const nodes = await tree(
+      `link_id=${big.id}&limit=${big.comment_count - 1}&start_breadth=3&start_depth=10`,
+    );
     const check = (level: readonly Thing[], breadth: number) => {
       expect(level.filter((node) => node.kind === "t1").length).toBeLessThanOrEqual(Math.max(0, breadth));
-      for (const node of level) if (node.kind === "t1" && node.data.replies !== "") check(node.data.replies.data.children, breadth - 1);
+      for (const node of level)
+        if (node.kind === "t1" && node.data.replies !== "")
+          check(node.data.replies.data.children, breadth - 1);
     };
     check(nodes, 3);
   });

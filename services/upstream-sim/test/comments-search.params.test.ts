@@ -20,7 +20,9 @@ describe("GET /api/comments/search", () => {
     const answer = await search(`subreddit=${sub}`);
     expect(answer.data).toHaveLength(25);
     expect(isSorted(createdTimes(answer.data), "desc")).toBe(true);
-    expect(answer.data.every((comment: { created_utc: number }) => comment.created_utc <= sim.clock.seconds)).toBe(true);
+    expect(
+      answer.data.every((comment: { created_utc: number }) => comment.created_utc <= sim.clock.seconds),
+    ).toBe(true);
   });
 
   it("returns the same comments for link_id with or without t3_", async () => {
@@ -28,17 +30,24 @@ describe("GET /api/comments/search", () => {
     const prefixed = await search(`link_id=t3_${thread.id}&limit=100`);
     expect(bare.data.length).toBe(Math.min(100, thread.comment_count));
     expect(prefixed.data).toEqual(bare.data);
-    expect(bare.data.every((comment: { link_id: string }) => comment.link_id === `t3_${thread.id}`)).toBe(true);
+    expect(bare.data.every((comment: { link_id: string }) => comment.link_id === `t3_${thread.id}`)).toBe(
+      true,
+    );
   });
 
   it("returns only top-level comments for an empty parent_id", async () => {
     const answer = await search(`link_id=${thread.id}&parent_id=&limit=100`);
     expect(answer.data.length).toBeGreaterThan(0);
-    expect(answer.data.every((comment: { parent_id: string }) => comment.parent_id === `t3_${thread.id}`)).toBe(true);
+    expect(
+      answer.data.every((comment: { parent_id: string }) => comment.parent_id === `t3_${thread.id}`),
+    ).toBe(true);
   });
 
   it("returns the replies of a comment for parent_id with or without t1_", async () => {
-    const all = (await search(`link_id=${thread.id}&limit=100&sort=asc`)).data as { id: string; parent_id: string }[];
+    const all = (await search(`link_id=${thread.id}&limit=100&sort=asc`)).data as {
+      id: string;
+      parent_id: string;
+    }[];
     const parent = all.find((c) => all.some((reply) => reply.parent_id === `t1_${c.id}`))!;
     const expected = all.filter((c) => c.parent_id === `t1_${parent.id}`).map((c) => c.id);
     for (const form of [parent.id, `t1_${parent.id}`]) {
@@ -68,7 +77,8 @@ describe("GET /api/comments/search", () => {
 
   it("projects the comment fields and rejects post-only fields", async () => {
     const answer = await search(`link_id=${thread.id}&fields=body,link_id,parent_id,score&limit=3`);
-    for (const comment of answer.data) expect(Object.keys(comment)).toEqual(["body", "link_id", "parent_id", "score"]);
+    for (const comment of answer.data)
+      expect(Object.keys(comment)).toEqual(["body", "link_id", "parent_id", "score"]);
     expect((await search("fields=title")).status).toBe(400);
   });
 
@@ -85,13 +95,18 @@ describe("GET /api/comments/search", () => {
     const rows = (await search(`subreddit=${sub}&limit=100`)).data as Record<string, unknown>[];
     for (const comment of rows) {
       expect(comment.name).toBe(`t1_${comment.id}`);
-      expect(comment.permalink).toMatch(new RegExp(`^/r/${sub}/comments/[0-9a-z]+/[a-z0-9_]+/${comment.id}/$`));
+      expect(comment.permalink).toMatch(
+        new RegExp(`^/r/${sub}/comments/[0-9a-z]+/[a-z0-9_]+/${comment.id}/$`),
+      );
       expect(comment.ups).toBe(comment.score);
       expect(comment.replies).toBe("");
     }
     const scores: number[] = [];
     for (let page = 0, before = ""; page < 10; page++) {
-      const batch = (await search(`subreddit=${sub}&limit=100${before}`)).data as { score: number; created_utc: number }[];
+      const batch = (await search(`subreddit=${sub}&limit=100${before}`)).data as {
+        score: number;
+        created_utc: number;
+      }[];
       scores.push(...batch.map((c) => c.score));
       before = `&before=${batch.at(-1)!.created_utc}`;
     }

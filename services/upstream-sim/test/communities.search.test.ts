@@ -20,10 +20,14 @@ describe("GET /api/subreddits/search", () => {
   });
 
   it("sorts by name or creation date on request", async () => {
-    const byName = ((await search("sort_type=subreddit&sort=asc&limit=100")).data as Sub[]).map((s) => s.display_name.toLowerCase());
+    const byName = ((await search("sort_type=subreddit&sort=asc&limit=100")).data as Sub[]).map((s) =>
+      s.display_name.toLowerCase(),
+    );
     expect(byName).toEqual([...byName].sort());
     expect(byName).toHaveLength(40);
-    const byAge = ((await search("sort_type=created_utc&sort=asc&limit=100")).data as Sub[]).map((s) => s.created_utc);
+    const byAge = ((await search("sort_type=created_utc&sort=asc&limit=100")).data as Sub[]).map(
+      (s) => s.created_utc,
+    );
     expect(byAge).toEqual([...byAge].sort((a, b) => a - b));
   });
 
@@ -88,7 +92,10 @@ describe("GET /api/subreddits/rules", () => {
 
   it("returns the rules of each known subreddit, in request order, skipping unknown names", async () => {
     const answer = await rules("subreddits=cooking,nope_nope,r/TypeScript");
-    expect(answer.data.map((entry: { subreddit: string }) => entry.subreddit)).toEqual(["Cooking", "typescript"]);
+    expect(answer.data.map((entry: { subreddit: string }) => entry.subreddit)).toEqual([
+      "Cooking",
+      "typescript",
+    ]);
     for (const entry of answer.data) {
       entry.rules.forEach((rule: Record<string, unknown>, i: number) => {
         expect(rule).toEqual({
@@ -154,11 +161,15 @@ describe("GET /api/users/search", () => {
   it("sorts by total_karma, largest first, by default", async () => {
     const rows = (await users("limit=50")).data as { _meta: { total_karma: number } }[];
     expect(rows).toHaveLength(50);
-    expect(rows.every((row, i) => i === 0 || rows[i - 1]!._meta.total_karma >= row._meta.total_karma)).toBe(true);
+    expect(rows.every((row, i) => i === 0 || rows[i - 1]!._meta.total_karma >= row._meta.total_karma)).toBe(
+      true,
+    );
   });
 
   it("filters by name prefix, activity and karma", async () => {
-    const byPrefix = (await users("author_prefix=throwaway&sort_type=author&sort=asc&limit=1000")).data as { author: string }[];
+    const byPrefix = (await users("author_prefix=throwaway&sort_type=author&sort=asc&limit=1000")).data as {
+      author: string;
+    }[];
     expect(byPrefix.length).toBeGreaterThan(0);
     expect(byPrefix.every((row) => row.author.startsWith("throwaway"))).toBe(true);
     const names = byPrefix.map((row) => row.author.toLowerCase());
@@ -171,12 +182,18 @@ describe("GET /api/users/search", () => {
     }
     const since = sim.clock.seconds - 4 * 86_400;
     const active = (await users(`active_since=${since}&limit=1000`)).data;
-    for (const row of active) expect(Math.max(row._meta.last_post_at ?? 0, row._meta.last_comment_at ?? 0)).toBeGreaterThanOrEqual(since);
+    for (const row of active)
+      expect(Math.max(row._meta.last_post_at ?? 0, row._meta.last_comment_at ?? 0)).toBeGreaterThanOrEqual(
+        since,
+      );
   });
 
-  it.each(["limit=1001", "sort_type=karma", "min_karma=x", "active_since=1w"])("answers 400 for %s", async (query) => {
-    const answer = await users(query);
-    expect(answer.status).toBe(400);
-    expect(answer.body.data).toBeNull();
-  });
+  it.each(["limit=1001", "sort_type=karma", "min_karma=x", "active_since=1w"])(
+    "answers 400 for %s",
+    async (query) => {
+      const answer = await users(query);
+      expect(answer.status).toBe(400);
+      expect(answer.body.data).toBeNull();
+    },
+  );
 });

@@ -51,7 +51,8 @@ describe("corpus generation", () => {
     expect(corpus.comments.count).toBeGreaterThan(250_000);
     expect(corpus.comments.count).toBeLessThan(350_000);
     expect(corpus.authors).toHaveLength(3000);
-    // Measured at 0.7–1.8 s on 2 busy cores; the bound leaves room for a loaded CI machine.
-    expect(corpus.generationMs).toBeLessThan(10_000);
+    // Measured at 0.7–1.8 s alone on 2 cores; up to 9 s while the whole test suite runs
+    // in parallel. The bound catches a regression in kind, not in degree.
+    expect(corpus.generationMs).toBeLessThan(20_000);
   }, 60_000);
 });

@@ -29,7 +29,8 @@ describe("the generated corpus", () => {
     for (const table of [corpus.posts, corpus.comments]) {
       let disorders = 0;
       for (let i = 1; i < table.count; i++) {
-        if (!(table.idNum[i]! > table.idNum[i - 1]! && table.created[i]! >= table.created[i - 1]!)) disorders++;
+        if (!(table.idNum[i]! > table.idNum[i - 1]! && table.created[i]! >= table.created[i - 1]!))
+          disorders++;
       }
       expect(disorders).toBe(0);
       expect(table.idNum[0]!.toString(36)).toMatch(/^[0-9a-z]{7}$/);
@@ -38,9 +39,16 @@ describe("the generated corpus", () => {
   });
 
   it("has 5–10% deleted or removed posts and comments", () => {
-    const hiddenPosts = corpus.posts.flags.filter((f) => (f & (PostFlag.deleted | PostFlag.removed)) !== 0).length;
-    const hiddenComments = corpus.comments.flags.filter((f) => (f & (CommentFlag.deleted | CommentFlag.removed)) !== 0).length;
-    for (const ratio of [share(hiddenPosts, corpus.posts.count), share(hiddenComments, corpus.comments.count)]) {
+    const hiddenPosts = corpus.posts.flags.filter(
+      (f) => (f & (PostFlag.deleted | PostFlag.removed)) !== 0,
+    ).length;
+    const hiddenComments = corpus.comments.flags.filter(
+      (f) => (f & (CommentFlag.deleted | CommentFlag.removed)) !== 0,
+    ).length;
+    for (const ratio of [
+      share(hiddenPosts, corpus.posts.count),
+      share(hiddenComments, corpus.comments.count),
+    ]) {
       expect(ratio).toBeGreaterThan(0.05);
       expect(ratio).toBeLessThan(0.1);
     }
@@ -55,7 +63,8 @@ describe("the generated corpus", () => {
 
   it("has many posts sharing a created_utc second with their neighbour", () => {
     let shared = 0;
-    for (let p = 1; p < corpus.posts.count; p++) if (corpus.posts.created[p] === corpus.posts.created[p - 1]) shared++;
+    for (let p = 1; p < corpus.posts.count; p++)
+      if (corpus.posts.created[p] === corpus.posts.created[p - 1]) shared++;
     expect(share(shared, corpus.posts.count)).toBeGreaterThan(0.1);
   });
 
@@ -66,7 +75,8 @@ describe("the generated corpus", () => {
       const sincePost = comments.created[c]! - posts.created[comments.post[c]!]!;
       const parent = comments.parent[c]!;
       const parentOk =
-        parent < 0 || (comments.post[parent] === comments.post[c] && comments.created[c]! >= comments.created[parent]!);
+        parent < 0 ||
+        (comments.post[parent] === comments.post[c] && comments.created[c]! >= comments.created[parent]!);
       if (!(sincePost > 0 && sincePost < TIME.maxCommentDelay && parentOk)) misplaced.push(c);
     }
     expect(misplaced).toEqual([]);
@@ -108,7 +118,8 @@ describe("the generated corpus", () => {
       let commentCount = 0;
       let commentKarma = 0;
       for (let c = 0; c < comments.count; c++) {
-        if (comments.author[c] !== a || ANCHOR + comments.created[c]! > user._meta.comment_stats_updated_at) continue;
+        if (comments.author[c] !== a || ANCHOR + comments.created[c]! > user._meta.comment_stats_updated_at)
+          continue;
         commentCount += 1;
         commentKarma += comments.score[c]!;
       }

@@ -70,14 +70,18 @@ describe("GET /api/posts/search", () => {
 
   it("treats after and before as exclusive bounds", async () => {
     const page = (await search(`subreddit=${sub}&limit=100&sort=asc`)).data as { created_utc: number }[];
-    const shared = page.find((post, i) => i > 0 && page[i - 1]!.created_utc === post.created_utc)!.created_utc;
+    const shared = page.find(
+      (post, i) => i > 0 && page[i - 1]!.created_utc === post.created_utc,
+    )!.created_utc;
     const atShared = page.filter((post) => post.created_utc === shared).length;
     expect(atShared).toBeGreaterThan(1);
     const after = (await search(`subreddit=${sub}&limit=100&sort=asc&after=${shared}`)).data;
     expect(after[0].created_utc).toBeGreaterThan(shared);
     const before = (await search(`subreddit=${sub}&limit=100&sort=desc&before=${shared}`)).data;
     expect(before[0].created_utc).toBeLessThan(shared);
-    const around = await search(`subreddit=${sub}&limit=100&sort=asc&after=${shared - 1}&before=${shared + 1}`);
+    const around = await search(
+      `subreddit=${sub}&limit=100&sort=asc&after=${shared - 1}&before=${shared + 1}`,
+    );
     expect(createdTimes(around.data)).toEqual(Array(atShared).fill(shared));
   });
 
@@ -85,8 +89,18 @@ describe("GET /api/posts/search", () => {
     const now = sim.clock.seconds;
     const since = now - 3 * 86_400;
     const iso = new Date(since * 1000).toISOString();
-    const forms = [`${since}`, `${since * 1000}`, iso, iso.slice(0, 19).replace("T", " "), "3d", "72h", "4320min"];
-    const answers = await Promise.all(forms.map((form) => search(`after=${encodeURIComponent(form)}&limit=100&sort=asc`)));
+    const forms = [
+      `${since}`,
+      `${since * 1000}`,
+      iso,
+      iso.slice(0, 19).replace("T", " "),
+      "3d",
+      "72h",
+      "4320min",
+    ];
+    const answers = await Promise.all(
+      forms.map((form) => search(`after=${encodeURIComponent(form)}&limit=100&sort=asc`)),
+    );
     for (const answer of answers) {
       expect(answer.status).toBe(200);
       expect(answer.data).toEqual(answers[0]!.data);
@@ -105,7 +119,10 @@ describe("GET /api/posts/search", () => {
     const ids = new Set<string>();
     let before = "";
     for (let page = 0; page < 200; page++) {
-      const rows = (await search(`subreddit=${sub}&limit=100&sort=desc${before}`)).data as { id: string; created_utc: number }[];
+      const rows = (await search(`subreddit=${sub}&limit=100&sort=desc${before}`)).data as {
+        id: string;
+        created_utc: number;
+      }[];
       if (rows.length === 0) break;
       for (const row of rows) ids.add(row.id);
       before = `&before=${rows.at(-1)!.created_utc + 1}`;
@@ -117,7 +134,8 @@ describe("GET /api/posts/search", () => {
 
   it("projects exactly the requested fields", async () => {
     const answer = await search(`subreddit=${sub}&limit=3&fields=id,title,crosspost_parent,num_comments`);
-    for (const post of answer.data) expect(Object.keys(post)).toEqual(["id", "title", "crosspost_parent", "num_comments"]);
+    for (const post of answer.data)
+      expect(Object.keys(post)).toEqual(["id", "title", "crosspost_parent", "num_comments"]);
   });
 
   it.each(["permalink", "hide_score", "ups", "name", "is_self", "body"])(
@@ -155,11 +173,13 @@ describe("GET /api/posts/search", () => {
   });
 
   it("matches url as a prefix, or exactly with url_exact", async () => {
-    const link = ((await search(`subreddit=${sub}&limit=100`)).data as { url: string; is_self: boolean }[]).find(
-      (post) => !post.is_self,
-    )!;
+    const link = (
+      (await search(`subreddit=${sub}&limit=100`)).data as { url: string; is_self: boolean }[]
+    ).find((post) => !post.is_self)!;
     const prefix = encodeURIComponent(link.url.slice(0, -2));
-    expect((await search(`subreddit=${sub}&url=${prefix}&limit=100`)).data.map((p: { url: string }) => p.url)).toContain(link.url);
+    expect(
+      (await search(`subreddit=${sub}&url=${prefix}&limit=100`)).data.map((p: { url: string }) => p.url),
+    ).toContain(link.url);
     expect((await search(`subreddit=${sub}&url=${prefix}&url_exact=true`)).data).toEqual([]);
   });
 

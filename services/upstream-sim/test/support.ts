@@ -50,7 +50,9 @@ export function testCorpus(seed = 7, scale = 0.1): Corpus {
 }
 
 /** A simulator ten minutes after its anchor, unless told otherwise. */
-export async function startTestSim(options: { seed?: number; scale?: number; at?: number; latencyMs?: number } = {}) {
+export async function startTestSim(
+  options: { seed?: number; scale?: number; at?: number; latencyMs?: number } = {},
+) {
   const clock = new TestClock(options.at ?? ANCHOR + 600);
   const sim = await startSimulator({
     corpus: testCorpus(options.seed, options.scale),
@@ -73,8 +75,11 @@ export async function fetchAnswer(url: string, init?: RequestInit): Promise<Answ
   return { status: response.status, headers: response.headers, text, body, data: body?.data };
 }
 
-export const createdTimes = (rows: readonly { created_utc: number }[]): number[] => rows.map((row) => row.created_utc);
+export const createdTimes = (rows: readonly { created_utc: number }[]): number[] =>
+  rows.map((row) => row.created_utc);
 
 export function isSorted(values: readonly number[], direction: "asc" | "desc"): boolean {
-  return values.every((value, i) => i === 0 || (direction === "asc" ? values[i - 1]! <= value : values[i - 1]! >= value));
+  return values.every(
+    (value, i) => i === 0 || (direction === "asc" ? values[i - 1]! <= value : values[i - 1]! >= value),
+  );
 }

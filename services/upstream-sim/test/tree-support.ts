@@ -30,6 +30,8 @@ export function countTree(nodes: readonly Thing[]): TreeCount {
 /** Every t1 node, depth first. */
 export function shownComments(nodes: readonly Thing[]): Thing["data"][] {
   return nodes.flatMap((node) =>
-    node.kind === "t1" ? [node.data, ...(node.data.replies === "" ? [] : shownComments(node.data.replies.data.children))] : [],
+    node.kind === "t1"
+      ? [node.data, ...(node.data.replies === "" ? [] : shownComments(node.data.replies.data.children))]
+      : [],
   );
 }

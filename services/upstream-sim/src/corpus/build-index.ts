@@ -1,4 +1,4 @@
-import type { CommentTable, CorpusIndex, Groups, PostTable, Subreddit, Author } from "./types.ts";
+import type { Author, CommentTable, CorpusIndex, Groups, PostTable, Subreddit } from "./types.ts";
 
 /**
  * Groups items 0..count-1 by key (CSR layout). Items are visited in time order,

@@ -51,6 +51,7 @@ export function generateCorpus(options: CorpusOptions = {}): Corpus {
 }
 
 function checkScale(scale: number): number {
-  if (!(scale > 0 && scale <= SIZES.maxScale)) throw new RangeError(`scale must be in (0, ${SIZES.maxScale}]`);
+  if (!(scale > 0 && scale <= SIZES.maxScale))
+    throw new RangeError(`scale must be in (0, ${SIZES.maxScale}]`);
   return scale;
 }

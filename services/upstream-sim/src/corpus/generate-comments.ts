@@ -1,5 +1,5 @@
-import type { AuthorPool } from "./generate-authors.ts";
 import { AUTHOR, CommentFlag, ID_BASES, PostFlag, TIME } from "./constants.ts";
+import type { AuthorPool } from "./generate-authors.ts";
 import type { Rng } from "./prng.ts";
 import { chance, intBetween, logNormal, weightedIndex } from "./prng.ts";
 import { permute, sequentialIds, timeOrder } from "./time-order.ts";

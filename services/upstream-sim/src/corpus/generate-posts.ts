@@ -1,5 +1,5 @@
-import type { AuthorPool } from "./generate-authors.ts";
 import { AUTHOR, ID_BASES, LinkKind, PostFlag, TIME } from "./constants.ts";
+import type { AuthorPool } from "./generate-authors.ts";
 import type { Rng } from "./prng.ts";
 import { chance, cumulative, intBetween, logNormal, weightedIndex } from "./prng.ts";
 import { permute, sequentialIds, timeOrder } from "./time-order.ts";
@@ -7,7 +7,14 @@ import type { PostTable, Subreddit } from "./types.ts";
 
 /** Share of posts that repeat their neighbour's created_utc second (pagination must cope). */
 const SAME_SECOND = 0.3;
-const LINK_KINDS = [LinkKind.image, LinkKind.video, LinkKind.youtube, LinkKind.article, LinkKind.gallery, LinkKind.github];
+const LINK_KINDS = [
+  LinkKind.image,
+  LinkKind.video,
+  LinkKind.youtube,
+  LinkKind.article,
+  LinkKind.gallery,
+  LinkKind.github,
+];
 const LINK_KIND_WEIGHTS = cumulative([45, 12, 10, 20, 8, 5]);
 
 interface RawPosts {
@@ -20,7 +27,12 @@ interface RawPosts {
   flair: Uint8Array;
 }
 
-export function generatePosts(rng: Rng, subs: readonly Subreddit[], pool: AuthorPool, target: number): PostTable {
+export function generatePosts(
+  rng: Rng,
+  subs: readonly Subreddit[],
+  pool: AuthorPool,
+  target: number,
+): PostTable {
   const counts = postsPerSubreddit(subs, target);
   const total = counts.reduce((sum, n) => sum + n, 0);
   const raw = allocate(total);
@@ -68,7 +80,9 @@ function fillAttributes(rng: Rng, raw: RawPosts, i: number, sub: Subreddit, pool
   raw.sub[i] = sub.index;
   raw.author[i] = deleted ? AUTHOR.deleted : weightedIndex(rng, pool.weights);
   raw.score[i] = Math.min(400_000, Math.floor(logNormal(rng, 1.8, 1.9)));
-  raw.kind[i] = chance(rng, sub.selfShare) ? LinkKind.self : (LINK_KINDS[weightedIndex(rng, LINK_KIND_WEIGHTS)] ?? 0);
+  raw.kind[i] = chance(rng, sub.selfShare)
+    ? LinkKind.self
+    : (LINK_KINDS[weightedIndex(rng, LINK_KIND_WEIGHTS)] ?? 0);
   raw.flair[i] = sub.flairs.length > 0 && chance(rng, 0.6) ? intBetween(rng, 1, sub.flairs.length) : 0;
   raw.flags[i] = postFlags(rng, deleted, sub.over18, raw.kind[i] === LinkKind.self);
 }

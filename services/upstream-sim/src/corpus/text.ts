@@ -4,14 +4,7 @@
  */
 import type { Rng } from "./prng.ts";
 import { chance, intBetween, pick } from "./prng.ts";
-import {
-  ADJECTIVES,
-  FILLER_WORDS,
-  PERIODS,
-  SENTENCE_TEMPLATES,
-  TITLE_TEMPLATES,
-  VERBS,
-} from "./words.ts";
+import { ADJECTIVES, FILLER_WORDS, PERIODS, SENTENCE_TEMPLATES, TITLE_TEMPLATES, VERBS } from "./words.ts";
 
 const capitalize = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -71,7 +64,8 @@ export function makeSelftext(rng: Rng, topics: readonly string[]): string {
   const paragraphs: string[] = [];
   const count = intBetween(rng, 1, 4);
   for (let i = 0; i < count; i++) paragraphs.push(paragraph(rng, topics, intBetween(rng, 1, 3)));
-  if (chance(rng, 0.1)) paragraphs.push(`**Edit:** thanks for all the answers about the ${pick(rng, topics)}!`);
+  if (chance(rng, 0.1))
+    paragraphs.push(`**Edit:** thanks for all the answers about the ${pick(rng, topics)}!`);
   return paragraphs.join("\n\n");
 }
 
@@ -80,10 +74,21 @@ export function makePublicDescription(rng: Rng, topics: readonly string[], title
 }
 
 /** The long sidebar, in markdown like real subreddits. */
-export function makeSidebar(rng: Rng, topics: readonly string[], title: string, rules: readonly string[]): string {
+export function makeSidebar(
+  rng: Rng,
+  topics: readonly string[],
+  title: string,
+  rules: readonly string[],
+): string {
   const lines = [`# Welcome to ${title}`, "", paragraph(rng, topics, 3), "", "## Rules", ""];
-  rules.forEach((rule, i) => lines.push(`${i + 1}. ${rule}`));
-  lines.push("", "## Related", "", `* [FAQ](/wiki/faq)`, `* [Weekly ${pick(rng, topics)} thread](/wiki/weekly)`);
+  for (const [i, rule] of rules.entries()) lines.push(`${i + 1}. ${rule}`);
+  lines.push(
+    "",
+    "## Related",
+    "",
+    `* [FAQ](/wiki/faq)`,
+    `* [Weekly ${pick(rng, topics)} thread](/wiki/weekly)`,
+  );
   return lines.join("\n");
 }
 

@@ -73,12 +73,36 @@ export const RULE_TEMPLATES: readonly {
   readonly kind: "link" | "comment" | "all";
 }[] = [
   { shortName: "Be civil", description: "Personal attacks, slurs and harassment are removed.", kind: "all" },
-  { shortName: "Stay on topic", description: "Posts must be about {topic} or closely related.", kind: "link" },
-  { shortName: "No spam or self-promotion", description: "Follow the 10:1 rule for your own content.", kind: "all" },
-  { shortName: "No low-effort posts", description: "Memes and one-line questions go in the weekly thread.", kind: "link" },
-  { shortName: "Use a descriptive title", description: "Titles like 'help' or 'question' are removed.", kind: "link" },
-  { shortName: "No reposts", description: "Search before posting; reposts within 3 months are removed.", kind: "link" },
-  { shortName: "Cite your sources", description: "Claims of fact should link a reliable source.", kind: "comment" },
+  {
+    shortName: "Stay on topic",
+    description: "Posts must be about {topic} or closely related.",
+    kind: "link",
+  },
+  {
+    shortName: "No spam or self-promotion",
+    description: "Follow the 10:1 rule for your own content.",
+    kind: "all",
+  },
+  {
+    shortName: "No low-effort posts",
+    description: "Memes and one-line questions go in the weekly thread.",
+    kind: "link",
+  },
+  {
+    shortName: "Use a descriptive title",
+    description: "Titles like 'help' or 'question' are removed.",
+    kind: "link",
+  },
+  {
+    shortName: "No reposts",
+    description: "Search before posting; reposts within 3 months are removed.",
+    kind: "link",
+  },
+  {
+    shortName: "Cite your sources",
+    description: "Claims of fact should link a reliable source.",
+    kind: "comment",
+  },
   { shortName: "No piracy", description: "Do not ask for or share pirated material.", kind: "all" },
   { shortName: "Flair your post", description: "Unflaired posts are removed after one hour.", kind: "link" },
   { shortName: "No medical or legal advice", description: "Ask a professional instead.", kind: "comment" },

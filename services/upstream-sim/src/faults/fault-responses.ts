@@ -22,7 +22,12 @@ const CLOUDFLARE_CODES = [
  * Answers a request the way the upstream fails (upstream.md §1.6). Statuses
  * rotate with each injection of the same fault, so tests can predict them.
  */
-export function sendFault(reply: FastifyReply, hit: FaultHit, nowMs: number, held: HeldRequests): FastifyReply {
+export function sendFault(
+  reply: FastifyReply,
+  hit: FaultHit,
+  nowMs: number,
+  held: HeldRequests,
+): FastifyReply {
   const pick = <T>(items: readonly T[]): T => items[(hit.nth - 1) % items.length] as T;
   switch (hit.mode) {
     case "error": {
@@ -35,9 +40,16 @@ export function sendFault(reply: FastifyReply, hit: FaultHit, nowMs: number, hel
     }
     case "busy":
       // Seen both as 422 (issue #66) and as 200 (Apollo-Reborn PR #630).
-      return reply.code(hit.nth % 2 === 1 ? 422 : 200).type("application/json").send(errorBody(Messages.busy));
+      return reply
+        .code(hit.nth % 2 === 1 ? 422 : 200)
+        .type("application/json")
+        .send(errorBody(Messages.busy));
     case "ratelimit":
-      return reply.code(429).headers(rateLimitHeaders(nowMs)).type("application/json").send(errorBody(Messages.rateLimited));
+      return reply
+        .code(429)
+        .headers(rateLimitHeaders(nowMs))
+        .type("application/json")
+        .send(errorBody(Messages.rateLimited));
     case "timeout":
       held.hold(reply.raw.socket ?? reply.request.raw.socket);
       return reply.hijack();

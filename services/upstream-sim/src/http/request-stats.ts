@@ -13,7 +13,15 @@ export class RequestStats {
     this.#total = 0;
   }
 
-  snapshot(faultsInjected: number): { requests: Record<string, number>; total: number; faults_injected: number } {
-    return { requests: Object.fromEntries(this.#requests), total: this.#total, faults_injected: faultsInjected };
+  snapshot(faultsInjected: number): {
+    requests: Record<string, number>;
+    total: number;
+    faults_injected: number;
+  } {
+    return {
+      requests: Object.fromEntries(this.#requests),
+      total: this.#total,
+      faults_injected: faultsInjected,
+    };
   }
 }

@@ -55,7 +55,13 @@ export function planTree(corpus: Corpus, request: TreeRequest, now: number): Tre
   return { post, view, roots, shown: fits ? null : selectShown(view, roots, request) };
 }
 
-function rootsOf(corpus: Corpus, view: ThreadView, post: number, request: TreeRequest, now: number): Slice | undefined {
+function rootsOf(
+  corpus: Corpus,
+  view: ThreadView,
+  post: number,
+  request: TreeRequest,
+  now: number,
+): Slice | undefined {
   if (request.parentId === undefined) return view.topLevel(post);
   const comment = findComment(corpus, request.parentId, now);
   if (comment < 0 || corpus.comments.post[comment] !== post) return undefined;

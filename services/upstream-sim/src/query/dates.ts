@@ -68,7 +68,14 @@ function parseOffset(amount: string, unit: string, nowSeconds: number): number |
 /** A date without a zone is UTC, as the upstream stores created_utc. */
 function parseIso(match: RegExpExecArray): number | undefined {
   const [, year, month, day = "01", hour = "00", minute = "00", second = "00", fraction = "0", zone] = match;
-  const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const fields = [year, month, day, hour, minute, second].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const ms = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5]);
   if (!sameFields(new Date(ms), fields)) return undefined;
   return ms / 1000 + Number(`0.${fraction}`) - zoneOffsetSeconds(zone);

@@ -14,7 +14,10 @@ interface Term {
 const TOKEN = /(-?)"([^"]*)"|(\S+)/g;
 
 export function tokenize(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 }
 
 export function parseKeywords(input: string): KeywordMatcher | undefined {

@@ -55,7 +55,8 @@ export class ParamReader {
     const value = this.word(name);
     if (value === undefined) return undefined;
     const n = Number(value);
-    if (!INTEGER.test(value) || n < min || n > max) return this.fail(Messages.invalidParam(name, range(min, max)));
+    if (!INTEGER.test(value) || n < min || n > max)
+      return this.fail(Messages.invalidParam(name, range(min, max)));
     return n;
   }
 
@@ -83,7 +84,12 @@ export class ParamReader {
     if (value === undefined) return undefined;
     const seconds = parseDate(value, this.nowSeconds);
     if (seconds === undefined) {
-      return this.fail(Messages.invalidParam(name, "expected epoch seconds or milliseconds, an ISO 8601 date or an offset like 7d"));
+      return this.fail(
+        Messages.invalidParam(
+          name,
+          "expected epoch seconds or milliseconds, an ISO 8601 date or an offset like 7d",
+        ),
+      );
     }
     return seconds;
   }
@@ -120,5 +126,7 @@ export class ParamReader {
 }
 
 function range(min: number, max: number): string {
-  return max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer between ${min} and ${max}`;
+  return max === Number.MAX_SAFE_INTEGER
+    ? `must be an integer >= ${min}`
+    : `must be an integer between ${min} and ${max}`;
 }

@@ -76,7 +76,8 @@ function readParent(reader: ParamReader): ParentFilter | undefined {
   if (text === "") return { kind: "top" };
   const kind = /^t3_/i.test(text) ? "post" : "comment";
   const idNum = parseId(text, kind === "post" ? "t3" : "t1");
-  if (idNum === undefined) return reader.fail(Messages.invalidParam("parent_id", "must be a base36 id or empty"));
+  if (idNum === undefined)
+    return reader.fail(Messages.invalidParam("parent_id", "must be a base36 id or empty"));
   return { kind, idNum };
 }
 
@@ -92,7 +93,11 @@ function commentFilters(corpus: Corpus, search: CommentSearch, now: number): Fil
   const filters: Filter[] = [];
   if (search.author !== undefined) {
     const author = index.authorByName.get(search.author.toLowerCase());
-    filters.push(author === undefined ? "none" : indexed(index.commentsByAuthor, author, (c) => comments.author[c] === author));
+    filters.push(
+      author === undefined
+        ? "none"
+        : indexed(index.commentsByAuthor, author, (c) => comments.author[c] === author),
+    );
   }
   if (search.subreddit !== undefined) {
     const sub = index.subByName.get(search.subreddit.toLowerCase());
@@ -105,11 +110,18 @@ function commentFilters(corpus: Corpus, search: CommentSearch, now: number): Fil
   }
   if (search.parent !== undefined) filters.push(parentFilter(corpus, search.parent, now));
   if (search.body) filters.push(textFilter(search.body, (c) => bodyOf(corpus, c)));
-  if (search.authorFlair) filters.push(textFilter(search.authorFlair, (c) => corpus.authors[comments.author[c] as number]?.flair ?? ""));
+  if (search.authorFlair)
+    filters.push(
+      textFilter(search.authorFlair, (c) => corpus.authors[comments.author[c] as number]?.flair ?? ""),
+    );
   return filters;
 }
 
-function indexed(groups: Corpus["index"]["postsBySub"], key: number, accept: (item: number) => boolean): Filter {
+function indexed(
+  groups: Corpus["index"]["postsBySub"],
+  key: number,
+  accept: (item: number) => boolean,
+): Filter {
   const slice: Slice = groupSlice(groups, key);
   return { slice, accept };
 }
@@ -122,10 +134,16 @@ function parentFilter(corpus: Corpus, parent: ParentFilter, now: number): Filter
   if (parent.kind === "post") {
     const post = findPost(corpus, parent.idNum, now);
     if (post < 0) return "none";
-    return indexed(index.topLevelByPost, post, (c) => (comments.parent[c] as number) < 0 && comments.post[c] === post);
+    return indexed(
+      index.topLevelByPost,
+      post,
+      (c) => (comments.parent[c] as number) < 0 && comments.post[c] === post,
+    );
   }
   const comment = findComment(corpus, parent.idNum, now);
-  return comment < 0 ? "none" : indexed(index.childrenByComment, comment, (c) => comments.parent[c] === comment);
+  return comment < 0
+    ? "none"
+    : indexed(index.childrenByComment, comment, (c) => comments.parent[c] === comment);
 }
 
 function textFilter(matcher: KeywordMatcher, text: (c: number) => string): Filter {

@@ -4,11 +4,11 @@ import { Messages } from "../errors.ts";
 import { selftextOf } from "../render/item-text.ts";
 import { linkFlairOf, postUrl } from "../render/post.ts";
 import type { OutputOptions, Renderer } from "../render/renderer.ts";
+import { type Candidate, type Filter, pickCandidate } from "./candidates.ts";
 import { SELECTABLE } from "./fields.ts";
 import type { KeywordMatcher } from "./keyword.ts";
 import { parseKeywords } from "./keyword.ts";
 import type { ParamReader } from "./params.ts";
-import { type Candidate, type Filter, pickCandidate } from "./candidates.ts";
 import type { Sort } from "./slices.ts";
 import { collect, groupSlice, narrow, SORTS, wholeSlice } from "./slices.ts";
 
@@ -36,7 +36,13 @@ interface PostKeyword {
   readonly matcher: KeywordMatcher;
 }
 
-const KEYWORD_PARAMS: readonly PostTextField[] = ["title", "selftext", "query", "link_flair_text", "author_flair_text"];
+const KEYWORD_PARAMS: readonly PostTextField[] = [
+  "title",
+  "selftext",
+  "query",
+  "link_flair_text",
+  "author_flair_text",
+];
 
 /**
  * The default sort is `desc` (newest first): upstream does not document it, and
@@ -90,17 +96,26 @@ function postFilters(renderer: Renderer, search: PostSearch): Filter[] {
   const filters: Filter[] = [];
   if (search.author !== undefined) {
     const author = index.authorByName.get(search.author.toLowerCase());
-    filters.push(author === undefined ? "none" : indexed(groupSlice(index.postsByAuthor, author), (p) => posts.author[p] === author));
+    filters.push(
+      author === undefined
+        ? "none"
+        : indexed(groupSlice(index.postsByAuthor, author), (p) => posts.author[p] === author),
+    );
   }
   if (search.subreddit !== undefined) {
     const sub = index.subByName.get(search.subreddit.toLowerCase());
-    filters.push(sub === undefined ? "none" : indexed(groupSlice(index.postsBySub, sub), (p) => posts.sub[p] === sub));
+    filters.push(
+      sub === undefined ? "none" : indexed(groupSlice(index.postsBySub, sub), (p) => posts.sub[p] === sub),
+    );
   }
   filters.push(...attributeFilters(renderer, search));
   return filters;
 }
 
-const indexed = (slice: Candidate["slice"], accept: (item: number) => boolean): Candidate => ({ slice, accept });
+const indexed = (slice: Candidate["slice"], accept: (item: number) => boolean): Candidate => ({
+  slice,
+  accept,
+});
 
 function attributeFilters(renderer: Renderer, search: PostSearch): Filter[] {
   const { posts } = renderer.ctx.corpus;

@@ -32,7 +32,13 @@ export interface TimeBounds {
  * Narrows a slice to after < created < before by binary search, and never past
  * `now`: items created later have not "arrived" yet.
  */
-export function narrow(slice: Slice, created: Int32Array, anchor: number, bounds: TimeBounds, now: number): Slice {
+export function narrow(
+  slice: Slice,
+  created: Int32Array,
+  anchor: number,
+  bounds: TimeBounds,
+  now: number,
+): Slice {
   const upper = Math.min(bounds.before ?? Number.POSITIVE_INFINITY, now + 1) - anchor;
   const lower = (bounds.after ?? Number.NEGATIVE_INFINITY) - anchor;
   const lo = firstAbove(slice, created, lower, true);
@@ -54,7 +60,12 @@ function firstAbove(slice: Slice, created: Int32Array, bound: number, strict: bo
 }
 
 /** Walks the slice in sort order and keeps up to `limit` accepted items. */
-export function collect(slice: Slice, sort: Sort, limit: number, accept: (item: number) => boolean): number[] {
+export function collect(
+  slice: Slice,
+  sort: Sort,
+  limit: number,
+  accept: (item: number) => boolean,
+): number[] {
   const out: number[] = [];
   const step = sort === "asc" ? 1 : -1;
   for (let k = sort === "asc" ? slice.lo : slice.hi - 1; k >= slice.lo && k < slice.hi; k += step) {

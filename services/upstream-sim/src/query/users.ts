@@ -42,7 +42,10 @@ export function searchUsers(corpus: Corpus, search: UserSearch): UserRecord[] {
   const direction = search.sort === "asc" ? 1 : -1;
   const byKarma = (a: UserRecord, b: UserRecord) =>
     a._meta.total_karma - b._meta.total_karma || -direction * compareNames(a.author, b.author);
-  const order = search.sortType === "author" ? (a: UserRecord, b: UserRecord) => compareNames(a.author, b.author) : byKarma;
+  const order =
+    search.sortType === "author"
+      ? (a: UserRecord, b: UserRecord) => compareNames(a.author, b.author)
+      : byKarma;
   return corpus.users
     .filter((user) => matches(user, search))
     .sort((a, b) => direction * order(a, b))

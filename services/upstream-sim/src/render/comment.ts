@@ -22,7 +22,8 @@ export function buildComment(ctx: RenderContext, c: number, state: number): Json
     ...authorFields(corpus, comments.author[c] as number),
     created_utc: created,
     created,
-    retrieved_on: created + 1 + Math.floor(itemFraction(corpus, TextTag.misc, comments.idNum[c] as number) * 60),
+    retrieved_on:
+      created + 1 + Math.floor(itemFraction(corpus, TextTag.misc, comments.idNum[c] as number) * 60),
     link_id: `t3_${postId}`,
     parent_id: parentId(ctx, c, postId),
     ...subredditFields(corpus, corpus.posts.sub[post] as number),
@@ -34,7 +35,10 @@ export function buildComment(ctx: RenderContext, c: number, state: number): Json
     locked: false,
     archived: isArchived(state),
     ...collapse(ctx, c, flags, state),
-    edited: !inBlackout(state) && flags & CommentFlag.edited ? created + editDelay(comments.idNum[c] as number) : false,
+    edited:
+      !inBlackout(state) && flags & CommentFlag.edited
+        ? created + editDelay(comments.idNum[c] as number)
+        : false,
     gilded: 0,
     total_awards_received: 0,
     replies: "",

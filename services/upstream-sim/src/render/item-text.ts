@@ -2,8 +2,9 @@
  * Per-item text, rebuilt from the item's id and the corpus seed: storing 300,000
  * comment bodies would cost far more memory than regenerating a page of them.
  */
-import { hashSeed, mulberry32 } from "../corpus/prng.ts";
+
 import type { Rng } from "../corpus/prng.ts";
+import { hashSeed, mulberry32 } from "../corpus/prng.ts";
 import { makeBody, makeSelftext, makeTitle, slugify } from "../corpus/text.ts";
 import type { Corpus } from "../corpus/types.ts";
 

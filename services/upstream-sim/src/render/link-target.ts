@@ -55,7 +55,11 @@ function externalTarget(rng: Rng, kind: number, slug: string, idNum: number): Om
       return link(`https://github.com/${token(rng, 8)}/${slug.slice(0, 20)}`, "github.com", "link");
     default: {
       const host = pick(rng, ARTICLE_HOSTS);
-      return link(`https://${host}/${2020 + Math.floor(rng() * 7)}/${slug}`, host.replace(/^www\./, ""), "link");
+      return link(
+        `https://${host}/${2020 + Math.floor(rng() * 7)}/${slug}`,
+        host.replace(/^www\./, ""),
+        "link",
+      );
     }
   }
 }

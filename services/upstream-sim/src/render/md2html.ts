@@ -5,10 +5,10 @@
  */
 const ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
-const escape = (text: string): string => text.replace(/[&<>"]/g, (ch) => ESCAPES[ch] ?? ch);
+const escapeHtml = (text: string): string => text.replace(/[&<>"]/g, (ch) => ESCAPES[ch] ?? ch);
 
 function inline(text: string): string {
-  return escape(text)
+  return escapeHtml(text)
     .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
     .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, '<a href="$2">$1</a>');
 }

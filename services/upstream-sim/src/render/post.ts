@@ -46,7 +46,9 @@ export function postUrl(ctx: RenderContext, i: number): string {
 
 export function linkFlairOf(ctx: RenderContext, i: number): string | null {
   const flair = ctx.corpus.posts.flair[i] as number;
-  return flair > 0 ? (ctx.corpus.subreddits[ctx.corpus.posts.sub[i] as number]?.flairs[flair - 1] ?? null) : null;
+  return flair > 0
+    ? (ctx.corpus.subreddits[ctx.corpus.posts.sub[i] as number]?.flairs[flair - 1] ?? null)
+    : null;
 }
 
 function selftext(ctx: RenderContext, i: number, flags: number): string {
@@ -58,7 +60,8 @@ function selftext(ctx: RenderContext, i: number, flags: number): string {
 function linkFields(ctx: RenderContext, i: number, permalink: string, flags: number): Json {
   const target = linkTarget(ctx.corpus, i, permalink, ctx.titles.slug(i));
   const isSelf = (flags & PostFlag.self) !== 0;
-  const thumbnail = flags & PostFlag.over18 ? "nsfw" : flags & PostFlag.spoiler ? "spoiler" : target.thumbnail;
+  const thumbnail =
+    flags & PostFlag.over18 ? "nsfw" : flags & PostFlag.spoiler ? "spoiler" : target.thumbnail;
   return {
     url: target.url,
     ...(isSelf ? {} : { url_overridden_by_dest: target.url }),

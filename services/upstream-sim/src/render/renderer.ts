@@ -1,5 +1,6 @@
 import type { Corpus } from "../corpus/types.ts";
 import { project } from "../query/fields.ts";
+import type { CachedItem } from "./bounded-cache.ts";
 import { BoundedCache } from "./bounded-cache.ts";
 import { buildComment } from "./comment.ts";
 import type { Json, RenderContext } from "./context.ts";
@@ -18,14 +19,15 @@ export interface OutputOptions {
 
 /**
  * Turns corpus items into the JSON the upstream would send at a given time.
- * Full items are cached as strings, keyed by their time state, because a page of
- * a busy subreddit is requested over and over in benchmarks.
+ * Built items and their JSON text are cached, keyed by their time state: a
+ * benchmark asks for the same pages over and over, and building an item (its
+ * text especially) costs far more than serving it.
  */
 export class Renderer {
   readonly ctx: RenderContext;
   readonly subreddits: readonly Json[];
-  readonly #posts = new BoundedCache(40_000);
-  readonly #comments = new BoundedCache(60_000);
+  readonly #posts = new BoundedCache(30_000);
+  readonly #comments = new BoundedCache(50_000);
 
   constructor(corpus: Corpus) {
     this.ctx = { corpus, titles: new TitleBook(corpus) };
@@ -43,38 +45,43 @@ export class Renderer {
     return itemState(anchor + (comments.created[c] as number), postCreated, now);
   }
 
-  post(i: number, now: number): Json {
-    return buildPost(this.ctx, i, this.postState(i, now));
+  /** The post as served now. Shared and frozen: copy it before changing it. */
+  post(i: number, now: number): Readonly<Json> {
+    return this.#post(i, now).item;
   }
 
-  comment(c: number, now: number): Json {
-    return buildComment(this.ctx, c, this.commentState(c, now));
+  comment(c: number, now: number): Readonly<Json> {
+    return this.#comment(c, now).item;
   }
 
   postJson(i: number, now: number, output: OutputOptions = {}): string {
-    if (output.fields || output.md2html) return shape(this.post(i, now), output, "selftext");
-    const state = this.postState(i, now);
-    return cached(this.#posts, i, state, () => buildPost(this.ctx, i, state));
+    return render(this.#post(i, now), output, "selftext");
   }
 
   commentJson(c: number, now: number, output: OutputOptions = {}): string {
-    if (output.fields || output.md2html) return shape(this.comment(c, now), output, "body");
+    return render(this.#comment(c, now), output, "body");
+  }
+
+  #post(i: number, now: number): CachedItem {
+    const state = this.postState(i, now);
+    return this.#posts.get(i, state, () => buildPost(this.ctx, i, state));
+  }
+
+  #comment(c: number, now: number): CachedItem {
     const state = this.commentState(c, now);
-    return cached(this.#comments, c, state, () => buildComment(this.ctx, c, state));
+    return this.#comments.get(c, state, () => buildComment(this.ctx, c, state));
   }
 }
 
-function cached(cache: BoundedCache, key: number, state: number, build: () => Json): string {
-  const hit = cache.get(key, state);
-  if (hit !== undefined) return hit;
-  const json = JSON.stringify(build());
-  cache.set(key, state, json);
-  return json;
+function render(cached: CachedItem, output: OutputOptions, textField: "selftext" | "body"): string {
+  if (output.fields || output.md2html) return shape(cached.item, output, textField);
+  cached.json ??= JSON.stringify(cached.item);
+  return cached.json;
 }
 
 /** md2html adds the HTML of the text field, unless a projection leaves that field out. */
-function shape(item: Json, output: OutputOptions, textField: "selftext" | "body"): string {
-  const shaped = output.fields ? project(item, output.fields) : item;
+function shape(item: Readonly<Json>, output: OutputOptions, textField: "selftext" | "body"): string {
+  const shaped = output.fields ? project(item, output.fields) : { ...item };
   if (output.md2html && textField in shaped) {
     shaped[`${textField}_html`] = markdownToHtml(String(item[textField] ?? ""));
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { sendData, sendError, sendJsonItems } from "../http/responses.ts";
+import { sendError, sendJsonItems } from "../http/responses.ts";
 import { planTree, readTreeRequest } from "../query/comment-tree.ts";
 import { SELECTABLE } from "../query/fields.ts";
 import { readIds } from "../query/ids.ts";
@@ -16,7 +16,10 @@ export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
     const rows = searchComments(deps.corpus, search, now);
-    sendJsonItems(reply, rows.map((c) => deps.renderer.commentJson(c, now, search.output)));
+    sendJsonItems(
+      reply,
+      rows.map((c) => deps.renderer.commentJson(c, now, search.output)),
+    );
   });
 
   app.get("/api/comments/ids", (request, reply) => {
@@ -26,7 +29,10 @@ export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void
     if (reader.error || ids === undefined) return void sendError(reply, 400, reader.error ?? "");
     const now = reader.nowSeconds;
     const found = ids.map((id) => findComment(deps.corpus, id, now)).filter((c) => c >= 0);
-    sendJsonItems(reply, found.map((c) => deps.renderer.commentJson(c, now, output)));
+    sendJsonItems(
+      reply,
+      found.map((c) => deps.renderer.commentJson(c, now, output)),
+    );
   });
 
   /** No `fields` here: the upstream's tree endpoint ignores projections (upstream.md §1.4). */
@@ -36,6 +42,7 @@ export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void
     if (reader.error || tree === undefined) return void sendError(reply, 400, reader.error ?? "");
     const now = reader.nowSeconds;
     const plan = planTree(deps.corpus, tree, now);
-    sendData(reply, plan === undefined ? [] : renderTree(deps.renderer, plan, tree, now));
+    const nodes = plan === undefined ? "[]" : renderTree(deps.renderer, plan, tree, now);
+    reply.type("application/json").send(`{"data":${nodes}}`);
   });
 }

@@ -11,9 +11,14 @@ export function registerCommunityRoutes(app: FastifyInstance, deps: SimDeps): vo
     const reader = readerFor(deps, request.query);
     const search = readSubredditSearch(reader);
     if (reader.error) return void sendError(reply, 400, reader.error);
-    const objects = searchSubreddits(deps.corpus, search).map((sub) => deps.renderer.subreddits[sub.index] ?? {});
+    const objects = searchSubreddits(deps.corpus, search).map(
+      (sub) => deps.renderer.subreddits[sub.index] ?? {},
+    );
     const shaped = search.fields ? objects.map((item) => project(item, search.fields ?? [])) : objects;
-    sendJsonItems(reply, shaped.map((item) => JSON.stringify(item)));
+    sendJsonItems(
+      reply,
+      shaped.map((item) => JSON.stringify(item)),
+    );
   });
 
   app.get("/api/subreddits/rules", (request, reply) => {

@@ -14,7 +14,10 @@ export function registerPostRoutes(app: FastifyInstance, deps: SimDeps): void {
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
     const rows = searchPosts(deps.renderer, search, now);
-    sendJsonItems(reply, rows.map((p) => deps.renderer.postJson(p, now, search.output)));
+    sendJsonItems(
+      reply,
+      rows.map((p) => deps.renderer.postJson(p, now, search.output)),
+    );
   });
 
   app.get("/api/posts/ids", (request, reply) => {
@@ -24,6 +27,9 @@ export function registerPostRoutes(app: FastifyInstance, deps: SimDeps): void {
     if (reader.error || ids === undefined) return void sendError(reply, 400, reader.error ?? "");
     const now = reader.nowSeconds;
     const found = ids.map((id) => findPost(deps.corpus, id, now)).filter((p) => p >= 0);
-    sendJsonItems(reply, found.map((p) => deps.renderer.postJson(p, now, output)));
+    sendJsonItems(
+      reply,
+      found.map((p) => deps.renderer.postJson(p, now, output)),
+    );
   });
 }

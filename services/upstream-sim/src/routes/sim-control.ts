@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { faultSpecSchema } from "../faults/fault-registry.ts";
 import type { ActiveFault } from "../faults/fault-registry.ts";
+import { faultSpecSchema } from "../faults/fault-registry.ts";
 import { sendError } from "../http/responses.ts";
 import type { SimDeps } from "./deps.ts";
 
@@ -10,7 +10,11 @@ export function registerSimControl(app: FastifyInstance, deps: SimDeps): void {
     const parsed = faultSpecSchema.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return void sendError(reply, 400, `Invalid fault: ${issue?.path.join(".") || "body"}: ${issue?.message}`);
+      return void sendError(
+        reply,
+        400,
+        `Invalid fault: ${issue?.path.join(".") || "body"}: ${issue?.message}`,
+      );
     }
     const fault = deps.faults.add(parsed.data);
     reply.code(201).send({ fault: describe(fault), faults: deps.faults.list().map(describe) });

@@ -23,8 +23,8 @@ export function registerTrafficHook(app: FastifyInstance, deps: SimDeps): void {
 
 function answerOrFault(deps: SimDeps, path: string, reply: FastifyReply, done: () => void): void {
   const hit = deps.faults.draw(path);
-  if (hit === undefined) return done();
-  sendFault(reply, hit, deps.clock(), deps.held);
+  if (hit === undefined) done();
+  else sendFault(reply, hit, deps.clock(), deps.held);
 }
 
 /** The path without its query string. */

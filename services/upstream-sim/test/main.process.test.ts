@@ -1,0 +1,71 @@
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const SERVICE = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs src/main.ts; `whenListening` runs once the start line is logged, then SIGTERM is sent. */
+function runMain(env: Record<string, string>, whenListening?: (url: string) => Promise<void>): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: SERVICE,
+      env: { ...process.env, LOG_LEVEL: "info", ...env },
+    });
+    const run: Run = { code: null, stdout: "", stderr: "" };
+    const killer = setTimeout(() => child.kill("SIGKILL"), 40_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      run.stdout += chunk;
+      const started = /"url":"(http[^"]+)"[^\n]*upstream simulator listening/.exec(run.stdout);
+      if (started && whenListening && !child.killed) {
+        const check = whenListening;
+        whenListening = undefined;
+        check(started[1]!).then(() => child.kill("SIGTERM"), reject);
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      run.stderr += chunk;
+    });
+    child.on("exit", (code) => {
+      clearTimeout(killer);
+      resolve({ ...run, code });
+    });
+  });
+}
+
+describe("the simulator process", () => {
+  it.each([
+    ["SIM_PORT", "eighty"],
+    ["SIM_SEED", "-4"],
+    ["SIM_LATENCY_MS", "soon"],
+    ["SIM_SCALE", "0"],
+    ["LOG_LEVEL", "loud"],
+  ])("exits at once naming %s when it is %j", async (name, value) => {
+    const run = await runMain({ [name]: value });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(name);
+  });
+
+  it("logs its corpus size and generation time, serves, and stops cleanly on SIGTERM", async () => {
+    let served: unknown;
+    const run = await runMain({ SIM_PORT: "0", SIM_SCALE: "0.05", SIM_SEED: "9" }, async (url) => {
+      served = await (await fetch(`${url}/api/posts/search?limit=1`)).json();
+    });
+    expect(run.code).toBe(0);
+    expect(served).toMatchObject({ data: [expect.objectContaining({ id: expect.any(String) })] });
+    const line = JSON.parse(run.stdout.split("\n").find((l) => l.includes("upstream simulator listening"))!);
+    expect(line).toMatchObject({
+      seed: 9,
+      posts: expect.any(Number),
+      comments: expect.any(Number),
+      generation_ms: expect.any(Number),
+    });
+    expect(run.stdout).toContain('"msg":"stopped"');
+  }, 60_000);
+});
