@@ -1,0 +1,77 @@
+/** The client against the running gateway (the whole stack in-process): every method, real errors. */
+import { waitFor } from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Stack, startStack } from "../../../test/support/stack.ts";
+import { createGatewayClient, type GatewayClient } from "../src/index.ts";
+
+let stack: Stack;
+let api: GatewayClient;
+
+beforeAll(async () => {
+  stack = await startStack();
+  const { key } = await stack.createKey({ credits: 100 });
+  api = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey: key });
+});
+afterAll(async () => {
+  await api?.close();
+  await stack?.stop();
+});
+
+function succeeded<T>(result: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
+  if (!result.ok) throw new Error(`expected success, got: ${result.error.message}`);
+  return result.value;
+}
+
+describe("the gateway client against the running gateway", () => {
+  it("calls every endpoint and gets each one's envelope, 1 credit per data call and 0 for the account", async () => {
+    const start = succeeded(await api.getAccount());
+    expect(start._service).toEqual({ credits_used: 0, credits_remaining: 100 });
+    const community = succeeded(await api.searchSubreddits({ q: "a" })).data[0]!;
+    const posts = succeeded(await api.listPosts({ subreddit: community.name, limit: 2 }));
+    expect(posts.data.length).toBeGreaterThan(0);
+    expect(posts._service.cursor).toBe(posts.data.at(-1)!.created_utc);
+    const post = posts.data[0]!;
+    succeeded(await api.listComments({ subreddit: community.name, limit: 2 }));
+    expect(succeeded(await api.getCommentTree({ post_id: `t3_${post.id}` }))._service).toMatchObject({
+      cursor: null,
+    });
+    expect(succeeded(await api.getSubredditRules({ name: community.name })).data.subreddit).toBeTruthy();
+    expect(succeeded(await api.getUserProfile({ name: post.author! })).data.user?.author).toBe(post.author);
+    const end = succeeded(await api.getAccount());
+    expect(end.data.credits_balance).toBe(100 - 6);
+    expect(end._service.credits_remaining).toBe(94);
+  });
+
+  it("returns the gateway's 400 message as a bad_request, charging nothing", async () => {
+    const before = succeeded(await api.getAccount()).data.credits_balance;
+    const result = await api.getCommentTree({ post_id: "not an id!" });
+    expect(!result.ok && result.error).toMatchObject({ kind: "bad_request", status: 400 });
+    if (!result.ok) expect(result.error.message).toContain("post_id");
+    expect(succeeded(await api.getAccount()).data.credits_balance).toBe(before);
+  });
+
+  it("keeps a hostile path name inside its segment: the gateway sees it and refuses it with 400", async () => {
+    const result = await api.getUserProfile({ name: "../account" });
+    expect(!result.ok && result.error).toMatchObject({ kind: "bad_request", status: 400 });
+  });
+
+  it("returns unauthorized for an unknown key and insufficient_credits for an empty one", async () => {
+    const unknown = await api.getAccount({ apiKey: `rdk_${"x".repeat(43)}` });
+    expect(!unknown.ok && unknown.error).toMatchObject({ kind: "unauthorized", status: 401 });
+    const { key: empty } = await stack.createKey({ credits: 0 });
+    const broke = await api.searchSubreddits({ q: "a" }, { apiKey: empty });
+    expect(!broke.ok && broke.error).toMatchObject({ kind: "insufficient_credits", status: 402 });
+  });
+
+  it("returns upstream_unavailable when the data source fails, and the credit comes back", async () => {
+    const before = succeeded(await api.getAccount()).data.credits_balance;
+    await stack.fault({ mode: "error", rate: 1 });
+    const result = await api.searchSubreddits({ q: "a" });
+    await stack.clearFaults();
+    expect(!result.ok && result.error).toMatchObject({ kind: "upstream_unavailable", status: 502 });
+    await waitFor(
+      async () => succeeded(await api.getAccount()).data.credits_balance === before,
+      "the refund",
+    );
+  });
+});
