@@ -135,6 +135,9 @@ export const AUTOSCALED = [
   "adapter-users",
 ] as const;
 
+/** Secrets the operator creates outside the manifests (deploy/README.md, "Secrets"). */
+export const EXTERNAL_SECRETS = ["rda-redis-auth"] as const;
+
 // biome-ignore lint/suspicious/noExplicitAny: a rendered container
 type Container = any;
 
@@ -166,8 +169,9 @@ function matches(selector: Record<string, string> | undefined, labels: Record<st
   return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 }
 
-function referenceProblems(deployment: K8sObject, names: Set<string>, where: string): Problem[] {
+function referenceProblems(deployment: K8sObject, rendered: Set<string>, where: string): Problem[] {
   const problems: Problem[] = [];
+  const names = new Set([...rendered, ...EXTERNAL_SECRETS.map((name) => `Secret/${name}`)]);
   for (const container of deployment.spec?.template?.spec?.containers ?? []) {
     for (const source of container.envFrom ?? []) {
       const ref = source.configMapRef ?? source.secretRef;
