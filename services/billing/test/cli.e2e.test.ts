@@ -19,8 +19,9 @@ interface Run {
 }
 
 /**
- * `pnpm admin ...` as an operator runs it (`-s` keeps pnpm's own banner off stdout). The error cases
- * run the same entry point with node directly, which skips pnpm's start-up on a busy machine.
+ * `pnpm admin ...` as an operator runs it (`-s` keeps pnpm's own banner off stdout). Later calls run
+ * the same entry point (the root script is `tsx services/billing/src/cli/main.ts`) with node directly,
+ * which skips pnpm's own start-up and keeps the suite fast on a busy machine.
  */
 function admin(namespace: string, ...args: string[]): Promise<Run> {
   return spawnCli("pnpm", ["-s", "admin", ...args], namespace);
@@ -60,31 +61,33 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       createKeyReplySchema,
     );
     expect(created.credits).toBe(7);
-    const shown = onlyJson(await admin(h.namespace, "keys", "show", created.id, "--json"), keyDetailsSchema);
+    const shown = onlyJson(
+      await adminDirect(h.namespace, "keys", "show", created.id, "--json"),
+      keyDetailsSchema,
+    );
     expect(shown).toMatchObject({ id: created.id, label: "ops", credits_balance: 7, revoked: false });
     expect(shown.rate_limit).toEqual({ qps: 3, burst: 10 });
-    const topUp = await admin(h.namespace, "keys", "topup", created.id, "--usd", "25", "--json");
+    const topUp = await adminDirect(h.namespace, "keys", "topup", created.id, "--usd", "25", "--json");
     const added = z.object({ credits_added: z.number(), credits_balance: z.number() });
     expect(onlyJson(topUp, added)).toEqual({ credits_added: 19_230, credits_balance: 19_237 });
-    const revoked = await admin(h.namespace, "keys", "revoke", created.id);
+    const revoked = await adminDirect(h.namespace, "keys", "revoke", created.id);
     expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${created.id}\n` });
-    const report = onlyJson(await admin(h.namespace, "ledger", "verify", "--json"), verifyLedgerReplySchema);
+    const report = onlyJson(
+      await adminDirect(h.namespace, "ledger", "verify", "--json"),
+      verifyLedgerReplySchema,
+    );
     expect(report).toMatchObject({ ok: true, keys_checked: 1, journal_entries: 2, mismatches: [] });
   });
 
-  it("exits 3 for an unknown key id, 2 for a bad or too small amount, 2 for a usage error", async () => {
-    const [unknown, malformed, belowMinimum, usage] = await Promise.all([
-      admin(h.namespace, "keys", "show", "key_0000000000000000", "--json"),
-      admin(h.namespace, "keys", "topup", "key_0000000000000000", "--usd", "12.345"),
-      admin(
-        h.namespace,
-        "keys",
-        "topup",
-        (await h.request(h.subjects.billing.createKey, {}, createKeyReplySchema)).id,
-        "--usd",
-        "4.99",
-      ),
-      admin(h.namespace, "keys", "create", "--credits", "lots"),
+  it("exits 3 for an unknown id, 2 for a bad or too small amount or bad usage, 4 when billing is not running", async () => {
+    const { id } = await h.request(h.subjects.billing.createKey, {}, createKeyReplySchema);
+    const [unknown, malformed, belowMinimum, usage, notRunning, help] = await Promise.all([
+      adminDirect(h.namespace, "keys", "show", "key_0000000000000000", "--json"),
+      adminDirect(h.namespace, "keys", "topup", "key_0000000000000000", "--usd", "12.345"),
+      adminDirect(h.namespace, "keys", "topup", id, "--usd", "4.99"),
+      adminDirect(h.namespace, "keys", "create", "--credits", "lots"),
+      adminDirect(testNamespace("nobilling"), "ledger", "verify", "--json"),
+      adminDirect(h.namespace, "--help"),
     ]);
     expect(unknown).toMatchObject({ code: 3, stdout: "" });
     expect(unknown.stderr).toContain("no key with id 'key_0000000000000000'");
@@ -94,17 +97,9 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(belowMinimum.stderr).toContain("the minimum top-up is 5.00 USD");
     expect(usage).toMatchObject({ code: 2 });
     expect(usage.stderr).toContain("--credits must be a whole number");
-  });
-
-  it("exits 4 with a hint to start the stack when billing is not running", async () => {
-    const run = await admin(testNamespace("nobilling"), "ledger", "verify", "--json");
-    expect(run).toMatchObject({ code: 4, stdout: "" });
-    expect(run.stderr).toContain("billing is not running; start the stack with pnpm start");
-  });
-
-  it("prints the usage with exit 0 for --help", async () => {
-    const run = await adminDirect(h.namespace, "--help");
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain("keys topup ID --usd AMOUNT");
+    expect(notRunning).toMatchObject({ code: 4, stdout: "" });
+    expect(notRunning.stderr).toContain("billing is not running; start the stack with pnpm start");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("keys topup ID --usd AMOUNT");
   });
 });
