@@ -19,12 +19,12 @@ interface Run {
 }
 
 /**
- * `pnpm admin ...` as an operator runs it (`-s` keeps pnpm's own banner off stdout). Later calls run
+ * `pnpm admin ...` exactly as an operator runs it (the repo's .npmrc keeps pnpm's banner off stdout). Later calls run
  * the same entry point (the root script is `tsx services/billing/src/cli/main.ts`) with node directly,
  * which skips pnpm's own start-up and keeps the suite fast on a busy machine.
  */
 function admin(namespace: string, ...args: string[]): Promise<Run> {
-  return spawnCli("pnpm", ["-s", "admin", ...args], namespace);
+  return spawnCli("pnpm", ["admin", ...args], namespace);
 }
 
 function adminDirect(namespace: string, ...args: string[]): Promise<Run> {
