@@ -1,5 +1,6 @@
+import type { Groups } from "../corpus/types.ts";
 import type { Slice } from "./slices.ts";
-import { sliceSize } from "./slices.ts";
+import { groupSlice, sliceSize } from "./slices.ts";
 
 /** An indexed filter: the items it allows, and the same test as a predicate. */
 export interface Candidate {
@@ -24,4 +25,20 @@ export function pickCandidate(filters: readonly Filter[], everything: Slice): Ca
   );
   const tests = filters.map((f) => (typeof f === "object" ? f.accept : (f as (item: number) => boolean)));
   return { slice: smallest, accept: (item) => tests.every((test) => test(item)) };
+}
+
+/** An indexed filter on one group (an author, a post...): its slice, and the same test as a predicate. */
+export function groupFilter(groups: Groups, key: number, keyOf: (item: number) => number): Candidate {
+  return { slice: groupSlice(groups, key), accept: (item) => keyOf(item) === key };
+}
+
+/** A group filter looked up by name (case-insensitive); "none" for an unknown name. */
+export function namedFilter(
+  names: ReadonlyMap<string, number>,
+  name: string,
+  groups: Groups,
+  keyOf: (item: number) => number,
+): Filter {
+  const key = names.get(name.toLowerCase());
+  return key === undefined ? "none" : groupFilter(groups, key, keyOf);
 }

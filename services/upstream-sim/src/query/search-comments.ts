@@ -3,14 +3,14 @@ import { Messages } from "../errors.ts";
 import { bodyOf } from "../render/item-text.ts";
 import type { OutputOptions } from "../render/renderer.ts";
 import type { Filter } from "./candidates.ts";
-import { pickCandidate } from "./candidates.ts";
+import { groupFilter, namedFilter, pickCandidate } from "./candidates.ts";
 import { SELECTABLE } from "./fields.ts";
 import type { KeywordMatcher } from "./keyword.ts";
 import { parseKeywords } from "./keyword.ts";
 import { findComment, findPost, parseId } from "./lookup.ts";
 import type { ParamReader } from "./params.ts";
-import type { Slice, Sort } from "./slices.ts";
-import { collect, groupSlice, narrow, SORTS, wholeSlice } from "./slices.ts";
+import type { Sort } from "./slices.ts";
+import { collect, narrow, SORTS, wholeSlice } from "./slices.ts";
 
 /** `parent_id`: "" (top level), a post (t3_, its top level) or a comment. */
 type ParentFilter = { kind: "top" } | { kind: "post" | "comment"; idNum: number };
@@ -91,59 +91,44 @@ export function searchComments(corpus: Corpus, search: CommentSearch, now: numbe
 function commentFilters(corpus: Corpus, search: CommentSearch, now: number): Filter[] {
   const { comments, index, posts } = corpus;
   const filters: Filter[] = [];
+  const authorOf = (c: number) => comments.author[c] as number;
+  const subOf = (c: number) => posts.sub[comments.post[c] as number] as number;
   if (search.author !== undefined) {
-    const author = index.authorByName.get(search.author.toLowerCase());
-    filters.push(
-      author === undefined
-        ? "none"
-        : indexed(index.commentsByAuthor, author, (c) => comments.author[c] === author),
-    );
+    filters.push(namedFilter(index.authorByName, search.author, index.commentsByAuthor, authorOf));
   }
   if (search.subreddit !== undefined) {
-    const sub = index.subByName.get(search.subreddit.toLowerCase());
-    const inSub = (c: number) => posts.sub[comments.post[c] as number] === sub;
-    filters.push(sub === undefined ? "none" : indexed(index.commentsBySub, sub, inSub));
+    filters.push(namedFilter(index.subByName, search.subreddit, index.commentsBySub, subOf));
   }
-  if (search.linkId !== undefined) {
-    const post = findPost(corpus, search.linkId, now);
-    filters.push(post < 0 ? "none" : indexed(index.commentsByPost, post, (c) => comments.post[c] === post));
-  }
+  if (search.linkId !== undefined) filters.push(linkFilter(corpus, search.linkId, now));
   if (search.parent !== undefined) filters.push(parentFilter(corpus, search.parent, now));
   if (search.body) filters.push(textFilter(search.body, (c) => bodyOf(corpus, c)));
-  if (search.authorFlair)
-    filters.push(
-      textFilter(search.authorFlair, (c) => corpus.authors[comments.author[c] as number]?.flair ?? ""),
-    );
+  if (search.authorFlair) {
+    filters.push(textFilter(search.authorFlair, (c) => corpus.authors[authorOf(c)]?.flair ?? ""));
+  }
   return filters;
 }
 
-function indexed(
-  groups: Corpus["index"]["postsBySub"],
-  key: number,
-  accept: (item: number) => boolean,
-): Filter {
-  const slice: Slice = groupSlice(groups, key);
-  return { slice, accept };
+function linkFilter(corpus: Corpus, linkId: number, now: number): Filter {
+  const post = findPost(corpus, linkId, now);
+  return post < 0
+    ? "none"
+    : groupFilter(corpus.index.commentsByPost, post, (c) => corpus.comments.post[c] as number);
 }
 
+/** `parent_id`: "" is every top-level comment; t3_ one post's top level; else a comment's replies. */
 function parentFilter(corpus: Corpus, parent: ParentFilter, now: number): Filter {
   const { comments, index } = corpus;
+  const parentOf = (c: number) => comments.parent[c] as number;
   if (parent.kind === "top") {
-    return { slice: wholeSlice(index.topLevelComments), accept: (c) => (comments.parent[c] as number) < 0 };
+    return { slice: wholeSlice(index.topLevelComments), accept: (c) => parentOf(c) < 0 };
   }
   if (parent.kind === "post") {
     const post = findPost(corpus, parent.idNum, now);
-    if (post < 0) return "none";
-    return indexed(
-      index.topLevelByPost,
-      post,
-      (c) => (comments.parent[c] as number) < 0 && comments.post[c] === post,
-    );
+    const topLevelOf = (c: number) => (parentOf(c) < 0 ? (comments.post[c] as number) : -1);
+    return post < 0 ? "none" : groupFilter(index.topLevelByPost, post, topLevelOf);
   }
   const comment = findComment(corpus, parent.idNum, now);
-  return comment < 0
-    ? "none"
-    : indexed(index.childrenByComment, comment, (c) => comments.parent[c] === comment);
+  return comment < 0 ? "none" : groupFilter(index.childrenByComment, comment, parentOf);
 }
 
 function textFilter(matcher: KeywordMatcher, text: (c: number) => string): Filter {

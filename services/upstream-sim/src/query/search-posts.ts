@@ -4,13 +4,13 @@ import { Messages } from "../errors.ts";
 import { selftextOf } from "../render/item-text.ts";
 import { linkFlairOf, postUrl } from "../render/post.ts";
 import type { OutputOptions, Renderer } from "../render/renderer.ts";
-import { type Candidate, type Filter, pickCandidate } from "./candidates.ts";
+import { type Filter, namedFilter, pickCandidate } from "./candidates.ts";
 import { SELECTABLE } from "./fields.ts";
 import type { KeywordMatcher } from "./keyword.ts";
 import { parseKeywords } from "./keyword.ts";
 import type { ParamReader } from "./params.ts";
 import type { Sort } from "./slices.ts";
-import { collect, groupSlice, narrow, SORTS, wholeSlice } from "./slices.ts";
+import { collect, narrow, SORTS, wholeSlice } from "./slices.ts";
 
 /** Parameters of /api/posts/search (upstream.md §1.2). */
 export interface PostSearch {
@@ -91,31 +91,21 @@ export function searchPosts(renderer: Renderer, search: PostSearch, now: number)
 }
 
 function postFilters(renderer: Renderer, search: PostSearch): Filter[] {
-  const { corpus } = renderer.ctx;
-  const { posts, index } = corpus;
+  const { posts, index } = renderer.ctx.corpus;
   const filters: Filter[] = [];
   if (search.author !== undefined) {
-    const author = index.authorByName.get(search.author.toLowerCase());
     filters.push(
-      author === undefined
-        ? "none"
-        : indexed(groupSlice(index.postsByAuthor, author), (p) => posts.author[p] === author),
+      namedFilter(index.authorByName, search.author, index.postsByAuthor, (p) => posts.author[p] as number),
     );
   }
   if (search.subreddit !== undefined) {
-    const sub = index.subByName.get(search.subreddit.toLowerCase());
     filters.push(
-      sub === undefined ? "none" : indexed(groupSlice(index.postsBySub, sub), (p) => posts.sub[p] === sub),
+      namedFilter(index.subByName, search.subreddit, index.postsBySub, (p) => posts.sub[p] as number),
     );
   }
   filters.push(...attributeFilters(renderer, search));
   return filters;
 }
-
-const indexed = (slice: Candidate["slice"], accept: (item: number) => boolean): Candidate => ({
-  slice,
-  accept,
-});
 
 function attributeFilters(renderer: Renderer, search: PostSearch): Filter[] {
   const { posts } = renderer.ctx.corpus;

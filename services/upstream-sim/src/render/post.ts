@@ -78,16 +78,21 @@ function counters(ctx: RenderContext, i: number, state: number): Json {
   const posts = ctx.corpus.posts;
   const fresh = inBlackout(state);
   const score = fresh ? 1 : (posts.score[i] as number);
-  const ratioDraw = itemFraction(ctx.corpus, TextTag.misc + 100, posts.idNum[i] as number);
+  const draw = itemFraction(ctx.corpus, TextTag.misc + 100, posts.idNum[i] as number);
   return {
     num_comments: fresh ? 0 : (posts.numComments[i] as number),
     score,
     ups: score,
     downs: 0,
-    upvote_ratio: fresh || ratioDraw < 0.5 ? 1 : Math.round((0.5 + ratioDraw * 0.98 - 0.49) * 100) / 100,
+    upvote_ratio: fresh ? 1 : upvoteRatio(draw),
     hide_score: fresh,
-    num_crossposts: fresh || ratioDraw < 0.9 ? 0 : Math.floor(ratioDraw * 10) - 8,
+    num_crossposts: !fresh && draw > 0.95 ? 1 : 0,
   };
+}
+
+/** upstream.md §3.1: most posts sit at exactly 1, the rest spread over 0.50–0.99. */
+function upvoteRatio(draw: number): number {
+  return draw < 0.5 ? 1 : Math.round(draw * 99) / 100;
 }
 
 function moderation(ctx: RenderContext, i: number, flags: number, state: number): Json {
