@@ -6,7 +6,12 @@ import { randomUUID } from "node:crypto";
 import { requestIdSchema } from "@rda/contracts";
 import type { GatewayClient } from "@rda/gateway-client";
 import type { Logger } from "@rda/service-kit";
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from "fastify";
 import { mcpRoute } from "./mcp-route.ts";
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
@@ -22,11 +27,21 @@ export interface McpAppDeps {
 export function buildMcpApp(deps: McpAppDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
+    // Probes would drown the log; one line per /mcp request is written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
     // A caller's x-request-id (validated) follows the call to the gateway for correlation.
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && requestIdSchema.safeParse(given).success ? given : randomUUID();
     },
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    // Refusals only (401, 405, 413, -32700): served MCP requests are hijacked and logged by mcp-route.
+    if (!request.url.startsWith("/mcp")) return;
+    request.log.info(
+      { method: request.method, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      "mcp request",
+    );
   });
   app.get("/livez", async () => ({ status: "ok" }));
   // Readiness does not probe the gateway: the gateway is what sends us traffic, and its own

@@ -58,6 +58,11 @@ async function serveMcp(request: FastifyRequest, reply: FastifyReply, options: M
   reply.raw.on("close", () => {
     void transport.close();
     void server.close();
+    // Hijacked replies skip fastify's onResponse hooks, so this request's log line is written here.
+    request.log.info(
+      { method: "POST", status: reply.raw.statusCode, ms: Math.round(reply.elapsedTime) },
+      "mcp request",
+    );
   });
   try {
     await server.connect(transport);

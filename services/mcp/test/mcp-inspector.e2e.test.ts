@@ -36,7 +36,8 @@ async function inspect(...method: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(stdout) as Record<string, unknown>;
 }
 
-describe("the MCP Inspector CLI against the gateway's /mcp", () => {
+// The Inspector is a separate Node process per call; on a busy CI machine one run can take seconds.
+describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 60_000 }, () => {
   it("is installed locally, pinned, not fetched at test time", () => {
     expect(existsSync(INSPECTOR)).toBe(true);
   });

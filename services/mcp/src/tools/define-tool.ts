@@ -58,8 +58,10 @@ export function registerTool(
         destructiveHint: false,
       },
     },
-    async (args: Record<string, unknown>) => {
-      const result = await client.call(tool.operation, args as OperationInput<OperationName>, caller);
+    async (args: Record<string, unknown>, extra) => {
+      // The request's signal fires when the agent cancels or disconnects: stop waiting for the API.
+      const options = { ...caller, signal: extra.signal };
+      const result = await client.call(tool.operation, args as OperationInput<OperationName>, options);
       return result.ok ? successResult(result.value, args) : errorResult(result.error);
     },
   );
