@@ -29,6 +29,11 @@ export interface BillingSettings {
   readonly defaultRateLimit: { readonly qps: number; readonly burst: number };
   /** How long the hot path waits for Redis before answering "failure"; default 2 s. */
   readonly storeTimeoutMs?: number;
+  /**
+   * Copies of the refund stream in a NATS cluster (REFUND_STREAM_REPLICAS, default 1). Set 3 on a
+   * three-node cluster so pending refunds survive the loss of a node.
+   */
+  readonly refundStreamReplicas?: number;
 }
 
 export interface BillingDeps {
@@ -52,7 +57,7 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   const context: LedgerContext = { redis: deps.redis, keys: deps.keys, now: deps.now ?? Date.now };
   await preloadScripts(deps.redis, logger);
   const jsm = await jetstreamManager(nats);
-  await ensureRefundStream(jsm, subjects);
+  await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas ?? 1);
   await ensureRefundConsumer(jsm, subjects);
   const endpoints = billingEndpoints({
     nats,

@@ -2,6 +2,7 @@
  * The billing process: reads the environment once, connects to NATS and Redis, starts billing and its
  * health server, and shuts down in order (stop serving → finish in-flight → drain NATS → quit Redis).
  */
+
 import { buildSubjects } from "@rda/contracts";
 import {
   connectNats,
@@ -16,6 +17,7 @@ import {
   runMain,
   startHealthServer,
 } from "@rda/service-kit";
+import { z } from "zod";
 import { startBilling } from "./index.ts";
 
 const configShape = {
@@ -25,6 +27,10 @@ const configShape = {
   FREE_CREDITS: env.nonNegativeInt(333),
   RATE_LIMIT_QPS: env.positiveInt(2),
   RATE_LIMIT_BURST: env.positiveInt(10),
+  REFUND_STREAM_REPLICAS: z.coerce
+    .number({ error: "must be 1, 3 or 5" })
+    .refine((n) => [1, 3, 5].includes(n), { error: "must be 1, 3 or 5" })
+    .default(1),
   HEALTH_PORT: env.port(9101),
   HEALTH_HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
@@ -45,6 +51,7 @@ runMain("billing", async () => {
     settings: {
       freeCredits: config.FREE_CREDITS,
       defaultRateLimit: { qps: config.RATE_LIMIT_QPS, burst: config.RATE_LIMIT_BURST },
+      refundStreamReplicas: config.REFUND_STREAM_REPLICAS,
     },
   });
   const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {

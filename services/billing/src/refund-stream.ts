@@ -26,11 +26,16 @@ export const REFUND_STREAM = {
 
 const nanos = (ms: number) => ms * 1_000_000;
 
-export async function ensureRefundStream(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
+export async function ensureRefundStream(
+  jsm: JetStreamManager,
+  subjects: Subjects,
+  replicas: number,
+): Promise<void> {
   const settings = {
     subjects: [subjects.billing.refunds],
     max_age: nanos(REFUND_STREAM.maxAgeMs),
     duplicate_window: nanos(REFUND_STREAM.duplicateWindowMs),
+    num_replicas: replicas,
   };
   try {
     await jsm.streams.add({
