@@ -46,9 +46,9 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
   registerSimControl(app, deps);
   app.setNotFoundHandler((_request, reply) => void sendError(reply, 404, Messages.notFound));
   app.setErrorHandler((error, _request, reply) => {
-    app.log.error({ err: error }, "request failed");
     const status = (error as { statusCode?: number }).statusCode ?? 500;
     const clientError = status >= 400 && status < 500;
+    if (!clientError) app.log.error({ err: error }, "request failed");
     const message = clientError && error instanceof Error ? error.message : Messages.serverError;
     sendError(reply, clientError ? status : 500, message);
   });

@@ -43,8 +43,11 @@ describe("GET /api/comments/tree", () => {
     expect(await tree("link_id=zzzzzzz")).toEqual([]);
   });
 
-  it("gives the same tree for link_id with or without t3_", async () => {
-    expect(await tree(`link_id=t3_${small.id}`)).toEqual(await tree(`link_id=${small.id}`));
+  it("gives the same tree for link_id with or without t3_, and for an empty or post parent_id", async () => {
+    const plain = await tree(`link_id=${small.id}`);
+    expect(await tree(`link_id=t3_${small.id}`)).toEqual(plain);
+    expect(await tree(`link_id=${small.id}&parent_id=`)).toEqual(plain);
+    expect(await tree(`link_id=${small.id}&parent_id=t3_${small.id}`)).toEqual(plain);
   });
 
   it("returns the whole thread, without stubs, when it fits in limit", async () => {

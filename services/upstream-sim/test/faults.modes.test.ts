@@ -191,6 +191,16 @@ describe("GET /__sim/stats", () => {
     const reset = await fetchAnswer(`${sim.url}/__sim/stats`, { method: "DELETE" });
     expect(reset.body).toEqual({ requests: {}, total: 0, faults_injected: 0 });
   });
+
+  it("stops adding paths after 200 distinct ones, counting the rest under (other)", async () => {
+    await fetch(`${sim.url}/__sim/stats`, { method: "DELETE" });
+    await Promise.all(Array.from({ length: 230 }, (_, i) => sim.get(`/probe/${i}`)));
+    const stats = await fetchAnswer(`${sim.url}/__sim/stats`);
+    const requests = stats.body.requests as Record<string, number>;
+    expect(Object.keys(requests)).toHaveLength(201);
+    expect(requests["(other)"]).toBe(30);
+    expect(stats.body.total).toBe(230);
+  });
 });
 
 describe("every upstream answer", () => {

@@ -20,7 +20,8 @@ export function readTreeRequest(reader: ParamReader): TreeRequest | undefined {
   if (linkText === undefined) return reader.fail(Messages.missingParam("link_id"));
   const linkId = parseId(linkText, "t3");
   if (linkId === undefined) return reader.fail(Messages.invalidParam("link_id", "must be a base36 post id"));
-  const parentText = reader.word("parent_id");
+  // A post fullname as parent (t3_...) reads as the whole thread, like an unset parent_id.
+  const parentText = reader.word("parent_id")?.replace(/^t3_\w*$/i, "") || undefined;
   const parentId = parentText === undefined ? undefined : parseId(parentText, "t1");
   if (parentText !== undefined && parentId === undefined) {
     return reader.fail(Messages.invalidParam("parent_id", "must be a base36 comment id"));

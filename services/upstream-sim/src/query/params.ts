@@ -6,6 +6,7 @@ export type Query = Readonly<Record<string, unknown>>;
 const TRUE = new Set(["true", "1", "yes", "y"]);
 const FALSE = new Set(["false", "0", "no", "n"]);
 const INTEGER = /^-?\d+$/;
+const NAME_PREFIX = { u: /^\/?u\//i, r: /^\/?r\//i } as const;
 
 /**
  * Reads query parameters the upstream's way. The first problem found is kept as
@@ -47,7 +48,7 @@ export class ParamReader {
 
   /** An author or subreddit name; a `u/` or `r/` prefix is ignored (upstream.md §1.2). */
   name(name: string, prefix: "u" | "r"): string | undefined {
-    const value = this.word(name)?.replace(new RegExp(`^/?${prefix}/`, "i"), "");
+    const value = this.word(name)?.replace(NAME_PREFIX[prefix], "");
     return value ? value : undefined;
   }
 
