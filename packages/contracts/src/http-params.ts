@@ -15,7 +15,9 @@ export function parseHttpParams<T>(
   path: RawValues = {},
 ): ParamsResult<T> {
   const merged: Record<string, unknown> = {};
+  const ignored = ignoredParams(operation, query);
   for (const [name, value] of Object.entries(query)) {
+    if (ignored.has(name)) continue;
     if (Array.isArray(value)) return { ok: false, message: `parameter '${name}' must be given once` };
     if (value === undefined) continue;
     merged[name] = operation.integerParams.includes(name) ? integerOrText(value) : value;
@@ -24,6 +26,11 @@ export function parseHttpParams<T>(
   const parsed = operation.params.safeParse(merged);
   if (parsed.success) return { ok: true, params: parsed.data as T };
   return { ok: false, message: describeIssue(parsed.error) };
+}
+
+function ignoredParams(operation: OperationContract, query: RawValues): ReadonlySet<string> {
+  const batch = operation.batchMode;
+  return batch !== undefined && query[batch.trigger] !== undefined ? new Set(batch.ignores) : new Set();
 }
 
 /** Keeps non-numeric text as text so the schema answers "must be an integer" instead of NaN noise. */

@@ -42,7 +42,15 @@ export interface OperationContract {
   readonly adapter: AdapterOperation | null;
   readonly credits: 0 | 1;
   readonly mcpTool: string;
+  /** Batch mode: when `trigger` is given, these parameters are ignored, so not validated either. */
+  readonly batchMode?: { readonly trigger: string; readonly ignores: readonly string[] };
 }
+
+/** Spec §4 listPosts rule 3: in batch mode these listing parameters are ignored. */
+const IDS_BATCH_MODE = {
+  trigger: "ids",
+  ignores: ["subreddit", "author", "after", "before", "sort", "q"],
+} as const;
 
 export const OPERATIONS = {
   listPosts: {
@@ -59,6 +67,7 @@ export const OPERATIONS = {
     adapter: "listPosts",
     credits: 1,
     mcpTool: "search_posts",
+    batchMode: IDS_BATCH_MODE,
   },
   listComments: {
     operationId: "listComments",
@@ -74,6 +83,7 @@ export const OPERATIONS = {
     adapter: "listComments",
     credits: 1,
     mcpTool: "search_comments",
+    batchMode: IDS_BATCH_MODE,
   },
   getCommentTree: {
     operationId: "getCommentTree",

@@ -99,11 +99,14 @@ function listingParams(kind: ItemKind) {
       ids: idList(kind)
         .optional()
         .meta({
-          description: `Comma-separated ${kind} ids (batch mode); only the first ${MAX_IDS_PER_BATCH} are used. One invalid id fails the whole call with 400.`,
+          description: `Comma-separated ${kind} ids (batch mode); only the first ${MAX_IDS_PER_BATCH} are used. One invalid id fails the whole call with 400. In batch mode subreddit, author, after, before, sort and q are ignored.`,
         }),
       after: timeBound.optional(),
       before: timeBound.optional(),
-      limit: integerBetween(1, 100, 25).meta({ description: "Page size, 1 to 100." }),
+      limit: integerBetween(1, 100, 25).meta({
+        description:
+          "Page size, 1 to 100. Rows sharing the last row's created_utc second are never split across pages (the bounds are exclusive): a full page ends before that second, or, when every row shares one second, holds that whole second, which can exceed limit.",
+      }),
       sort: z
         .enum(["asc", "desc"], { error: "must be asc or desc" })
         .default("desc")

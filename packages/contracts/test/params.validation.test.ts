@@ -79,6 +79,17 @@ describe("listPosts parameters", () => {
     expect(parseComments({ ids: "t1_def,ghi" })).toMatchObject({ ok: true, params: { ids: "def,ghi" } });
   });
 
+  it("ignores, and so does not validate, the listing parameters in batch mode (spec §4 rule 3)", () => {
+    expect(
+      parsePosts({ ids: "abc", subreddit: "x", sort: "sideways", q: "", after: "soon", limit: "3" }),
+    ).toEqual({
+      ok: true,
+      params: { ids: "abc", limit: 3, sort: "desc" },
+    });
+    expect(parsePosts({ ids: "abc", limit: "0" })).toMatchObject({ ok: false, message: /'limit'/ });
+    expect(parsePosts({ subreddit: "x" })).toMatchObject({ ok: false, message: /'subreddit'/ });
+  });
+
   it("accepts fields the objects have, including ones the upstream cannot project, and refuses typos", () => {
     expect(parsePosts({ subreddit: "abc", fields: "id, title,permalink,id" })).toMatchObject({
       ok: true,
