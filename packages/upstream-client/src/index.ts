@@ -8,6 +8,7 @@ export {
   unavailableReply,
 } from "./adapter-reply.ts";
 export { createUpstreamClient } from "./client.ts";
+export { type AdapterWork, type OperationWork, startAdapter } from "./start-adapter.ts";
 export type {
   AttemptCounts,
   UpstreamBody,
