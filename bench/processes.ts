@@ -1,20 +1,10 @@
 /** Child processes for the bench: each service's own main.ts, so each gets its own event loop. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+export { freePort } from "@rda/service-kit/testing";
 
 export function startProcess(script: string, env: Record<string, string>, cwd = ROOT): ChildProcess {
   const child = spawn(process.execPath, ["--import", "tsx", script], {

@@ -5,9 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { testNamespace, waitFor } from "@rda/service-kit/testing";
+import { freePort, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, ROOT, runAdmin } from "./support.ts";
+import { ROOT, runAdmin } from "./support.ts";
 
 const READY_LINE = /API ready at (http:\/\/\S+)/;
 

@@ -1,21 +1,8 @@
 import { spawn, spawnSync } from "node:child_process";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-/** A port that was free a moment ago: the OS picks it, we release it for the child to bind. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 /** Runs `pnpm admin ...` as an operator would, returning exit code and output. */
 export function runAdmin(args: string[], env: NodeJS.ProcessEnv) {

@@ -4,6 +4,7 @@
  * parallel without seeing each other's subjects or keys, and never touch a running stack's data.
  */
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Redis } from "ioredis";
@@ -76,4 +77,16 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A port that was free a moment ago: the OS picks it and we release it for a child process to bind. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
 }
