@@ -100,7 +100,7 @@ describe("revocation", () => {
     });
     expect(mcpBefore.status).not.toBe(401);
     await stack.revokeKey(victim.id);
-    const revokedAt = Date.now();
+    // The gateway's key cache learns of it from the revocation event; one second is the promise.
     await waitFor(
       async () =>
         (await fetch(`${stack.gatewayUrl}/mcp`, { method: "DELETE", headers: withKey(victim.key) }))
@@ -109,7 +109,7 @@ describe("revocation", () => {
       1_000,
     );
     expect((await getJson(`${stack.gatewayUrl}/v1/account`, withKey(victim.key))).status).toBe(401);
+    // Data and account requests are refused by billing itself (the debit checks the revoked flag).
     expect((await getJson(`${stack.gatewayUrl}/v1/users/someone`, withKey(victim.key))).status).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThan(1_000);
   });
 });
