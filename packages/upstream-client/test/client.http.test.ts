@@ -96,7 +96,8 @@ describe("upstream client over HTTP", () => {
     await client.close();
     expect(result).toMatchObject({ outcome: "unavailable" });
     expect(result.retries).toBeGreaterThanOrEqual(1);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Without the deadline this would never return; the bound is generous for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("classifies a refused connection as unavailable after the retries", async () => {

@@ -32,14 +32,12 @@ describe("gateway security", () => {
     expect((await fetch(`${h.url}/v1/account`, { headers: authHeaders(key) })).status).toBe(200);
     // Revoke only through the event: the account endpoint's balance reply would also catch it.
     key.revoked = true;
-    const revokedAt = Date.now();
     h.revoke(key);
     await waitFor(
       async () => (await fetch(`${h.url}/mcp`, { method: "POST", headers: authHeaders(key) })).status === 401,
       "the /mcp gate to refuse the revoked key",
       1_000,
     );
-    expect(Date.now() - revokedAt).toBeLessThan(1_000);
   });
 
   it("refuses /mcp without a valid key before reaching the MCP service", async () => {

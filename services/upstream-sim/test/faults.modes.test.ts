@@ -119,7 +119,8 @@ describe("fault modes", () => {
     expect(early).toBe("silent");
     const started = Date.now();
     await own.close();
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Closing must not wait for the held request (that would be forever); the bound is generous.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await pending).toBe("connection closed");
   });
 
@@ -219,14 +220,15 @@ describe("every upstream answer", () => {
   });
 
   it("waits latencyMs before answering /api, but not /__sim", async () => {
-    const slow = await startTestSim({ latencyMs: 250 });
+    // A wide gap between the latency and the bound keeps this true on a loaded machine.
+    const slow = await startTestSim({ latencyMs: 2_000 });
     try {
       let started = Date.now();
       await slow.get(API);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(240);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_990);
       started = Date.now();
       await slow.get("/__sim/stats");
-      expect(Date.now() - started).toBeLessThan(200);
+      expect(Date.now() - started).toBeLessThan(1_500);
     } finally {
       await slow.close();
     }
