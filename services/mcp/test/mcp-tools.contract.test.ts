@@ -1,28 +1,21 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { OPERATIONS } from "@rda/contracts";
-import { type FakeGateway, startFakeGateway } from "@rda/gateway-client/testing";
-import { silentLogger } from "@rda/service-kit/testing";
+import type { FakeGateway } from "@rda/gateway-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHandle, startMcp } from "../src/index.ts";
-import { connectMcpClient, firstText } from "./support/mcp-client.ts";
+import { type AgentOverFakeGateway, firstText, startAgentOverFakeGateway } from "./support/mcp-client.ts";
 
 const KEY = `rdk_${"d".repeat(43)}`;
 
 describe("the tools' contract", () => {
+  let fixture: AgentOverFakeGateway;
   let gateway: FakeGateway;
-  let mcp: McpHandle;
   let agent: Client;
 
   beforeAll(async () => {
-    gateway = await startFakeGateway({ [KEY]: 100 });
-    mcp = await startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: gateway.url, logger: silentLogger() });
-    agent = await connectMcpClient(`${mcp.url}/mcp`, KEY);
+    fixture = await startAgentOverFakeGateway({ [KEY]: 100 }, KEY);
+    ({ gateway, agent } = fixture);
   });
-  afterAll(async () => {
-    await agent.close();
-    await mcp.stop();
-    await gateway.close();
-  });
+  afterAll(async () => fixture.close());
 
   it("lists exactly the seven tools of the spec, each named in OPERATIONS, read-only, with both schemas", async () => {
     const { tools } = await agent.listTools();

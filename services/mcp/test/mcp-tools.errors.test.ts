@@ -1,28 +1,29 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type FakeGateway, startFakeGateway } from "@rda/gateway-client/testing";
+import type { FakeGateway } from "@rda/gateway-client/testing";
 import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHandle, startMcp } from "../src/index.ts";
-import { connectMcpClient, firstText } from "./support/mcp-client.ts";
+import {
+  type AgentOverFakeGateway,
+  connectMcpClient,
+  firstText,
+  startAgentOverFakeGateway,
+} from "./support/mcp-client.ts";
 
 const KEY = `rdk_${"b".repeat(43)}`;
 const EMPTY_KEY = `rdk_${"c".repeat(43)}`;
 
 describe("tool errors come back as isError results an agent can act on", () => {
+  let fixture: AgentOverFakeGateway;
   let gateway: FakeGateway;
   let mcp: McpHandle;
   let agent: Client;
 
   beforeAll(async () => {
-    gateway = await startFakeGateway({ [KEY]: 100, [EMPTY_KEY]: 0 });
-    mcp = await startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: gateway.url, logger: silentLogger() });
-    agent = await connectMcpClient(`${mcp.url}/mcp`, KEY);
+    fixture = await startAgentOverFakeGateway({ [KEY]: 100, [EMPTY_KEY]: 0 }, KEY);
+    ({ gateway, mcp, agent } = fixture);
   });
-  afterAll(async () => {
-    await agent.close();
-    await mcp.stop();
-    await gateway.close();
-  });
+  afterAll(async () => fixture.close());
 
   it("says how long to wait when the key is rate limited (429 with Retry-After)", async () => {
     gateway.failNext({ status: 429, error: "rate limit exceeded", headers: { "retry-after": "7" } });

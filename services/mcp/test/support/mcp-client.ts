@@ -1,6 +1,9 @@
 /** The SDK's own MCP client over real HTTP, authenticated like an agent would be. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type FakeGateway, startFakeGateway } from "@rda/gateway-client/testing";
+import { silentLogger } from "@rda/service-kit/testing";
+import { type McpHandle, startMcp } from "../../src/index.ts";
 
 export async function connectMcpClient(endpoint: string, apiKey: string): Promise<Client> {
   const client = new Client({ name: "rda-test-agent", version: "1.0.0" });
@@ -15,4 +18,31 @@ export async function connectMcpClient(endpoint: string, apiKey: string): Promis
 export function firstText(result: unknown): string {
   const blocks = ((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[];
   return blocks.find((block) => block.type === "text")?.text ?? "";
+}
+
+export interface AgentOverFakeGateway {
+  readonly gateway: FakeGateway;
+  readonly mcp: McpHandle;
+  readonly agent: Client;
+  close(): Promise<void>;
+}
+
+/** An MCP service in front of a fake gateway holding `balances`, and an agent connected with `apiKey`. */
+export async function startAgentOverFakeGateway(
+  balances: Record<string, number>,
+  apiKey: string,
+): Promise<AgentOverFakeGateway> {
+  const gateway = await startFakeGateway(balances);
+  const mcp = await startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: gateway.url, logger: silentLogger() });
+  const agent = await connectMcpClient(`${mcp.url}/mcp`, apiKey);
+  return {
+    gateway,
+    mcp,
+    agent,
+    async close() {
+      await agent.close();
+      await mcp.stop();
+      await gateway.close();
+    },
+  };
 }
