@@ -2,6 +2,7 @@ import { validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { API_VERSION, buildOpenApiDocument, OPERATIONS } from "../src/index.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: the test walks an arbitrary JSON document by path.
 type Json = Record<string, any>;
 
 describe("OpenAPI document", () => {
