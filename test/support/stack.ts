@@ -18,7 +18,6 @@ import {
   type Redis,
   type RedisKeys,
   redisKeys,
-  requestJson,
 } from "@rda/service-kit";
 import {
   connectTestNats,
@@ -31,7 +30,7 @@ import { startAdapterCommunities } from "../../services/adapter-communities/src/
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
-import { startBilling } from "../../services/billing/src/index.ts";
+import { askBilling, startBilling } from "../../services/billing/src/index.ts";
 import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
@@ -134,24 +133,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     nats,
     async createKey({ credits = 100, qps = 100, burst = 100 } = {}) {
       const request = { credits, rate_limit: { qps, burst }, label: "e2e" };
-      const reply = await requestJson(
-        nats,
-        subjects.billing.createKey,
-        request,
-        createKeyReplySchema,
-        BILLING_TIMEOUT_MS,
-      );
+      const subject = subjects.billing.createKey;
+      const reply = await askBilling(nats, subject, request, createKeyReplySchema, BILLING_TIMEOUT_MS);
       if (!reply.ok) throw new Error(`cannot create a key: ${reply.message}`);
       return reply.value;
     },
     async revokeKey(id) {
-      const reply = await requestJson(
-        nats,
-        subjects.billing.revokeKey,
-        { id },
-        revokeKeyReplySchema,
-        BILLING_TIMEOUT_MS,
-      );
+      const subject = subjects.billing.revokeKey;
+      const reply = await askBilling(nats, subject, { id }, revokeKeyReplySchema, BILLING_TIMEOUT_MS);
       if (!reply.ok || reply.value.outcome === "not_found") throw new Error(`cannot revoke ${id}`);
     },
     async startGateway(overrides = {}) {

@@ -18,6 +18,7 @@ import { startRefundConsumer } from "./refund-consumer.ts";
 import { ensureRefundConsumer, ensureRefundStream } from "./refund-stream.ts";
 
 export { publishRefund } from "@rda/service-kit";
+export { askBilling, type BillingAnswer } from "./cli/billing-client.ts";
 export { creditsForCents, MINIMUM_TOP_UP_CENTS, parseUsdToCents } from "./pricing.ts";
 export { REFUND_STREAM } from "./refund-stream.ts";
 export { hashSecret } from "./secrets.ts";

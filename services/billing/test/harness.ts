@@ -3,7 +3,7 @@
  * tests typed requests, a raw Redis client for inspection, and a cleanup that removes the test's
  * stream and keys.
  */
-import { billingFailureSchema, buildSubjects, type Subjects } from "@rda/contracts";
+import { buildSubjects, type Subjects } from "@rda/contracts";
 import {
   jetstreamManager,
   type Logger,
@@ -12,7 +12,6 @@ import {
   type Redis,
   type RedisKeys,
   redisKeys,
-  requestJson,
 } from "@rda/service-kit";
 import {
   capturingLogger,
@@ -22,8 +21,8 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
-import { z } from "zod";
-import { type Billing, type BillingSettings, startBilling } from "../src/index.ts";
+import type { z } from "zod";
+import { askBilling, type Billing, type BillingSettings, startBilling } from "../src/index.ts";
 
 export const TEST_SETTINGS: BillingSettings = { freeCredits: 333, defaultRateLimit: { qps: 2, burst: 10 } };
 
@@ -89,7 +88,7 @@ export async function startHarness(label: string, settings = TEST_SETTINGS): Pro
   return harness;
 }
 
-/** A NATS request whose reply must match `schema`; a transport problem or a billing failure throws. */
+/** A billing request whose reply must match `schema`; a transport problem or a billing failure throws. */
 async function request<T>(
   nats: NatsConnection,
   subject: string,
@@ -97,17 +96,9 @@ async function request<T>(
   schema: z.ZodType<T>,
   timeoutMs: number,
 ): Promise<T> {
-  const outcome = await requestJson(
-    nats,
-    subject,
-    payload,
-    z.union([schema, billingFailureSchema]),
-    timeoutMs,
-  );
-  if (!outcome.ok) throw new Error(outcome.message);
-  const failure = billingFailureSchema.safeParse(outcome.value);
-  if (failure.success) throw new Error(`billing failure: ${failure.data.message}`);
-  return outcome.value as T;
+  const answer = await askBilling(nats, subject, payload, schema, timeoutMs);
+  if (!answer.ok) throw new Error(answer.message);
+  return answer.value;
 }
 
 /** How many entries of each type a key's journal holds. */
