@@ -38,7 +38,7 @@ const RELATIVE_FORM = /^(\d{1,6})\s*([a-z]+)$/;
 const EPOCH_SECONDS = /^\d{1,11}$/;
 
 /** The oldest and newest instants accepted, so a typo (an epoch in ms, year 9999) fails loudly. */
-export const EARLIEST_EPOCH_SECONDS = 1_104_537_600; // 2005-01-01, before the site's first post
+const EARLIEST_EPOCH_SECONDS = 1_104_537_600; // 2005-01-01, before the site's first post
 const LATEST_EPOCH_SECONDS = 4_102_444_800; // 2100-01-01
 
 export const TIME_BOUND_HINT =
