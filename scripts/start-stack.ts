@@ -1,56 +1,90 @@
 /**
  * `pnpm start`: the whole local stack in the foreground. Each service runs as its own Node process
- * with its log lines prefixed by its name; the upstream simulator runs unless UPSTREAM_URL is set.
- * Ready when the gateway's /readyz answers 200; Ctrl-C stops every service cleanly.
+ * with its log lines prefixed by its name (pretty-printed in a terminal, JSON when piped: see
+ * stack-logs.ts); the upstream simulator runs unless UPSTREAM_URL is set, a local capture inbox
+ * (MailDev) for the portal's mail unless SMTP_URL is set, and the payments simulator, with a local
+ * test key and signing secret given to it and to the portal, unless STRIPE_SECRET_KEY is set. Ready when the gateway's and the portal's
+ * /readyz answer 200; Ctrl-C stops every service cleanly, and if this supervisor dies any other way
+ * its services stop too (exit-with-supervisor.ts).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureLocalServers } from "./local-servers.ts";
+import { chooseLogFormat, type LogFormat, lineFormatter } from "./stack-logs.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Start order: what others depend on first; the gateway last, since its readiness means "up". */
 const SERVICE_ORDER = [
   "upstream-sim",
+  "payments-sim",
   "billing",
   "adapter-posts",
   "adapter-tree",
   "adapter-communities",
   "adapter-users",
   "mcp",
+  "portal",
   "gateway",
 ] as const;
-const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95];
+const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95, 91, 92];
 const STOP_GRACE_MS = 15_000;
+const EXIT_WITH_SUPERVISOR = join(ROOT, "scripts", "exit-with-supervisor.ts");
 
 const running = new Map<string, ChildProcess>();
 let stopping = false;
 
 async function main(): Promise<void> {
+  const format = chooseLogFormat(process.env.LOG_FORMAT, process.stdout.isTTY === true);
+  if (format === undefined)
+    throw new Error(`LOG_FORMAT must be pretty or json, got '${process.env.LOG_FORMAT}'`);
   const env = stackEnvironment();
   await ensureLocalServers(env.REDIS_URL!, env.NATS_URL!, (line) => console.log(`[stack] ${line}`));
   const services = SERVICE_ORDER.filter((name) => existsSync(join(ROOT, "services", name, "src", "main.ts")));
-  const toStart = process.env.UPSTREAM_URL ? services.filter((name) => name !== "upstream-sim") : services;
-  for (const [index, name] of toStart.entries()) startService(name, env, COLOURS[index % COLOURS.length]!);
+  const simulatedPayments = !process.env.STRIPE_SECRET_KEY;
+  const toStart = services.filter(
+    (name) =>
+      !(name === "upstream-sim" && process.env.UPSTREAM_URL) &&
+      !(name === "payments-sim" && !simulatedPayments),
+  );
+  const captureMail = !process.env.SMTP_URL;
+  if (captureMail) startCaptureInbox(env, COLOURS.at(-1)!, format);
+  for (const [index, name] of toStart.entries()) {
+    startService(name, env, COLOURS[index % COLOURS.length]!, format);
+  }
   process.once("SIGINT", () => void stopAll(0));
   process.once("SIGTERM", () => void stopAll(0));
   process.once("SIGHUP", () => void stopAll(0));
   const gatewayUrl = `http://${displayHost(env.HOST!)}:${env.PORT}`;
-  await waitUntilReady(`${gatewayUrl}/readyz`);
+  const portalUrl = `http://${displayHost(env.PORTAL_HOST || env.HOST!)}:${env.PORTAL_PORT}`;
+  await waitUntilReady(`${gatewayUrl}/readyz`, "gateway");
+  await waitUntilReady(`${portalUrl}/readyz`, "portal");
   const upstream = process.env.UPSTREAM_URL
     ? `upstream ${env.UPSTREAM_URL}`
     : `simulated upstream ${env.UPSTREAM_URL}`;
-  console.log(`[stack] API ready at ${gatewayUrl} (MCP at ${gatewayUrl}/mcp, ${upstream}); Ctrl-C stops it`);
+  const mail = captureMail
+    ? `captured mail at http://127.0.0.1:${env.MAIL_UI_PORT}`
+    : "mail through SMTP_URL";
+  const payments = simulatedPayments
+    ? `card payments by the payments simulator at ${env.STRIPE_API_URL}`
+    : "card payments by Stripe";
+  console.log(
+    `[stack] API ready at ${gatewayUrl} (MCP at ${gatewayUrl}/mcp, ${upstream}); developer portal at ${env.PORTAL_URL} (${mail}; ${payments}); Ctrl-C stops it`,
+  );
 }
 
-/** DESIGN.md's defaults, plus the URLs by which the services find each other on this machine. */
+/** The documented defaults (docs/operations.md#environment), plus the URLs by which the services find each other on this machine. */
 function stackEnvironment(): NodeJS.ProcessEnv {
   const given = process.env;
   const port = given.PORT || "8080";
   const simPort = given.SIM_PORT || "8070";
   const mcpPort = given.MCP_PORT || "8090";
+  const portalPort = given.PORTAL_PORT || "8060";
+  const internalPort = given.GATEWAY_INTERNAL_PORT || "8081";
+  const portalUrl = given.PORTAL_URL || `http://127.0.0.1:${portalPort}`;
   return {
     ...given,
     PORT: port,
@@ -61,26 +95,100 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     MCP_PORT: mcpPort,
     UPSTREAM_URL: given.UPSTREAM_URL || `http://127.0.0.1:${simPort}`,
     MCP_URL: given.MCP_URL || `http://127.0.0.1:${mcpPort}`,
-    GATEWAY_URL: given.GATEWAY_URL || `http://127.0.0.1:${port}`,
+    GATEWAY_INTERNAL_PORT: internalPort,
+    // The MCP service calls the gateway's internal listener.
+    GATEWAY_URL: given.GATEWAY_URL || `http://127.0.0.1:${internalPort}`,
+    // Made for this run, never written anywhere: the gateway's internal credentials and the
+    // portal's OAuth signing key (docs/operations.md#environment).
+    GATEWAY_INTERNAL_SECRET: given.GATEWAY_INTERNAL_SECRET || randomBytes(32).toString("base64url"),
+    OAUTH_SIGNING_KEY: given.OAUTH_SIGNING_KEY || newSigningKeyPem(),
+    BUILD_COMMIT: given.BUILD_COMMIT || currentCommit(),
+    PORTAL_PORT: portalPort,
+    PORTAL_URL: portalUrl,
+    PUBLIC_API_URL: given.PUBLIC_API_URL || `http://127.0.0.1:${port}`,
+    MAIL_SMTP_PORT: given.MAIL_SMTP_PORT || "1025",
+    MAIL_UI_PORT: given.MAIL_UI_PORT || "8025",
+    ...(given.STRIPE_SECRET_KEY ? {} : simulatedStripe(given, portalPort)),
   };
 }
 
-function startService(name: string, env: NodeJS.ProcessEnv, colour: number): void {
-  const entry = join(ROOT, "services", name, "src", "main.ts");
+/**
+ * No STRIPE_SECRET_KEY: the payments simulator plays Stripe, with a test key and a signing secret
+ * made for this run, given to both sides; the portal's SDK is pointed at it and its webhooks go to
+ * the portal.
+ */
+function simulatedStripe(given: NodeJS.ProcessEnv, portalPort: string): NodeJS.ProcessEnv {
+  const port = given.PAYMENTS_SIM_PORT || "8075";
+  const local = randomBytes(12).toString("hex");
+  return {
+    PAYMENTS_SIM_PORT: port,
+    STRIPE_SECRET_KEY: `sk_test_local_${local}`,
+    STRIPE_WEBHOOK_SECRET: `whsec_local_${local}`,
+    STRIPE_API_URL: `http://127.0.0.1:${port}`,
+    PAYMENTS_SIM_WEBHOOK_URL:
+      given.PAYMENTS_SIM_WEBHOOK_URL || `http://127.0.0.1:${portalPort}/stripe/webhook`,
+  };
+}
+
+/** An EC P-256 private key in PEM, as OAUTH_SIGNING_KEY takes it. */
+function newSigningKeyPem(): string {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  return privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+}
+
+/** The checkout's commit for the services' build info; "unknown" outside a git work tree. */
+function currentCommit(): string {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, stdio: "pipe" });
+    return String(commit).trim() || "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+function startService(name: string, env: NodeJS.ProcessEnv, colour: number, format: LogFormat): void {
+  startProcess(name, join(ROOT, "services", name, "src", "main.ts"), [], env, colour, format);
+}
+
+/**
+ * The local capture inbox: MailDev keeps every message the portal sends and shows it on a web page
+ * (MAIL_UI_PORT), with a JSON API at /api/email; the portal sends to it on MAIL_SMTP_PORT.
+ */
+function startCaptureInbox(env: NodeJS.ProcessEnv, colour: number, format: LogFormat): void {
+  const cli = fileURLToPath(new URL("./bin/maildev.js", import.meta.resolve("maildev")));
+  const ports = ["--smtp", env.MAIL_SMTP_PORT!, "--web", env.MAIL_UI_PORT!];
+  startProcess("mail", cli, [...ports, "--ip", "127.0.0.1", "--web-ip", "127.0.0.1"], env, colour, format);
+}
+
+function startProcess(
+  name: string,
+  entry: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  colour: number,
+  format: LogFormat,
+): void {
   // Own process group: a terminal's Ctrl-C reaches only this runner, which then stops each service
-  // once with SIGTERM (a second signal would make a service skip its graceful shutdown).
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  const prefix = `\u001b[${colour}m[${name}]\u001b[0m `;
+  // once with SIGTERM (a second signal would make a service skip its graceful shutdown). The stdin
+  // pipe is the service's lifeline: it closes when this runner dies, and the service then stops.
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--import", EXIT_WITH_SUPERVISOR, entry, ...args],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    },
+  );
+  const prefix = format === "pretty" ? `\u001b[${colour}m[${name}]\u001b[0m ` : `[${name}] `;
+  const show = lineFormatter(format);
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on("line", (line) => process.stdout.write(`${prefix}${line}\n`));
+    createInterface({ input: stream }).on("line", (line) => process.stdout.write(`${prefix}${show(line)}\n`));
   }
   child.once("exit", (code, signal) => onServiceExit(name, code, signal));
   running.set(name, child);
+  console.log(`[stack] started ${name} (pid ${child.pid})`);
 }
 
 function onServiceExit(name: string, code: number | null, signal: NodeJS.Signals | null): void {
@@ -90,7 +198,7 @@ function onServiceExit(name: string, code: number | null, signal: NodeJS.Signals
   void stopAll(1);
 }
 
-async function waitUntilReady(url: string, timeoutMs = 120_000): Promise<void> {
+async function waitUntilReady(url: string, name: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (stopping) return;
@@ -100,7 +208,7 @@ async function waitUntilReady(url: string, timeoutMs = 120_000): Promise<void> {
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  console.error(`[stack] the gateway was not ready at ${url} after ${timeoutMs / 1000} s; stopping`);
+  console.error(`[stack] the ${name} was not ready at ${url} after ${timeoutMs / 1000} s; stopping`);
   await stopAll(1);
 }
 

@@ -1,9 +1,11 @@
 /**
  * The `after`/`before` forms a caller may send, normalised to epoch seconds at the edge.
  *
- * upstream.md §1.3: the upstream's own offset parser is ambiguous (`3m`) and rejects `1w`, so we parse
+ * docs/upstream.md#dates: the upstream's own offset parser is ambiguous (`3m`) and rejects `1w`, so we parse
  * relative forms ourselves and forward plain epoch seconds, which every upstream understands the same way.
  */
+
+import { err, ok, type Result } from "./result.ts";
 
 const SECONDS_PER_UNIT: Readonly<Record<string, number>> = Object.freeze({
   s: 1,
@@ -44,17 +46,18 @@ const LATEST_EPOCH_SECONDS = 4_102_444_800; // 2100-01-01
 export const TIME_BOUND_HINT =
   "an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y";
 
-export type TimeBoundResult = { ok: true; epochSeconds: number } | { ok: false; reason: string };
-
-/** Parses one `after`/`before` value into epoch seconds; `nowSeconds` anchors the relative forms. */
-export function parseTimeBound(raw: string | number, nowSeconds: number): TimeBoundResult {
+/**
+ * Parses one `after`/`before` value into epoch seconds; `nowSeconds` anchors the relative forms.
+ * The error is the reason, phrased to follow the parameter's name.
+ */
+export function parseTimeBound(raw: string | number, nowSeconds: number): Result<number> {
   const text = String(raw).trim().toLowerCase();
   const seconds = parseKnownForm(text, nowSeconds);
-  if (seconds === undefined) return { ok: false, reason: `must be ${TIME_BOUND_HINT}` };
+  if (seconds === undefined) return err(`must be ${TIME_BOUND_HINT}`);
   if (seconds < EARLIEST_EPOCH_SECONDS || seconds > LATEST_EPOCH_SECONDS) {
-    return { ok: false, reason: "is outside the archive's range (2005 to 2100)" };
+    return err("is outside the archive's range (2005 to 2100)");
   }
-  return { ok: true, epochSeconds: seconds };
+  return ok(seconds);
 }
 
 function parseKnownForm(text: string, nowSeconds: number): number | undefined {

@@ -1,5 +1,5 @@
 /**
- * Field names a caller may list in `fields`. upstream.md §1.4 lists what the upstream can project;
+ * Field names a caller may list in `fields`. docs/upstream.md#selectable-fields lists what the upstream can project;
  * the rest of the common object fields (§3) are fetched unprojected and trimmed by the adapter.
  */
 

@@ -4,8 +4,7 @@
  */
 import type { z } from "zod";
 import type { OperationContract } from "./operations.ts";
-
-export type ParamsResult<T> = { ok: true; params: T } | { ok: false; message: string };
+import { err, ok, type Result } from "./result.ts";
 
 type RawValues = Record<string, string | string[] | undefined>;
 
@@ -13,19 +12,18 @@ export function parseHttpParams<T>(
   operation: OperationContract,
   query: RawValues,
   path: RawValues = {},
-): ParamsResult<T> {
+): Result<T> {
   const merged: Record<string, unknown> = {};
   const ignored = ignoredParams(operation, query);
   for (const [name, value] of Object.entries(query)) {
     if (ignored.has(name)) continue;
-    if (Array.isArray(value)) return { ok: false, message: `parameter '${name}' must be given once` };
+    if (Array.isArray(value)) return err(`parameter '${name}' must be given once`);
     if (value === undefined) continue;
     merged[name] = operation.integerParams.includes(name) ? integerOrText(value) : value;
   }
   for (const name of operation.pathParams) merged[name] = path[name];
   const parsed = operation.params.safeParse(merged);
-  if (parsed.success) return { ok: true, params: parsed.data as T };
-  return { ok: false, message: describeIssue(parsed.error) };
+  return parsed.success ? ok(parsed.data as T) : err(describeIssue(parsed.error));
 }
 
 function ignoredParams(operation: OperationContract, query: RawValues): ReadonlySet<string> {

@@ -4,10 +4,15 @@
  * are values in the reply, never exceptions.
  */
 import { z } from "zod";
-import { KEY_ID_PATTERN } from "./api-keys.ts";
+import { ACCOUNT_ID_PATTERN, KEY_HASH_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
 import type { ErrorCode } from "./errors.ts";
+import { KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
 
 const keyId = z.string().regex(KEY_ID_PATTERN);
+const keyHash = z.string().regex(KEY_HASH_PATTERN);
+export const accountIdSchema = z.string().regex(ACCOUNT_ID_PATTERN);
+/** An operation's id (`listPosts`); usage is counted per operation. */
+const operationId = z.string().regex(/^[A-Za-z]{1,40}$/);
 /** Request ids come from callers (`x-request-id`), so they are bounded before use as Redis fields. */
 export const requestIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
 const rateLimit = z.object({ qps: z.number().int().min(1), burst: z.number().int().min(1) });
@@ -41,7 +46,15 @@ export type AdapterReplyMeta = z.infer<typeof adapterReplyMetaSchema>;
 
 /* ---------- billing: the hot path ---------- */
 
-export const lookupKeyRequestSchema = z.object({ key_hash: z.string().regex(/^[0-9a-f]{64}$/) });
+/**
+ * A key by the hash of a secret presented (an API key), or by its id (a caller the gateway already
+ * knows is bound to that key: an OAuth access token, the MCP service's internal credential).
+ */
+export const lookupKeyRequestSchema = z.union([
+  z.strictObject({ key_hash: keyHash }),
+  z.strictObject({ key_id: keyId }),
+]);
+export type LookupKeyRequest = z.infer<typeof lookupKeyRequestSchema>;
 export const lookupKeyReplySchema = z.discriminatedUnion("found", [
   z.object({ found: z.literal(false) }),
   z.object({
@@ -51,26 +64,63 @@ export const lookupKeyReplySchema = z.discriminatedUnion("found", [
 ]);
 export type LookupKeyReply = z.infer<typeof lookupKeyReplySchema>;
 
-export const debitRequestSchema = z.object({ key_id: keyId, request_id: requestIdSchema });
-export const debitReplySchema = z.discriminatedUnion("outcome", [
-  z.object({ outcome: z.literal("debited"), balance: z.number().int().min(0) }),
-  z.object({ outcome: z.literal("insufficient"), balance: z.number().int().min(0) }),
+/**
+ * Admission (docs/api.md#limits): one request, decided by billing in one atomic step, in this order:
+ * the key's own rate bucket (`tokens` of it, spent by every authenticated request, refused or not),
+ * the balance (`credits`), the shared upstream reserve (`reserve`, only for requests that will go
+ * upstream), then the debit. A refused request spends nothing shared. The debit stays pending until
+ * the gateway settles it (the answer reached the client) or refunds it; billing voids it, as a
+ * refund, when `pending_ms` passes first. With `credits` 0 (the account endpoint, /mcp messages that
+ * are not tool calls) only the bucket is spent and the balance is read.
+ * `key_hash` is the hash of the secret presented: billing refuses it once the key was rotated. It is
+ * absent for a caller bound to the key id rather than to a secret (an OAuth access token, whose grant
+ * names the key, survives a rotation; a revocation still refuses it).
+ * `operation` is what the usage counters count.
+ */
+export const admitRequestSchema = z.object({
+  key_id: keyId,
+  key_hash: keyHash.optional(),
+  request_id: requestIdSchema,
+  operation: operationId,
+  credits: z.number().int().min(0).max(100),
+  tokens: z.number().int().min(1).max(1_000).default(1),
+  reserve: z.boolean(),
+  pending_ms: z.number().int().min(1_000).max(600_000),
+});
+export type AdmitRequest = z.input<typeof admitRequestSchema>;
+
+/** The key's own rate bucket after the request, for the RateLimit headers (docs/api.md#limits). */
+export const keyBucketSchema = z.object({
+  qps: z.number().int().min(1),
+  burst: z.number().int().min(1),
+  /** Whole tokens left. */
+  remaining: z.number().int().min(0),
+  /** Seconds until the bucket is full again. */
+  reset_seconds: z.number().int().min(0),
+});
+export type KeyBucket = z.infer<typeof keyBucketSchema>;
+
+const balance = z.number().int().min(0);
+const waitMs = z.number().int().min(0);
+export const admitReplySchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("admitted"), balance, bucket: keyBucketSchema }),
+  z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
+  z.object({ outcome: z.literal("insufficient"), balance, bucket: keyBucketSchema }),
+  z.object({ outcome: z.literal("reserve_exhausted"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("unknown_key") }),
   z.object({ outcome: z.literal("revoked") }),
 ]);
-export type DebitReply = z.infer<typeof debitReplySchema>;
+export type AdmitReply = z.infer<typeof admitReplySchema>;
 
-export const balanceRequestSchema = z.object({ key_id: keyId });
-export const balanceReplySchema = z.discriminatedUnion("outcome", [
-  z.object({
-    outcome: z.literal("ok"),
-    balance: z.number().int().min(0),
-    rate_limit: rateLimit,
-    revoked: z.boolean(),
-  }),
-  z.object({ outcome: z.literal("unknown_key") }),
-]);
-export type BalanceReply = z.infer<typeof balanceReplySchema>;
+/** A served request whose answer reached the client: its pending debit becomes final. */
+export const pendingDebitSchema = z.object({ key_id: keyId, request_id: requestIdSchema });
+export const settleRequestSchema = z.object({ debits: z.array(pendingDebitSchema).min(1).max(1_000) });
+export const settleReplySchema = z.object({
+  /** Debits that were pending and are now final. */
+  settled: z.number().int().min(0),
+  /** Debits already settled, refunded or voided, or never recorded. */
+  ignored: z.number().int().min(0),
+});
 
 /** Published on the refunds JetStream subject with the request id as the message id (deduplication). */
 export const refundMessageSchema = z.object({
@@ -80,23 +130,71 @@ export const refundMessageSchema = z.object({
 });
 export type RefundMessage = z.infer<typeof refundMessageSchema>;
 
-export const keyRevokedEventSchema = z.object({ key_id: keyId });
-export type KeyRevokedEvent = z.infer<typeof keyRevokedEventSchema>;
-
-/* ---------- billing: operator commands ---------- */
-
-export const createKeyRequestSchema = z.object({
-  credits: z.number().int().min(0).max(1_000_000_000).optional(),
-  rate_limit: z
-    .object({
-      qps: z.number().int().min(1).max(100_000).optional(),
-      burst: z.number().int().min(1).max(1_000_000).optional(),
-    })
-    .optional(),
-  label: z.string().max(200).optional(),
+/** The answer to a refund asked for synchronously; `balance` is the key's balance afterwards. */
+export const refundReplySchema = z.object({
+  outcome: z.enum(["refunded", "ignored"]),
+  balance: z.number().int().min(0).nullable(),
 });
+export type RefundReply = z.infer<typeof refundReplySchema>;
+
+/** Published when a key is revoked or its secret rotated: every gateway drops it from its cache. */
+export const keyChangedEventSchema = z.object({
+  key_id: keyId,
+  change: z.enum(["revoked", "rotated"]),
+});
+export type KeyChangedEvent = z.infer<typeof keyChangedEventSchema>;
+
+/**
+ * Published by the portal when a person revokes an OAuth client's access: every gateway refuses the
+ * grant's access tokens until `expires_at` (epoch seconds), when the last of them expires anyway.
+ */
+export const grantRevokedEventSchema = z.object({
+  grant_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  expires_at: z.number().int().min(0),
+});
+export type GrantRevokedEvent = z.infer<typeof grantRevokedEventSchema>;
+
+/* ---------- billing: key management (operator CLI and developer portal) ---------- */
+
+const bounded = (limits: { min: number; max: number }) => z.number().int().min(limits.min).max(limits.max);
+
+/**
+ * `credits` and `rate_limit` are an operator's to set: a portal account's key (`account_id`) always
+ * gets the free grant and the default limits, so whoever speaks for the portal cannot mint credits.
+ */
+export const createKeyRequestSchema = z
+  .object({
+    credits: bounded(KEY_LIMITS.credits).optional(),
+    rate_limit: z
+      .object({ qps: bounded(KEY_LIMITS.qps).optional(), burst: bounded(KEY_LIMITS.burst).optional() })
+      .optional(),
+    label: z.string().max(KEY_LIMITS.labelMaxLength).optional(),
+    /** The portal account that owns the key; its limits on active and created keys then apply. */
+    account_id: accountIdSchema.optional(),
+  })
+  .refine((request) => request.account_id === undefined || request.credits === undefined, {
+    error: "an account's key gets the free grant: credits are set only on an operator's key",
+    path: ["credits"],
+  })
+  .refine((request) => request.account_id === undefined || request.rate_limit === undefined, {
+    error: "an account's key gets the default limits: rate_limit is set only on an operator's key",
+    path: ["rate_limit"],
+  });
 export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
-export const createKeyReplySchema = z.object({ id: keyId, key: z.string(), credits: z.number().int() });
+
+/** A new key: its id, its secret (shown once, never stored) and its credits. */
+export const createdKeySchema = z.object({ id: keyId, key: z.string(), credits: z.number().int() });
+export type CreatedKey = z.infer<typeof createdKeySchema>;
+
+export const createKeyReplySchema = z.discriminatedUnion("outcome", [
+  createdKeySchema.extend({ outcome: z.literal("created") }),
+  /** Which account limit refused the new key, and its value. */
+  z.object({
+    outcome: z.literal("limit_reached"),
+    limit: z.enum(["active", "lifetime"]),
+    max: z.number().int(),
+  }),
+]);
 export type CreateKeyReply = z.infer<typeof createKeyReplySchema>;
 
 export const keyDetailsSchema = z.object({
@@ -106,23 +204,89 @@ export const keyDetailsSchema = z.object({
   revoked: z.boolean(),
   rate_limit: rateLimit,
   created_at: z.string(),
+  /** ISO time of the last charged request; null when never used. */
+  last_used_at: z.string().nullable(),
+  /** The portal account owning the key; null for keys made by an operator. */
+  account_id: z.string().nullable(),
 });
 export type KeyDetails = z.infer<typeof keyDetailsSchema>;
 
-export const showKeyRequestSchema = z.object({ id: z.string().max(64) });
+/** With `account_id`, a request is scoped to that account: another account's key is "not found". */
+const owner = { account_id: accountIdSchema.optional() };
+
+export const showKeyRequestSchema = z.object({ id: z.string().max(64), ...owner });
 export const showKeyReplySchema = z.discriminatedUnion("found", [
   z.object({ found: z.literal(false) }),
   z.object({ found: z.literal(true), key: keyDetailsSchema }),
 ]);
 
-export const revokeKeyRequestSchema = z.object({ id: z.string().max(64) });
+/** Exactly one filter: an account's keys, or the keys with a label. */
+export const listKeysRequestSchema = z.union([
+  z.strictObject({ account_id: accountIdSchema }),
+  z.strictObject({ label: z.string().min(1).max(KEY_LIMITS.labelMaxLength) }),
+]);
+export const accountKeyLimitsSchema = z.object({
+  active: z.number().int(),
+  created: z.number().int(),
+  max_active: z.number().int(),
+  max_created: z.number().int(),
+});
+export type AccountKeyLimits = z.infer<typeof accountKeyLimitsSchema>;
+export const listKeysReplySchema = z.object({
+  keys: z.array(keyDetailsSchema),
+  /** For an account: how many keys it has and may have. */
+  limits: accountKeyLimitsSchema.optional(),
+});
+export type ListKeysReply = z.infer<typeof listKeysReplySchema>;
+
+export const revokeKeyRequestSchema = z.object({ id: z.string().max(64), ...owner });
 export const revokeKeyReplySchema = z.object({
   outcome: z.enum(["revoked", "already_revoked", "not_found"]),
 });
 
+/** A new secret for the same key id: balance, limits and history are kept; the old secret stops working. */
+export const rotateKeyRequestSchema = z.object({ id: z.string().max(64), ...owner });
+export const rotateKeyReplySchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("rotated"), id: keyId, key: z.string() }),
+  z.object({ outcome: z.literal("not_found") }),
+  z.object({ outcome: z.literal("revoked") }),
+]);
+
+/** One UTC day of a key's usage: requests charged and refunded per operation, credits added. */
+export const usageDaySchema = z.object({
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  charged: z.record(z.string(), z.number().int()),
+  refunded: z.record(z.string(), z.number().int()),
+  credits_bought: z.number().int(),
+  credits_granted: z.number().int(),
+  paid_cents: z.number().int(),
+});
+export type UsageDay = z.infer<typeof usageDaySchema>;
+
+export const keyUsageRequestSchema = z.object({
+  id: z.string().max(64),
+  ...owner,
+  /** Days back from today (UTC), today included. */
+  days: bounded(USAGE_DAYS_LIMITS).default(30),
+});
+export const keyUsageReplySchema = z.discriminatedUnion("found", [
+  z.object({ found: z.literal(false) }),
+  z.object({ found: z.literal(true), days: z.array(usageDaySchema) }),
+]);
+export type KeyUsageReply = z.infer<typeof keyUsageReplySchema>;
+
+/**
+ * Below the minimum is answered `below_minimum`; above the maximum the request is refused (service
+ * error 400); one that would take the balance past the most a balance may hold
+ * (`BALANCE_LIMITS.maxCredits`) is answered `balance_limit`, and adds nothing.
+ */
 export const topUpRequestSchema = z.object({
   id: z.string().max(64),
-  usd_cents: z.number().int().min(0),
+  usd_cents: z
+    .number()
+    .int()
+    .min(0)
+    .max(TOP_UP_LIMITS.maxUsdCents, { error: `one top-up is at most ${TOP_UP_LIMITS.maxUsdCents} US cents` }),
   request_id: requestIdSchema,
 });
 export const topUpReplySchema = z.discriminatedUnion("outcome", [
@@ -130,6 +294,11 @@ export const topUpReplySchema = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("not_found") }),
   z.object({ outcome: z.literal("revoked") }),
   z.object({ outcome: z.literal("below_minimum"), minimum_usd_cents: z.number().int() }),
+  z.object({
+    outcome: z.literal("balance_limit"),
+    max_balance: z.number().int(),
+    credits_balance: z.number().int(),
+  }),
 ]);
 
 export const verifyLedgerRequestSchema = z.object({});
@@ -147,6 +316,3 @@ export const verifyLedgerReplySchema = z.object({
     }),
   ),
 });
-
-/** Any billing reply may instead be this when billing itself cannot reach its store. */
-export const billingFailureSchema = z.object({ outcome: z.literal("failure"), message: z.string() });

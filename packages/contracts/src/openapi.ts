@@ -1,62 +1,121 @@
 /**
  * Builds the OpenAPI 3.1 document from the same zod schemas that validate requests, so the document
  * cannot drift from the behaviour. OpenAPI 3.1 uses JSON Schema 2020-12, which zod emits natively.
+ * The operational endpoints and the /mcp entry are described in openapi-extras.ts.
  */
 import { z } from "zod";
-import { ACCOUNT_ERROR_STATUSES, DATA_ERROR_STATUSES } from "./errors.ts";
-import { OPERATIONS, type OperationContract } from "./operations.ts";
+import {
+  ACCOUNT_ERROR_CODES,
+  DATA_ERROR_CODES,
+  ERRORS,
+  type ErrorCode,
+  MCP_ERROR_CODES,
+  statusesOf,
+} from "./errors.ts";
+import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
+import {
+  describeMcpEndpoint,
+  describeOperationalEndpoints,
+  EXTRA_TAGS,
+  type JsonObject,
+  schemaRef,
+} from "./openapi-extras.ts";
+import { API_DESCRIPTION } from "./openapi-intro.ts";
+import { OPERATION_TAGS, OPERATIONS, type OperationContract, type OperationName } from "./operations.ts";
 
 export const API_VERSION = "1.0.0";
 
-type JsonObject = Record<string, unknown>;
-const COMPONENT_REF = (id: string) => `#/components/schemas/${id}`;
-
 export interface OpenApiOptions {
   serverUrl?: string;
+  /** The developer portal: where keys and credits come from; the document's contact. */
+  portalUrl?: string;
+  /** Quoted in the example 402, as the gateway quotes it. */
+  topUpUrl?: string;
 }
 
+const DEFAULT_PORTAL_URL = "http://127.0.0.1:8060";
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
+  const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
   const paths: Record<string, JsonObject> = {};
   for (const operation of Object.values(OPERATIONS)) {
     paths[operation.path] = { get: describeOperation(operation) };
   }
-  paths["/mcp"] = { post: describeMcpEndpoint() };
+  paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
+  // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
   return {
     openapi: "3.1.0",
     info: {
       title: "Reddit Data API",
       version: API_VERSION,
-      description:
-        "Read-only, pay-per-request access to public Reddit posts, comments, comment trees, community search and rules, and user profile aggregates. 1 credit per data request; GET /v1/account is free. Requests failing with 400, 401, 402 or 429 are not charged; a 502 after the debit is refunded automatically.",
+      description: API_DESCRIPTION,
+      contact: { name: "Reddit Data API developer portal", url: portalUrl },
+      license: { name: "Proprietary: use under the terms of the developer portal", url: portalUrl },
     },
     servers: [{ url: options.serverUrl ?? "/" }],
     security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
+    tags: describeTags(),
     paths,
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
         ApiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
         BearerAuth: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API_KEY>" },
+        McpOAuth: {
+          type: "oauth2",
+          description:
+            "For MCP clients at /mcp only: OAuth 2.1 with PKCE (S256) against the developer portal, which asks the person to pick the key the client may spend. Discovery: the 401's WWW-Authenticate names the protected-resource metadata, which names the portal; its metadata is at /.well-known/oauth-authorization-server. Dynamic client registration at /register.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${portalUrl}/oauth/authorize`,
+              tokenUrl: `${portalUrl}/oauth/token`,
+              refreshUrl: `${portalUrl}/oauth/token`,
+              scopes: { mcp: "Call the MCP tools, spending the credits of the key the person picked" },
+            },
+          },
+        },
       },
-      responses: errorResponses(),
+      responses: errorResponses(options.topUpUrl ?? `${portalUrl}/topup`),
       headers: responseHeaders(),
+      parameters: requestParameters(),
     },
   };
 }
 
+const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
+  [OPERATION_TAGS.items]:
+    "Posts and comments of a community or an author, page by page or by id, and a post's whole comment tree.",
+  [OPERATION_TAGS.communities]: "Find communities by name prefix and read their rules.",
+  [OPERATION_TAGS.users]: "A user's archived activity and karma aggregates.",
+  [OPERATION_TAGS.account]: "The key's own balance and rate limit, free of charge.",
+};
+
+function describeTags(): JsonObject[] {
+  const api = Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }));
+  return [...api, ...EXTRA_TAGS];
+}
+
 function componentSchemas(): JsonObject {
-  const all = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", uri: COMPONENT_REF, io: "output" });
+  const all = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", uri: schemaRef, io: "output" });
   const schemas: JsonObject = {};
   for (const [id, schema] of Object.entries(all.schemas)) {
     const { $schema: _dialect, $id: _id, ...rest } = schema as JsonObject;
     schemas[id] = rest;
   }
+  // Lets renderers and generators pick the node type by `kind` instead of trying both.
+  schemas.CommentTreeNode = {
+    ...(schemas.CommentTreeNode as JsonObject),
+    discriminator: {
+      propertyName: "kind",
+      mapping: { t1: schemaRef("CommentNode"), more: schemaRef("MoreNode") },
+    },
+  };
   return schemas;
 }
 
 function describeOperation(operation: OperationContract): JsonObject {
-  const errorStatuses = operation.adapter === null ? ACCOUNT_ERROR_STATUSES : DATA_ERROR_STATUSES;
+  const example = OPERATION_EXAMPLES[operation.operationId as OperationName];
   const responses: JsonObject = {
     "200": {
       description: `Success. Costs ${operation.credits} credit${operation.credits === 1 ? "" : "s"}.`,
@@ -64,18 +123,33 @@ function describeOperation(operation: OperationContract): JsonObject {
         "x-credits-used": { $ref: "#/components/headers/CreditsUsed" },
         "x-credits-remaining": { $ref: "#/components/headers/CreditsRemaining" },
         "x-request-id": { $ref: "#/components/headers/RequestId" },
+        "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
+        RateLimit: { $ref: "#/components/headers/RateLimit" },
+        ...(operation.adapter === null
+          ? {}
+          : { "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } }),
       },
-      content: { "application/json": { schema: envelopeJsonSchema(operation) } },
+      content: {
+        "application/json": {
+          schema: envelopeJsonSchema(operation),
+          examples: { [operation.operationId]: { summary: requestLine(operation), value: example.response } },
+        },
+      },
     },
   };
-  for (const status of errorStatuses)
+  for (const status of statusesOf(errorCodesOf(operation)))
     responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
   return {
     operationId: operation.operationId,
+    tags: [operation.tag],
     summary: operation.summary,
     description: operation.description,
-    parameters: describeParameters(operation),
+    parameters: [
+      ...describeParameters(operation, example.params),
+      ...(operation.adapter === null ? [] : [{ $ref: "#/components/parameters/IdempotencyKey" }]),
+    ],
     responses,
+    "x-codeSamples": codeSamples(operation),
   };
 }
 
@@ -84,7 +158,7 @@ function envelopeJsonSchema(operation: OperationContract): JsonObject {
   return {
     type: "object",
     required: ["data", "_service"],
-    properties: { data: dataJsonSchema(operation.data), _service: { $ref: COMPONENT_REF(meta) } },
+    properties: { data: dataJsonSchema(operation.data), _service: { $ref: schemaRef(meta) } },
   };
 }
 
@@ -92,10 +166,13 @@ function dataJsonSchema(data: z.ZodType): JsonObject {
   if (data instanceof z.ZodArray) return { type: "array", items: dataJsonSchema(data.element as z.ZodType) };
   const id = z.globalRegistry.get(data)?.id;
   if (!id) throw new Error("every response data schema must carry a component id in its meta");
-  return { $ref: COMPONENT_REF(id) };
+  return { $ref: schemaRef(id) };
 }
 
-function describeParameters(operation: OperationContract): JsonObject[] {
+function describeParameters(
+  operation: OperationContract,
+  examples: Readonly<Record<string, string | number>>,
+): JsonObject[] {
   const shape = (operation.params as z.ZodObject).shape as Record<string, z.ZodType>;
   return Object.entries(shape).map(([name, schema]) => {
     const inPath = operation.pathParams.includes(name);
@@ -111,30 +188,85 @@ function describeParameters(operation: OperationContract): JsonObject[] {
       required: inPath || !schema.safeParse(undefined).success,
       ...(description ? { description } : {}),
       schema: jsonSchema,
+      ...(examples[name] !== undefined ? { example: examples[name] } : {}),
     };
   });
 }
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: "Missing or invalid parameters. Not charged (a debit taken before the data source rejected the request is refunded).",
-  401: "Missing, unknown or revoked API key. Not charged.",
-  402: "Insufficient credit balance. The message includes a top-up link. Not charged.",
-  429: "Rate limit exceeded: the key's own limit, or the shared upstream reserve (then x-ratelimit-scope: global). Not charged.",
-  502: "The data source is unreachable or failing after retries. The credit is refunded automatically.",
-  503: "A dependency of the service is briefly unavailable. Not charged; retry after Retry-After seconds.",
-};
+/** The example request as a path and query, e.g. `GET /v1/posts?subreddit=typescript&limit=3`. */
+function requestLine(operation: OperationContract): string {
+  const params = OPERATION_EXAMPLES[operation.operationId as OperationName].params;
+  let path = operation.path;
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (operation.pathParams.includes(name)) path = path.replace(`{${name}}`, encodeURIComponent(value));
+    else query.set(name, String(value));
+  }
+  const search = query.toString();
+  return `GET ${path}${search ? `?${search}` : ""}`;
+}
 
-function errorResponses(): JsonObject {
+/** The example request, as curl and as a call of the SDK (@rda/sdk). */
+function codeSamples(operation: OperationContract): JsonObject[] {
+  const params = OPERATION_EXAMPLES[operation.operationId as OperationName].params;
+  const target = requestLine(operation).slice("GET ".length);
+  const args =
+    operation.operationId === "getAccount" ? "" : JSON.stringify(params).replace(/"(\w+)":/g, "$1: ");
+  return [
+    {
+      lang: "Shell",
+      label: "curl",
+      source: `curl -H "x-api-key: $RDA_API_KEY" "$RDA_BASE_URL${target}"`,
+    },
+    {
+      lang: "JavaScript",
+      label: "@rda/sdk",
+      source: [
+        'import { createGatewayClient } from "@rda/sdk";',
+        "",
+        "const api = createGatewayClient({ baseUrl: process.env.RDA_BASE_URL, apiKey: process.env.RDA_API_KEY });",
+        `const result = await api.${operation.operationId}(${args});`,
+        "if (result.ok) console.log(result.value.data);",
+      ].join("\n"),
+    },
+  ];
+}
+
+/** The error codes an operation can answer, from the catalog's lists. */
+export function errorCodesOf(operation: OperationContract): readonly ErrorCode[] {
+  return operation.adapter === null ? ACCOUNT_ERROR_CODES : DATA_ERROR_CODES;
+}
+
+/** One response component per status any endpoint answers, described and exemplified by the catalog. */
+function errorResponses(topUpUrl: string): JsonObject {
   const responses: JsonObject = {};
-  for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS)) {
+  const codes = [...new Set<ErrorCode>([...DATA_ERROR_CODES, ...ACCOUNT_ERROR_CODES, ...MCP_ERROR_CODES])];
+  for (const status of statusesOf(codes)) {
+    const atStatus = codes.filter((code) => ERRORS[code].status === status);
     const headers: JsonObject = { "x-request-id": { $ref: "#/components/headers/RequestId" } };
-    if (status === "429" || status === "503")
+    if (status === 429 || status === 503)
       headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
-    if (status === "429") headers["x-ratelimit-scope"] = { $ref: "#/components/headers/RateLimitScope" };
+    if (atStatus.some((code) => "scope" in ERRORS[code]))
+      headers["x-ratelimit-scope"] = { $ref: "#/components/headers/RateLimitScope" };
+    if (status === 402 || status === 429 || atStatus.some((code) => ERRORS[code].refunded)) {
+      headers["RateLimit-Policy"] = { $ref: "#/components/headers/RateLimitPolicy" };
+      headers.RateLimit = { $ref: "#/components/headers/RateLimit" };
+    }
+    if (atStatus.some((code) => ERRORS[code].refunded)) {
+      headers["x-credits-used"] = { $ref: "#/components/headers/CreditsCharged" };
+      headers["x-credits-refunded"] = { $ref: "#/components/headers/CreditsRefunded" };
+      headers["x-credits-remaining"] = { $ref: "#/components/headers/CreditsRemainingAfterRefund" };
+    }
+    const examples = Object.fromEntries(
+      atStatus.map((code) => [
+        code,
+        { summary: ERRORS[code].description, value: errorExample(code, topUpUrl) },
+      ]),
+    );
     responses[`Error${status}`] = {
-      description,
+      description: atStatus.map((code) => ERRORS[code].description).join(" Or: "),
       headers,
-      content: { "application/json": { schema: { $ref: COMPONENT_REF("Error") } } },
+      content: { "application/json": { schema: { $ref: schemaRef("Error") }, examples } },
     };
   }
   return responses;
@@ -160,45 +292,46 @@ function responseHeaders(): JsonObject {
       description: "The request's id (echoed from x-request-id, or generated).",
       schema: { type: "string" },
     },
-  };
-}
-
-function describeMcpEndpoint(): JsonObject {
-  return {
-    operationId: "mcp",
-    summary: "Remote MCP server (Streamable HTTP, JSON-RPC)",
-    description:
-      "Seven tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap. Authenticated with the same key.",
-    requestBody: { required: true, content: { "application/json": { schema: { type: "object" } } } },
-    responses: {
-      "200": { description: "A JSON-RPC response, as JSON or an event stream." },
-      "401": { $ref: "#/components/responses/Error401" },
-      "429": { $ref: "#/components/responses/Error429" },
+    RateLimitPolicy: {
+      description:
+        "The key's own rate limit as a token bucket, in the IETF RateLimit header fields draft's syntax: quota `q` (the burst) refilled over window `w` seconds, e.g. `\"per-key\";q=10;w=5`. On every answer to an authenticated request under /v1 that reached the key's bucket.",
+      schema: { type: "string" },
+    },
+    RateLimit: {
+      description:
+        'What is left of the key\'s bucket: `r` whole requests now, full again in `t` seconds, e.g. `"per-key";r=9;t=1`.',
+      schema: { type: "string" },
+    },
+    IdempotentReplayed: {
+      description:
+        "`true` when this answer is the stored response of an earlier request with the same `Idempotency-Key`, replayed and not charged again.",
+      schema: { type: "string", enum: ["true"] },
+    },
+    CreditsCharged: {
+      description: "When the request was debited and then refunded: the credits it was charged (1).",
+      schema: integer,
+    },
+    CreditsRefunded: {
+      description: "When the request was debited and then refunded: the credits given back (1).",
+      schema: integer,
+    },
+    CreditsRemainingAfterRefund: {
+      description: "When the request was debited and then refunded: the balance after the refund.",
+      schema: integer,
     },
   };
 }
 
-/** The gateway's unauthenticated operational endpoints, so the document lists every route it serves. */
-function describeOperationalEndpoints(): Record<string, JsonObject> {
-  const endpoint = (operationId: string, summary: string, contentType: string, extra: JsonObject = {}) => ({
-    get: {
-      operationId,
-      summary,
-      tags: ["operations"],
-      security: [],
-      responses: { "200": { description: "OK", content: { [contentType]: { schema: {} } } }, ...extra },
-    },
-  });
-  const notReady = {
-    "503": {
-      description: "Redis or NATS is unreachable; route traffic elsewhere.",
-      content: { "application/json": { schema: { $ref: COMPONENT_REF("Error") } } },
-    },
-  };
+function requestParameters(): JsonObject {
   return {
-    "/livez": endpoint("livez", "Liveness: the process is running", "application/json"),
-    "/readyz": endpoint("readyz", "Readiness: Redis ready and NATS connected", "application/json", notReady),
-    "/metrics": endpoint("metrics", "Prometheus metrics", "text/plain"),
-    "/openapi.json": endpoint("openapi", "This OpenAPI 3.1 document", "application/json"),
+    IdempotencyKey: {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.",
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+      example: "0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11",
+    },
   };
 }

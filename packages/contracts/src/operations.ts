@@ -1,5 +1,5 @@
 /**
- * The seven public operations (spec §4), one entry each: path, parameters, response data, which
+ * The seven public operations (docs/api.md#endpoints), one entry each: path, parameters, response data, which
  * `_service` shape it carries, the adapter subject it is served by, its price and its MCP tool.
  */
 import { z } from "zod";
@@ -12,22 +12,31 @@ import {
   listPostsParamsSchema,
   searchSubredditsParamsSchema,
 } from "./params.ts";
+import { commentSchema, commentTreeNodeSchema, postSchema } from "./reddit-objects.ts";
 import {
   accountSchema,
-  commentSchema,
-  commentTreeNodeSchema,
   communitySchema,
-  postSchema,
+  creditEnvelopeSchema,
+  listEnvelopeSchema,
   subredditRulesSchema,
   userProfileResultSchema,
 } from "./responses.ts";
 import type { AdapterOperation } from "./subjects.ts";
 
-/** `list`: cursor and has_more in `_service`; `credits`: only the two credit fields (spec §2 rule 1). */
+/** `list`: cursor and has_more in `_service`; `credits`: only the two credit fields (docs/api.md#response-envelope). */
 export type ServiceMetaKind = "list" | "credits";
+
+/** The API reference's sections; each operation belongs to one. */
+export const OPERATION_TAGS = {
+  items: "Posts and comments",
+  communities: "Communities",
+  users: "Users",
+  account: "Account",
+} as const;
 
 export interface OperationContract {
   readonly operationId: string;
+  readonly tag: (typeof OPERATION_TAGS)[keyof typeof OPERATION_TAGS];
   readonly path: string;
   readonly summary: string;
   readonly description: string;
@@ -55,10 +64,11 @@ const IDS_BATCH_MODE = {
 export const OPERATIONS = {
   listPosts: {
     operationId: "listPosts",
+    tag: OPERATION_TAGS.items,
     path: "/v1/posts",
     summary: "List posts of a community or author, or fetch posts by id",
     description:
-      "Listing mode pages newest-first by default; pass the returned cursor as `before` (sort=desc) or `after` (sort=asc). Batch mode (`ids`) ignores the listing parameters. 1 credit per call, whether or not `q` matched.",
+      "Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.",
     params: listPostsParamsSchema,
     pathParams: [],
     integerParams: ["limit"],
@@ -71,10 +81,11 @@ export const OPERATIONS = {
   },
   listComments: {
     operationId: "listComments",
+    tag: OPERATION_TAGS.items,
     path: "/v1/comments",
     summary: "List comments of a community or author, or fetch comments by id",
     description:
-      "Same modes and rules as listPosts, with comment ids and `q` over the body. 1 credit per call.",
+      "Same modes and rules as listPosts, with comment ids and `q` over the body. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.",
     params: listCommentsParamsSchema,
     pathParams: [],
     integerParams: ["limit"],
@@ -87,6 +98,7 @@ export const OPERATIONS = {
   },
   getCommentTree: {
     operationId: "getCommentTree",
+    tag: OPERATION_TAGS.items,
     path: "/v1/comments/tree",
     summary: "Get a post's whole nested comment tree",
     description:
@@ -102,6 +114,7 @@ export const OPERATIONS = {
   },
   searchSubreddits: {
     operationId: "searchSubreddits",
+    tag: OPERATION_TAGS.communities,
     path: "/v1/subreddits/search",
     summary: "Search communities by name prefix",
     description: "At most 10 matches, not paginated. 1 credit.",
@@ -116,6 +129,7 @@ export const OPERATIONS = {
   },
   getSubredditRules: {
     operationId: "getSubredditRules",
+    tag: OPERATION_TAGS.communities,
     path: "/v1/subreddits/{name}/rules",
     summary: "Get a community's rules",
     description: "1 credit.",
@@ -130,6 +144,7 @@ export const OPERATIONS = {
   },
   getUserProfile: {
     operationId: "getUserProfile",
+    tag: OPERATION_TAGS.users,
     path: "/v1/users/{name}",
     summary: "Get a user's profile aggregates by exact username",
     description:
@@ -145,10 +160,11 @@ export const OPERATIONS = {
   },
   getAccount: {
     operationId: "getAccount",
+    tag: OPERATION_TAGS.account,
     path: "/v1/account",
     summary: "Get the key's credit balance and rate limit",
     description:
-      "Free (0 credits), no upstream request, balance read fresh; still authenticated and rate limited.",
+      "Free (0 credits), no upstream request, balance read fresh; still authenticated and rate limited by the key's own limit. While a dependency of the service is briefly down it answers 503 with `Retry-After` (never charged).",
     params: getAccountParamsSchema,
     pathParams: [],
     integerParams: [],
@@ -163,3 +179,17 @@ export const OPERATIONS = {
 export type OperationName = keyof typeof OPERATIONS;
 export type OperationParams<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["params"]>;
 export type OperationData<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["data"]>;
+
+const envelopeSchemas = new Map<OperationName, z.ZodType>();
+
+/** The 200 body schema of an operation: its data in the `_service` envelope its kind carries. */
+export function envelopeSchemaOf(operation: OperationName): z.ZodType {
+  let schema = envelopeSchemas.get(operation);
+  if (!schema) {
+    const contract: OperationContract = OPERATIONS[operation];
+    schema =
+      contract.meta === "list" ? listEnvelopeSchema(contract.data) : creditEnvelopeSchema(contract.data);
+    envelopeSchemas.set(operation, schema);
+  }
+  return schema;
+}

@@ -38,8 +38,8 @@ const timeBound = z
   .union([z.string(), z.number()], { error: `must be ${TIME_BOUND_HINT}` })
   .transform((raw, ctx) => {
     const parsed = parseTimeBound(raw, nowEpochSeconds());
-    if (parsed.ok) return parsed.epochSeconds;
-    ctx.addIssue({ code: "custom", message: parsed.reason });
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({ code: "custom", message: parsed.error });
     return z.NEVER;
   })
   .meta({ description: `Bound on created_utc (exclusive): ${TIME_BOUND_HINT}.` });
@@ -99,7 +99,7 @@ function listingParams(kind: ItemKind) {
       ids: idList(kind)
         .optional()
         .meta({
-          description: `Comma-separated ${kind} ids (batch mode); only the first ${MAX_IDS_PER_BATCH} are used. One invalid id fails the whole call with 400. In batch mode subreddit, author, after, before, sort and q are ignored.`,
+          description: `Comma-separated ${kind} ids (batch mode); only the first ${MAX_IDS_PER_BATCH} are used, however many the URL holds (up to its 64 KiB limit; past it, 414). One invalid id fails the whole call with 400. In batch mode subreddit, author, after, before, sort and q are ignored.`,
         }),
       after: timeBound.optional(),
       before: timeBound.optional(),
@@ -165,11 +165,15 @@ export const searchSubredditsParamsSchema = z.strictObject({
 });
 export type SearchSubredditsParams = z.output<typeof searchSubredditsParamsSchema>;
 
+/** An `r/` prefix is tolerated here as on every other community parameter, so HTTP and MCP agree. */
 export const getSubredditRulesParamsSchema = z.strictObject({
   name: z
     .string({ error: "is required" })
-    .regex(SUBREDDIT_NAME_PATTERN, { error: "must be 3 to 21 letters, digits or underscores" })
-    .meta({ description: "Community name (path)." }),
+    .regex(/^(r\/)?[A-Za-z0-9_]{3,21}$/, {
+      error: "must be a community name of 3 to 21 letters, digits or underscores, with or without r/",
+    })
+    .transform((name) => name.replace(/^r\//, ""))
+    .meta({ description: "Community name, with or without r/ (path)." }),
 });
 export type GetSubredditRulesParams = z.output<typeof getSubredditRulesParamsSchema>;
 

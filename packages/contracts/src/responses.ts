@@ -1,87 +1,11 @@
 /**
- * Response bodies (spec §2). Upstream objects pass through untrimmed, so item schemas are loose: they
- * document the fields the spec names and let every other upstream field through.
+ * Response bodies besides the post and comment objects (reddit-objects.ts). Upstream objects pass
+ * through untrimmed, so their schemas are loose: they document the fields the API names and let every
+ * other upstream field through.
  */
 import { z } from "zod";
 
 const epochSeconds = z.number().int().meta({ description: "Epoch seconds." });
-
-export const postSchema = z
-  .looseObject({
-    id: z.string(),
-    title: z.string(),
-    selftext: z.string(),
-    author: z.string(),
-    created_utc: epochSeconds,
-    subreddit: z.string().meta({ description: "Community name." }),
-    permalink: z.string().meta({ description: "Relative path on the upstream site." }),
-    url: z
-      .string()
-      .meta({ description: "Absolute URL: the external link, or the full permalink of a self post." }),
-    num_comments: z.number().int().meta({
-      description: "Reads 0 during the ~36 h hide_score blackout; the comment tree gives a true count.",
-    }),
-    score: z.number().int().meta({ description: "Pinned at 1 during the blackout." }),
-    hide_score: z.boolean(),
-  })
-  .partial()
-  .meta({
-    id: "Post",
-    description: "Upstream post object; every field is present unless `fields` trims it.",
-  });
-export type Post = z.infer<typeof postSchema>;
-
-export const commentSchema = z
-  .looseObject({
-    id: z.string(),
-    body: z.string(),
-    author: z.string(),
-    created_utc: epochSeconds,
-    subreddit: z.string(),
-    link_id: z.string().meta({ description: "Fullname (t3_…) of the parent post." }),
-    parent_id: z.string().meta({ description: "Fullname of the immediate parent (t3_… or t1_…)." }),
-    permalink: z.string(),
-    score: z.number().int(),
-  })
-  .partial()
-  .meta({
-    id: "Comment",
-    description: "Upstream comment object; every field is present unless `fields` trims it.",
-  });
-export type Comment = z.infer<typeof commentSchema>;
-
-export const moreStubSchema = z
-  .looseObject({
-    count: z.number().int().meta({ description: "Comments in the collapsed part of the thread." }),
-    children: z
-      .array(z.string())
-      .meta({ description: "Ids of the collapsed comments directly below the parent." }),
-    id: z.string(),
-    name: z.string(),
-    parent_id: z.string(),
-    depth: z.number().int(),
-  })
-  .meta({ id: "MoreStub" });
-
-export interface CommentTreeNode {
-  kind: "t1" | "more";
-  data: Record<string, unknown>;
-  replies: CommentTreeNode[];
-}
-
-export const commentTreeNodeSchema: z.ZodType<CommentTreeNode> = z
-  .object({
-    kind: z
-      .enum(["t1", "more"])
-      .meta({ description: "t1 for a comment; more for a collapsed part of the thread." }),
-    data: z.record(z.string(), z.unknown()).meta({
-      description: "For t1: a Comment plus score. For more: a MoreStub (count and children ids).",
-    }),
-    get replies() {
-      return z.array(commentTreeNodeSchema);
-    },
-  })
-  .meta({ id: "CommentTreeNode" });
 
 export const communitySchema = z
   .object({
@@ -139,21 +63,24 @@ export const accountSchema = z
   .meta({ id: "Account" });
 export type Account = z.infer<typeof accountSchema>;
 
-/** `_service` on list-style endpoints (spec §2). */
+/** `_service` on list-style endpoints (docs/api.md#pagination). */
 export const listServiceMetaSchema = z
   .object({
     cursor: z.number().int().nullable().meta({
       description:
-        "created_utc of the last row of the raw page; pass it as `before` (sort=desc) or `after` (sort=asc). Null when the page was empty or the mode is not paginated.",
+        "created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search).",
     }),
-    has_more: z.boolean().meta({ description: "True whenever the raw page came back full." }),
+    has_more: z.boolean().meta({
+      description:
+        "True when the listing goes on: the page came back full. A page may hold fewer rows than `limit` while has_more is true, because the rows of one created_utc second are never split across pages; with `q` it may even be empty. Stop paging when it is false.",
+    }),
     credits_used: z.number().int().min(0).max(1),
     credits_remaining: z.number().int().min(0),
   })
   .meta({ id: "ListServiceMeta" });
 export type ListServiceMeta = z.infer<typeof listServiceMetaSchema>;
 
-/** `_service` on rules, user profile and account (spec §2 rule 1). */
+/** `_service` on rules, user profile and account: the credit figures only. */
 export const creditServiceMetaSchema = z
   .object({
     credits_used: z.number().int().min(0).max(1),

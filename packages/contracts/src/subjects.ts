@@ -14,21 +14,39 @@ const ADAPTER_SUBJECTS = {
 
 const BILLING_SUBJECTS = {
   lookupKey: "billing.keys.lookup",
-  debit: "billing.debit",
-  balance: "billing.balance",
+  admit: "billing.admit",
+  settle: "billing.settle",
+  /** Request-reply: a refund applied before the failed request is answered. */
+  refund: "billing.refund",
   createKey: "billing.keys.create",
   showKey: "billing.keys.show",
+  listKeys: "billing.keys.list",
   revokeKey: "billing.keys.revoke",
+  rotateKey: "billing.keys.rotate",
+  keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",
-  /** Fan-out event (no queue group): every gateway drops the revoked key from its cache. */
-  keyRevoked: "billing.events.key_revoked",
-  /** JetStream subject of refund messages; deduplicated by request id. */
+  /** Card payments, asked by the developer portal (and `payments.list` by the operator CLI). */
+  applyPayment: "billing.payments.apply",
+  reversePayment: "billing.payments.reverse",
+  listPayments: "billing.payments.list",
+  /** Fan-out event (no queue group): every gateway drops a revoked or rotated key from its cache. */
+  keyChanged: "billing.events.key_changed",
+  /** JetStream subject of refund messages (when billing cannot answer at once); deduplicated by request id. */
   refunds: "billing.refunds",
+} as const;
+
+const PORTAL_SUBJECTS = {
+  /**
+   * Fan-out event (no queue group): a person revoked an OAuth client's access in the portal; every
+   * gateway refuses that grant's access tokens from then on, before they expire.
+   */
+  grantRevoked: "portal.events.grant_revoked",
 } as const;
 
 export type AdapterOperation = keyof typeof ADAPTER_SUBJECTS;
 export type BillingSubject = keyof typeof BILLING_SUBJECTS;
+export type PortalSubject = keyof typeof PORTAL_SUBJECTS;
 
 /** Queue groups: every replica of one service joins the same group, so each message goes to one. */
 export const QUEUE_GROUPS = {
@@ -42,17 +60,22 @@ export const QUEUE_GROUPS = {
 export interface Subjects {
   readonly adapter: { readonly [K in AdapterOperation]: string };
   readonly billing: { readonly [K in BillingSubject]: string };
+  readonly portal: { readonly [K in PortalSubject]: string };
   /** JetStream stream holding refund messages. */
   readonly refundStream: string;
   /** Durable consumer that billing replicas share, so each refund is handled by one of them. */
   readonly refundConsumer: string;
 }
 
-const NAMESPACE = /^[A-Za-z0-9_-]{1,32}$/;
+/**
+ * A namespace (env RDA_NAMESPACE) prefixes every NATS subject, JetStream stream and Redis key, so
+ * several stacks or tests can share one server. Safe in a subject token, a stream name and a key.
+ */
+export const NAMESPACE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 export function buildSubjects(namespace = ""): Subjects {
-  if (namespace !== "" && !NAMESPACE.test(namespace)) {
-    throw new Error(`NATS namespace must match ${NAMESPACE}, got '${namespace}'`);
+  if (namespace !== "" && !NAMESPACE_PATTERN.test(namespace)) {
+    throw new Error(`namespace must match ${NAMESPACE_PATTERN}, got '${namespace}'`);
   }
   const dot = namespace === "" ? "" : `${namespace}.`;
   const prefixAll = <T extends Record<string, string>>(names: T) =>
@@ -63,6 +86,7 @@ export function buildSubjects(namespace = ""): Subjects {
   return Object.freeze({
     adapter: Object.freeze(prefixAll(ADAPTER_SUBJECTS)),
     billing: Object.freeze(prefixAll(BILLING_SUBJECTS)),
+    portal: Object.freeze(prefixAll(PORTAL_SUBJECTS)),
     refundStream: `${streamPrefix}BILLING_REFUNDS`,
     refundConsumer: "billing-refunds",
   });

@@ -16,11 +16,22 @@ describe("OpenAPI document", () => {
     expect(API_VERSION).toBe("1.0.0");
   });
 
-  it("describes every operation at its path with both auth schemes", () => {
+  it("describes every operation at its path with both key schemes, and OAuth for /mcp alone", () => {
     for (const operation of Object.values(OPERATIONS)) {
       expect(document.paths[operation.path]?.get?.operationId).toBe(operation.operationId);
     }
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(["ApiKeyHeader", "BearerAuth"]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      "ApiKeyHeader",
+      "BearerAuth",
+      "McpOAuth",
+    ]);
+    expect(document.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
+    const mcp = (document.paths as Record<string, { post?: Record<string, unknown> }>)["/mcp"]?.post as {
+      security: unknown[];
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    expect(mcp.security).toContainEqual({ McpOAuth: ["mcp"] });
+    expect(mcp.responses["401"]?.headers?.["WWW-Authenticate"]).toBeDefined();
   });
 
   it("documents parameter limits and defaults from the validating schemas", () => {
@@ -45,18 +56,102 @@ describe("OpenAPI document", () => {
     expect(metaOf("/v1/account")).toBe("#/components/schemas/CreditServiceMeta");
   });
 
-  it("lists the error responses of spec §7, the account endpoint only 401 and 429", () => {
+  it("lists every status a data endpoint or the account endpoint can answer, from the error catalog", () => {
     expect(Object.keys(document.paths["/v1/posts"].get.responses).sort()).toEqual([
       "200",
       "400",
       "401",
       "402",
+      "408",
+      "409",
+      "414",
+      "422",
       "429",
+      "431",
+      "500",
       "502",
       "503",
     ]);
-    expect(Object.keys(document.paths["/v1/account"].get.responses).sort()).toEqual(["200", "401", "429"]);
+    expect(Object.keys(document.paths["/v1/account"].get.responses).sort()).toEqual([
+      "200",
+      "401",
+      "408",
+      "414",
+      "429",
+      "431",
+      "500",
+      "503",
+    ]);
     expect(document.components.responses.Error429.headers).toHaveProperty("Retry-After");
     expect(document.components.responses.Error429.headers).toHaveProperty("x-ratelimit-scope");
+  });
+
+  it("types the full common field lists of Post and Comment, and still lets unknown upstream fields through", () => {
+    const post = document.components.schemas.Post;
+    for (const field of [
+      "id",
+      "name",
+      "title",
+      "selftext",
+      "author_fullname",
+      "subreddit_id",
+      "url",
+      "domain",
+    ])
+      expect(post.properties[field]?.type, field).toBe("string");
+    for (const field of ["is_self", "over_18", "spoiler", "stickied", "locked", "hide_score"])
+      expect(post.properties[field]?.type, field).toBe("boolean");
+    for (const field of ["created_utc", "score", "num_comments", "num_crossposts", "subreddit_subscribers"])
+      expect(post.properties[field]?.type, field).toBe("integer");
+    expect(Object.keys(post.properties).length).toBeGreaterThanOrEqual(55);
+    expect(post.additionalProperties).toEqual({});
+    const comment = document.components.schemas.Comment;
+    for (const field of ["body", "link_id", "parent_id", "permalink", "controversiality", "is_submitter"])
+      expect(comment.properties[field], field).toBeDefined();
+    expect(Object.keys(comment.properties).length).toBeGreaterThanOrEqual(30);
+    expect(comment.additionalProperties).toEqual({});
+  });
+
+  it("types a comment tree node's data: a Comment for kind t1, a MoreStub for kind more", () => {
+    const { CommentTreeNode, CommentNode, MoreNode } = document.components.schemas;
+    expect(CommentTreeNode.discriminator.propertyName).toBe("kind");
+    expect(CommentTreeNode.oneOf).toEqual([
+      { $ref: "#/components/schemas/CommentNode" },
+      { $ref: "#/components/schemas/MoreNode" },
+    ]);
+    expect(CommentNode.properties.data.$ref).toBe("#/components/schemas/Comment");
+    expect(MoreNode.properties.data.$ref).toBe("#/components/schemas/MoreStub");
+    expect(MoreNode.properties.replies.maxItems).toBe(0);
+  });
+
+  it("files every operation under a described tag, with a description, and names a contact and a license", () => {
+    const tags = new Set((document.tags as Json[]).map((tag) => tag.name));
+    for (const tag of document.tags as Json[]) expect(tag.description, tag.name).toBeTruthy();
+    for (const [path, methods] of Object.entries(document.paths) as [string, Json][]) {
+      for (const operation of Object.values(methods) as Json[]) {
+        expect(operation.tags?.length, path).toBe(1);
+        expect(tags.has(operation.tags[0]), path).toBe(true);
+        expect(operation.description, path).toBeTruthy();
+      }
+    }
+    const info = buildOpenApiDocument({ portalUrl: "https://portal.example" }).info as Json;
+    expect(info.contact.url).toBe("https://portal.example");
+    expect(info.license).toMatchObject({ url: "https://portal.example" });
+  });
+
+  it("states where they apply the trimmed-page rule, the account's 503 and the 100-id batch cut", () => {
+    const op = (path: string) => document.paths[path].get;
+    for (const path of ["/v1/posts", "/v1/comments"]) {
+      expect(op(path).description).toContain("fewer rows than `limit` while `has_more` is true");
+      expect(op(path).description).toContain("first 100");
+      const ids = op(path).parameters.find((p: Json) => p.name === "ids");
+      expect(ids.description).toContain("only the first 100 are used");
+    }
+    expect(document.components.schemas.ListServiceMeta.properties.has_more.description).toContain(
+      "fewer rows than `limit`",
+    );
+    expect(document.info.description).toContain("fewer rows than `limit` while `has_more` is true");
+    expect(op("/v1/account").description).toContain("503");
+    expect(op("/v1/account").responses["503"]).toEqual({ $ref: "#/components/responses/Error503" });
   });
 });

@@ -8,14 +8,14 @@ describe("listPosts parameters", () => {
   it("applies the spec's defaults: limit 25, sort desc", () => {
     expect(parsePosts({ subreddit: "AskHistorians" })).toEqual({
       ok: true,
-      params: { subreddit: "AskHistorians", limit: 25, sort: "desc" },
+      value: { subreddit: "AskHistorians", limit: 25, sort: "desc" },
     });
   });
 
   it("rejects a request with none of subreddit, author or ids", () => {
     expect(parsePosts({ limit: "5" })).toEqual({
       ok: false,
-      message: "give at least one of subreddit, author or ids",
+      error: "give at least one of subreddit, author or ids",
     });
   });
 
@@ -24,7 +24,7 @@ describe("listPosts parameters", () => {
     (limit) => {
       expect(parsePosts({ subreddit: "abc", limit })).toEqual({
         ok: false,
-        message: "parameter 'limit' must be an integer from 1 to 100",
+        error: "parameter 'limit' must be an integer from 1 to 100",
       });
     },
   );
@@ -32,31 +32,31 @@ describe("listPosts parameters", () => {
   it("rejects an unknown sort and an unknown parameter", () => {
     expect(parsePosts({ subreddit: "abc", sort: "top" })).toMatchObject({
       ok: false,
-      message: /'sort' must be asc or desc/,
+      error: /'sort' must be asc or desc/,
     });
     expect(parsePosts({ subreddit: "abc", subredit: "x" })).toEqual({
       ok: false,
-      message: "unknown parameter 'subredit'",
+      error: "unknown parameter 'subredit'",
     });
   });
 
   it("rejects a parameter given twice", () => {
     expect(parsePosts({ subreddit: ["a1", "b2"] })).toEqual({
       ok: false,
-      message: "parameter 'subreddit' must be given once",
+      error: "parameter 'subreddit' must be given once",
     });
   });
 
   it("strips r/ and u/ prefixes and refuses names with other characters", () => {
     expect(parsePosts({ subreddit: "r/rust", author: "u/spez" })).toMatchObject({
       ok: true,
-      params: { subreddit: "rust", author: "spez" },
+      value: { subreddit: "rust", author: "spez" },
     });
     expect(parsePosts({ subreddit: "no spaces" })).toMatchObject({
       ok: false,
-      message: /parameter 'subreddit'/,
+      error: /parameter 'subreddit'/,
     });
-    expect(parsePosts({ author: "bad/name" })).toMatchObject({ ok: false, message: /parameter 'author'/ });
+    expect(parsePosts({ author: "bad/name" })).toMatchObject({ ok: false, error: /parameter 'author'/ });
   });
 
   it("normalises ids: drops t3_, lowercases, keeps only the first 100", () => {
@@ -65,61 +65,61 @@ describe("listPosts parameters", () => {
     );
     const parsed = parsePosts({ ids });
     expect(parsed.ok).toBe(true);
-    const kept = (parsed as { params: { ids: string } }).params.ids.split(",");
+    const kept = (parsed as { value: { ids: string } }).value.ids.split(",");
     expect(kept).toHaveLength(100);
     expect(kept[0]).toBe((1000).toString(36));
   });
 
   it("fails the whole batch on one invalid id, and on a comment id given to posts", () => {
-    expect(parsePosts({ ids: "abc,d-e,fgh" })).toMatchObject({ ok: false, message: /'ids' contains 'd-e'/ });
+    expect(parsePosts({ ids: "abc,d-e,fgh" })).toMatchObject({ ok: false, error: /'ids' contains 'd-e'/ });
     expect(parsePosts({ ids: "abc,t1_def" })).toMatchObject({
       ok: false,
-      message: /'t1_def', which is not a post id/,
+      error: /'t1_def', which is not a post id/,
     });
-    expect(parseComments({ ids: "t1_def,ghi" })).toMatchObject({ ok: true, params: { ids: "def,ghi" } });
+    expect(parseComments({ ids: "t1_def,ghi" })).toMatchObject({ ok: true, value: { ids: "def,ghi" } });
   });
 
-  it("ignores, and so does not validate, the listing parameters in batch mode (spec §4 rule 3)", () => {
+  it("ignores, and so does not validate, the listing parameters in batch mode (docs/api.md#endpoints)", () => {
     expect(
       parsePosts({ ids: "abc", subreddit: "x", sort: "sideways", q: "", after: "soon", limit: "3" }),
     ).toEqual({
       ok: true,
-      params: { ids: "abc", limit: 3, sort: "desc" },
+      value: { ids: "abc", limit: 3, sort: "desc" },
     });
-    expect(parsePosts({ ids: "abc", limit: "0" })).toMatchObject({ ok: false, message: /'limit'/ });
-    expect(parsePosts({ subreddit: "x" })).toMatchObject({ ok: false, message: /'subreddit'/ });
+    expect(parsePosts({ ids: "abc", limit: "0" })).toMatchObject({ ok: false, error: /'limit'/ });
+    expect(parsePosts({ subreddit: "x" })).toMatchObject({ ok: false, error: /'subreddit'/ });
   });
 
   it("accepts fields the objects have, including ones the upstream cannot project, and refuses typos", () => {
     expect(parsePosts({ subreddit: "abc", fields: "id, title,permalink,id" })).toMatchObject({
       ok: true,
-      params: { fields: "id,title,permalink" },
+      value: { fields: "id,title,permalink" },
     });
     expect(parsePosts({ subreddit: "abc", fields: "id,titel" })).toMatchObject({
       ok: false,
-      message: /'titel' is not a post field/,
+      error: /'titel' is not a post field/,
     });
     expect(parseComments({ subreddit: "abc", fields: "title" })).toMatchObject({
       ok: false,
-      message: /not a comment field/,
+      error: /not a comment field/,
     });
   });
 
   it("refuses an empty q and a q that is only spaces", () => {
     expect(parsePosts({ subreddit: "abc", q: "" })).toMatchObject({
       ok: false,
-      message: "parameter 'q' must not be empty",
+      error: "parameter 'q' must not be empty",
     });
     expect(parsePosts({ subreddit: "abc", q: "   " })).toMatchObject({
       ok: false,
-      message: "parameter 'q' must not be empty",
+      error: "parameter 'q' must not be empty",
     });
   });
 
   it("refuses after later than before in listing mode", () => {
     expect(parsePosts({ subreddit: "abc", after: "1700000100", before: "1700000000" })).toMatchObject({
       ok: false,
-      message: "parameter 'after' must be earlier than before",
+      error: "parameter 'after' must be earlier than before",
     });
   });
 
@@ -132,7 +132,7 @@ describe("listPosts parameters", () => {
       q: " cats ",
     });
     expect(first.ok).toBe(true);
-    const params = (first as { params: unknown }).params;
+    const params = (first as { value: unknown }).value;
     expect(OPERATIONS.listPosts.params.parse(params)).toEqual(params);
   });
 });
@@ -148,6 +148,13 @@ describe("path and single-purpose parameters", () => {
     });
   });
 
+  it("accepts a rules name written r/AskReddit, as the listing filters do, and strips the prefix", () => {
+    const parsed = parseHttpParams(OPERATIONS.getSubredditRules, {}, { name: "r/AskReddit" });
+    expect(parsed).toEqual({ ok: true, value: { name: "AskReddit" } });
+    expect(OPERATIONS.getSubredditRules.params.parse({ name: "AskReddit" })).toEqual({ name: "AskReddit" });
+    expect(parseHttpParams(OPERATIONS.getSubredditRules, {}, { name: "r/ab" })).toMatchObject({ ok: false });
+  });
+
   it("checks the username pattern of the user path, hyphens allowed", () => {
     expect(parseHttpParams(OPERATIONS.getUserProfile, {}, { name: "some-user_1" })).toMatchObject({
       ok: true,
@@ -157,18 +164,18 @@ describe("path and single-purpose parameters", () => {
     });
     expect(parseHttpParams(OPERATIONS.getUserProfile, {}, { name: "bad.name" })).toMatchObject({
       ok: false,
-      message: "parameter 'name' must be 3 to 64 letters, digits, underscores or hyphens",
+      error: "parameter 'name' must be 3 to 64 letters, digits, underscores or hyphens",
     });
   });
 
   it("requires post_id on the tree, accepts t3_, bounds limit to 1..500 with default 50", () => {
     expect(parseHttpParams(OPERATIONS.getCommentTree, {})).toMatchObject({
       ok: false,
-      message: /'post_id' is required/,
+      error: /'post_id' is required/,
     });
     expect(parseHttpParams(OPERATIONS.getCommentTree, { post_id: "t3_1abc" })).toEqual({
       ok: true,
-      params: { post_id: "1abc", limit: 50 },
+      value: { post_id: "1abc", limit: 50 },
     });
     expect(parseHttpParams(OPERATIONS.getCommentTree, { post_id: "1abc", limit: "501" })).toMatchObject({
       ok: false,
@@ -179,17 +186,17 @@ describe("path and single-purpose parameters", () => {
   it("requires q on community search and refuses a q that cannot be a name prefix", () => {
     expect(parseHttpParams(OPERATIONS.searchSubreddits, {})).toMatchObject({
       ok: false,
-      message: /'q' is required/,
+      error: /'q' is required/,
     });
     expect(parseHttpParams(OPERATIONS.searchSubreddits, { q: "ask science" })).toMatchObject({ ok: false });
     expect(parseHttpParams(OPERATIONS.searchSubreddits, { q: "r/ask" })).toEqual({
       ok: true,
-      params: { q: "ask" },
+      value: { q: "ask" },
     });
   });
 
   it("takes no parameters on the account endpoint", () => {
-    expect(parseHttpParams(OPERATIONS.getAccount, {})).toEqual({ ok: true, params: {} });
+    expect(parseHttpParams(OPERATIONS.getAccount, {})).toEqual({ ok: true, value: {} });
     expect(parseHttpParams(OPERATIONS.getAccount, { limit: "5" })).toMatchObject({ ok: false });
   });
 });

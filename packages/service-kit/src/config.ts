@@ -2,7 +2,11 @@
  * Configuration from the environment, validated once at start and frozen. A bad value is a start-up
  * failure that names the variable, never a surprise in the middle of a request.
  */
+import { NAMESPACE_PATTERN } from "@rda/contracts";
 import { z } from "zod";
+
+/** A NATS user name: also a token of its private inbox prefix, `_INBOX_<user>`. */
+const NATS_USER_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -46,7 +50,7 @@ const urlWithProtocols = (protocols: string[], example: string) =>
     abort: true,
   });
 
-/** The variables shared by several services, with the defaults of DESIGN.md. */
+/** The variables shared by several services, with their documented defaults (docs/operations.md#environment). */
 export const env = {
   port: (fallback: number) =>
     z.coerce
@@ -74,7 +78,7 @@ export const env = {
         error: "database must be a number, as in redis://host:6379/2",
       })
       .default("redis://127.0.0.1:6379"),
-  /** One URL or a comma-separated list of cluster seeds. */
+  /** One URL or a comma-separated list of cluster seeds; credentials go in NATS_USER/NATS_PASSWORD. */
   natsUrl: () =>
     z
       .string()
@@ -82,15 +86,62 @@ export const env = {
         (value) => value.split(",").every((url) => /^(nats|tls):\/\/[^\s/]+(:\d+)?\/?$/.test(url.trim())),
         {
           error: "must be a nats:// URL, or a comma-separated list of them",
+          abort: true,
         },
       )
+      .refine((value) => !value.includes("@"), {
+        error: "must not carry credentials: set NATS_USER and NATS_PASSWORD instead",
+      })
       .default("nats://127.0.0.1:4222"),
+  /** The service's identity on NATS (deploy/nats/auth.conf); unset with NATS_PASSWORD: no authentication. */
+  natsUser: () =>
+    z.string().regex(NATS_USER_PATTERN, { error: "must be 1 to 64 letters, digits, '_' or '-'" }).optional(),
+  natsPassword: () => z.string().regex(/^\S+$/, { error: "must not contain white space" }).optional(),
   httpUrl: () => urlWithProtocols(["http:", "https:"], "https://example.com"),
   /** Prefix of every NATS subject and Redis key; lets several stacks or tests share servers. */
   namespace: () =>
+    z.string().regex(NAMESPACE_PATTERN, { error: "must be 1 to 32 letters, digits, '_' or '-'" }).optional(),
+  logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Behind a load balancer: `true`, a hop count, or the proxies' addresses (comma-separated). */
+  trustProxy: () =>
     z
       .string()
-      .regex(/^[A-Za-z0-9_-]{1,32}$/, { error: "must be 1 to 32 letters, digits, '_' or '-'" })
-      .optional(),
-  logLevel: () => z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      .regex(/^(true|false|\d{1,2}|[0-9a-fA-F:.,/ ]+)$/, {
+        error: "must be true, false, a hop count, or comma-separated proxy addresses/CIDRs",
+      })
+      .transform((value): TrustProxy => {
+        if (value === "true" || value === "false") return value === "true";
+        return /^\d+$/.test(value) ? Number(value) : value;
+      })
+      .default(false),
 } as const;
+
+/** Whose `X-Forwarded-For` names the client: nobody's, everybody's, the nearest N hops', or these. */
+export type TrustProxy = boolean | number | string;
+
+/** fastify's `trustProxy` for a setting: its types take a hop count as a function. */
+export function trustProxyOption(setting: TrustProxy) {
+  return typeof setting === "number" ? (_address: string, hop: number) => hop < setting : setting;
+}
+
+/** Who a service is on NATS: its user and password, or no authentication at all (a local NATS). */
+export interface NatsIdentity {
+  readonly user: string;
+  readonly password: string;
+}
+
+/**
+ * NATS_USER and NATS_PASSWORD, which come as a pair: neither (a plain local NATS, as under
+ * `pnpm start`) or both. Called right after `loadConfig`, so one without the other stops the service
+ * at start, naming the missing variable.
+ */
+export function natsIdentity(config: {
+  readonly NATS_USER?: string | undefined;
+  readonly NATS_PASSWORD?: string | undefined;
+}): NatsIdentity | undefined {
+  const { NATS_USER: user, NATS_PASSWORD: password } = config;
+  if (user === undefined && password === undefined) return undefined;
+  if (user === undefined) throw new ConfigError(["NATS_USER: must be set with NATS_PASSWORD"]);
+  if (password === undefined) throw new ConfigError(["NATS_PASSWORD: must be set with NATS_USER"]);
+  return { user, password };
+}

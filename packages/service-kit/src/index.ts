@@ -1,16 +1,71 @@
-export { ConfigError, env, loadConfig } from "./config.ts";
+export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey } from "./api-keys.ts";
+export {
+  ConfigError,
+  env,
+  loadConfig,
+  type NatsIdentity,
+  natsIdentity,
+  type TrustProxy,
+  trustProxyOption,
+} from "./config.ts";
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
 export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
 export {
+  type BuildInfo,
+  Counter,
+  createMetricsRegistry,
+  Gauge,
+  Histogram,
+  type MetricsServer,
+  Registry,
+  startMetricsServer,
+} from "./metrics.ts";
+export {
   connectNats,
+  inboxPrefixOf,
   isNatsConnected,
   type NatsConnection,
-  type NatsRequestOutcome,
+  type NatsRequestFailure,
   requestJson,
   requestRaw,
 } from "./nats.ts";
 export { type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
-export { connectRedis, isRedisReady, openRedis, type Redis, redactUrl } from "./redis.ts";
-export { type RedisKeys, redisKeys } from "./redis-keys.ts";
+export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
+export {
+  type Observability,
+  type ObservabilityConfig,
+  observabilityEnv,
+  packageVersion,
+  startObservability,
+} from "./observability.ts";
+export {
+  connectRedis,
+  isRedisReady,
+  openRedis,
+  REDIS_COMMAND_TIMEOUT_MS,
+  type Redis,
+  type RedisOptions,
+  redactUrl,
+  redisResponds,
+} from "./redis.ts";
+export { type PortalRedisKeys, type RedisKeys, redisKeys } from "./redis-keys.ts";
+export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
+export {
+  activeLogFields,
+  type Context,
+  extractContext,
+  injectContext,
+  inSpan,
+  otelContext,
+  otelTrace,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  startTracing,
+  type Tracing,
+  traced,
+  tracingActive,
+  withRequestId,
+} from "./tracing.ts";

@@ -4,7 +4,9 @@
  */
 import { type JetStreamClient, jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { RefundMessage, Subjects } from "@rda/contracts";
+import { err, ok, type RefundMessage, type Result, type Subjects } from "@rda/contracts";
+import { traceHeaders } from "./nats-trace.ts";
+import { tracingActive } from "./tracing.ts";
 
 export type {
   ConsumerConfig,
@@ -26,8 +28,6 @@ export {
   StorageType,
 } from "@nats-io/jetstream";
 
-export type PublishRefundOutcome = { ok: true; duplicate: boolean } | { ok: false; message: string };
-
 /**
  * Publishes a refund for a debited request. The message id is the request id, so a retried publish
  * inside the stream's duplicate window is dropped by JetStream, and billing's debit marker makes any
@@ -39,16 +39,18 @@ export async function publishRefund(
   subjects: Subjects,
   message: RefundMessage,
   timeoutMs = 5_000,
-): Promise<PublishRefundOutcome> {
+): Promise<Result<{ duplicate: boolean }>> {
   const client = "consumers" in target ? target : jetstream(target);
   try {
     const ack = await client.publish(subjects.billing.refunds, JSON.stringify(message), {
       msgID: message.request_id,
       expect: { streamName: subjects.refundStream },
       timeout: timeoutMs,
+      // The refund is applied later by billing's consumer, which continues this trace.
+      ...(tracingActive() ? { headers: traceHeaders() } : {}),
     });
-    return { ok: true, duplicate: ack.duplicate };
+    return ok({ duplicate: ack.duplicate });
   } catch (error) {
-    return { ok: false, message: `refund for ${message.request_id} not published: ${String(error)}` };
+    return err(`refund for ${message.request_id} not published: ${String(error)}`);
   }
 }

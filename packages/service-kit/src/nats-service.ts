@@ -1,10 +1,15 @@
 /**
  * Serves one NATS subject in a queue group: every replica of a service joins the same group, so each
  * request is handled once and replicas share the load. Handlers run concurrently; `stop()` stops
- * taking new requests and waits for the ones in flight, for graceful shutdown.
+ * taking new requests and waits for the ones in flight, for graceful shutdown. A handler that throws
+ * answers with a service error (service-error.ts), never with silence or a body its caller misreads.
+ * With tracing on, each request is a server span continuing the requester's trace (nats-trace.ts).
  */
 import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "./logger.ts";
+import { receivedContext } from "./nats-trace.ts";
+import { respondWithError, ServiceError } from "./service-error.ts";
+import { inSpan, otelTrace, SpanKind, SpanStatusCode, tracingActive } from "./tracing.ts";
 
 export type RequestHandler = (payload: Uint8Array, message: Msg) => Promise<string | Uint8Array>;
 
@@ -27,7 +32,10 @@ export function serveSubject(
         logger.error({ err: error, subject }, "subscription error");
         return;
       }
-      const work = answer(message, handler, logger).finally(() => pending.delete(work));
+      const answering = tracingActive()
+        ? answerTraced(message, handler, logger)
+        : answer(message, handler, logger);
+      const work = answering.finally(() => pending.delete(work));
       pending.add(work);
     },
   });
@@ -41,13 +49,27 @@ export function serveSubject(
   };
 }
 
+function answerTraced(message: Msg, handler: RequestHandler, logger: Logger): Promise<void> {
+  const attributes = { "messaging.system": "nats", "messaging.destination.name": message.subject };
+  const options = { kind: SpanKind.SERVER, attributes, parent: receivedContext(message.headers) };
+  return inSpan(message.subject, options, () => answer(message, handler, logger));
+}
+
 async function answer(message: Msg, handler: RequestHandler, logger: Logger): Promise<void> {
+  const started = logger.isLevelEnabled("debug") ? performance.now() : undefined;
   try {
     const reply = await handler(message.data, message);
     if (message.reply) message.respond(reply);
+    // One line per request at LOG_LEVEL=debug: with tracing on it names the request and its trace.
+    if (started !== undefined) {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      logger.debug({ subject: message.subject, ms }, "request answered");
+    }
   } catch (error) {
-    // A handler that throws has a bug; the requester sees a timeout-free failure instead of silence.
+    otelTrace.getActiveSpan()?.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+    if (!message.reply) return;
+    if (error instanceof ServiceError) return respondWithError(message, error.code, error.message);
     logger.error({ err: error, subject: message.subject }, "request handler failed");
-    if (message.reply) message.respond(JSON.stringify({ outcome: "failure", message: "internal error" }));
+    respondWithError(message, 500, "internal error");
   }
 }

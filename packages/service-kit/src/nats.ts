@@ -1,17 +1,41 @@
 /**
- * The NATS connection every service uses: reconnects forever (a NATS restart is an outage to ride
- * out, not a reason to exit), logs state changes, and drains on shutdown so in-flight replies land.
+ * The NATS connection every service uses, and the one way to ask a service over NATS. The connection
+ * reconnects forever (a NATS restart is an outage to ride out, not a reason to exit), logs state
+ * changes, and drains on shutdown so in-flight replies land. Its state is followed from the client's
+ * status events, so readiness says "disconnected" while it is, and a request made meanwhile fails at
+ * once (`offline`) instead of waiting out its timeout in the client's buffer.
  */
 import { connect, type NatsConnection, RequestError, TimeoutError } from "@nats-io/transport-node";
+import { decodeJson, err, ok, type Result } from "@rda/contracts";
 import type { z } from "zod";
+import type { NatsIdentity } from "./config.ts";
 import type { Logger } from "./logger.ts";
+import { traceHeaders } from "./nats-trace.ts";
+import { readServiceError } from "./service-error.ts";
+import { inSpan, SpanKind, tracingActive } from "./tracing.ts";
 
 export type { NatsConnection };
 
-export async function connectNats(url: string, name: string, logger: Logger): Promise<NatsConnection> {
+/**
+ * The inbox prefix of a NATS user: replies to its requests travel on `_INBOX_<user>.…`, which only
+ * that user may subscribe to (deploy/nats/auth.conf), so no other identity can read them — a new
+ * key's secret among them. Without a user (a local NATS), the default `_INBOX`.
+ */
+export function inboxPrefixOf(identity: NatsIdentity | undefined): string {
+  return identity ? `_INBOX_${identity.user}` : "_INBOX";
+}
+
+/** `identity`: the service's NATS user and password (NATS_USER/NATS_PASSWORD); none for a plain NATS. */
+export async function connectNats(
+  url: string,
+  name: string,
+  logger: Logger,
+  identity?: NatsIdentity,
+): Promise<NatsConnection> {
   const connection = await connect({
     servers: url.split(",").map((server) => server.trim()),
     name,
+    ...(identity && { user: identity.user, pass: identity.password, inboxPrefix: inboxPrefixOf(identity) }),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     pingInterval: 10_000,
@@ -19,71 +43,112 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
     // gateway's CPU on the hot path. Failures are classified as values (requestRaw), not traced.
     noAsyncTraces: true,
   });
-  logger.info({ server: connection.getServer() }, "connected to NATS");
-  void watchStatus(connection, logger);
+  logger.info({ server: connection.getServer(), user: identity?.user }, "connected to NATS");
+  followStatus(connection, logger);
   return connection;
 }
 
-async function watchStatus(connection: NatsConnection, logger: Logger): Promise<void> {
-  for await (const status of connection.status()) {
-    if (status.type === "disconnect" || status.type === "error")
-      logger.warn({ nats: status }, "NATS connection problem");
-    else if (status.type === "reconnect") logger.info({ nats: status }, "reconnected to NATS");
-  }
+/**
+ * Whether each followed connection is attached to a server now. `getServer()` cannot say: it names
+ * the last server even while the client is between reconnection attempts.
+ */
+const attached = new WeakMap<NatsConnection, boolean>();
+
+function followStatus(connection: NatsConnection, logger?: Logger): void {
+  if (attached.has(connection)) return;
+  attached.set(connection, true);
+  void (async () => {
+    for await (const status of connection.status()) {
+      if (status.type === "disconnect") attached.set(connection, false);
+      else if (status.type === "reconnect") attached.set(connection, true);
+      if (status.type === "disconnect" || status.type === "error")
+        logger?.warn({ nats: status }, "NATS connection problem");
+      else if (status.type === "reconnect") logger?.info({ nats: status }, "reconnected to NATS");
+    }
+  })();
 }
 
+/** A connection not made by `connectNats` (a test's) is followed from its first check on. */
 export function isNatsConnected(connection: NatsConnection): boolean {
-  return !connection.isClosed() && !connection.isDraining() && connection.getServer() !== "";
+  followStatus(connection);
+  return !connection.isClosed() && !connection.isDraining() && attached.get(connection) === true;
 }
-
-export type NatsRequestOutcome<T> =
-  | { ok: true; value: T }
-  | { ok: false; failure: "no_responders" | "timeout" | "disconnected" | "malformed_reply"; message: string };
 
 /**
- * A JSON request whose reply is validated. "No responders" (nobody serves the subject) and "timeout"
- * (someone does but was too slow) are told apart, as they mean different things to an operator.
+ * Why a request got no usable answer. "No responders" (nobody serves the subject) and "timeout"
+ * (someone does but was too slow) are told apart, as they mean different things to an operator;
+ * `service_error` is the responder's own failure, sent as data (see service-error.ts) with its code.
  */
-export async function requestJson<T>(
+export interface NatsRequestFailure {
+  /** `offline`: the connection was down, so nothing was sent; `disconnected`: the request failed mid-way. */
+  readonly kind:
+    | "no_responders"
+    | "timeout"
+    | "offline"
+    | "disconnected"
+    | "malformed_reply"
+    | "service_error";
+  readonly message: string;
+  /** For `service_error`: 400 the request was refused, 503 the responder's store is down, 500 a bug. */
+  readonly code?: number;
+}
+
+/** A JSON request whose reply is decoded with its contract schema. */
+export async function requestJson<S extends z.ZodType>(
   connection: NatsConnection,
   subject: string,
   payload: unknown,
-  replySchema: z.ZodType<T>,
+  replySchema: S,
   timeoutMs: number,
-): Promise<NatsRequestOutcome<T>> {
+): Promise<Result<z.output<S>, NatsRequestFailure>> {
   const raw = await requestRaw(connection, subject, JSON.stringify(payload), timeoutMs);
   if (!raw.ok) return raw;
-  try {
-    return { ok: true, value: replySchema.parse(JSON.parse(new TextDecoder().decode(raw.value))) };
-  } catch (error) {
-    return {
-      ok: false,
-      failure: "malformed_reply",
-      message: `malformed reply on ${subject}: ${String(error)}`,
-    };
-  }
+  const decoded = decodeJson(raw.value, replySchema);
+  if (decoded.ok) return decoded;
+  return err({ kind: "malformed_reply", message: `malformed reply on ${subject}: ${decoded.error}` });
 }
 
-export async function requestRaw(
+/** With tracing on, the request is a client span whose context travels in the message headers. */
+export function requestRaw(
   connection: NatsConnection,
   subject: string,
   payload: string | Uint8Array,
   timeoutMs: number,
-): Promise<NatsRequestOutcome<Uint8Array>> {
+): Promise<Result<Uint8Array, NatsRequestFailure>> {
+  if (!tracingActive()) return send(connection, subject, payload, timeoutMs);
+  return inSpan(
+    subject,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { "messaging.system": "nats", "messaging.destination.name": subject },
+    },
+    () => send(connection, subject, payload, timeoutMs, true),
+    (answer) => (answer.ok ? undefined : answer.error.kind),
+  );
+}
+
+async function send(
+  connection: NatsConnection,
+  subject: string,
+  payload: string | Uint8Array,
+  timeoutMs: number,
+  traced = false,
+): Promise<Result<Uint8Array, NatsRequestFailure>> {
+  if (attached.get(connection) === false) {
+    return err({ kind: "offline", message: `not connected to NATS: ${subject} was not sent` });
+  }
   try {
-    const reply = await connection.request(subject, payload, { timeout: timeoutMs });
-    return { ok: true, value: reply.data };
+    const options = traced ? { timeout: timeoutMs, headers: traceHeaders() } : { timeout: timeoutMs };
+    const reply = await connection.request(subject, payload, options);
+    const failure = readServiceError(reply);
+    return failure ? err({ kind: "service_error", ...failure }) : ok(reply.data);
   } catch (error) {
     if (error instanceof RequestError && error.isNoResponders()) {
-      return { ok: false, failure: "no_responders", message: `no service answers ${subject}` };
+      return err({ kind: "no_responders", message: `no service answers ${subject}` });
     }
     if (error instanceof TimeoutError) {
-      return { ok: false, failure: "timeout", message: `${subject} did not answer within ${timeoutMs} ms` };
+      return err({ kind: "timeout", message: `${subject} did not answer within ${timeoutMs} ms` });
     }
-    return {
-      ok: false,
-      failure: "disconnected",
-      message: `NATS request on ${subject} failed: ${String(error)}`,
-    };
+    return err({ kind: "disconnected", message: `NATS request on ${subject} failed: ${String(error)}` });
   }
 }

@@ -2,6 +2,11 @@
  * Every Redis key, built in one place. One API key's ledger data shares the hash tag `{key id}`, so a
  * Lua script touching its balance, journal and debit markers stays in one Redis Cluster slot.
  * The namespace prefix isolates tests (and several stacks) sharing one Redis.
+ *
+ * The developer portal's own data (accounts, login links, sessions, mail counters, its OAuth
+ * authorization server's records) lives under
+ * `…:portal:…`, apart from the ledger, which only billing writes. Secrets (login tokens, session ids)
+ * appear in key names only as their SHA-256, and email addresses only as theirs.
  */
 
 export interface RedisKeys {
@@ -17,10 +22,71 @@ export interface RedisKeys {
   debitMarker(keyId: string, requestId: string): string;
   /** String: result of one top-up request (credits added, balance after), so a retried top-up adds once. */
   topUpMarker(keyId: string, requestId: string): string;
+  /**
+   * Hash: one UTC day (YYYY-MM-DD) of the key's usage, written in the same script as the balance
+   * change it counts: `charged:<operation>`, `refunded:<operation>`, `credits_bought`,
+   * `credits_granted`, `paid_cents`.
+   */
+  usageDay(keyId: string, day: string): string;
+  /**
+   * Hash: one card payment credited to the key (amount, credits, refunded and disputed cents,
+   * credits taken back, session, receipt), the guard that applies each payment and reversal once.
+   * Kept forever, like the journal: a refund can come months later.
+   */
+  payment(keyId: string, paymentId: string): string;
+  /** Sorted set: the key's payment ids, scored by the epoch ms they were first seen. */
+  keyPayments(keyId: string): string;
+  /** List: ids of every key a portal account created, oldest first (revoked ones included). */
+  accountKeys(accountId: string): string;
+  /** Hash: an account's key counters, `active` and `created` (lifetime), checked against its limits. */
+  accountKeyCounts(accountId: string): string;
+  /**
+   * Hash: the request an `Idempotency-Key` (by its hash) named for this API key, and once served,
+   * the response to replay. Written by the gateway; it is not ledger data.
+   */
+  idempotentRequest(keyId: string, idempotencyKeyHash: string): string;
   /** Token bucket of one key's rate limit. */
   keyRateBucket(keyId: string): string;
   /** Token bucket of the shared upstream reserve. */
   readonly globalReserveBucket: string;
+  /**
+   * Sorted set: every pending debit (`<key id>|<request id>`) scored by the epoch ms past which billing
+   * voids it. Global, like the reserve: a sweep must find due debits of every key.
+   */
+  readonly pendingDebits: string;
+  /** The developer portal's own keys. */
+  readonly portal: PortalRedisKeys;
+}
+
+export interface PortalRedisKeys {
+  /** Hash: one account's `email` and `created_at`. */
+  account(accountId: string): string;
+  /** String: id of the account of the address whose normalised form hashes to `emailHash`. */
+  accountByEmail(emailHash: string): string;
+  /** Set: hashes of the account's live sessions, so "log out everywhere" can end them all. */
+  accountSessions(accountId: string): string;
+  /** String (JSON, expiring): the pending sign-in link whose token hashes to `tokenHash`; single use. */
+  loginLink(tokenHash: string): string;
+  /** String (JSON, expiring): the session whose id hashes to `sessionHash`. */
+  session(sessionHash: string): string;
+  /** Counter (expiring): sign-in emails sent to one address in the current window. */
+  mailsToAddress(emailHash: string): string;
+  /** Counter (expiring): sign-in emails requested from one client address in the current window. */
+  mailsFromClient(ip: string): string;
+  /**
+   * String (JSON, expiring): one artefact of the OAuth authorization server (`model`: Client,
+   * Grant, AuthorizationCode, RefreshToken, Session, Interaction), named by the SHA-256 of its id:
+   * codes and refresh tokens are stored only as hashes. Access tokens are signed and never stored.
+   */
+  oauthRecord(model: string, idHash: string): string;
+  /** String: the id hash of the authorization server's browser session whose uid hashes to `uidHash`. */
+  oauthSessionByUid(uidHash: string): string;
+  /** Set: `<model>:<id hash>` of every code and refresh token a grant issued, so revoking it ends them. */
+  oauthGrantTokens(grantId: string): string;
+  /** Hash: one connection, an OAuth client an account allowed to spend one of its keys (by grant id). */
+  oauthConnection(grantId: string): string;
+  /** Set: grant ids of an account's connections. */
+  accountConnections(accountId: string): string;
 }
 
 export function redisKeys(namespace = ""): RedisKeys {
@@ -32,7 +98,32 @@ export function redisKeys(namespace = ""): RedisKeys {
     journal: (keyId: string) => `${root}:key:{${keyId}}:journal`,
     debitMarker: (keyId: string, requestId: string) => `${root}:key:{${keyId}}:debit:${requestId}`,
     topUpMarker: (keyId: string, requestId: string) => `${root}:key:{${keyId}}:topup:${requestId}`,
+    usageDay: (keyId: string, day: string) => `${root}:key:{${keyId}}:usage:${day}`,
+    payment: (keyId: string, paymentId: string) => `${root}:key:{${keyId}}:payment:${paymentId}`,
+    keyPayments: (keyId: string) => `${root}:key:{${keyId}}:payments`,
+    accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
+    accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
+    idempotentRequest: (keyId: string, hash: string) => `${root}:key:{${keyId}}:idempotency:${hash}`,
     globalReserveBucket: `${root}:ratelimit:global`,
+    pendingDebits: `${root}:pending-debits`,
+    portal: portalKeys(`${root}:portal`),
+  });
+}
+
+function portalKeys(root: string): PortalRedisKeys {
+  return Object.freeze({
+    account: (accountId: string) => `${root}:account:{${accountId}}`,
+    accountByEmail: (emailHash: string) => `${root}:account-email:${emailHash}`,
+    accountSessions: (accountId: string) => `${root}:account:{${accountId}}:sessions`,
+    loginLink: (tokenHash: string) => `${root}:login-link:${tokenHash}`,
+    session: (sessionHash: string) => `${root}:session:${sessionHash}`,
+    mailsToAddress: (emailHash: string) => `${root}:mail-limit:address:${emailHash}`,
+    mailsFromClient: (ip: string) => `${root}:mail-limit:client:${ip}`,
+    oauthRecord: (model: string, idHash: string) => `${root}:oauth:${model}:${idHash}`,
+    oauthSessionByUid: (uidHash: string) => `${root}:oauth:session-uid:${uidHash}`,
+    oauthGrantTokens: (grantId: string) => `${root}:oauth:grant-tokens:${grantId}`,
+    oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
+    accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
   });
 }

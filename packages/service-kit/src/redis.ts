@@ -1,16 +1,30 @@
 /**
- * Redis connections. Commands fail fast while disconnected (no offline queue), so a caller can answer
- * 503 at once instead of hanging; the client keeps reconnecting in the background.
+ * Redis connections. Commands fail fast while disconnected (no offline queue) and fail after
+ * `commandTimeoutMs` while Redis is connected but stalled (a pause, a slow disk, a long script), so a
+ * caller answers 503 within a known time instead of hanging; the client keeps reconnecting in the
+ * background. A command that timed out may still run once Redis resumes: callers whose effects must
+ * not land late guard against that themselves (billing's admission carries a deadline).
  */
 import { Redis } from "ioredis";
 import type { Logger } from "./logger.ts";
 
 export type { Redis };
 
-export function connectRedis(url: string, name: string, logger: Logger): Redis {
+/** How long a command may take by default (REDIS_COMMAND_TIMEOUT_MS, docs/operations.md#timeouts). */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+
+export interface RedisOptions {
+  /** A command without an answer by then is rejected; default REDIS_COMMAND_TIMEOUT_MS. */
+  readonly commandTimeoutMs?: number;
+  /** `openRedis` gives up if Redis does not answer within this; default 10 s. */
+  readonly connectTimeoutMs?: number;
+}
+
+export function connectRedis(url: string, name: string, logger: Logger, options: RedisOptions = {}): Redis {
   const client = new Redis(url, {
     connectionName: name,
     enableOfflineQueue: false,
+    commandTimeout: options.commandTimeoutMs ?? REDIS_COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     lazyConnect: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
@@ -20,23 +34,30 @@ export function connectRedis(url: string, name: string, logger: Logger): Redis {
   return client;
 }
 
-/** Connects and waits until Redis answers, or throws after `timeoutMs`. */
+/** Connects and waits until Redis answers, or throws after `options.connectTimeoutMs`. */
 export async function openRedis(
   url: string,
   name: string,
   logger: Logger,
-  timeoutMs = 10_000,
+  options: RedisOptions = {},
 ): Promise<Redis> {
-  const client = connectRedis(url, name, logger);
-  const timer = setTimeout(() => client.disconnect(), timeoutMs);
+  const client = connectRedis(url, name, logger, options);
+  const timer = setTimeout(() => client.disconnect(), options.connectTimeoutMs ?? 10_000);
+  // The connection's own error says why (WRONGPASS, NOAUTH, refused…); the failed call only that it closed.
+  let problem: string | undefined;
+  const noteProblem = (error: Error) => {
+    problem = error.message;
+  };
+  client.on("error", noteProblem);
   try {
     await client.connect();
     await client.ping();
     return client;
   } catch (error) {
     client.disconnect();
-    throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${String(error)}`);
+    throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${problem ?? String(error)}`);
   } finally {
+    client.off("error", noteProblem);
     clearTimeout(timer);
   }
 }
@@ -45,13 +66,37 @@ export function isRedisReady(client: Redis): boolean {
   return client.status === "ready";
 }
 
-/** Drops any password from a Redis or NATS URL before it is logged. */
-export function redactUrl(url: string): string {
+/**
+ * Readiness: connected, and answering a PING within `timeoutMs`. A paused or stalled Redis keeps its
+ * connection "ready" while every command waits, so the status alone would say ready.
+ */
+export async function redisResponds(client: Redis, timeoutMs = 500): Promise<boolean> {
+  if (!isRedisReady(client)) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
+    return await Promise.race([client.ping().then((answer) => answer === "PONG"), late]);
   } catch {
-    return "<invalid url>";
+    return false;
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** Drops any password from a Redis, NATS or SMTP URL (or a comma-separated list of them) before it is logged. */
+export function redactUrl(url: string): string {
+  return url
+    .split(",")
+    .map((one) => {
+      try {
+        const parsed = new URL(one.trim());
+        if (parsed.password) parsed.password = "***";
+        return parsed.toString();
+      } catch {
+        return "<invalid url>";
+      }
+    })
+    .join(",");
 }

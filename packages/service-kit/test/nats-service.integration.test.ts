@@ -1,6 +1,6 @@
 import { buildSubjects, QUEUE_GROUPS } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type NatsConnection, requestRaw, serveSubject } from "../src/index.ts";
+import { type NatsConnection, requestRaw, ServiceError, serveSubject } from "../src/index.ts";
 import { connectTestNats, silentLogger, testNamespace } from "../src/testing/index.ts";
 
 describe("serveSubject over real NATS", () => {
@@ -63,7 +63,7 @@ describe("serveSubject over real NATS", () => {
 
   it("tells 'nobody serves this subject' apart from 'too slow'", async () => {
     const nobody = await requestRaw(nats, `${subject}.nobody`, "x", 2_000);
-    expect(nobody).toMatchObject({ ok: false, failure: "no_responders" });
+    expect(nobody).toMatchObject({ ok: false, error: { kind: "no_responders" } });
     const slow = serveSubject(nats, {
       subject: `${subject}.slow`,
       queue: "slow",
@@ -73,12 +73,12 @@ describe("serveSubject over real NATS", () => {
     await nats.flush();
     expect(await requestRaw(nats, `${subject}.slow`, "x", 200)).toMatchObject({
       ok: false,
-      failure: "timeout",
+      error: { kind: "timeout" },
     });
     void slow;
   });
 
-  it("answers a failure instead of silence when a handler throws", async () => {
+  it("answers a service error 500 that any caller decodes, instead of silence, when a handler throws", async () => {
     const replica = serveSubject(nats, {
       subject: `${subject}.broken`,
       queue: "broken",
@@ -89,9 +89,27 @@ describe("serveSubject over real NATS", () => {
     });
     await nats.flush();
     const outcome = await requestRaw(nats, `${subject}.broken`, "x", 2_000);
-    expect(outcome.ok && JSON.parse(new TextDecoder().decode(outcome.value))).toEqual({
-      outcome: "failure",
-      message: "internal error",
+    expect(outcome).toEqual({
+      ok: false,
+      error: { kind: "service_error", code: 500, message: "internal error" },
+    });
+    await replica.stop();
+  });
+
+  it("passes a handler's ServiceError code and message to the caller", async () => {
+    const replica = serveSubject(nats, {
+      subject: `${subject}.refusing`,
+      queue: "refusing",
+      logger,
+      handler: async () => {
+        throw new ServiceError(400, "invalid request: id\nis missing");
+      },
+    });
+    await nats.flush();
+    const outcome = await requestRaw(nats, `${subject}.refusing`, "x", 2_000);
+    expect(outcome).toEqual({
+      ok: false,
+      error: { kind: "service_error", code: 400, message: "invalid request: id is missing" },
     });
     await replica.stop();
   });

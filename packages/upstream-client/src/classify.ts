@@ -1,27 +1,34 @@
 /**
- * Classifies one upstream HTTP answer (upstream.md §1.5, §1.6, §1.7 item 11). Any body with an `error`
+ * Classifies one upstream HTTP answer (docs/upstream.md#errors-and-busy-answers). Any body with an `error`
  * key is a failure whatever the status, 200 and 422 included; a body that is not JSON (Cloudflare 52x
  * pages, a truncated answer) is a failure too. Transient failures are retried; the others are final.
  */
-import type { UpstreamBody } from "./types.ts";
 
 export type AttemptVerdict =
   | { readonly kind: "ok"; readonly body: UpstreamBody }
   /** Worth another attempt: 5xx, non-JSON, connection trouble. */
   | { readonly kind: "transient"; readonly reason: string }
-  /** The upstream's "slow down" answer: retried once with `limit` halved (upstream.md §1.6). */
+  /** The upstream's "slow down" answer: retried once with `limit` halved (docs/upstream.md#rate-limits). */
   | { readonly kind: "busy"; readonly reason: string }
   /** 429; `resetSeconds` from `x-ratelimit-reset` when the upstream sent a usable one. */
   | { readonly kind: "rate_limited"; readonly resetSeconds: number | undefined }
   | { readonly kind: "bad_request"; readonly reason: string }
   | { readonly kind: "unavailable"; readonly reason: string };
 
+import { locateDataBytes } from "./data-bytes.ts";
+import type { UpstreamBody } from "./types.ts";
+
 /** "Timeout. Maybe slow down a bit" (#66), "Slow down a little" (#12), "Query timed out" (documented). */
 const BUSY_MESSAGE = /slow down|timed out|timeout/i;
 
-export function classifyAnswer(status: number, resetHeader: unknown, text: string): AttemptVerdict {
+export function classifyAnswer(
+  status: number,
+  resetHeader: unknown,
+  body: Uint8Array | string,
+): AttemptVerdict {
   if (status === 429) return { kind: "rate_limited", resetSeconds: parseResetSeconds(resetHeader) };
-  const parsed = parseJson(text);
+  const bytes = typeof body === "string" ? Buffer.from(body) : body;
+  const parsed = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
   if (parsed === undefined)
     return { kind: "transient", reason: `HTTP ${status} with a body that is not JSON` };
   if (isRecord(parsed) && "error" in parsed) return classifyErrorBody(status, parsed.error);
@@ -31,7 +38,11 @@ export function classifyAnswer(status: number, resetHeader: unknown, text: strin
   if (!isRecord(parsed) || !("data" in parsed)) {
     return { kind: "unavailable", reason: `HTTP ${status} with a JSON body that has no data key` };
   }
-  return { kind: "ok", body: { data: parsed.data } };
+  const onlyData = Object.keys(parsed).length === 1;
+  return {
+    kind: "ok",
+    body: { data: parsed.data, dataBytes: onlyData ? locateDataBytes(bytes) : undefined },
+  };
 }
 
 function classifyErrorBody(status: number, error: unknown): AttemptVerdict {
@@ -44,7 +55,7 @@ function classifyErrorBody(status: number, error: unknown): AttemptVerdict {
   return { kind: "unavailable", reason };
 }
 
-/** `x-ratelimit-reset`: seconds left in the upstream's 60 s window (upstream.md §1.6, obs 2026-09). */
+/** `x-ratelimit-reset`: seconds left in the upstream's 60 s window (docs/upstream.md#rate-limits). */
 export function parseResetSeconds(header: unknown): number | undefined {
   const raw = Array.isArray(header) ? header[0] : header;
   if (typeof raw !== "string" || raw.trim() === "") return undefined;

@@ -1,38 +1,59 @@
 /**
  * The undici client of the upstream API: one keep-alive pool per upstream origin, a deadline per call
  * that covers every retry and wait, classified outcomes, and coalescing of identical concurrent calls.
+ * Every attempt and call is reported to the observer (metrics) and, while tracing is on, each attempt
+ * is a client span of the request it serves.
  */
+import { inSpan, type Logger, type Span, SpanKind, tracingActive } from "@rda/service-kit";
 import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
-import { BodyTooLargeError, readBoundedText } from "./read-body.ts";
+import { BodyTooLargeError, readBounded } from "./read-body.ts";
 import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
 import { type CallState, decide } from "./retry-policy.ts";
 import { type ClientSettings, resolveSettings } from "./settings.ts";
-import type { UpstreamClient, UpstreamClientOptions, UpstreamQuery, UpstreamResult } from "./types.ts";
+import type {
+  UpstreamClient,
+  UpstreamClientOptions,
+  UpstreamObserver,
+  UpstreamQuery,
+  UpstreamResult,
+} from "./types.ts";
 
 interface Transport {
   readonly pool: Pool;
   readonly prefix: string;
   readonly settings: ClientSettings;
-  readonly options: UpstreamClientOptions;
+  readonly observer: UpstreamObserver | undefined;
   sent: number;
+}
+
+/** One call as the transport sees it: the upstream path and the operation it serves. */
+interface CallLabels {
+  readonly path: string;
+  readonly operation: string;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const settings = resolveSettings(options);
   const { origin, prefix } = parseBaseUrl(options.baseUrl);
   const pool = new Pool(origin, { connections: settings.connections, keepAliveTimeout: 30_000 });
-  const transport: Transport = { pool, prefix, settings, options, sent: 0 };
+  const transport: Transport = { pool, prefix, settings, observer: options.observer, sent: 0 };
   const coalescer = createCoalescer<UpstreamResult>();
   let coalesced = 0;
   return {
-    get(path, query) {
+    get(path, query, call = {}) {
       const tagged = options.appName ? { ...query, "meta-app": options.appName } : query;
       const key = buildRequestPath(prefix, path, tagged);
-      const { promise, joined } = coalescer.run(key, () => callWithRetries(transport, path, tagged));
-      if (joined) coalesced += 1;
+      // A joined call is logged under the request that started it.
+      const logger = call.logger ?? options.logger;
+      const labels = { path, operation: call.operation ?? "unknown" };
+      const { promise, joined } = coalescer.run(key, () => observedCall(transport, labels, tagged, logger));
+      if (joined) {
+        coalesced += 1;
+        options.observer?.coalesced(labels.operation);
+      }
       return promise;
     },
     stats: () => ({ requests: transport.sent, coalesced }),
@@ -40,21 +61,42 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   };
 }
 
-async function callWithRetries(transport: Transport, path: string, query: UpstreamQuery) {
+async function observedCall(
+  transport: Transport,
+  labels: CallLabels,
+  query: UpstreamQuery,
+  logger: Logger | undefined,
+): Promise<UpstreamResult> {
+  const started = performance.now();
+  const result = await callWithRetries(transport, labels, query, logger);
+  const seconds = (performance.now() - started) / 1000;
+  const { outcome, retries } = result;
+  transport.observer?.call({ operation: labels.operation, outcome, retries, seconds });
+  return result;
+}
+
+async function callWithRetries(
+  transport: Transport,
+  labels: CallLabels,
+  query: UpstreamQuery,
+  logger: Logger | undefined,
+) {
+  const { path } = labels;
   const deadline = Date.now() + transport.settings.deadlineMs;
   let state = { attempts: 0, query, busyRetried: false, remainingMs: transport.settings.deadlineMs };
   for (;;) {
     const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, state.remainingMs);
     const verdict = await attempt(
       transport,
+      labels,
       buildRequestPath(transport.prefix, path, state.query),
       timeoutMs,
     );
     state = { ...state, attempts: state.attempts + 1, remainingMs: deadline - Date.now() };
     const decision = decide(verdict, state, transport.settings);
-    if ("stop" in decision) return logOutcome(transport, path, decision.stop);
-    if (decision.waitMs >= state.remainingMs) return logOutcome(transport, path, outOfTime(verdict, state));
-    transport.options.logger?.debug({ path, reason: describe(verdict), waitMs: decision.waitMs }, "retrying");
+    if ("stop" in decision) return logOutcome(logger, path, decision.stop);
+    if (decision.waitMs >= state.remainingMs) return logOutcome(logger, path, outOfTime(verdict, state));
+    logger?.debug({ path, reason: describe(verdict), waitMs: decision.waitMs }, "retrying");
     await sleep(decision.waitMs);
     state = { ...state, query: decision.query, busyRetried: decision.busyRetried };
     state = { ...state, remainingMs: deadline - Date.now() };
@@ -80,9 +122,36 @@ function outOfTime(verdict: AttemptVerdict, state: CallState): UpstreamResult {
   };
 }
 
-async function attempt(transport: Transport, path: string, timeoutMs: number): Promise<AttemptVerdict> {
+/** One HTTP attempt, timed for the observer and, with tracing on, a client span. */
+async function attempt(
+  transport: Transport,
+  labels: CallLabels,
+  path: string,
+  timeoutMs: number,
+): Promise<AttemptVerdict> {
+  const started = performance.now();
+  const sent = tracingActive()
+    ? await inSpan(
+        `GET ${labels.path}`,
+        { kind: SpanKind.CLIENT, attributes: { "http.request.method": "GET", "url.path": labels.path } },
+        (span) => send(transport, path, timeoutMs, span),
+        ({ verdict }) => (verdict.kind === "ok" ? undefined : verdict.kind),
+      )
+    : await send(transport, path, timeoutMs);
+  const seconds = (performance.now() - started) / 1000;
+  transport.observer?.attempt({ operation: labels.operation, statusClass: sent.statusClass, seconds });
+  return sent.verdict;
+}
+
+async function send(
+  transport: Transport,
+  path: string,
+  timeoutMs: number,
+  span?: Span,
+): Promise<{ verdict: AttemptVerdict; statusClass: string }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let status: number | undefined;
   transport.sent += 1;
   try {
     const response = await transport.pool.request({
@@ -91,26 +160,33 @@ async function attempt(transport: Transport, path: string, timeoutMs: number): P
       signal: controller.signal,
       headers: { accept: "application/json" },
     });
+    status = response.statusCode;
+    span?.setAttribute("http.response.status_code", status);
     const { maxBodyBytes } = transport.settings;
-    const text = await readBoundedText(response.body, response.headers["content-length"], maxBodyBytes);
-    return classifyAnswer(response.statusCode, response.headers["x-ratelimit-reset"], text);
+    const raw = await readBounded(response.body, response.headers["content-length"], maxBodyBytes);
+    const verdict = classifyAnswer(status, response.headers["x-ratelimit-reset"], raw);
+    return { verdict, statusClass: statusClass(status) };
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return { kind: "unavailable", reason: error.message };
-    if (controller.signal.aborted) return { kind: "transient", reason: `no answer within ${timeoutMs} ms` };
-    return { kind: "transient", reason: `request failed: ${errorCode(error)}` };
+    const answered = status === undefined ? undefined : statusClass(status);
+    if (error instanceof BodyTooLargeError) {
+      return { verdict: { kind: "unavailable", reason: error.message }, statusClass: answered ?? "error" };
+    }
+    if (controller.signal.aborted) {
+      const verdict = { kind: "transient", reason: `no answer within ${timeoutMs} ms` } as const;
+      return { verdict, statusClass: answered ?? "timeout" };
+    }
+    const verdict = { kind: "transient", reason: `request failed: ${errorCode(error)}` } as const;
+    return { verdict, statusClass: answered ?? "error" };
   } finally {
     clearTimeout(timer);
   }
 }
 
-function logOutcome(transport: Transport, path: string, result: UpstreamResult): UpstreamResult {
+function logOutcome(logger: Logger | undefined, path: string, result: UpstreamResult): UpstreamResult {
   if (result.outcome !== "ok" || result.retries > 0) {
     const { outcome, attempts } = result;
     const message = "message" in result ? result.message : undefined;
-    transport.options.logger?.warn(
-      { path, outcome, attempts, message },
-      "upstream call needed retries or failed",
-    );
+    logger?.warn({ path, outcome, attempts, message }, "upstream call needed retries or failed");
   }
   return result;
 }
@@ -124,4 +200,9 @@ function describe(verdict: AttemptVerdict): string {
 function errorCode(error: unknown): string {
   if (error && typeof error === "object" && "code" in error) return String(error.code);
   return error instanceof Error ? error.message : String(error);
+}
+
+/** "2xx", "4xx", "5xx"...; 429 keeps its own class: it means the upstream's limit, not a bad request. */
+function statusClass(status: number): string {
+  return status === 429 ? "429" : `${Math.floor(status / 100)}xx`;
 }

@@ -1,21 +1,14 @@
-export { type AdapterDeps, runAdapterMain, type StartAdapter } from "./adapter-main.ts";
-export {
-  badRequestReply,
-  createAdapterHandler,
-  failureReply,
-  type OperationRunner,
-  okReply,
-  unavailableReply,
-} from "./adapter-reply.ts";
 export { createUpstreamClient } from "./client.ts";
-export { type AdapterWork, type OperationWork, startAdapter } from "./start-adapter.ts";
+export { jsonArrayPrefix } from "./data-bytes.ts";
 export type {
   AttemptCounts,
+  CallOptions,
   UpstreamBody,
   UpstreamClient,
   UpstreamClientOptions,
   UpstreamClientStats,
   UpstreamFailure,
+  UpstreamObserver,
   UpstreamQuery,
   UpstreamResult,
 } from "./types.ts";

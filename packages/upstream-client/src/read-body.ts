@@ -1,4 +1,4 @@
-/** Reads a response body as text, refusing it once it grows past a bound. */
+/** Reads a response body whole, refusing it once it grows past a bound. */
 import type { Readable } from "node:stream";
 
 export class BodyTooLargeError extends Error {
@@ -8,11 +8,11 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-export async function readBoundedText(
+export async function readBounded(
   body: Readable & { dump?: () => Promise<void> },
   declaredLength: string | string[] | undefined,
   maxBytes: number,
-): Promise<string> {
+): Promise<Buffer> {
   if (typeof declaredLength === "string" && Number(declaredLength) > maxBytes) {
     await body.dump?.();
     throw new BodyTooLargeError(maxBytes);
@@ -27,5 +27,5 @@ export async function readBoundedText(
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks, size).toString("utf8");
+  return Buffer.concat(chunks, size);
 }

@@ -19,7 +19,7 @@ export type Decision =
   | { readonly stop: UpstreamResult }
   | { readonly waitMs: number; readonly query: UpstreamQuery; readonly busyRetried: boolean };
 
-/** Without a usable reset header, assume the whole 60 s window (upstream.md §1.6). */
+/** Without a usable reset header, assume the whole 60 s window (docs/upstream.md#rate-limits). */
 const WINDOW_SECONDS = 60;
 
 export function decide(verdict: AttemptVerdict, state: CallState, settings: ClientSettings): Decision {
@@ -36,7 +36,7 @@ export function decide(verdict: AttemptVerdict, state: CallState, settings: Clie
         ? backoff(state, settings, state.query, state.busyRetried)
         : unavailable(verdict, counts);
     case "busy":
-      // upstream.md §1.7 item 11: retry once with `limit` halved; a second "busy" ends the call.
+      // docs/upstream.md#where-our-contract-differs: retry once with `limit` halved; a second "busy" ends the call.
       return retriesLeft && !state.busyRetried
         ? backoff(state, settings, halveLimit(state.query), true)
         : unavailable(verdict, counts);

@@ -7,9 +7,14 @@ import type { Logger } from "@rda/service-kit";
 /** Query parameters of one upstream GET; undefined values are left out. */
 export type UpstreamQuery = Readonly<Record<string, string | number | boolean | undefined>>;
 
-/** A successful upstream body: `{data: ...}` without an `error` key (upstream.md §1.5). */
+/** A successful upstream body: `{data: ...}` without an `error` key (docs/upstream.md#response-shapes). */
 export interface UpstreamBody {
   readonly data: unknown;
+  /**
+   * The exact bytes of `data` as the upstream sent them, when the body held nothing else: an adapter
+   * that passes the rows on unchanged forwards these instead of serialising `data` again.
+   */
+  readonly dataBytes: Uint8Array | undefined;
 }
 
 export interface AttemptCounts {
@@ -50,9 +55,31 @@ export interface UpstreamClientOptions {
   readonly maxBodyBytes?: number;
   /** Keep-alive connections to the upstream origin. */
   readonly connections?: number;
-  /** Sent as `meta-app=<name>` (upstream.md §1: tags which client sent the request). */
+  /** Sent as `meta-app=<name>` (docs/upstream.md#endpoints-we-use: tags which client sent the request). */
   readonly appName?: string;
   readonly logger?: Logger;
+  /** Told about every attempt and call, for the metrics; the adapters pass one (adapter-kit). */
+  readonly observer?: UpstreamObserver;
+}
+
+/**
+ * What the client reports as it works, labelled by the caller's operation. `statusClass` is the HTTP
+ * status class of an answer ("2xx", "4xx", "429", "5xx"...), or "timeout" or "error" when none came.
+ */
+export interface UpstreamObserver {
+  attempt(event: {
+    readonly operation: string;
+    readonly statusClass: string;
+    readonly seconds: number;
+  }): void;
+  call(event: {
+    readonly operation: string;
+    readonly outcome: UpstreamResult["outcome"];
+    readonly retries: number;
+    readonly seconds: number;
+  }): void;
+  /** A call answered by joining an identical one in flight (no upstream request of its own). */
+  coalesced(operation: string): void;
 }
 
 export interface UpstreamClientStats {
@@ -62,8 +89,15 @@ export interface UpstreamClientStats {
   readonly coalesced: number;
 }
 
+export interface CallOptions {
+  /** Logs this call's retries and failures; an adapter passes one bound to the gateway's request id. */
+  readonly logger?: Logger;
+  /** The operation the call serves (`listPosts`), the label of its metrics; "unknown" when unset. */
+  readonly operation?: string;
+}
+
 export interface UpstreamClient {
-  get(path: string, query: UpstreamQuery): Promise<UpstreamResult>;
+  get(path: string, query: UpstreamQuery, options?: CallOptions): Promise<UpstreamResult>;
   stats(): UpstreamClientStats;
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { classifyAnswer, parseResetSeconds } from "../src/classify.ts";
 
 describe("classifyAnswer", () => {
   it("accepts a 200 JSON body with data and no error key", () => {
-    expect(classifyAnswer(200, undefined, '{"data":[{"id":"a"}]}')).toEqual({
+    expect(classifyAnswer(200, undefined, '{"data":[{"id":"a"}]}')).toMatchObject({
       kind: "ok",
       body: { data: [{ id: "a" }] },
     });

@@ -1,5 +1,5 @@
 /**
- * Each simulator fault mode (DESIGN.md, "Upstream simulator") ends in the right classification, with
+ * Each simulator fault mode (docs/operations.md#fault-control) ends in the right classification, with
  * the retries counted. Faults are count-based (rate 1), so no outcome depends on luck.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -11,12 +11,19 @@ import { Redis } from "ioredis";
 import { createLogger, type Logger } from "../logger.ts";
 
 export {
+  type CapturedMail,
+  type CaptureInbox,
+  type CaptureInboxOptions,
+  startCaptureInbox,
+} from "./capture-inbox.ts";
+export {
   describeServers,
   findInfrastructure,
   type Infrastructure,
   isReachable,
   type ServerVersions,
 } from "./infrastructure.ts";
+export { type PrivateServer, startPrivateNats, startPrivateRedis } from "./private-servers.ts";
 
 export function testRedisUrl(): string {
   return process.env.REDIS_URL || "redis://127.0.0.1:6379";

@@ -1,30 +1,7 @@
 /**
- * Test helpers for the adapters (`@rda/upstream-client/testing`): a NATS request to an adapter with its
- * reply frame decoded, and the simulator's control endpoints (faults, per-path request counts).
+ * Test helper for code that calls the upstream (`@rda/upstream-client/testing`): the simulator's
+ * control endpoints, to inject faults and count the requests it saw (docs/operations.md#upstream-simulator).
  */
-import { type AdapterReplyMeta, decodeAdapterReply } from "@rda/contracts";
-import type { NatsConnection } from "@rda/service-kit";
-
-export interface AdapterAnswer {
-  readonly meta: AdapterReplyMeta;
-  /** The data JSON, parsed; undefined on a failure outcome. */
-  readonly data: unknown;
-}
-
-let sequence = 0;
-
-export async function requestAdapter(
-  nats: NatsConnection,
-  subject: string,
-  params: unknown,
-): Promise<AdapterAnswer> {
-  sequence += 1;
-  const payload = JSON.stringify({ request_id: `test-${sequence}`, params });
-  const reply = await nats.request(subject, payload, { timeout: 20_000 });
-  const decoded = decodeAdapterReply(reply.data);
-  const data = decoded.data ? JSON.parse(new TextDecoder().decode(decoded.data)) : undefined;
-  return { meta: decoded.meta, data };
-}
 
 export interface FaultSpec {
   readonly mode: "error" | "busy" | "ratelimit" | "timeout" | "garbage";
@@ -38,7 +15,6 @@ export interface SimStats {
   readonly total: number;
 }
 
-/** The simulator's control endpoints (DESIGN.md, "Upstream simulator"). */
 export function simControl(simUrl: string) {
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${simUrl}${path}`, {

@@ -1,0 +1,63 @@
+/**
+ * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
+ * class and their latency, calls by outcome and their latency (retries and waits included), retries,
+ * and calls coalesced into one already in flight. Fed by the upstream client's observer.
+ */
+import { Counter, Histogram, type Registry } from "@rda/service-kit";
+import type { UpstreamObserver } from "@rda/upstream-client";
+
+const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16];
+
+export function upstreamObserver(registry: Registry, adapter: string): UpstreamObserver {
+  const registers = [registry];
+  const requests = new Counter({
+    name: "upstream_requests_total",
+    help: "HTTP requests sent to the upstream, by adapter, operation and status class (timeout and error: no answer).",
+    labelNames: ["adapter", "operation", "status_class"],
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: "upstream_request_duration_seconds",
+    help: "Time of one HTTP request to the upstream, by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    buckets: UPSTREAM_BUCKETS,
+    registers,
+  });
+  const calls = new Counter({
+    name: "upstream_calls_total",
+    help: "Upstream calls (one per adapter request, retries included) by outcome: ok, bad_request, rate_limited, unavailable.",
+    labelNames: ["adapter", "operation", "outcome"],
+    registers,
+  });
+  const callDuration = new Histogram({
+    name: "upstream_call_duration_seconds",
+    help: "Time of one upstream call, every retry and wait included, by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    buckets: UPSTREAM_BUCKETS,
+    registers,
+  });
+  const retries = new Counter({
+    name: "upstream_retries_total",
+    help: "Retries of upstream calls (attempts beyond the first), by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    registers,
+  });
+  const coalesced = new Counter({
+    name: "upstream_coalesced_calls_total",
+    help: "Calls answered by joining an identical upstream call in flight, by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    registers,
+  });
+  return {
+    attempt({ operation, statusClass, seconds }) {
+      requests.inc({ adapter, operation, status_class: statusClass });
+      requestDuration.observe({ adapter, operation }, seconds);
+    },
+    call({ operation, outcome, retries: count, seconds }) {
+      calls.inc({ adapter, operation, outcome });
+      callDuration.observe({ adapter, operation }, seconds);
+      if (count > 0) retries.inc({ adapter, operation }, count);
+    },
+    coalesced: (operation) => coalesced.inc({ adapter, operation }),
+  };
+}

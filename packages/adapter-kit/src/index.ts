@@ -1,0 +1,11 @@
+export { runAdapterMain } from "./adapter-main.ts";
+export { badRequestReply, failureReply, okReply, unavailableReply } from "./adapter-reply.ts";
+export {
+  type AdapterDeps,
+  type AdapterOperations,
+  type OperationContext,
+  type OperationWork,
+  type RunningAdapter,
+  type StartAdapter,
+  startAdapter,
+} from "./start-adapter.ts";

@@ -1,0 +1,28 @@
+/**
+ * Bounds of the values an operator or the portal may give a key or a top-up. Billing refuses a
+ * request outside them (messages.ts uses these), and the operator CLI checks them before sending, so
+ * both say the same thing.
+ */
+export const KEY_LIMITS = {
+  credits: { min: 0, max: 1_000_000_000 },
+  qps: { min: 1, max: 100_000 },
+  burst: { min: 1, max: 1_000_000 },
+  labelMaxLength: 200,
+} as const;
+
+/** One top-up: at least 5 USD (the price ladder starts there), at most 10,000 USD. */
+export const TOP_UP_LIMITS = {
+  minUsdCents: 500,
+  maxUsdCents: 1_000_000,
+} as const;
+
+/**
+ * The most credits one key's balance may hold. Far below 2^53 (the largest integer a double keeps
+ * exact, in JavaScript and in Redis' Lua alike) and below 10^14, past which Lua writes a number into a
+ * string (a journal entry, a debit marker) with an exponent and drops digits. A top-up that would
+ * cross it is refused; nothing else adds that much.
+ */
+export const BALANCE_LIMITS = { maxCredits: 1_000_000_000_000 } as const;
+
+/** Days of usage one request may look back over, today included. */
+export const USAGE_DAYS_LIMITS = { min: 1, max: 400 } as const;

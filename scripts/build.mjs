@@ -1,0 +1,114 @@
+/**
+ * Builds every service to plain JavaScript for production: each `services/<name>/src/main.ts` (and
+ * the operator CLI, `services/billing/src/cli/main.ts`) becomes one ES module under
+ * `services/<name>/dist/` with the workspace packages and their dependencies bundled in, so an image
+ * runs `node dist/main.mjs` with no TypeScript compiler, no tsx and no node_modules.
+ *
+ *   pnpm build                  every service
+ *   pnpm build gateway billing  only those
+ *
+ * Plain JavaScript on purpose: `pnpm admin` (scripts/admin.mjs) imports it without any loader.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** What each built file is made from: `[output, entry]`, paths relative to the repository. */
+export function buildTargets(services = serviceNames()) {
+  return services.flatMap((name) => {
+    const targets = [[`services/${name}/dist/main.mjs`, `services/${name}/src/main.ts`]];
+    if (existsSync(join(ROOT, "services", name, "src", "cli", "main.ts"))) {
+      targets.push([`services/${name}/dist/admin.mjs`, `services/${name}/src/cli/main.ts`]);
+    }
+    return targets;
+  });
+}
+
+export function serviceNames() {
+  return readdirSync(join(ROOT, "services")).filter((name) =>
+    existsSync(join(ROOT, "services", name, "src", "main.ts")),
+  );
+}
+
+/** Folders a service reads at run time beside its code (templates, static files): copied to dist/. */
+const RUNTIME_FOLDERS = ["views", "public"];
+
+/**
+ * Files a service serves straight from a dependency, copied into dist/ since an image has no
+ * node_modules: `[package file, place under dist/]`. The service looks there first.
+ */
+const VENDORED_FILES = {
+  portal: [["htmx.org/dist/htmx.min.js", "public/vendor/htmx.min.js"]],
+};
+
+/** Copies a service's run-time folders and vendored files into its dist/. */
+export function copyRuntimeFiles(name) {
+  const service = join(ROOT, "services", name);
+  for (const folder of RUNTIME_FOLDERS) {
+    const source = join(service, "src", folder);
+    if (existsSync(source)) cpSync(source, join(service, "dist", folder), { recursive: true });
+  }
+  const require = createRequire(join(service, "package.json"));
+  for (const [file, place] of VENDORED_FILES[name] ?? []) {
+    const target = join(service, "dist", place);
+    mkdirSync(dirname(target), { recursive: true });
+    cpSync(require.resolve(file), target);
+  }
+}
+
+// Bundled CommonJS dependencies call require() and read __dirname; an ES module has neither.
+const BANNER = [
+  'import { createRequire as __rdaCreateRequire } from "node:module";',
+  'import { fileURLToPath as __rdaFileURLToPath } from "node:url";',
+  "const require = __rdaCreateRequire(import.meta.url);",
+  "const __filename = __rdaFileURLToPath(import.meta.url);",
+  'const __dirname = __filename.slice(0, __filename.lastIndexOf("/"));',
+].join("\n");
+
+/**
+ * Builds one `[output, entry]` target; resolves when it is written. Each file is written beside its
+ * place and renamed into it, so a process starting the old build meanwhile never reads half a file.
+ */
+export async function buildTarget([output, entry]) {
+  const { build } = await import("esbuild");
+  const result = await build({
+    entryPoints: [join(ROOT, entry)],
+    outfile: join(ROOT, output),
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: true,
+    banner: { js: BANNER },
+    logLevel: "warning",
+    write: false,
+  });
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const partial = `${file.path}.${process.pid}.partial`;
+    writeFileSync(partial, file.contents);
+    renameSync(partial, file.path);
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((name) => !serviceNames().includes(name));
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `build: no service named ${unknown.join(", ")}; services: ${serviceNames().join(", ")}\n`,
+    );
+    process.exit(2);
+  }
+  const started = Date.now();
+  const services = wanted.length > 0 ? wanted : serviceNames();
+  const targets = buildTargets(services);
+  await Promise.all(targets.map(buildTarget));
+  for (const name of services) copyRuntimeFiles(name);
+  process.stdout.write(
+    `built ${targets.map(([output]) => output).join(", ")} in ${Date.now() - started} ms\n`,
+  );
+}
