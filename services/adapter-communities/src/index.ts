@@ -1,12 +1,9 @@
 /** adapter-communities: serves adapter.subreddits.search and adapter.subreddits.rules in its queue group. */
+import { type AdapterDeps, type RunningAdapter, startAdapter } from "@rda/adapter-kit";
 import { QUEUE_GROUPS } from "@rda/contracts";
-import { type AdapterDeps, startAdapter } from "@rda/upstream-client";
-import { getRules } from "./get-rules.ts";
+import { getSubredditRules } from "./get-subreddit-rules.ts";
 import { searchSubreddits } from "./search-subreddits.ts";
 
-export function startAdapterCommunities(deps: AdapterDeps): Promise<{ stop(): Promise<void> }> {
-  return startAdapter(deps, QUEUE_GROUPS.adapterCommunities, {
-    searchSubreddits,
-    getSubredditRules: getRules,
-  });
+export function startAdapterCommunities(deps: AdapterDeps): Promise<RunningAdapter> {
+  return startAdapter(deps, QUEUE_GROUPS.adapterCommunities, { searchSubreddits, getSubredditRules });
 }

@@ -1,9 +1,11 @@
 /**
- * adapter.subreddits.search (spec §4, upstream.md §1.7 item 4): name-prefix search, at most 10,
+ * adapter.subreddits.search (docs/api.md#subreddit-search, docs/upstream.md#subreddits): name-prefix search, at most 10,
  * mapped to {name ← display_name, subscribers, description ← public_description}.
  */
+
+import { failureReply, type OperationContext, okReply, unavailableReply } from "@rda/adapter-kit";
 import type { Community, SearchSubredditsParams } from "@rda/contracts";
-import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+import type { UpstreamClient } from "@rda/upstream-client";
 
 /** Spec §4: at most 10 matches; only the three fields we return are fetched (all are selectable). */
 const SEARCH_QUERY = {
@@ -16,8 +18,10 @@ const SEARCH_QUERY = {
 export async function searchSubreddits(
   client: UpstreamClient,
   params: SearchSubredditsParams,
+  context: OperationContext,
 ): Promise<Uint8Array> {
-  const result = await client.get("/api/subreddits/search", { subreddit_prefix: params.q, ...SEARCH_QUERY });
+  const query = { subreddit_prefix: params.q, ...SEARCH_QUERY };
+  const result = await client.get("/api/subreddits/search", query, context);
   if (result.outcome !== "ok") return failureReply(result);
   const rows = result.body.data;
   if (!Array.isArray(rows)) return unavailableReply("upstream: subreddit search data is not a list");

@@ -1,8 +1,10 @@
 /** adapter.subreddits.search and adapter.subreddits.rules over NATS and the simulator. */
+
+import { requestAdapter } from "@rda/adapter-kit/testing";
 import { buildSubjects } from "@rda/contracts";
 import type { NatsConnection } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace } from "@rda/service-kit/testing";
-import { requestAdapter, simControl } from "@rda/upstream-client/testing";
+import { simControl } from "@rda/upstream-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import { startAdapterCommunities } from "../src/index.ts";

@@ -2,14 +2,10 @@
  * adapter-posts: serves adapter.posts.list and adapter.comments.list in the adapter-posts queue group,
  * so every replica shares the load. A value: connections come in, nothing is read from the environment.
  */
+import { type AdapterDeps, type RunningAdapter, startAdapter } from "@rda/adapter-kit";
 import { QUEUE_GROUPS } from "@rda/contracts";
-import { type AdapterDeps, startAdapter } from "@rda/upstream-client";
-import { listItems } from "./list-items.ts";
+import { listComments, listPosts } from "./list-posts-and-comments.ts";
 
-export function startAdapterPosts(deps: AdapterDeps): Promise<{ stop(): Promise<void> }> {
-  const { logger } = deps;
-  return startAdapter(deps, QUEUE_GROUPS.adapterPosts, {
-    listPosts: (client, params) => listItems(client, "post", params, logger),
-    listComments: (client, params) => listItems(client, "comment", params, logger),
-  });
+export function startAdapterPosts(deps: AdapterDeps): Promise<RunningAdapter> {
+  return startAdapter(deps, QUEUE_GROUPS.adapterPosts, { listPosts, listComments });
 }

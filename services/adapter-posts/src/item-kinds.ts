@@ -1,4 +1,4 @@
-/** Where each kind of item lives upstream (upstream.md §1.1) and which fields `q` searches (spec §4). */
+/** Where each kind of item lives upstream (docs/upstream.md#endpoints-we-use) and which fields `q` searches (docs/api.md#endpoints). */
 import type { ItemKind } from "@rda/contracts";
 
 export interface ItemKindConfig {

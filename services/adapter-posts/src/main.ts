@@ -1,5 +1,5 @@
-/** Process shell of adapter-posts: environment, NATS, health on HEALTH_PORT (default 9102), shutdown. */
-import { runAdapterMain } from "@rda/upstream-client";
+/** Process shell of adapter-posts: environment, NATS, health on HEALTH_PORT (default 9102), metrics on METRICS_PORT (default 9202), shutdown. */
+import { runAdapterMain } from "@rda/adapter-kit";
 import { startAdapterPosts } from "./index.ts";
 
-runAdapterMain("adapter-posts", 9102, startAdapterPosts);
+runAdapterMain("adapter-posts", { health: 9102, metrics: 9202 }, import.meta.url, startAdapterPosts);

@@ -1,7 +1,7 @@
 /**
- * `q` (spec §4): an exact phrase, case-insensitive, matched on word boundaries, with basic singular
+ * `q` (docs/api.md#endpoints): an exact phrase, case-insensitive, matched on word boundaries, with basic singular
  * and plural flexibility per word (cat↔cats, box↔boxes, story↔stories). Applied to the fetched page,
- * never sent upstream (the upstream's keyword search is "unreliable" and sometimes off: upstream.md §1.2).
+ * never sent upstream (the upstream's keyword search is "unreliable" and sometimes off: docs/upstream.md#post-and-comment-search).
  */
 
 export type PhraseMatcher = (text: string) => boolean;
@@ -15,7 +15,7 @@ export function createPhraseMatcher(phrase: string): PhraseMatcher {
 }
 
 /** The word itself, its plural and its singular, longest first so the alternation prefers them. */
-export function wordForms(word: string): string[] {
+function wordForms(word: string): string[] {
   const forms = new Set([word, pluralOf(word), ...singularsOf(word)].filter((form) => form.length > 0));
   return [...forms].sort((a, b) => b.length - a.length);
 }

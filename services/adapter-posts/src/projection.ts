@@ -1,6 +1,6 @@
 /**
  * `fields`: what to ask the upstream for, and what to hand back. Only upstream-selectable names
- * (upstream.md §1.4) may be forwarded; when the caller names one that is not (permalink, hide_score…)
+ * (docs/upstream.md#selectable-fields) may be forwarded; when the caller names one that is not (permalink, hide_score…)
  * the page is fetched unprojected and trimmed here. Fields the adapter itself needs (created_utc for
  * the cursor, the text fields for q) are always fetched and trimmed back out.
  */
@@ -10,7 +10,7 @@ import type { Item } from "./item-kinds.ts";
 export interface Projection {
   /** The `fields` query parameter to send upstream; undefined fetches whole objects. */
   readonly upstreamFields: string | undefined;
-  /** Keys to return, in the caller's order; undefined returns objects untrimmed (spec §2). */
+  /** Keys to return, in the caller's order; undefined returns objects untrimmed (docs/api.md#response-envelope). */
   readonly keep: readonly string[] | undefined;
 }
 

@@ -1,4 +1,4 @@
-/** Batch mode (spec §4 rule 3): ids, one upstream call, no cursor, listing parameters ignored. */
+/** Batch mode (docs/api.md#endpoints): ids, one upstream call, no cursor, listing parameters ignored. */
 import { simControl } from "@rda/upstream-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, type Row, startHarness } from "./harness.ts";

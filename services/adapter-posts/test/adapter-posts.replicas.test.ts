@@ -2,10 +2,12 @@
  * Two replicas of adapter-posts on one namespace join one queue group and share the load. Each replica
  * talks to its own simulator (same corpus), so the simulators' request counts show who served what.
  */
+
+import { requestAdapter } from "@rda/adapter-kit/testing";
 import { buildSubjects } from "@rda/contracts";
 import type { NatsConnection } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace } from "@rda/service-kit/testing";
-import { requestAdapter, simControl } from "@rda/upstream-client/testing";
+import { simControl } from "@rda/upstream-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import { startAdapterPosts } from "../src/index.ts";

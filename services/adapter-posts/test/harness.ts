@@ -1,8 +1,9 @@
 /** One simulator, one NATS connection and one adapter per test file, in a namespace of its own. */
+
+import { requestAdapter } from "@rda/adapter-kit/testing";
 import { buildSubjects, type Subjects } from "@rda/contracts";
 import type { NatsConnection } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace } from "@rda/service-kit/testing";
-import { requestAdapter } from "@rda/upstream-client/testing";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import { startAdapterPosts } from "../src/index.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The upstream's nested Listing form → the spec's node form (upstream.md §1.5, §1.7 item 3, §4):
+ * The upstream's nested Listing form → the spec's node form (docs/upstream.md#comment-tree):
  *   upstream  {kind:"t1", data:{...comment, replies: {kind:"Listing", data:{children:[...]}} | ""}}
  *   ours      {kind:"t1", data:{...comment without replies}, replies:[...]}
  * Collapsed `more` stubs are kept as {kind:"more", data:{count, children, id, …}, replies:[]}, so the
@@ -7,7 +7,7 @@
  *
  * The upstream objects are never mutated: a coalesced upstream answer may be shared by several requests.
  */
-import type { CommentTreeNode } from "@rda/contracts";
+import type { CommentTreeNode, MoreStub } from "@rda/contracts";
 
 type Thing = { readonly kind: unknown; readonly data: Record<string, unknown> };
 
@@ -27,7 +27,8 @@ function convertThings(things: readonly Thing[]): CommentTreeNode[] {
 }
 
 function convertThing(thing: Thing): CommentTreeNode | undefined {
-  if (thing.kind === "more") return { kind: "more", data: thing.data, replies: [] };
+  // Upstream objects pass through as sent (docs/upstream.md#comment-tree): the stub is not re-validated.
+  if (thing.kind === "more") return { kind: "more", data: thing.data as MoreStub, replies: [] };
   if (thing.kind !== "t1") return undefined;
   const { replies, ...comment } = thing.data;
   return { kind: "t1", data: comment, replies: convertThings(listingChildren(replies)) };

@@ -1,8 +1,8 @@
 /** adapter-tree: serves adapter.tree.get in the adapter-tree queue group. */
+import { type AdapterDeps, type RunningAdapter, startAdapter } from "@rda/adapter-kit";
 import { QUEUE_GROUPS } from "@rda/contracts";
-import { type AdapterDeps, startAdapter } from "@rda/upstream-client";
-import { getTree } from "./get-tree.ts";
+import { getCommentTree } from "./get-comment-tree.ts";
 
-export function startAdapterTree(deps: AdapterDeps): Promise<{ stop(): Promise<void> }> {
-  return startAdapter(deps, QUEUE_GROUPS.adapterTree, { getCommentTree: getTree });
+export function startAdapterTree(deps: AdapterDeps): Promise<RunningAdapter> {
+  return startAdapter(deps, QUEUE_GROUPS.adapterTree, { getCommentTree });
 }

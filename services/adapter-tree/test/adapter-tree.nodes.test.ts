@@ -2,10 +2,12 @@
  * adapter.tree.get: the spec's node form, `more` stubs kept, and the true thread size readable from
  * the tree (comments + `more` counts), also for a post in the blackout whose num_comments reads 0.
  */
+
+import { requestAdapter } from "@rda/adapter-kit/testing";
 import { buildSubjects, type CommentTreeNode } from "@rda/contracts";
 import type { NatsConnection } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace } from "@rda/service-kit/testing";
-import { requestAdapter, simControl } from "@rda/upstream-client/testing";
+import { simControl } from "@rda/upstream-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import { countThread } from "../src/convert-tree.ts";

@@ -1,8 +1,8 @@
 /** adapter-users: serves adapter.users.get in the adapter-users queue group. */
+import { type AdapterDeps, type RunningAdapter, startAdapter } from "@rda/adapter-kit";
 import { QUEUE_GROUPS } from "@rda/contracts";
-import { type AdapterDeps, startAdapter } from "@rda/upstream-client";
-import { getUser } from "./get-user.ts";
+import { getUserProfile } from "./get-user-profile.ts";
 
-export function startAdapterUsers(deps: AdapterDeps): Promise<{ stop(): Promise<void> }> {
-  return startAdapter(deps, QUEUE_GROUPS.adapterUsers, { getUserProfile: getUser });
+export function startAdapterUsers(deps: AdapterDeps): Promise<RunningAdapter> {
+  return startAdapter(deps, QUEUE_GROUPS.adapterUsers, { getUserProfile });
 }

@@ -1,8 +1,10 @@
 /** adapter.users.get: exact username (case-insensitive), {user: profile} or {user: null}. */
+
+import { requestAdapter } from "@rda/adapter-kit/testing";
 import { buildSubjects } from "@rda/contracts";
 import type { NatsConnection } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace } from "@rda/service-kit/testing";
-import { requestAdapter, simControl } from "@rda/upstream-client/testing";
+import { simControl } from "@rda/upstream-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import { startAdapterUsers } from "../src/index.ts";

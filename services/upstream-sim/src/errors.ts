@@ -1,6 +1,6 @@
 /**
  * Every error message the simulator sends, in one place. Bodies are always
- * `{"data": null, "error": <message>}` like the upstream's (upstream.md §1.5).
+ * `{"data": null, "error": <message>}` like the upstream's (docs/upstream.md#response-shapes).
  * The upstream's own words are used where known (busy, slow down).
  */
 export const Messages = {

@@ -2,7 +2,15 @@
  * Process shell: read and check the environment, generate the corpus, listen,
  * and close cleanly on SIGTERM/SIGINT. A bad variable stops the start naming it.
  */
-import { createLogger, env, loadConfig, onShutdown, runMain } from "@rda/service-kit";
+import {
+  createLogger,
+  env,
+  loadConfig,
+  observabilityEnv,
+  onShutdown,
+  runMain,
+  startObservability,
+} from "@rda/service-kit";
 import { z } from "zod";
 import { buildSimApp } from "./app.ts";
 import { DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
@@ -18,10 +26,12 @@ const configShape = {
   /** Epoch seconds to lay the corpus around instead of now: two processes then serve the same data. */
   SIM_ANCHOR: z.coerce.number({ error: "must be epoch seconds" }).int().positive().optional(),
   LOG_LEVEL: env.logLevel(),
+  ...observabilityEnv(9207),
 };
 
 runMain("upstream-sim", async () => {
   const config = loadConfig(configShape);
+  const observability = await startObservability("upstream-sim", import.meta.url, config);
   const logger = createLogger("upstream-sim", { level: config.LOG_LEVEL });
   const corpus = generateCorpus({
     seed: config.SIM_SEED,
@@ -34,5 +44,9 @@ runMain("upstream-sim", async () => {
     { url, latency_ms: config.SIM_LATENCY_MS, ...corpusSummary({ corpus }) },
     "upstream simulator listening",
   );
-  onShutdown(logger, [["http server", () => app.close()]]);
+  const metrics = await observability.serveMetrics();
+  onShutdown(logger, [
+    ["http server", () => app.close()],
+    ["metrics server", () => metrics.close()],
+  ]);
 });

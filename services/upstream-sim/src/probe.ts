@@ -91,7 +91,7 @@ export class CorpusProbe {
     return this.corpus.userByName.get(name.replace(/^\/?u\//i, "").toLowerCase());
   }
 
-  /** An author with posts and comments who is absent from the user index (upstream.md §1.5). */
+  /** An author with posts and comments who is absent from the user index (docs/upstream.md#response-shapes). */
   missingUser(): string {
     const { index, authors } = this.corpus;
     const hasItems = (a: number) =>

@@ -41,7 +41,7 @@ function tallyBy(
 }
 
 /**
- * The user index (upstream.md §1.5): one record per indexed author, with `_meta`
+ * The user index (docs/upstream.md#response-shapes): one record per indexed author, with `_meta`
  * computed from that author's own items, as of `*_stats_updated_at`.
  */
 export function buildUserIndex(

@@ -1,10 +1,6 @@
 /** Reddit ids are base36 numbers; ours stay below 2^53 so a double holds them exactly. */
 const BASE36 = /^[0-9a-z]{1,10}$/;
 
-export function toBase36(value: number): string {
-  return value.toString(36);
-}
-
 /** Parses a bare base36 id (lower or upper case); undefined when it is not one. */
 export function fromBase36(text: string): number | undefined {
   const lower = text.toLowerCase();

@@ -5,7 +5,7 @@ import type { Author, CommentTable, CorpusIndex, Groups, PostTable, Subreddit } 
  * so every group comes out time-ordered and can be binary-searched by created_utc.
  * A negative key leaves the item out.
  */
-export function groupBy(count: number, groupCount: number, keyOf: (item: number) => number): Groups {
+function groupBy(count: number, groupCount: number, keyOf: (item: number) => number): Groups {
   const offsets = new Int32Array(groupCount + 1);
   for (let i = 0; i < count; i++) {
     const key = keyOf(i);

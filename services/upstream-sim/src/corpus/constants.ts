@@ -5,7 +5,7 @@ const DAY = 24 * HOUR;
 export const TIME = {
   hour: HOUR,
   day: DAY,
-  /** upstream.md §1.6: items are fetched a second time about 36 h after creation. */
+  /** docs/upstream.md#blackout: items are fetched a second time about 36 h after creation. */
   blackout: 36 * HOUR,
   /** How far back the corpus reaches from the anchor. */
   history: 180 * DAY,
@@ -16,7 +16,7 @@ export const TIME = {
   maxCommentDelay: 30 * HOUR,
   /** Reddit archives posts after six months. */
   archiveAfter: 180 * DAY,
-  /** The user index's aggregates are recomputed rarely (upstream.md §1.5); ours are
+  /** The user index's aggregates are recomputed rarely (docs/upstream.md#response-shapes); ours are
    * snapshots taken this long before the anchor, past the blackout, so they never drift. */
   postStatsLag: 2 * DAY,
   commentStatsLag: 3 * DAY,

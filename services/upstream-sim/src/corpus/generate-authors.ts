@@ -4,7 +4,7 @@ import { chance, cumulative, intBetween, pick } from "./prng.ts";
 import type { Author } from "./types.ts";
 import { FLAIR_TEXTS, USERNAME_PARTS } from "./words.ts";
 
-/** upstream.md §1.5: 15–20% of active commenters were missing from the user index. */
+/** docs/upstream.md#response-shapes: 15–20% of active commenters were missing from the user index. */
 const MISSING_FROM_INDEX = 0.15;
 /** Share of indexed users whose id is null ("inactive in recent years"). */
 const NULL_INDEX_ID = 0.06;

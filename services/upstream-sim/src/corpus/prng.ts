@@ -41,7 +41,7 @@ export function chance(rng: Rng, probability: number): boolean {
 }
 
 /** Standard normal deviate (Box-Muller). */
-export function gaussian(rng: Rng): number {
+function gaussian(rng: Rng): number {
   const u = Math.max(rng(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng());
 }

@@ -5,7 +5,7 @@ import { mulberry32 } from "../corpus/prng.ts";
 export const FAULT_MODES = ["error", "busy", "ratelimit", "timeout", "garbage"] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
-/** Body of POST /__sim/faults (DESIGN.md, "Upstream simulator"). */
+/** Body of POST /__sim/faults (docs/operations.md#fault-control). */
 export const faultSpecSchema = z
   .object({
     mode: z.enum(FAULT_MODES),

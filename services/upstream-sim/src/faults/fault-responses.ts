@@ -19,7 +19,7 @@ const CLOUDFLARE_CODES = [
 ] as const;
 
 /**
- * Answers a request the way the upstream fails (upstream.md §1.6). Statuses
+ * Answers a request the way the upstream fails (docs/upstream.md#errors-and-busy-answers). Statuses
  * rotate with each injection of the same fault, so tests can predict them.
  */
 export function sendFault(
@@ -39,7 +39,7 @@ export function sendFault(
       return reply.code(status).type("text/html; charset=UTF-8").send(cloudflarePage(status, title));
     }
     case "busy":
-      // Seen both as 422 (issue #66) and as 200 (Apollo-Reborn PR #630).
+      // Seen both as 422 and as 200 (docs/upstream.md#errors-and-busy-answers).
       return reply
         .code(hit.nth % 2 === 1 ? 422 : 200)
         .type("application/json")

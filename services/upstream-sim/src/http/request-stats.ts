@@ -1,6 +1,6 @@
 /** Distinct paths kept; past that, requests to new paths are counted under OTHER_PATHS. */
 const MAX_PATHS = 200;
-export const OTHER_PATHS = "(other)";
+const OTHER_PATHS = "(other)";
 
 /** Requests per path, so tests can check "exactly one upstream call". */
 export class RequestStats {

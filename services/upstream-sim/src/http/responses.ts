@@ -2,7 +2,7 @@ import type { FastifyReply } from "fastify";
 
 const WINDOW_MS = 60_000;
 
-/** `{"data": null, "error": ...}`: the upstream's error body (upstream.md §1.5). */
+/** `{"data": null, "error": ...}`: the upstream's error body (docs/upstream.md#response-shapes). */
 export function errorBody(message: string): string {
   return JSON.stringify({ data: null, error: message });
 }
@@ -21,7 +21,7 @@ export function sendData(reply: FastifyReply, data: unknown): FastifyReply {
 }
 
 /**
- * The headers observed upstream (upstream.md §1.6): seconds left in the 60 s
+ * The headers observed upstream (docs/upstream.md#rate-limits): seconds left in the 60 s
  * window, and the epoch milliseconds of the window's end, on a minute boundary.
  */
 export function rateLimitHeaders(nowMs: number): Record<string, string> {

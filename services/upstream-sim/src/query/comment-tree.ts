@@ -5,7 +5,7 @@ import type { ParamReader } from "./params.ts";
 import type { Slice } from "./slices.ts";
 import { ThreadView } from "./thread-view.ts";
 
-/** Parameters of /api/comments/tree (upstream.md §1.1). */
+/** Parameters of /api/comments/tree (docs/upstream.md#endpoints-we-use). */
 export interface TreeRequest {
   readonly linkId: number;
   readonly parentId?: number | undefined;

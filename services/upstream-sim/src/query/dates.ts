@@ -1,5 +1,5 @@
 /**
- * The upstream's date forms (upstream.md §1.3): epoch seconds, epoch milliseconds,
+ * The upstream's date forms (docs/upstream.md#dates): epoch seconds, epoch milliseconds,
  * partial ISO 8601, or an offset back from now. Returns epoch seconds (possibly
  * fractional, from milliseconds) or undefined when the text is none of these.
  */
@@ -7,7 +7,7 @@ const DAY = 86_400;
 
 /**
  * Offset units. `m` means months: upstream writes minutes as `min` (`5min`) and
- * lists `3m` next to `1year`, so `3m` is read as three months (upstream.md §1.3).
+ * lists `3m` next to `1year`, so `3m` is read as three months (docs/upstream.md#dates).
  * Weeks are absent on purpose: `1w` is reported not to work upstream.
  */
 const UNIT_SECONDS: Readonly<Record<string, number>> = {

@@ -1,4 +1,4 @@
-/** The documented selectable fields (upstream.md §1.4). */
+/** The documented selectable fields (docs/upstream.md#selectable-fields). */
 const COMMON = [
   "author",
   "author_fullname",

@@ -4,7 +4,7 @@ import { parseId } from "./lookup.ts";
 import type { ParamReader } from "./params.ts";
 
 /** At most 500 ids per request (upstream README). */
-export const MAX_IDS = 500;
+const MAX_IDS = 500;
 
 /** `ids`: a comma list of base36 ids, each with or without its t3_/t1_ prefix; duplicates once. */
 export function readIds(reader: ParamReader, kind: IdKind): number[] | undefined {

@@ -13,7 +13,7 @@ interface Term {
 
 const TOKEN = /(-?)"([^"]*)"|(\S+)/g;
 
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   return text
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)

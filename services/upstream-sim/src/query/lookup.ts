@@ -1,7 +1,7 @@
 import { binarySearch, fromBase36 } from "../corpus/base36.ts";
 import type { Corpus } from "../corpus/types.ts";
 
-/** Ids are base36 with an optional t3_/t1_ prefix (upstream.md §1.2). */
+/** Ids are base36 with an optional t3_/t1_ prefix (docs/upstream.md#post-and-comment-search). */
 export type IdKind = "t3" | "t1";
 
 /** The numeric id, or undefined when the text is not a (possibly prefixed) base36 id. */

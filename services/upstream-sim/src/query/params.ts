@@ -46,7 +46,7 @@ export class ParamReader {
     return value ? value : undefined;
   }
 
-  /** An author or subreddit name; a `u/` or `r/` prefix is ignored (upstream.md §1.2). */
+  /** An author or subreddit name; a `u/` or `r/` prefix is ignored (docs/upstream.md#post-and-comment-search). */
   name(name: string, prefix: "u" | "r"): string | undefined {
     const value = this.word(name)?.replace(NAME_PREFIX[prefix], "");
     return value ? value : undefined;

@@ -15,7 +15,7 @@ import { collect, narrow, SORTS, wholeSlice } from "./slices.ts";
 /** `parent_id`: "" (top level), a post (t3_, its top level) or a comment. */
 type ParentFilter = { kind: "top" } | { kind: "post" | "comment"; idNum: number };
 
-/** Parameters of /api/comments/search (upstream.md §1.2). */
+/** Parameters of /api/comments/search (docs/upstream.md#post-and-comment-search). */
 export interface CommentSearch {
   readonly author?: string | undefined;
   readonly subreddit?: string | undefined;

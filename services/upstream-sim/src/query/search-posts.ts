@@ -12,7 +12,7 @@ import type { ParamReader } from "./params.ts";
 import type { Sort } from "./slices.ts";
 import { collect, narrow, SORTS, wholeSlice } from "./slices.ts";
 
-/** Parameters of /api/posts/search (upstream.md §1.2). */
+/** Parameters of /api/posts/search (docs/upstream.md#post-and-comment-search). */
 export interface PostSearch {
   readonly author?: string | undefined;
   readonly subreddit?: string | undefined;
@@ -129,7 +129,7 @@ function crosspostFilter(renderer: Renderer, id: string): Filter {
   };
 }
 
-/** `url` is a prefix match unless `url_exact` (upstream.md §1.2). */
+/** `url` is a prefix match unless `url_exact` (docs/upstream.md#post-and-comment-search). */
 function urlFilter(renderer: Renderer, url: string, exact: boolean): Filter {
   return (p) => {
     const value = postUrl(renderer.ctx, p);

@@ -10,8 +10,6 @@ export interface Slice {
 export type Sort = "asc" | "desc";
 export const SORTS: readonly Sort[] = ["asc", "desc"];
 
-export const EMPTY_SLICE: Slice = { items: new Int32Array(0), lo: 0, hi: 0 };
-
 export const sliceSize = (slice: Slice): number => slice.hi - slice.lo;
 
 export function groupSlice(groups: Groups, key: number): Slice {
@@ -22,7 +20,7 @@ export function wholeSlice(items: Int32Array): Slice {
   return { items, lo: 0, hi: items.length };
 }
 
-/** Bounds in absolute epoch seconds; both exclusive (upstream.md §1.2). */
+/** Bounds in absolute epoch seconds; both exclusive (docs/upstream.md#post-and-comment-search). */
 export interface TimeBounds {
   readonly after?: number | undefined;
   readonly before?: number | undefined;

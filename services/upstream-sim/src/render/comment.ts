@@ -5,7 +5,7 @@ import { bodyOf, itemFraction, TextTag } from "./item-text.ts";
 import { editDelay } from "./post.ts";
 import { inBlackout, isArchived } from "./time-state.ts";
 
-/** The full comment object (upstream.md §3.2), as in the dumps (`replies` is ""). */
+/** The full comment object (docs/upstream.md#comment-fields), as in the dumps (`replies` is ""). */
 export function buildComment(ctx: RenderContext, c: number, state: number): Json {
   const { corpus } = ctx;
   const comments = corpus.comments;

@@ -19,7 +19,7 @@ export function itemFraction(corpus: Corpus, tag: number, idNum: number): number
   return hashSeed(corpus.seed, tag, idNum) / 4294967296;
 }
 
-export function topicsOfPost(corpus: Corpus, post: number): readonly string[] {
+function topicsOfPost(corpus: Corpus, post: number): readonly string[] {
   return corpus.subreddits[corpus.posts.sub[post] as number]?.topics ?? [];
 }
 

@@ -5,7 +5,7 @@ import { itemFraction, selftextOf, TextTag } from "./item-text.ts";
 import { linkTarget } from "./link-target.ts";
 import { inBlackout, isArchived } from "./time-state.ts";
 
-/** The full post object (upstream.md §3.1) as served at a time with the given item state. */
+/** The full post object (docs/upstream.md#post-fields) as served at a time with the given item state. */
 export function buildPost(ctx: RenderContext, i: number, state: number): Json {
   const { corpus } = ctx;
   const posts = corpus.posts;
@@ -34,7 +34,7 @@ export function buildPost(ctx: RenderContext, i: number, state: number): Json {
   };
 }
 
-export function postPermalink(ctx: RenderContext, i: number): string {
+function postPermalink(ctx: RenderContext, i: number): string {
   const { posts, subreddits } = ctx.corpus;
   const id = (posts.idNum[i] as number).toString(36);
   return `/r/${subreddits[posts.sub[i] as number]?.name}/comments/${id}/${ctx.titles.slug(i)}/`;
@@ -90,7 +90,7 @@ function counters(ctx: RenderContext, i: number, state: number): Json {
   };
 }
 
-/** upstream.md §3.1: most posts sit at exactly 1, the rest spread over 0.50–0.99. */
+/** docs/upstream.md#post-fields: most posts sit at exactly 1, the rest spread over 0.50–0.99. */
 function upvoteRatio(draw: number): number {
   return draw < 0.5 ? 1 : Math.round(draw * 99) / 100;
 }

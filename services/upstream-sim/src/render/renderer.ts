@@ -11,7 +11,7 @@ import { buildSubreddit } from "./subreddit.ts";
 import { itemState } from "./time-state.ts";
 
 export interface OutputOptions {
-  /** Projection (upstream.md §1.4): exactly these keys. */
+  /** Projection (docs/upstream.md#selectable-fields): exactly these keys. */
   readonly fields?: readonly string[] | undefined;
   /** Adds selftext_html / body_html. */
   readonly md2html?: boolean | undefined;

@@ -1,7 +1,7 @@
 import type { Subreddit } from "../corpus/types.ts";
 import type { Json } from "./context.ts";
 
-/** A subreddit object (upstream.md §3.3) with a handful of the other Reddit fields. */
+/** A subreddit object (docs/upstream.md#other-objects) with a handful of the other Reddit fields. */
 export function buildSubreddit(sub: Subreddit): Json {
   return {
     id: sub.id,

@@ -2,10 +2,10 @@ import { TIME } from "../corpus/constants.ts";
 
 /**
  * What an item looks like depends on its age at request time: during the blackout
- * (upstream.md §1.6) it still shows first-fetch values. The state number keys the
+ * (docs/upstream.md#rate-limits) it still shows first-fetch values. The state number keys the
  * JSON cache, so a cached item is rebuilt when its state changes.
  */
-export const ItemState = { settled: 0, blackout: 1, archived: 2 } as const;
+const ItemState = { settled: 0, blackout: 1, archived: 2 } as const;
 
 export function itemState(created: number, threadCreated: number, now: number): number {
   let state = now < created + TIME.blackout ? ItemState.blackout : ItemState.settled;

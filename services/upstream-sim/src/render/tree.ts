@@ -6,7 +6,7 @@ import type { Renderer } from "./renderer.ts";
 const EMPTY_REPLIES = '"replies":""';
 
 /**
- * Reddit-style nested things (upstream.md §1.5): `t1` nodes whose `data.replies`
+ * Reddit-style nested things (docs/upstream.md#response-shapes): `t1` nodes whose `data.replies`
  * is a Listing or "", and one `more` stub per cut sibling run. A stub's `count`
  * is the number of comments in the collapsed subtrees, so the shown comments plus
  * all stub counts always add up to the whole thread.

@@ -35,7 +35,7 @@ export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void
     );
   });
 
-  /** No `fields` here: the upstream's tree endpoint ignores projections (upstream.md §1.4). */
+  /** No `fields` here: the upstream's tree endpoint ignores projections (docs/upstream.md#selectable-fields). */
   app.get("/api/comments/tree", (request, reply) => {
     const reader = readerFor(deps, request.query);
     const tree = readTreeRequest(reader);

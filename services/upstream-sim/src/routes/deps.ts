@@ -18,7 +18,7 @@ export interface SimDeps {
   readonly held: HeldRequests;
 }
 
-export function nowSeconds(deps: SimDeps): number {
+function nowSeconds(deps: SimDeps): number {
   return Math.floor(deps.clock() / 1000);
 }
 

@@ -4,7 +4,7 @@ import { faultSpecSchema } from "../faults/fault-registry.ts";
 import { sendError } from "../http/responses.ts";
 import type { SimDeps } from "./deps.ts";
 
-/** Fault control and statistics (DESIGN.md, "Upstream simulator"). */
+/** Fault control and statistics (docs/operations.md#fault-control). */
 export function registerSimControl(app: FastifyInstance, deps: SimDeps): void {
   app.post("/__sim/faults", (request, reply) => {
     const parsed = faultSpecSchema.safeParse(request.body);

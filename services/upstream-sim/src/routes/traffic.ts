@@ -4,7 +4,7 @@ import { sendFault } from "../faults/fault-responses.ts";
 import { rateLimitHeaders } from "../http/responses.ts";
 import type { SimDeps } from "./deps.ts";
 
-export const CONTROL_PREFIX = "/__sim";
+const CONTROL_PREFIX = "/__sim";
 
 /**
  * Every request outside /__sim is the "upstream" traffic: it is counted, gets the
@@ -28,7 +28,7 @@ function answerOrFault(deps: SimDeps, path: string, reply: FastifyReply, done: (
 }
 
 /** The path without its query string. */
-export function pathOf(request: FastifyRequest): string {
+function pathOf(request: FastifyRequest): string {
   const url = request.raw.url ?? "/";
   const query = url.indexOf("?");
   return query < 0 ? url : url.slice(0, query);

@@ -1,17 +1,23 @@
 /**
- * adapter.users.get (spec §4 getUserProfile): exact username, `{user: profile}` or `{user: null}`.
+ * adapter.users.get (docs/api.md#endpoints getUserProfile): exact username, `{user: profile}` or `{user: null}`.
  * Usernames are unique regardless of case on the site, so the match is case-insensitive and the
- * upstream's spelling is returned; a prefix or fuzzy match is never accepted (spec §4 rule 1). A user
- * missing from the upstream's index is `user: null`, 200, charged (upstream.md §4).
+ * upstream's spelling is returned; a prefix or fuzzy match is never accepted (docs/api.md#endpoints). A user
+ * missing from the upstream's index is `user: null`, 200, charged (docs/upstream.md#decisions).
  */
+
+import { failureReply, type OperationContext, okReply, unavailableReply } from "@rda/adapter-kit";
 import type { GetUserProfileParams } from "@rda/contracts";
-import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+import type { UpstreamClient } from "@rda/upstream-client";
 
 /** `author` is an exact filter upstream; a few rows leave room should it ever match loosely. */
 const USER_QUERY = { limit: 5, sort: "desc", sort_type: "total_karma" } as const;
 
-export async function getUser(client: UpstreamClient, params: GetUserProfileParams): Promise<Uint8Array> {
-  const result = await client.get("/api/users/search", { author: params.name, ...USER_QUERY });
+export async function getUserProfile(
+  client: UpstreamClient,
+  params: GetUserProfileParams,
+  context: OperationContext,
+): Promise<Uint8Array> {
+  const result = await client.get("/api/users/search", { author: params.name, ...USER_QUERY }, context);
   if (result.outcome !== "ok") return failureReply(result);
   const rows = result.body.data;
   if (!Array.isArray(rows)) return unavailableReply("upstream: user search data is not a list");

@@ -1,18 +1,24 @@
 /**
- * adapter.subreddits.rules (spec §4, upstream.md §1.5 and §1.7 item 5): the upstream answers a list of
+ * adapter.subreddits.rules (docs/api.md#subreddit-rules, docs/upstream.md#rules): the upstream answers a list of
  * {subreddit, rules:[…]}; each rule keeps short_name, description, priority and passes its other keys
  * through. A community without an entry has no rules on record: {subreddit: name, rules: []}.
  */
+
+import { failureReply, type OperationContext, okReply, unavailableReply } from "@rda/adapter-kit";
 import type { GetSubredditRulesParams } from "@rda/contracts";
-import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+import type { UpstreamClient } from "@rda/upstream-client";
 
 interface RulesEntry {
   readonly subreddit: string;
   readonly rules: readonly unknown[];
 }
 
-export async function getRules(client: UpstreamClient, params: GetSubredditRulesParams): Promise<Uint8Array> {
-  const result = await client.get("/api/subreddits/rules", { subreddits: params.name });
+export async function getSubredditRules(
+  client: UpstreamClient,
+  params: GetSubredditRulesParams,
+  context: OperationContext,
+): Promise<Uint8Array> {
+  const result = await client.get("/api/subreddits/rules", { subreddits: params.name }, context);
   if (result.outcome !== "ok") return failureReply(result);
   const entries = result.body.data;
   if (!Array.isArray(entries)) return unavailableReply("upstream: rules data is not a list");

@@ -1,22 +1,29 @@
-/** adapter.tree.get (spec §4 getCommentTree): one upstream call, the tree converted, not paginated. */
+/** adapter.tree.get (docs/api.md#endpoints getCommentTree): one upstream call, the tree converted, not paginated. */
+
+import { failureReply, type OperationContext, okReply, unavailableReply } from "@rda/adapter-kit";
 import type { GetCommentTreeParams } from "@rda/contracts";
-import { failureReply, okReply, type UpstreamClient, unavailableReply } from "@rda/upstream-client";
+import type { UpstreamClient } from "@rda/upstream-client";
 import { convertTree } from "./convert-tree.ts";
 
 /**
- * upstream.md §1.7 item 2: start_depth and start_breadth default to 4 upstream, which collapses deep or
+ * docs/upstream.md#where-our-contract-differs: start_depth and start_breadth default to 4 upstream, which collapses deep or
  * wide threads before `limit` is reached. A tree of at most 500 comments (our largest limit) can be
  * neither deeper nor wider than 500, so with these values only `limit` cuts.
  */
 const UNCUT_DEPTH_AND_BREADTH = 500;
 
-export async function getTree(client: UpstreamClient, params: GetCommentTreeParams): Promise<Uint8Array> {
-  const result = await client.get("/api/comments/tree", {
+export async function getCommentTree(
+  client: UpstreamClient,
+  params: GetCommentTreeParams,
+  context: OperationContext,
+): Promise<Uint8Array> {
+  const query = {
     link_id: params.post_id,
     limit: params.limit,
     start_depth: UNCUT_DEPTH_AND_BREADTH,
     start_breadth: UNCUT_DEPTH_AND_BREADTH,
-  });
+  };
+  const result = await client.get("/api/comments/tree", query, context);
   if (result.outcome !== "ok") return failureReply(result);
   const nodes = convertTree(result.body.data);
   if (nodes === undefined) return unavailableReply("upstream: the comment tree is not a list of things");

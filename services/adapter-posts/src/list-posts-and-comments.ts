@@ -1,0 +1,79 @@
+/**
+ * adapter.posts.list and adapter.comments.list (docs/api.md#posts): listing mode or batch mode, then
+ * `q`, then `fields`. Rows handed on unchanged travel as the upstream's own bytes; others are
+ * serialised once.
+ */
+import { failureReply, type OperationContext, type OperationWork, okReply } from "@rda/adapter-kit";
+import type { ItemKind, ListingParams } from "@rda/contracts";
+import type { UpstreamClient } from "@rda/upstream-client";
+import { asItems, ITEM_KINDS, type Item } from "./item-kinds.ts";
+import { fetchListingPage, malformed } from "./listing-page.ts";
+import { createPhraseMatcher } from "./phrase-filter.ts";
+import { planProjection, trimItems } from "./projection.ts";
+
+export const listPosts: OperationWork<"listPosts"> = (client, params, context) =>
+  listItems(client, "post", params, context);
+
+export const listComments: OperationWork<"listComments"> = (client, params, context) =>
+  listItems(client, "comment", params, context);
+
+function listItems(
+  client: UpstreamClient,
+  kind: ItemKind,
+  params: ListingParams,
+  context: OperationContext,
+): Promise<Uint8Array> {
+  return params.ids === undefined
+    ? listingMode(client, kind, params, context)
+    : batchMode(client, kind, params, context);
+}
+
+/** Spec §4 rule 3: one upstream call; the listing parameters and q are ignored; no cursor. */
+async function batchMode(
+  client: UpstreamClient,
+  kind: ItemKind,
+  params: ListingParams,
+  context: OperationContext,
+) {
+  const projection = planProjection(kind, params.fields, []);
+  const query = { ids: params.ids, fields: projection.upstreamFields };
+  const result = await client.get(ITEM_KINDS[kind].idsPath, query, context);
+  if (result.outcome !== "ok") return failureReply(result);
+  const items = asItems(result.body.data);
+  if (items === undefined) return failureReply(malformed(result));
+  const unchanged = projection.keep === undefined ? result.body.dataBytes : undefined;
+  return okReply(unchanged ?? JSON.stringify(trimItems(items, projection.keep)), {
+    cursor: null,
+    has_more: false,
+  });
+}
+
+async function listingMode(
+  client: UpstreamClient,
+  kind: ItemKind,
+  params: ListingParams,
+  context: OperationContext,
+) {
+  const textFields = params.q === undefined ? [] : ITEM_KINDS[kind].textFields;
+  const projection = planProjection(kind, params.fields, ["created_utc", ...textFields]);
+  const request = { kind, params, upstreamFields: projection.upstreamFields };
+  const page = await fetchListingPage(client, request, context);
+  if ("outcome" in page) return failureReply(page);
+  const list = { cursor: page.cursor, has_more: page.has_more };
+  // Rows handed on as the upstream sent them are forwarded as its own bytes, not serialised again.
+  if (params.q === undefined && projection.keep === undefined && page.rowsJson)
+    return okReply(page.rowsJson, list);
+  // docs/api.md#phrase-filter: cursor and has_more describe the raw page, before q.
+  const matched = params.q === undefined ? page.rows : filterByPhrase(page.rows, params.q, textFields);
+  return okReply(JSON.stringify(trimItems(matched, projection.keep)), list);
+}
+
+function filterByPhrase(rows: readonly Item[], phrase: string, textFields: readonly string[]): Item[] {
+  const matches = createPhraseMatcher(phrase);
+  return rows.filter((row) =>
+    textFields.some((field) => {
+      const text = row[field];
+      return typeof text === "string" && matches(text);
+    }),
+  );
+}
