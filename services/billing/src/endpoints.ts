@@ -1,124 +1,147 @@
 /**
- * Every billing subject and its handler, in one place (explicit wiring). The hot path (lookup, debit,
- * balance) is bounded by a short store timeout; operator commands log what they changed, by key id.
+ * Every billing subject and its handler, in one place (explicit wiring). The hot path (lookup,
+ * admit, settle, refund) is bounded by a short store timeout; key management (key-commands.ts) by a
+ * longer one.
  */
 import {
-  balanceRequestSchema,
+  admitRequestSchema,
+  applyPaymentRequestSchema,
   createKeyRequestSchema,
-  debitRequestSchema,
-  KEY_ID_PATTERN,
-  type KeyRevokedEvent,
+  keyUsageRequestSchema,
+  listKeysRequestSchema,
+  listPaymentsRequestSchema,
   lookupKeyRequestSchema,
+  type RefundMessage,
+  refundMessageSchema,
+  reversePaymentRequestSchema,
   revokeKeyRequestSchema,
-  type Subjects,
+  rotateKeyRequestSchema,
+  settleRequestSchema,
   showKeyRequestSchema,
   topUpRequestSchema,
   verifyLedgerRequestSchema,
 } from "@rda/contracts";
-import type { Logger, NatsConnection, RequestHandler } from "@rda/service-kit";
+import type { RequestHandler } from "@rda/service-kit";
+import type { z } from "zod";
 import { jsonEndpoint } from "./json-endpoint.ts";
 import {
-  createKey,
-  debit,
-  type KeyDefaults,
-  type LedgerContext,
+  addCredits,
+  create,
+  type KeyCommandDeps,
+  list,
+  revoke,
+  rotate,
+  show,
+  usage,
+  verify,
+} from "./key-commands.ts";
+import {
+  admit,
+  type DebitId,
   lookupKey,
-  readBalance,
-  revokeKey,
-  showKey,
-  topUp,
-  verifyLedger,
+  type RedisClock,
+  type Reserve,
+  refund,
+  refundReply,
+  settle,
 } from "./ledger/index.ts";
+import * as payments from "./payment-commands.ts";
 
-export interface EndpointDeps {
-  readonly nats: NatsConnection;
-  readonly subjects: Subjects;
-  readonly context: LedgerContext;
-  readonly logger: Logger;
-  readonly defaults: KeyDefaults;
+export interface EndpointDeps extends KeyCommandDeps {
   readonly storeTimeoutMs: number;
+  readonly reserve: Reserve;
+  readonly redisClock: RedisClock;
 }
 
 export function billingEndpoints(deps: EndpointDeps): { subject: string; handler: RequestHandler }[] {
-  const { subjects, context, logger } = deps;
-  const hot = { logger, timeoutMs: deps.storeTimeoutMs };
-  const operator = { logger, timeoutMs: deps.storeTimeoutMs * 5 };
-  const billing = subjects.billing;
+  const { context, logger } = deps;
+  const onRefused = (subject: string) => deps.metrics.refusedRequests.inc({ subject });
+  const hot = { logger, onRefused, timeoutMs: deps.storeTimeoutMs };
+  const manage = { logger, onRefused, timeoutMs: deps.storeTimeoutMs * 5 };
+  const billing = deps.subjects.billing;
+  const endpoint = jsonEndpoint;
   return [
     {
       subject: billing.lookupKey,
-      handler: jsonEndpoint(lookupKeyRequestSchema, (r) => lookupKey(context, r.key_hash), hot),
+      handler: endpoint(lookupKeyRequestSchema, (r) => lookupKey(context, r), hot),
     },
     {
-      subject: billing.debit,
-      handler: jsonEndpoint(debitRequestSchema, (r) => debit(context, r.key_id, r.request_id), hot),
+      subject: billing.admit,
+      handler: endpoint(admitRequestSchema, (r) => admitAndCount(deps, r), hot),
     },
     {
-      subject: billing.balance,
-      handler: jsonEndpoint(balanceRequestSchema, (r) => readBalance(context, r.key_id), hot),
+      subject: billing.settle,
+      handler: endpoint(settleRequestSchema, (r) => settleAndCount(deps, r.debits), hot),
+    },
+    { subject: billing.refund, handler: endpoint(refundMessageSchema, (r) => refundAndCount(deps, r), hot) },
+    { subject: billing.createKey, handler: endpoint(createKeyRequestSchema, (r) => create(deps, r), manage) },
+    { subject: billing.showKey, handler: endpoint(showKeyRequestSchema, (r) => show(deps, r), manage) },
+    { subject: billing.listKeys, handler: endpoint(listKeysRequestSchema, (r) => list(deps, r), manage) },
+    { subject: billing.revokeKey, handler: endpoint(revokeKeyRequestSchema, (r) => revoke(deps, r), manage) },
+    { subject: billing.rotateKey, handler: endpoint(rotateKeyRequestSchema, (r) => rotate(deps, r), manage) },
+    { subject: billing.keyUsage, handler: endpoint(keyUsageRequestSchema, (r) => usage(deps, r), manage) },
+    { subject: billing.topUp, handler: endpoint(topUpRequestSchema, (r) => addCredits(deps, r), manage) },
+    {
+      subject: billing.applyPayment,
+      handler: endpoint(applyPaymentRequestSchema, (r) => payments.apply(deps, r), manage),
     },
     {
-      subject: billing.createKey,
-      handler: jsonEndpoint(createKeyRequestSchema, (r) => create(deps, r), operator),
+      subject: billing.reversePayment,
+      handler: endpoint(reversePaymentRequestSchema, (r) => payments.reverse(deps, r), manage),
     },
     {
-      subject: billing.showKey,
-      handler: jsonEndpoint(showKeyRequestSchema, (r) => show(deps, r.id), operator),
+      subject: billing.listPayments,
+      handler: endpoint(listPaymentsRequestSchema, (r) => payments.list(deps, r), manage),
     },
-    {
-      subject: billing.revokeKey,
-      handler: jsonEndpoint(revokeKeyRequestSchema, (r) => revoke(deps, r.id), operator),
-    },
-    {
-      subject: billing.topUp,
-      handler: jsonEndpoint(topUpRequestSchema, (r) => addCredits(deps, r), operator),
-    },
+    // Unbounded: verifying a large ledger takes as long as it takes.
     {
       subject: billing.verifyLedger,
-      handler: jsonEndpoint(verifyLedgerRequestSchema, () => verify(deps), { logger }),
+      handler: endpoint(verifyLedgerRequestSchema, () => verify(deps), { logger, onRefused }),
     },
   ];
 }
 
-/** Ids come from operators' command lines: only well-formed ones may reach a Redis key name. */
-const isKeyId = (id: string) => KEY_ID_PATTERN.test(id);
-
-async function create(deps: EndpointDeps, request: Parameters<typeof createKey>[1]) {
-  const reply = await createKey(deps.context, request, deps.defaults);
-  deps.logger.info({ key_id: reply.id, credits: reply.credits }, "key created");
+/** Admission, with its outcome counted for data requests (a request that takes credits). */
+async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequestSchema>) {
+  const reply = await admit(
+    deps.context,
+    {
+      keyId: r.key_id,
+      keyHash: r.key_hash ?? "",
+      requestId: r.request_id,
+      operation: r.operation,
+      credits: r.credits,
+      tokens: r.tokens,
+      reserve: r.reserve,
+      pendingMs: r.pending_ms,
+      // The moment the endpoint stops waiting (json-endpoint.ts) and answers 503.
+      deadline: deps.redisClock.now() + deps.storeTimeoutMs,
+    },
+    deps.reserve,
+  );
+  if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
   return reply;
 }
 
-async function show(deps: EndpointDeps, id: string) {
-  const key = isKeyId(id) ? await showKey(deps.context, id) : undefined;
-  return key ? { found: true, key } : { found: false };
+/** Settlements, counted; one for a debit billing never recorded is refused and counted as such. */
+async function settleAndCount(deps: EndpointDeps, debits: DebitId[]) {
+  const { settled, ignored, unknown } = await settle(deps.context, debits);
+  deps.metrics.settlements.inc({ outcome: "settled" }, settled);
+  deps.metrics.settlements.inc({ outcome: "already_ended" }, ignored - unknown);
+  deps.metrics.settlements.inc({ outcome: "unknown_debit" }, unknown);
+  if (unknown > 0) deps.logger.warn({ unknown }, "settlement asked for debits never recorded");
+  return { settled, ignored };
 }
 
-async function revoke(deps: EndpointDeps, id: string) {
-  if (!isKeyId(id)) return { outcome: "not_found" };
-  const outcome = await revokeKey(deps.context, id);
-  if (outcome !== "not_found") {
-    // Sent again for an already revoked key: harmless, and it heals a gateway that missed the first.
-    const event: KeyRevokedEvent = { key_id: id };
-    deps.nats.publish(deps.subjects.billing.keyRevoked, JSON.stringify(event));
-    deps.logger.info({ key_id: id, outcome }, "key revoked");
+/** A refund, counted; one for a debit billing never recorded gives nothing back and says so. */
+async function refundAndCount(deps: EndpointDeps, message: RefundMessage) {
+  const result = await refund(deps.context, message);
+  deps.metrics.refunds.inc({ outcome: result.outcome });
+  if (result.outcome === "unknown_debit") {
+    deps.logger.warn(
+      { key_id: message.key_id, request_id: message.request_id },
+      "refund of a debit never recorded",
+    );
   }
-  return { outcome };
-}
-
-async function addCredits(
-  deps: EndpointDeps,
-  request: { id: string; usd_cents: number; request_id: string },
-) {
-  if (!isKeyId(request.id)) return { outcome: "not_found" };
-  const reply = await topUp(deps.context, request.id, request.usd_cents, request.request_id);
-  deps.logger.info({ key_id: request.id, usd_cents: request.usd_cents, ...reply }, "top-up handled");
-  return reply;
-}
-
-async function verify(deps: EndpointDeps) {
-  const report = await verifyLedger(deps.context);
-  const log = report.ok ? deps.logger.info.bind(deps.logger) : deps.logger.error.bind(deps.logger);
-  log({ keys_checked: report.keys_checked, mismatches: report.mismatches.length }, "ledger verified");
-  return report;
+  return refundReply(result);
 }

@@ -1,19 +1,19 @@
 /**
- * Turns a typed operation into a NATS request handler: the request is parsed with its contract schema
- * (distrust the wire), the result is sent as JSON, and when the ledger store fails or is too slow the
- * reply is `{outcome: "failure", message}` (billingFailureSchema) at once, so the gateway answers 503
- * instead of waiting out its own timeout.
+ * Turns a typed operation into a NATS request handler: the request is decoded with its contract
+ * schema (distrust the wire), the result is sent as JSON. A request that does not decode — malformed,
+ * or an amount out of its bounds — is refused (service error 400 saying why), logged and counted; when the ledger store fails or is too slow the reply is a service error 503 at
+ * once, so the gateway answers 503 instead of waiting out its own timeout.
  */
-import type { billingFailureSchema } from "@rda/contracts";
-import type { Logger, RequestHandler } from "@rda/service-kit";
+import { decodeJson } from "@rda/contracts";
+import { type Logger, type RequestHandler, ServiceError } from "@rda/service-kit";
 import type { z } from "zod";
-
-type BillingFailure = z.infer<typeof billingFailureSchema>;
 
 export interface EndpointOptions {
   readonly logger: Logger;
   /** Bound on the store's answer; unset for slow operator commands such as `ledger verify`. */
   readonly timeoutMs?: number;
+  /** Counts a request refused because it does not match its contract, by subject. */
+  readonly onRefused?: (subject: string) => void;
 }
 
 export function jsonEndpoint<S extends z.ZodType>(
@@ -22,36 +22,20 @@ export function jsonEndpoint<S extends z.ZodType>(
   options: EndpointOptions,
 ): RequestHandler {
   return async (payload, message) => {
-    const parsed = parseJson(schema, payload);
-    if (!parsed.ok) return reply(failure(`invalid request: ${parsed.problem}`));
+    const request = decodeJson(payload, schema);
+    if (!request.ok) {
+      options.onRefused?.(message.subject);
+      options.logger.warn({ subject: message.subject, problem: request.error }, "request refused");
+      throw new ServiceError(400, `invalid request: ${request.error}`);
+    }
     try {
-      return reply(await withTimeout(run(parsed.value), options.timeoutMs));
+      return JSON.stringify(await withTimeout(run(request.value), options.timeoutMs));
     } catch (error) {
+      if (error instanceof ServiceError) throw error;
       options.logger.warn({ subject: message.subject, err: String(error) }, "billing operation failed");
-      return reply(failure(`billing cannot reach its ledger store: ${String(error)}`));
+      throw new ServiceError(503, `billing cannot reach its ledger store: ${String(error)}`);
     }
   };
-}
-
-function failure(message: string): BillingFailure {
-  return { outcome: "failure", message };
-}
-
-function reply(value: unknown): string {
-  return JSON.stringify(value);
-}
-
-type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
-
-function parseJson<S extends z.ZodType>(schema: S, payload: Uint8Array): Parsed<z.output<S>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder().decode(payload));
-  } catch {
-    return { ok: false, problem: "not JSON" };
-  }
-  const parsed = schema.safeParse(json);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: parsed.error.message };
 }
 
 async function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {

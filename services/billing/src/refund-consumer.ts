@@ -3,15 +3,20 @@
  * found to be a no-op); a Redis failure naks it for redelivery; a malformed message is terminated
  * with a log line so it is never redelivered forever.
  */
-import { type RefundMessage, refundMessageSchema, type Subjects } from "@rda/contracts";
+import { decodeJson, refundMessageSchema, type Subjects } from "@rda/contracts";
 import {
   type ConsumerMessages,
+  inSpan,
   type JsMsg,
   jetstream,
   type Logger,
   type NatsConnection,
+  receivedContext,
+  SpanKind,
+  tracingActive,
 } from "@rda/service-kit";
 import { type LedgerContext, refund } from "./ledger/index.ts";
+import type { BillingMetrics } from "./metrics.ts";
 
 const RETRY_DELAY_MS = 1_000;
 
@@ -24,6 +29,7 @@ export async function startRefundConsumer(
   subjects: Subjects,
   context: LedgerContext,
   logger: Logger,
+  metrics: BillingMetrics,
 ): Promise<RefundConsumer> {
   const consumer = await jetstream(nats).consumers.get(subjects.refundStream, subjects.refundConsumer);
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 64 });
@@ -32,7 +38,8 @@ export async function startRefundConsumer(
     for await (const message of messages) {
       // Buffered messages seen after stop() go back at once, for another replica or the next start.
       if (stopping) message.nak();
-      else await applyRefund(message, context, logger);
+      else if (tracingActive()) await applyTraced(message, context, logger, metrics);
+      else await applyRefund(message, context, logger, metrics);
     }
   })();
   return {
@@ -44,10 +51,22 @@ export async function startRefundConsumer(
   };
 }
 
-export async function applyRefund(message: JsMsg, context: LedgerContext, logger: Logger): Promise<void> {
-  const parsed = parseRefund(message.data);
+/** The refund continues the trace of the request that failed (its headers carry the context). */
+function applyTraced(message: JsMsg, context: LedgerContext, logger: Logger, metrics: BillingMetrics) {
+  const options = { kind: SpanKind.CONSUMER, parent: receivedContext(message.headers) };
+  return inSpan(`${message.subject} process`, options, () => applyRefund(message, context, logger, metrics));
+}
+
+async function applyRefund(
+  message: JsMsg,
+  context: LedgerContext,
+  logger: Logger,
+  metrics: BillingMetrics,
+): Promise<void> {
+  const parsed = decodeJson(message.data, refundMessageSchema);
   if (!parsed.ok) {
-    logger.error({ seq: message.seq, problem: parsed.problem }, "malformed refund message dropped");
+    metrics.refunds.inc({ outcome: "malformed" });
+    logger.error({ seq: message.seq, problem: parsed.error }, "malformed refund message dropped");
     // No reason text: NATS 2.9 ignores "+TERM <reason>" and would redeliver.
     message.term();
     return;
@@ -55,23 +74,13 @@ export async function applyRefund(message: JsMsg, context: LedgerContext, logger
   const { key_id, request_id, reason } = parsed.value;
   try {
     const result = await refund(context, parsed.value);
-    logger.info({ key_id, request_id, reason, outcome: result.outcome }, "refund handled");
+    metrics.refunds.inc({ outcome: result.outcome });
+    const log = result.outcome === "unknown_debit" ? logger.warn.bind(logger) : logger.info.bind(logger);
+    log({ key_id, request_id, reason, outcome: result.outcome }, "refund handled");
     message.ack();
   } catch (error) {
+    metrics.refunds.inc({ outcome: "retried" });
     logger.warn({ key_id, request_id, err: String(error) }, "refund not applied yet; will retry");
     message.nak(RETRY_DELAY_MS);
   }
-}
-
-type Parsed = { ok: true; value: RefundMessage } | { ok: false; problem: string };
-
-function parseRefund(data: Uint8Array): Parsed {
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return { ok: false, problem: "not JSON" };
-  }
-  const parsed = refundMessageSchema.safeParse(json);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problem: parsed.error.message };
 }

@@ -1,8 +1,9 @@
 /**
  * API key secrets and ids. The secret carries 256 random bits behind the recognisable `rdk_` prefix
- * (so leaked keys are easy to scan for); only its SHA-256 is stored, and the secret is shown once.
+ * (so leaked keys are easy to scan for); only its SHA-256 (hashApiKey) is stored, and the secret is
+ * shown once.
  */
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { API_KEY_PREFIX } from "@rda/contracts";
 
 const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
@@ -16,8 +17,4 @@ export function newKeyId(): string {
   let id = "key_";
   for (let i = 0; i < 16; i++) id += BASE36[randomInt(36)];
   return id;
-}
-
-export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
 }

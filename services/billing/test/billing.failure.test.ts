@@ -1,8 +1,7 @@
-import { billingFailureSchema, buildSubjects, debitReplySchema } from "@rda/contracts";
+import { admitReplySchema, buildSubjects } from "@rda/contracts";
 import { jetstreamManager, openRedis, redisKeys, requestJson } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace, testRedisUrl } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { type Billing, startBilling } from "../src/index.ts";
 import { TEST_SETTINGS } from "./harness.ts";
 
@@ -34,26 +33,39 @@ describe("billing without its Redis", () => {
     await nats.close();
   });
 
-  it("answers a debit with outcome failure and a message, so the gateway can answer 503", async () => {
+  it("answers an admission with service error 503 and a message, so the gateway can answer 503", async () => {
     const reply = await requestJson(
       nats,
-      subjects.billing.debit,
-      { key_id: "key_0000000000000000", request_id: "r-1" },
-      z.union([billingFailureSchema, debitReplySchema]),
+      subjects.billing.admit,
+      {
+        key_id: "key_0000000000000000",
+        key_hash: "0".repeat(64),
+        request_id: "r-1",
+        operation: "listPosts",
+        credits: 1,
+        reserve: true,
+        pending_ms: 30_000,
+      },
+      admitReplySchema,
       2_000,
     );
-    expect(reply.ok).toBe(true);
-    expect(reply.ok && reply.value).toMatchObject({ outcome: "failure", message: expect.any(String) });
+    expect(reply).toMatchObject({
+      ok: false,
+      error: { kind: "service_error", code: 503, message: expect.stringMatching(/ledger store/) },
+    });
   });
 
-  it("answers a malformed request with outcome failure instead of silence", async () => {
+  it("refuses a malformed request with service error 400 instead of silence", async () => {
     const reply = await requestJson(
       nats,
-      subjects.billing.debit,
+      subjects.billing.admit,
       { key_id: "nope" },
-      billingFailureSchema,
+      admitReplySchema,
       2_000,
     );
-    expect(reply.ok && reply.value.message).toMatch(/invalid request/);
+    expect(reply).toMatchObject({
+      ok: false,
+      error: { kind: "service_error", code: 400, message: expect.stringMatching(/invalid request/) },
+    });
   });
 });

@@ -1,14 +1,21 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createKeyReplySchema, keyDetailsSchema, verifyLedgerReplySchema } from "@rda/contracts";
+import {
+  createdKeySchema,
+  keyDetailsSchema,
+  keyUsageReplySchema,
+  listKeysReplySchema,
+  verifyLedgerReplySchema,
+} from "@rda/contracts";
+import { hashApiKey } from "@rda/service-kit";
 import { testNamespace } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type Harness, startHarness } from "./harness.ts";
 
 const execFileAsync = promisify(execFile);
-/** Each call starts pnpm and node: about a second when idle, several on a loaded machine. */
+/** Each call starts node (and pnpm for the first): well under a second when idle, more on a loaded machine. */
 const CLI_TEST_TIMEOUT_MS = 120_000;
 const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -20,7 +27,7 @@ interface Run {
 
 /**
  * `pnpm admin ...` exactly as an operator runs it (the repo's .npmrc keeps pnpm's banner off stdout). Later calls run
- * the same entry point (the root script is `tsx services/billing/src/cli/main.ts`) with node directly,
+ * the same entry point (the root script is `node scripts/admin.mjs`, the CLI built to JavaScript) with node directly,
  * which skips pnpm's own start-up and keeps the suite fast on a busy machine.
  */
 function admin(namespace: string, ...args: string[]): Promise<Run> {
@@ -28,7 +35,7 @@ function admin(namespace: string, ...args: string[]): Promise<Run> {
 }
 
 function adminDirect(namespace: string, ...args: string[]): Promise<Run> {
-  return spawnCli("node", ["--import", "tsx", "services/billing/src/cli/main.ts", ...args], namespace);
+  return spawnCli(process.execPath, ["scripts/admin.mjs", ...args], namespace);
 }
 
 async function spawnCli(command: string, args: string[], namespace: string): Promise<Run> {
@@ -58,7 +65,7 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   it("creates, shows, tops up, revokes and verifies a key, with one JSON object per --json call", async () => {
     const created = onlyJson(
       await admin(h.namespace, "keys", "create", "--credits", "7", "--qps", "3", "--label", "ops", "--json"),
-      createKeyReplySchema,
+      createdKeySchema.strict(),
     );
     expect(created.credits).toBe(7);
     const shown = onlyJson(
@@ -80,7 +87,7 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
   });
 
   it("exits 3 for an unknown id, 2 for a bad or too small amount or bad usage, 4 when billing is not running", async () => {
-    const { id } = await h.request(h.subjects.billing.createKey, {}, createKeyReplySchema);
+    const { id } = await h.request(h.subjects.billing.createKey, {}, createdKeySchema);
     const [unknown, malformed, belowMinimum, usage, notRunning, help] = await Promise.all([
       adminDirect(h.namespace, "keys", "show", "key_0000000000000000", "--json"),
       adminDirect(h.namespace, "keys", "topup", "key_0000000000000000", "--usd", "12.345"),
@@ -101,5 +108,40 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(notRunning.stderr).toContain("billing is not running; start the stack with pnpm start");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("keys topup ID --usd AMOUNT");
+  });
+
+  it("lists keys by label, shows a key's usage by day, and rotates a key's secret", async () => {
+    const label = `cli-${testNamespace("label")}`;
+    const key = await h.request(h.subjects.billing.createKey, { label, credits: 5 }, createdKeySchema);
+    const request = {
+      key_id: key.id,
+      key_hash: hashApiKey(key.key),
+      request_id: "cli-usage-1",
+      operation: "listPosts",
+      credits: 1,
+      reserve: false,
+      pending_ms: 60_000,
+    };
+    await h.request(h.subjects.billing.admit, request, z.unknown());
+    const [listed, usage, rotated, badDays, noFilter] = await Promise.all([
+      adminDirect(h.namespace, "keys", "list", "--label", label, "--json"),
+      adminDirect(h.namespace, "keys", "usage", key.id, "--days", "2", "--json"),
+      adminDirect(h.namespace, "keys", "rotate", key.id, "--json"),
+      adminDirect(h.namespace, "keys", "usage", key.id, "--days", "0"),
+      adminDirect(h.namespace, "keys", "list"),
+    ]);
+    expect(onlyJson(listed, listKeysReplySchema).keys).toMatchObject([
+      { id: key.id, label, credits_balance: 4 },
+    ]);
+    const days = onlyJson(usage, z.object({ id: z.string(), days: z.array(z.unknown()) })).days;
+    expect(days).toHaveLength(2);
+    expect(keyUsageReplySchema.parse({ found: true, days }).found).toBe(true);
+    expect(days.at(-1)).toMatchObject({ charged: { listPosts: 1 }, credits_granted: 5 });
+    const fresh = onlyJson(rotated, z.object({ id: z.literal(key.id), key: z.string().startsWith("rdk_") }));
+    expect(fresh.key).not.toBe(key.key);
+    expect(badDays).toMatchObject({ code: 2, stdout: "" });
+    expect(badDays.stderr).toContain("--days must be a whole number from 1 to 400");
+    expect(noFilter).toMatchObject({ code: 2 });
+    expect(noFilter.stderr).toContain("'keys list' needs --account ID or --label TEXT");
   });
 });

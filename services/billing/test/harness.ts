@@ -11,7 +11,9 @@ import {
   openRedis,
   type Redis,
   type RedisKeys,
+  Registry,
   redisKeys,
+  requestJson,
 } from "@rda/service-kit";
 import {
   capturingLogger,
@@ -22,7 +24,7 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import type { z } from "zod";
-import { askBilling, type Billing, type BillingSettings, startBilling } from "../src/index.ts";
+import { type Billing, type BillingSettings, startBilling } from "../src/index.ts";
 
 export const TEST_SETTINGS: BillingSettings = { freeCredits: 333, defaultRateLimit: { qps: 2, burst: 10 } };
 
@@ -36,6 +38,8 @@ export interface Harness {
   readonly logger: Logger;
   /** Everything billing logged so far. */
   logLines(): string;
+  /** One metric's value with these labels, summed over this harness's billing replicas (0 if absent). */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
   /** Starts billing (again, or one more replica) in this namespace. */
   start(): Promise<Billing>;
   /** Stops every billing replica this harness started. */
@@ -55,6 +59,7 @@ export async function startHarness(label: string, settings = TEST_SETTINGS): Pro
     openRedis(testRedisUrl(), "billing-test", logger),
   ]);
   const running: Billing[] = [];
+  const registries: Registry[] = [];
   const harness: Harness = {
     namespace,
     subjects,
@@ -63,8 +68,29 @@ export async function startHarness(label: string, settings = TEST_SETTINGS): Pro
     redis,
     logger,
     logLines: lines,
+    async metric(name, labels = {}) {
+      let sum = 0;
+      for (const registry of registries) {
+        const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+        for (const value of values) {
+          const matches = Object.entries(labels).every(([label, wanted]) => value.labels[label] === wanted);
+          if (matches) sum += value.value;
+        }
+      }
+      return sum;
+    },
     async start() {
-      const billing = await startBilling({ nats, redis: billingRedis, subjects, keys, logger, settings });
+      const registry = new Registry();
+      registries.push(registry);
+      const billing = await startBilling({
+        nats,
+        redis: billingRedis,
+        subjects,
+        keys,
+        logger,
+        settings,
+        registry,
+      });
       running.push(billing);
       return billing;
     },
@@ -96,8 +122,8 @@ async function request<T>(
   schema: z.ZodType<T>,
   timeoutMs: number,
 ): Promise<T> {
-  const answer = await askBilling(nats, subject, payload, schema, timeoutMs);
-  if (!answer.ok) throw new Error(answer.message);
+  const answer = await requestJson(nats, subject, payload, schema, timeoutMs);
+  if (!answer.ok) throw new Error(answer.error.message);
   return answer.value;
 }
 

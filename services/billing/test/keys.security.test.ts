@@ -1,7 +1,7 @@
 import { API_KEY_PATTERN, KEY_ID_PATTERN } from "@rda/contracts";
 import type { Redis } from "@rda/service-kit";
+import { hashApiKey } from "@rda/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashSecret } from "../src/secrets.ts";
 import { type Harness, startHarness } from "./harness.ts";
 import { createKey, debit, lookup, revoke, topUp } from "./ops.ts";
 
@@ -38,20 +38,21 @@ describe("key secrets", () => {
     for (const { id, key } of created) {
       expect(key).toMatch(API_KEY_PATTERN);
       expect(id).toMatch(KEY_ID_PATTERN);
-      expect(await lookup(h, hashSecret(key))).toMatchObject({ found: true, key: { id, revoked: false } });
+      expect(await lookup(h, hashApiKey(key))).toMatchObject({ found: true, key: { id, revoked: false } });
     }
     expect(created[0]!.key).not.toBe(created[1]!.key);
-    expect(await lookup(h, hashSecret("rdk_not-a-key"))).toEqual({ found: false });
+    expect(await lookup(h, hashApiKey("rdk_not-a-key"))).toEqual({ found: false });
   });
 
   it("stores and logs no secret in clear, only its SHA-256", async () => {
-    const { id, key } = await createKey(h, { label: "secret check" });
-    await debit(h, id);
+    const created = await createKey(h, { label: "secret check" });
+    const { id, key } = created;
+    await debit(h, created);
     await topUp(h, id, 500);
-    await lookup(h, hashSecret(key));
+    await lookup(h, hashApiKey(key));
     await revoke(h, id);
     const stored = await dumpNamespace(h.redis, h.namespace);
-    expect(stored).toContain(hashSecret(key));
+    expect(stored).toContain(hashApiKey(key));
     expect(stored).not.toContain(key);
     expect(stored).not.toContain(key.slice(4));
     const logged = h.logLines();

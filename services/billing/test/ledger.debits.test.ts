@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, journalTypes, startHarness } from "./harness.ts";
 import { balanceOf, createKey, debit, newRequestId, verify } from "./ops.ts";
 
-describe("debits", () => {
+describe("debits at admission", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness("debits");
@@ -10,9 +10,10 @@ describe("debits", () => {
   afterAll(() => h.close());
 
   it("debits exactly 100 of 1,000 concurrent requests on a key with 100 credits, never below 0, and the journal agrees", async () => {
-    const { id } = await createKey(h, { credits: 100 });
-    const replies = await Promise.all(Array.from({ length: 1_000 }, () => debit(h, id)));
-    const debited = replies.filter((reply) => reply.outcome === "debited");
+    const created = await createKey(h, { credits: 100, rate_limit: { qps: 100_000, burst: 100_000 } });
+    const { id } = created;
+    const replies = await Promise.all(Array.from({ length: 1_000 }, () => debit(h, created)));
+    const debited = replies.filter((reply) => reply.outcome === "admitted");
     const insufficient = replies.filter((reply) => reply.outcome === "insufficient");
     expect(debited).toHaveLength(100);
     expect(insufficient).toHaveLength(900);
@@ -22,7 +23,7 @@ describe("debits", () => {
       .sort((a, b) => a - b);
     expect(balancesAfter).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(insufficient.every((reply) => "balance" in reply && reply.balance === 0)).toBe(true);
-    expect(await balanceOf(h, id)).toBe(0);
+    expect(await balanceOf(h, created)).toBe(0);
     expect(await journalTypes(h, id)).toEqual({ grant: 1, debit: 100 });
     const report = await verify(h);
     expect(report.ok).toBe(true);
@@ -30,35 +31,39 @@ describe("debits", () => {
   });
 
   it("returns insufficient and changes nothing when the balance is 0", async () => {
-    const { id } = await createKey(h, { credits: 0 });
-    expect(await debit(h, id)).toEqual({ outcome: "insufficient", balance: 0 });
-    expect(await balanceOf(h, id)).toBe(0);
+    const created = await createKey(h, { credits: 0 });
+    const { id } = created;
+    expect(await debit(h, created)).toMatchObject({ outcome: "insufficient", balance: 0 });
+    expect(await balanceOf(h, created)).toBe(0);
     expect(await journalTypes(h, id)).toEqual({ grant: 1 });
   });
 
   it("debits once and returns the earlier result when the same request id is debited again", async () => {
-    const { id } = await createKey(h, { credits: 10 });
+    const created = await createKey(h, { credits: 10 });
     const requestId = newRequestId();
-    const first = await debit(h, id, requestId);
-    const again = await Promise.all([debit(h, id, requestId), debit(h, id, requestId)]);
-    expect(first).toEqual({ outcome: "debited", balance: 9 });
-    expect(again).toEqual([first, first]);
-    expect(await balanceOf(h, id)).toBe(9);
+    const first = await debit(h, created, requestId);
+    const again = await Promise.all([debit(h, created, requestId), debit(h, created, requestId)]);
+    expect(first).toMatchObject({ outcome: "admitted", balance: 9 });
+    expect(again.map((reply) => reply.outcome === "admitted" && reply.balance)).toEqual([9, 9]);
+    expect(await balanceOf(h, created)).toBe(9);
   });
 
   it("answers unknown_key for a key id that does not exist", async () => {
-    expect(await debit(h, "key_0000000000000000")).toEqual({ outcome: "unknown_key" });
+    expect(await debit(h, { id: "key_0000000000000000", key: `rdk_${"x".repeat(43)}` })).toEqual({
+      outcome: "unknown_key",
+    });
   });
 
   it("reads the balance fresh from Redis after every change", async () => {
-    const { id } = await createKey(h);
-    expect(await balanceOf(h, id)).toBe(333);
-    await debit(h, id);
-    expect(await balanceOf(h, id)).toBe(332);
+    const created = await createKey(h);
+    expect(await balanceOf(h, created)).toBe(333);
+    await debit(h, created);
+    expect(await balanceOf(h, created)).toBe(332);
   });
 
   it("reports a mismatch when a balance was changed without a journal entry", async () => {
-    const { id } = await createKey(h, { credits: 5 });
+    const created = await createKey(h, { credits: 5 });
+    const { id } = created;
     await h.redis.hincrby(h.keys.keyRecord(id), "balance", 7);
     const report = await verify(h);
     expect(report.ok).toBe(false);

@@ -1,39 +1,77 @@
 /** Typed billing calls for tests, through NATS exactly as the gateway and the CLI make them. */
 import { randomUUID } from "node:crypto";
 import {
-  balanceReplySchema,
+  admitReplySchema,
   type CreateKeyRequest,
   createKeyReplySchema,
-  debitReplySchema,
   lookupKeyReplySchema,
   revokeKeyReplySchema,
+  showKeyReplySchema,
   topUpReplySchema,
   verifyLedgerReplySchema,
 } from "@rda/contracts";
+import { hashApiKey } from "@rda/service-kit";
 import type { Harness } from "./harness.ts";
+
+/** All these need of a harness: its subjects and a way to ask billing. */
+export type Asker = Pick<Harness, "subjects" | "request">;
 
 export const newRequestId = () => `req-${randomUUID()}`;
 
-export const createKey = (h: Harness, request: CreateKeyRequest = {}) =>
-  h.request(h.subjects.billing.createKey, request, createKeyReplySchema);
-
-export const debit = (h: Harness, keyId: string, requestId = newRequestId()) =>
-  h.request(h.subjects.billing.debit, { key_id: keyId, request_id: requestId }, debitReplySchema);
-
-export async function balanceOf(h: Harness, keyId: string): Promise<number> {
-  const reply = await h.request(h.subjects.billing.balance, { key_id: keyId }, balanceReplySchema);
-  if (reply.outcome !== "ok") throw new Error(`no balance for ${keyId}: ${reply.outcome}`);
-  return reply.balance;
+/** A created key; a refusal (an account limit) fails the test. */
+export async function createKey(h: Asker, request: CreateKeyRequest = {}) {
+  const reply = await h.request(h.subjects.billing.createKey, request, createKeyReplySchema);
+  if (reply.outcome !== "created") throw new Error(`key refused: ${JSON.stringify(reply)}`);
+  return reply;
 }
 
-export const lookup = (h: Harness, keyHash: string) =>
+type PresentedKey = { id: string; key: string };
+
+/** An admission as the gateway asks for it; `key` is the secret the caller presented. */
+export function admit(
+  h: Asker,
+  key: PresentedKey,
+  options: {
+    requestId?: string;
+    operation?: string;
+    credits?: number;
+    reserve?: boolean;
+    pendingMs?: number;
+    tokens?: number;
+  } = {},
+) {
+  const request = {
+    key_id: key.id,
+    key_hash: hashApiKey(key.key),
+    request_id: options.requestId ?? newRequestId(),
+    operation: options.operation ?? "listPosts",
+    credits: options.credits ?? 1,
+    tokens: options.tokens ?? 1,
+    reserve: options.reserve ?? false,
+    pending_ms: options.pendingMs ?? 60_000,
+  };
+  return h.request(h.subjects.billing.admit, request, admitReplySchema);
+}
+
+/** A data request's admission: one credit, outside the shared reserve unless asked. */
+export const debit = (h: Asker, key: PresentedKey, requestId = newRequestId(), operation = "listPosts") =>
+  admit(h, key, { requestId, operation });
+
+/** The balance as an operator reads it (no token of the key's bucket spent). */
+export async function balanceOf(h: Asker, key: PresentedKey): Promise<number> {
+  const reply = await h.request(h.subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
+  if (!reply.found) throw new Error(`no key ${key.id}`);
+  return reply.key.credits_balance;
+}
+
+export const lookup = (h: Asker, keyHash: string) =>
   h.request(h.subjects.billing.lookupKey, { key_hash: keyHash }, lookupKeyReplySchema);
 
-export const revoke = (h: Harness, id: string) =>
+export const revoke = (h: Asker, id: string) =>
   h.request(h.subjects.billing.revokeKey, { id }, revokeKeyReplySchema);
 
-export const topUp = (h: Harness, id: string, usdCents: number, requestId = newRequestId()) =>
+export const topUp = (h: Asker, id: string, usdCents: number, requestId = newRequestId()) =>
   h.request(h.subjects.billing.topUp, { id, usd_cents: usdCents, request_id: requestId }, topUpReplySchema);
 
-export const verify = (h: Harness) =>
+export const verify = (h: Asker) =>
   h.request(h.subjects.billing.verifyLedger, {}, verifyLedgerReplySchema, 30_000);

@@ -23,29 +23,31 @@ describe("refunds", () => {
     jetstream(h.nats).publish(h.subjects.billing.refunds, JSON.stringify(message));
 
   it("applies a refund delivered 3 times exactly once", async () => {
-    const { id } = await createKey(h, { credits: 10 });
+    const created = await createKey(h, { credits: 10 });
+    const { id } = created;
     const requestId = newRequestId();
-    await debit(h, id, requestId);
+    await debit(h, created, requestId);
     const message = refundFor(id, requestId);
     const published = [];
     for (let i = 0; i < 3; i++) published.push(await publishRefund(h.nats, h.subjects, message));
     expect(published).toEqual([
-      { ok: true, duplicate: false },
-      { ok: true, duplicate: true },
-      { ok: true, duplicate: true },
+      { ok: true, value: { duplicate: false } },
+      { ok: true, value: { duplicate: true } },
+      { ok: true, value: { duplicate: true } },
     ]);
     for (let i = 0; i < 3; i++) await publishWithoutDedup(message);
     await waitFor(() => refundsDrained(h), "refunds to be handled");
-    expect(await balanceOf(h, id)).toBe(10);
+    expect(await balanceOf(h, created)).toBe(10);
     expect(await journalTypes(h, id)).toEqual({ grant: 1, debit: 1, refund: 1 });
   });
 
   it("ignores a refund for a request id that was never debited", async () => {
-    const { id } = await createKey(h, { credits: 10 });
+    const created = await createKey(h, { credits: 10 });
+    const { id } = created;
     await publishRefund(h.nats, h.subjects, refundFor(id, newRequestId()));
     await publishRefund(h.nats, h.subjects, refundFor("key_0000000000000000", newRequestId()));
     await waitFor(() => refundsDrained(h), "refunds to be handled");
-    expect(await balanceOf(h, id)).toBe(10);
+    expect(await balanceOf(h, created)).toBe(10);
     expect(await journalTypes(h, id)).toEqual({ grant: 1 });
   });
 
@@ -57,15 +59,16 @@ describe("refunds", () => {
   });
 
   it("applies refunds published while billing is stopped once it restarts, none twice", async () => {
-    const { id } = await createKey(h, { credits: 20 });
+    const created = await createKey(h, { credits: 20 });
+    const { id } = created;
     const requestIds = Array.from({ length: 5 }, newRequestId);
-    for (const requestId of requestIds) await debit(h, id, requestId);
-    expect(await balanceOf(h, id)).toBe(15);
+    for (const requestId of requestIds) await debit(h, created, requestId);
+    expect(await balanceOf(h, created)).toBe(15);
     await h.stop();
     for (const requestId of requestIds) {
       expect(await publishRefund(h.nats, h.subjects, refundFor(id, requestId))).toEqual({
         ok: true,
-        duplicate: false,
+        value: { duplicate: false },
       });
       await publishWithoutDedup(refundFor(id, requestId));
     }
@@ -79,13 +82,14 @@ describe("refunds", () => {
   it("shares one durable consumer between two billing replicas, each refund applied once", async () => {
     const second = await h.start();
     try {
-      const { id } = await createKey(h, { credits: 50 });
+      const created = await createKey(h, { credits: 50, rate_limit: { qps: 1_000, burst: 1_000 } });
+      const { id } = created;
       const requestIds = Array.from({ length: 40 }, newRequestId);
-      await Promise.all(requestIds.map((requestId) => debit(h, id, requestId)));
+      await Promise.all(requestIds.map((requestId) => debit(h, created, requestId)));
       await Promise.all(requestIds.map((requestId) => publishWithoutDedup(refundFor(id, requestId))));
       await Promise.all(requestIds.map((requestId) => publishWithoutDedup(refundFor(id, requestId))));
       await waitFor(() => refundsDrained(h), "refunds to be handled by both replicas");
-      expect(await balanceOf(h, id)).toBe(50);
+      expect(await balanceOf(h, created)).toBe(50);
       expect(await journalTypes(h, id)).toEqual({ grant: 1, debit: 40, refund: 40 });
     } finally {
       await second.stop();

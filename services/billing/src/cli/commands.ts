@@ -5,18 +5,22 @@
 import { randomUUID } from "node:crypto";
 import {
   createKeyReplySchema,
+  keyUsageReplySchema,
+  listKeysReplySchema,
+  listPaymentsReplySchema,
   revokeKeyReplySchema,
+  rotateKeyReplySchema,
   type Subjects,
   showKeyReplySchema,
   topUpReplySchema,
   verifyLedgerReplySchema,
 } from "@rda/contracts";
-import type { NatsConnection } from "@rda/service-kit";
-import { parseUsdToCents } from "../pricing.ts";
+import { type NatsConnection, requestJson } from "@rda/service-kit";
+import type { z } from "zod";
 import type { Command } from "./args.ts";
-import { askBilling } from "./billing-client.ts";
 import { type CommandResult, EXIT } from "./exit-codes.ts";
-import { describeKey, describeVerify } from "./output.ts";
+import { failureResult } from "./failure-result.ts";
+import { describeKey, describeKeyList, describeUsage, describeVerify } from "./output.ts";
 
 export interface CliDeps {
   readonly nats: NatsConnection;
@@ -24,8 +28,19 @@ export interface CliDeps {
 }
 
 type Runnable = Exclude<Command, { name: "help" }>;
+type TopUp = Extract<Command, { name: "keys topup" }>;
 
-const unavailable = (message: string): CommandResult => ({ exitCode: EXIT.unavailable, error: message });
+const ASK_TIMEOUT_MS = 10_000;
+
+function ask<S extends z.ZodType>(
+  deps: CliDeps,
+  subject: string,
+  payload: unknown,
+  schema: S,
+  timeoutMs = ASK_TIMEOUT_MS,
+) {
+  return requestJson(deps.nats, subject, payload, schema, timeoutMs);
+}
 const notFound = (id: string): CommandResult => ({
   exitCode: EXIT.notFound,
   error: `no key with id '${id}'`,
@@ -37,10 +52,16 @@ export function runCommand(deps: CliDeps, command: Runnable): Promise<CommandRes
       return createKey(deps, command);
     case "keys show":
       return showKey(deps, command.id);
+    case "keys list":
+      return listKeys(deps, command);
+    case "keys usage":
+      return keyUsage(deps, command.id, command.days);
     case "keys revoke":
       return revokeKey(deps, command.id);
+    case "keys rotate":
+      return rotateKey(deps, command.id);
     case "keys topup":
-      return topUpKey(deps, command.id, command.usd);
+      return topUpKey(deps, command);
     case "ledger verify":
       return verifyLedger(deps);
   }
@@ -52,44 +73,85 @@ async function createKey(deps: CliDeps, command: Extract<Command, { name: "keys 
     rate_limit: { qps: command.qps, burst: command.burst },
     label: command.label,
   };
-  const answer = await askBilling(deps.nats, deps.subjects.billing.createKey, request, createKeyReplySchema);
-  if (!answer.ok) return unavailable(answer.message);
+  const answer = await ask(deps, deps.subjects.billing.createKey, request, createKeyReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
+  if (answer.value.outcome !== "created") {
+    return {
+      exitCode: EXIT.failure,
+      error: `refused: the account's ${answer.value.limit} key limit (${answer.value.max}) is reached`,
+    };
+  }
   const { id, key, credits } = answer.value;
   const text = `created ${id} with ${credits} credits\nkey: ${key}\n(the key is shown only this once; only its hash is stored)`;
-  return { exitCode: EXIT.ok, json: answer.value, text };
+  return { exitCode: EXIT.ok, json: { id, key, credits }, text };
 }
 
+/** The key and its card payments (newest first); the payments are an addition to the key's fields. */
 async function showKey(deps: CliDeps, id: string): Promise<CommandResult> {
-  const answer = await askBilling(deps.nats, deps.subjects.billing.showKey, { id }, showKeyReplySchema);
-  if (!answer.ok) return unavailable(answer.message);
+  const answer = await ask(deps, deps.subjects.billing.showKey, { id }, showKeyReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
   if (!answer.value.found) return notFound(id);
-  return { exitCode: EXIT.ok, json: answer.value.key, text: describeKey(answer.value.key) };
+  const listed = await ask(deps, deps.subjects.billing.listPayments, { key_id: id }, listPaymentsReplySchema);
+  if (!listed.ok) return failureResult(listed.error);
+  const { key } = answer.value;
+  const { payments } = listed.value;
+  return { exitCode: EXIT.ok, json: { ...key, payments }, text: describeKey(key, payments) };
+}
+
+async function listKeys(
+  deps: CliDeps,
+  command: Extract<Command, { name: "keys list" }>,
+): Promise<CommandResult> {
+  const filter = command.account !== undefined ? { account_id: command.account } : { label: command.label };
+  const answer = await ask(deps, deps.subjects.billing.listKeys, filter, listKeysReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
+  return { exitCode: EXIT.ok, json: answer.value, text: describeKeyList(answer.value) };
+}
+
+async function keyUsage(deps: CliDeps, id: string, days: number): Promise<CommandResult> {
+  const answer = await ask(deps, deps.subjects.billing.keyUsage, { id, days }, keyUsageReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
+  if (!answer.value.found) return notFound(id);
+  return { exitCode: EXIT.ok, json: { id, days: answer.value.days }, text: describeUsage(answer.value.days) };
+}
+
+async function rotateKey(deps: CliDeps, id: string): Promise<CommandResult> {
+  const answer = await ask(deps, deps.subjects.billing.rotateKey, { id }, rotateKeyReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
+  const reply = answer.value;
+  if (reply.outcome === "not_found") return notFound(id);
+  if (reply.outcome === "revoked") return { exitCode: EXIT.failure, error: `key '${id}' is revoked` };
+  const text = `rotated ${id}\nkey: ${reply.key}\n(the new key is shown only this once; the old one no longer works)`;
+  return { exitCode: EXIT.ok, json: { id, key: reply.key }, text };
 }
 
 async function revokeKey(deps: CliDeps, id: string): Promise<CommandResult> {
-  const answer = await askBilling(deps.nats, deps.subjects.billing.revokeKey, { id }, revokeKeyReplySchema);
-  if (!answer.ok) return unavailable(answer.message);
+  const answer = await ask(deps, deps.subjects.billing.revokeKey, { id }, revokeKeyReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
   const { outcome } = answer.value;
   if (outcome === "not_found") return notFound(id);
   const text = outcome === "revoked" ? `revoked ${id}` : `${id} was already revoked`;
   return { exitCode: EXIT.ok, json: { id, outcome }, text };
 }
 
-async function topUpKey(deps: CliDeps, id: string, usd: string): Promise<CommandResult> {
-  const cents = parseUsdToCents(usd);
-  if (cents === undefined) {
-    return { exitCode: EXIT.usage, error: `--usd must be an amount like 25 or 12.50, got '${usd}'` };
-  }
+async function topUpKey(deps: CliDeps, { id, usd, usdCents }: TopUp): Promise<CommandResult> {
   // One request id per invocation: billing applies a retried top-up once.
-  const request = { id, usd_cents: cents, request_id: `topup-${randomUUID()}` };
-  const answer = await askBilling(deps.nats, deps.subjects.billing.topUp, request, topUpReplySchema);
-  if (!answer.ok) return unavailable(answer.message);
+  const request = { id, usd_cents: usdCents, request_id: `topup-${randomUUID()}` };
+  const answer = await ask(deps, deps.subjects.billing.topUp, request, topUpReplySchema);
+  if (!answer.ok) return failureResult(answer.error);
   const reply = answer.value;
   if (reply.outcome === "not_found") return notFound(id);
   if (reply.outcome === "revoked") return { exitCode: EXIT.failure, error: `key '${id}' is revoked` };
   if (reply.outcome === "below_minimum") {
     const minimum = (reply.minimum_usd_cents / 100).toFixed(2);
     return { exitCode: EXIT.usage, error: `the minimum top-up is ${minimum} USD, got ${usd}` };
+  }
+  if (reply.outcome === "balance_limit") {
+    const { max_balance, credits_balance } = reply;
+    return {
+      exitCode: EXIT.failure,
+      error: `refused: a balance holds at most ${max_balance} credits; ${id} has ${credits_balance}, nothing was added`,
+    };
   }
   const { credits_added, credits_balance } = reply;
   const text = `added ${credits_added} credits to ${id}; balance ${credits_balance}`;
@@ -98,8 +160,8 @@ async function topUpKey(deps: CliDeps, id: string, usd: string): Promise<Command
 
 async function verifyLedger(deps: CliDeps): Promise<CommandResult> {
   const subject = deps.subjects.billing.verifyLedger;
-  const answer = await askBilling(deps.nats, subject, {}, verifyLedgerReplySchema, 120_000);
-  if (!answer.ok) return unavailable(answer.message);
+  const answer = await ask(deps, subject, {}, verifyLedgerReplySchema, 120_000);
+  if (!answer.ok) return failureResult(answer.error);
   const report = answer.value;
   const result = { json: report, text: describeVerify(report) };
   if (report.ok) return { exitCode: EXIT.ok, ...result };

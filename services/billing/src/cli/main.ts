@@ -1,26 +1,46 @@
 /**
  * `pnpm admin`: the operator CLI. It talks to the running billing service over NATS (NATS_URL,
- * RDA_NAMESPACE) and exits with a code scripts can trust (see exit-codes.ts and USAGE).
+ * RDA_NAMESPACE, and NATS_USER/NATS_PASSWORD: the operator's identity, `admin` in
+ * deploy/nats/auth.conf) and exits with a code scripts can trust (see exit-codes.ts and USAGE).
  */
 import { buildSubjects } from "@rda/contracts";
-import { ConfigError, connectNats, createLogger, env, loadConfig, redactUrl } from "@rda/service-kit";
-import { parseCommandLine, USAGE } from "./args.ts";
-import { START_HINT } from "./billing-client.ts";
+import {
+  ConfigError,
+  connectNats,
+  createLogger,
+  env,
+  loadConfig,
+  type NatsIdentity,
+  natsIdentity,
+  redactUrl,
+} from "@rda/service-kit";
+import { parseCommandLine } from "./args.ts";
 import { runCommand } from "./commands.ts";
 import { type CommandResult, EXIT } from "./exit-codes.ts";
+import { START_HINT } from "./failure-result.ts";
 import { printResult } from "./output.ts";
 
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
-  if (!parsed.ok) return fail({ exitCode: EXIT.usage, error: `${parsed.problem}\n\n${USAGE}` });
-  const { command } = parsed;
+  if (!parsed.ok) {
+    return fail({ exitCode: EXIT.usage, error: `${parsed.error.message} (see ${parsed.error.help})` });
+  }
+  const command = parsed.value;
   if (command.name === "help") {
-    process.stdout.write(USAGE);
+    process.stdout.write(command.text);
     return EXIT.ok;
   }
   let config: { NATS_URL: string; RDA_NAMESPACE?: string | undefined };
+  let identity: NatsIdentity | undefined;
   try {
-    config = loadConfig({ NATS_URL: env.natsUrl(), RDA_NAMESPACE: env.namespace() });
+    const loaded = loadConfig({
+      NATS_URL: env.natsUrl(),
+      NATS_USER: env.natsUser(),
+      NATS_PASSWORD: env.natsPassword(),
+      RDA_NAMESPACE: env.namespace(),
+    });
+    identity = natsIdentity(loaded);
+    config = loaded;
   } catch (error) {
     return fail({
       exitCode: EXIT.usage,
@@ -30,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger("admin", { level: "silent" });
   let nats: Awaited<ReturnType<typeof connectNats>>;
   try {
-    nats = await connectNats(config.NATS_URL, "admin-cli", logger);
+    nats = await connectNats(config.NATS_URL, "admin-cli", logger, identity);
   } catch (error) {
     const where = redactUrl(config.NATS_URL);
     return fail({

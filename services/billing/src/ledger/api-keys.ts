@@ -1,25 +1,45 @@
-/** API key records: creation (with the free grant), revocation and the reads the gateway makes. */
+/**
+ * API key records: creation (with the free grant, within the owning account's limits), revocation,
+ * rotation, and the reads the gateway, the operator CLI and the portal make.
+ */
 import type {
-  BalanceReply,
   CreateKeyReply,
   CreateKeyRequest,
   KeyDetails,
   LookupKeyReply,
+  LookupKeyRequest,
 } from "@rda/contracts";
-import { hashSecret, newKeyId, newSecret } from "../secrets.ts";
-import type { LedgerContext } from "./context.ts";
-import { createKeyScript, revokeScript } from "./scripts.ts";
+import { hashApiKey } from "@rda/service-kit";
+import { newKeyId, newSecret } from "../secrets.ts";
+import { type LedgerContext, scriptReply, USAGE_TTL_SECONDS, utcDay } from "./context.ts";
+import {
+  claimAccountKeyScript,
+  createKeyScript,
+  releaseAccountKeyScript,
+  revokeScript,
+  rotateScript,
+} from "./scripts.ts";
 
 export interface KeyDefaults {
   readonly freeCredits: number;
   readonly rateLimit: { readonly qps: number; readonly burst: number };
+  /** A portal account may hold this many unrevoked keys (ACCOUNT_MAX_ACTIVE_KEYS). */
+  readonly maxActiveKeysPerAccount: number;
+  /** ... and create this many in its lifetime (ACCOUNT_MAX_KEYS_CREATED). */
+  readonly maxKeysCreatedPerAccount: number;
+  /** The most credits a balance may hold after a top-up (BALANCE_LIMITS.maxCredits). */
+  readonly maxBalance: number;
 }
 
 export type RevokeOutcome = "revoked" | "already_revoked" | "not_found";
+export type RotateOutcome =
+  | { outcome: "rotated"; id: string; key: string }
+  | { outcome: "not_found" | "revoked" };
 
 /**
- * Creates a key: first its record and grant (one atomic script in the key's slot), then its id in
- * the set of keys, and last the hash → id mapping, so a lookup can never find a half-made key.
+ * Creates a key: first a place in its account's limits, then its record and grant (one atomic
+ * script in the key's slot), then its id in the set of keys, and last the hash → id mapping, so a
+ * lookup can never find a half-made key.
  */
 export async function createKey(
   context: LedgerContext,
@@ -27,12 +47,17 @@ export async function createKey(
   defaults: KeyDefaults,
 ): Promise<CreateKeyReply> {
   const { redis, keys } = context;
+  const account = request.account_id ?? "";
+  if (account !== "") {
+    const claim = await claimAccountSlot(context, account, defaults);
+    if (claim !== undefined) return claim;
+  }
   const [id, secret] = [newKeyId(), newSecret()];
   const credits = request.credits ?? defaults.freeCredits;
   const now = context.now();
   const created = await createKeyScript.run(
     redis,
-    [keys.keyRecord(id), keys.journal(id)],
+    [keys.keyRecord(id), keys.journal(id), keys.usageDay(id, utcDay(now))],
     [
       request.label ?? "",
       request.rate_limit?.qps ?? defaults.rateLimit.qps,
@@ -41,21 +66,82 @@ export async function createKey(
       credits,
       `grant:${id}`,
       now,
+      account,
+      hashApiKey(secret),
+      USAGE_TTL_SECONDS,
     ],
   );
-  if (created !== 1) throw new Error(`key id collision on ${id}`);
+  if (created !== 1) {
+    if (account !== "") await releaseAccountSlot(context, account, -1, -1);
+    throw new Error(`key id collision on ${id}`);
+  }
   await redis.sadd(keys.keyIds, id);
-  await redis.set(keys.keyIdByHash(hashSecret(secret)), id);
-  return { id, key: secret, credits };
+  if (account !== "") await redis.rpush(keys.accountKeys(account), id);
+  await redis.set(keys.keyIdByHash(hashApiKey(secret)), id);
+  return { outcome: "created", id, key: secret, credits };
 }
 
-export async function revokeKey(context: LedgerContext, keyId: string): Promise<RevokeOutcome> {
-  const outcome = await revokeScript.run(context.redis, [context.keys.keyRecord(keyId)], [context.now()]);
+async function claimAccountSlot(
+  context: LedgerContext,
+  account: string,
+  defaults: KeyDefaults,
+): Promise<CreateKeyReply | undefined> {
+  const reply = await claimAccountKeyScript.run(
+    context.redis,
+    [context.keys.accountKeyCounts(account)],
+    [defaults.maxActiveKeysPerAccount, defaults.maxKeysCreatedPerAccount],
+  );
+  const [outcome, limit, max] = scriptReply<[string, number]>(reply);
+  if (outcome === "claimed") return undefined;
+  return { outcome: "limit_reached", limit: limit as "active" | "lifetime", max };
+}
+
+function releaseAccountSlot(context: LedgerContext, account: string, active: number, created: number) {
+  return releaseAccountKeyScript.run(
+    context.redis,
+    [context.keys.accountKeyCounts(account)],
+    [active, created],
+  );
+}
+
+/** `accountId` scopes the revocation to that account's keys; an operator passes none. */
+export async function revokeKey(
+  context: LedgerContext,
+  keyId: string,
+  accountId = "",
+): Promise<RevokeOutcome> {
+  const reply = await revokeScript.run(
+    context.redis,
+    [context.keys.keyRecord(keyId)],
+    [context.now(), accountId],
+  );
+  const [outcome, owner] = scriptReply<[string]>(reply);
+  if (outcome === "revoked" && owner !== "") await releaseAccountSlot(context, owner, -1, 0);
   return outcome as RevokeOutcome;
 }
 
-export async function lookupKey(context: LedgerContext, keyHash: string): Promise<LookupKeyReply> {
-  const keyId = await context.redis.get(context.keys.keyIdByHash(keyHash));
+/**
+ * A new secret for the same key id: the record points at the new hash first (billing then refuses
+ * the old secret on every debit, whatever a gateway has cached), then the new lookup entry is made
+ * and the old one deleted.
+ */
+export async function rotateKey(
+  context: LedgerContext,
+  keyId: string,
+  accountId = "",
+): Promise<RotateOutcome> {
+  const secret = newSecret();
+  const hash = hashApiKey(secret);
+  const reply = await rotateScript.run(context.redis, [context.keys.keyRecord(keyId)], [hash, accountId]);
+  const [outcome, oldHash] = scriptReply<[string]>(reply);
+  if (outcome !== "rotated") return { outcome: outcome as "not_found" | "revoked" };
+  await context.redis.set(context.keys.keyIdByHash(hash), keyId);
+  if (oldHash !== "") await context.redis.del(context.keys.keyIdByHash(oldHash));
+  return { outcome: "rotated", id: keyId, key: secret };
+}
+
+export async function lookupKey(context: LedgerContext, by: LookupKeyRequest): Promise<LookupKeyReply> {
+  const keyId = "key_id" in by ? by.key_id : await context.redis.get(context.keys.keyIdByHash(by.key_hash));
   if (keyId === null) return { found: false };
   const [qps, burst, revoked] = await context.redis.hmget(
     context.keys.keyRecord(keyId),
@@ -70,21 +156,20 @@ export async function lookupKey(context: LedgerContext, keyHash: string): Promis
   };
 }
 
-/** Spec §4 (account): always a fresh read from Redis, never a cache. */
-export async function readBalance(context: LedgerContext, keyId: string): Promise<BalanceReply> {
-  const details = await showKey(context, keyId);
-  if (details === undefined) return { outcome: "unknown_key" };
-  return {
-    outcome: "ok",
-    balance: details.credits_balance,
-    rate_limit: details.rate_limit,
-    revoked: details.revoked,
-  };
-}
-
-export async function showKey(context: LedgerContext, keyId: string): Promise<KeyDetails | undefined> {
+/** `accountId` scopes the read to that account's keys; an operator passes none. */
+export async function showKey(
+  context: LedgerContext,
+  keyId: string,
+  accountId?: string,
+): Promise<KeyDetails | undefined> {
   const record = await context.redis.hgetall(context.keys.keyRecord(keyId));
   if (record.balance === undefined) return undefined;
+  if (accountId !== undefined && record.account_id !== accountId) return undefined;
+  return keyDetails(keyId, record);
+}
+
+function keyDetails(keyId: string, record: Record<string, string>): KeyDetails {
+  const lastUsed = Number(record.last_used_at);
   return {
     id: keyId,
     label: record.label ?? "",
@@ -92,5 +177,20 @@ export async function showKey(context: LedgerContext, keyId: string): Promise<Ke
     revoked: record.revoked === "1",
     rate_limit: { qps: Number(record.qps), burst: Number(record.burst) },
     created_at: record.created_at ?? "",
+    last_used_at: Number.isFinite(lastUsed) && lastUsed > 0 ? new Date(lastUsed).toISOString() : null,
+    account_id: record.account_id ? record.account_id : null,
   };
+}
+
+/** Details of many keys in one round trip, in the order given; ids without a record are skipped. */
+export async function showKeys(context: LedgerContext, keyIds: readonly string[]): Promise<KeyDetails[]> {
+  const pipeline = context.redis.pipeline();
+  for (const id of keyIds) pipeline.hgetall(context.keys.keyRecord(id));
+  const records = (await pipeline.exec()) ?? [];
+  return keyIds.flatMap((id, index) => {
+    const [error, record] = records[index] ?? [];
+    if (error) throw error;
+    const fields = record as Record<string, string>;
+    return fields.balance === undefined ? [] : [keyDetails(id, fields)];
+  });
 }

@@ -16,10 +16,25 @@ const DAY_SECONDS = 86_400;
  */
 export const MARKER_TTL_SECONDS = { debit: 14 * DAY_SECONDS, topUp: 30 * DAY_SECONDS } as const;
 
-/** A Lua reply `{outcome, n1, n2}` as a tuple; Redis turns Lua numbers into integers. */
-export function scriptReply(reply: unknown): [outcome: string, ...numbers: number[]] {
+/** Usage days are kept a little over a year, long enough for a yearly look back. */
+export const USAGE_TTL_SECONDS = 400 * DAY_SECONDS;
+
+/** The UTC day (YYYY-MM-DD) an instant falls on: the unit of the usage counters. */
+export function utcDay(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/** The name of a key's usage day without the day: scripts append the day they count on. */
+export function usagePrefix(context: LedgerContext, keyId: string): string {
+  return context.keys.usageDay(keyId, "");
+}
+
+/** A Lua reply `{outcome, ...values}` as a tuple; Redis turns Lua numbers into integers. */
+export function scriptReply<T extends (number | string)[] = number[]>(
+  reply: unknown,
+): [outcome: string, ...values: T] {
   if (!Array.isArray(reply) || typeof reply[0] !== "string") {
     throw new Error(`unexpected ledger script reply: ${JSON.stringify(reply)}`);
   }
-  return reply as [string, ...number[]];
+  return reply as [string, ...T];
 }

@@ -4,7 +4,7 @@
  * land together or not at all.
  */
 import { createHash } from "node:crypto";
-import type { Redis } from "@rda/service-kit";
+import { type Redis, traced } from "@rda/service-kit";
 
 export interface LuaScript {
   readonly sha: string;
@@ -17,13 +17,19 @@ export function luaScript(source: string): LuaScript {
   return {
     sha,
     source,
-    async run(redis, keys, args) {
-      try {
-        return await redis.evalsha(sha, keys.length, ...keys, ...args);
-      } catch (error) {
-        if (!String(error).includes("NOSCRIPT")) throw error;
-        return redis.eval(source, keys.length, ...keys, ...args);
-      }
+    run(redis, keys, args) {
+      return traced(
+        "ledger script",
+        { "db.system": "redis", "db.operation": "EVALSHA", "rda.script": sha.slice(0, 12) },
+        async () => {
+          try {
+            return await redis.evalsha(sha, keys.length, ...keys, ...args);
+          } catch (error) {
+            if (!String(error).includes("NOSCRIPT")) throw error;
+            return redis.eval(source, keys.length, ...keys, ...args);
+          }
+        },
+      );
     },
   };
 }

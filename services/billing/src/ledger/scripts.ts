@@ -1,66 +1,54 @@
 /**
- * The ledger's Lua scripts. Every balance change writes the key record's `balance` and appends its
- * journal entry (type, delta, balance_after, request_id, at) in the same script, so the journal can
- * never disagree with the balance. Each script touches only one API key's keys (one hash slot).
+ * The ledger's Lua scripts for keys and top-ups (admission and debits: admission-scripts.ts). Each
+ * touches only one API key's keys (one hash slot) or only one account's.
  */
+import { JOURNAL_AND_USAGE } from "./lua-helpers.ts";
 import { luaScript } from "./lua-script.ts";
 
-/** Appends one journal entry; shared by the scripts below (KEYS[2] is always the journal). */
-const JOURNAL = `
-local function journal(kind, delta, balance, request_id, at)
-  redis.call('XADD', KEYS[2], '*', 'type', kind, 'delta', delta, 'balance_after', balance,
-    'request_id', request_id, 'at', at)
-end
-`;
-
-/** KEYS: record, journal. ARGV: label, qps, burst, created_at, credits, request_id, at. */
-export const createKeyScript = luaScript(`${JOURNAL}
+/**
+ * KEYS: record, journal, usage day. ARGV: label, qps, burst, created_at, credits, request_id, at,
+ * account_id ('' for none), key hash, usage ttl (s).
+ */
+export const createKeyScript = luaScript(`${JOURNAL_AND_USAGE}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'label', ARGV[1], 'qps', ARGV[2], 'burst', ARGV[3], 'revoked', '0',
-  'created_at', ARGV[4], 'balance', ARGV[5])
+  'created_at', ARGV[4], 'balance', ARGV[5], 'account_id', ARGV[8], 'hash', ARGV[9])
 journal('grant', ARGV[5], ARGV[5], ARGV[6], ARGV[7])
+count(KEYS[3], 'credits_granted', ARGV[5], ARGV[10])
 return 1
 `);
 
 /**
- * KEYS: record, journal, debit marker. ARGV: request_id, at, marker ttl (s).
- * Spec §1: the balance check is the debit; with a balance below 1 nothing changes. A request id that
- * was already debited returns its earlier result instead of debiting twice.
+ * KEYS: the account's key counts. ARGV: max active, max created. Claims room for one more key, or
+ * says which limit refuses it; the counts change only when there is room.
  */
-export const debitScript = luaScript(`${JOURNAL}
-local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked')
-if not record[1] then return {'unknown_key'} end
-if record[2] == '1' then return {'revoked'} end
-local prior = redis.call('GET', KEYS[3])
-if prior then return {'debited', tonumber(string.match(prior, ':(%d+)$'))} end
-local balance = tonumber(record[1])
-if balance < 1 then return {'insufficient', balance} end
-balance = redis.call('HINCRBY', KEYS[1], 'balance', -1)
-journal('debit', -1, balance, ARGV[1], ARGV[2])
-redis.call('SET', KEYS[3], 'debited:' .. balance, 'EX', ARGV[3])
-return {'debited', balance}
+export const claimAccountKeyScript = luaScript(`
+local active = tonumber(redis.call('HGET', KEYS[1], 'active') or '0')
+local created = tonumber(redis.call('HGET', KEYS[1], 'created') or '0')
+if active >= tonumber(ARGV[1]) then return {'limit_reached', 'active', tonumber(ARGV[1])} end
+if created >= tonumber(ARGV[2]) then return {'limit_reached', 'lifetime', tonumber(ARGV[2])} end
+redis.call('HINCRBY', KEYS[1], 'active', 1)
+redis.call('HINCRBY', KEYS[1], 'created', 1)
+return {'claimed'}
+`);
+
+/** KEYS: the account's key counts. ARGV: active delta, created delta. Never below 0. */
+export const releaseAccountKeyScript = luaScript(`
+for i, field in ipairs({'active', 'created'}) do
+  local value = tonumber(redis.call('HGET', KEYS[1], field) or '0') + tonumber(ARGV[i])
+  if value < 0 then value = 0 end
+  redis.call('HSET', KEYS[1], field, value)
+end
+return 1
 `);
 
 /**
- * KEYS: record, journal, debit marker. ARGV: request_id, at, marker ttl (s).
- * The marker's state machine makes refunds exactly-once: only "debited" moves to "refunded" (+1);
- * a duplicate, a redelivery or a request that was never debited finds no "debited" marker.
+ * KEYS: record, journal, top-up marker, usage day. ARGV: credits, request_id, at, marker ttl (s),
+ * usd cents, usage ttl (s), most credits a balance may hold. A retried top-up (same request id)
+ * returns its first result and adds nothing; one that would take the balance past the most is
+ * refused with the balance as it is.
  */
-export const refundScript = luaScript(`${JOURNAL}
-local prior = redis.call('GET', KEYS[3])
-if not prior or string.sub(prior, 1, 8) ~= 'debited:' then return {'ignored'} end
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'ignored'} end
-local balance = redis.call('HINCRBY', KEYS[1], 'balance', 1)
-journal('refund', 1, balance, ARGV[1], ARGV[2])
-redis.call('SET', KEYS[3], 'refunded:' .. balance, 'EX', ARGV[3])
-return {'refunded', balance}
-`);
-
-/**
- * KEYS: record, journal, top-up marker. ARGV: credits, request_id, at, marker ttl (s).
- * A retried top-up (same request id) returns its first result and adds nothing.
- */
-export const topUpScript = luaScript(`${JOURNAL}
+export const topUpScript = luaScript(`${JOURNAL_AND_USAGE}
 local revoked = redis.call('HGET', KEYS[1], 'revoked')
 if not revoked then return {'not_found'} end
 local prior = redis.call('GET', KEYS[3])
@@ -69,19 +57,41 @@ if prior then
   return {'ok', tonumber(added), tonumber(balance)}
 end
 if revoked == '1' then return {'revoked'} end
+local current = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
+if current + tonumber(ARGV[1]) > tonumber(ARGV[7]) then return {'balance_limit', 0, current} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
 journal('topup', ARGV[1], balance, ARGV[2], ARGV[3])
+count(KEYS[4], 'credits_bought', ARGV[1], ARGV[6])
+count(KEYS[4], 'paid_cents', ARGV[5], ARGV[6])
 redis.call('SET', KEYS[3], ARGV[1] .. ':' .. balance, 'EX', ARGV[4])
 return {'ok', tonumber(ARGV[1]), balance}
 `);
 
-/** KEYS: record. ARGV: revoked_at. */
+/**
+ * KEYS: record. ARGV: revoked_at, account_id ('' = any owner). Returns the outcome and the key's
+ * account, so a revocation frees a place in that account's active keys exactly once.
+ */
 export const revokeScript = luaScript(`
-local revoked = redis.call('HGET', KEYS[1], 'revoked')
-if not revoked then return 'not_found' end
-if revoked == '1' then return 'already_revoked' end
+local record = redis.call('HMGET', KEYS[1], 'revoked', 'account_id')
+if not record[1] then return {'not_found', ''} end
+local owner = record[2] or ''
+if ARGV[2] ~= '' and owner ~= ARGV[2] then return {'not_found', ''} end
+if record[1] == '1' then return {'already_revoked', owner} end
 redis.call('HSET', KEYS[1], 'revoked', '1', 'revoked_at', ARGV[1])
-return 'revoked'
+return {'revoked', owner}
+`);
+
+/**
+ * KEYS: record. ARGV: new key hash, account_id ('' = any owner). Points the key at a new secret and
+ * returns the old secret's hash, whose lookup entry the caller then deletes.
+ */
+export const rotateScript = luaScript(`
+local record = redis.call('HMGET', KEYS[1], 'revoked', 'account_id', 'hash')
+if not record[1] then return {'not_found', ''} end
+if ARGV[2] ~= '' and (record[2] or '') ~= ARGV[2] then return {'not_found', ''} end
+if record[1] == '1' then return {'revoked', ''} end
+redis.call('HSET', KEYS[1], 'hash', ARGV[1])
+return {'rotated', record[3] or ''}
 `);
 
 /**
@@ -98,9 +108,10 @@ return {balance or '', id}
 
 export const ALL_SCRIPTS = [
   createKeyScript,
-  debitScript,
-  refundScript,
+  claimAccountKeyScript,
+  releaseAccountKeyScript,
   topUpScript,
   revokeScript,
+  rotateScript,
   snapshotScript,
 ];

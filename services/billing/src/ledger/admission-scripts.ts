@@ -1,0 +1,114 @@
+/**
+ * The scripts of admission and of a pending debit's end (docs/architecture.md, "admission"): admit,
+ * settle, refund (also used to void a debit whose deadline passed) and the sweep that finds those.
+ *
+ * A debit marker records one request's debit: `<state>:<balance after>:<operation>:<day>:<credits>`.
+ * Its state moves once from `pending` to `settled` (the answer reached the client), `refunded` (the
+ * request failed, or the client left) or `voided` (nobody settled it in time); only a pending debit
+ * can be refunded, so every refund is applied exactly once. Markers written before debits were
+ * pending say `debited:<balance>[:<operation>:<day>]` and count as pending.
+ *
+ * Admission touches the key's slot and two global keys (the reserve bucket and the pending index):
+ * fine on one Redis primary, which the operator guide prescribes; see there for Redis Cluster.
+ */
+import { JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
+import { luaScript } from "./lua-script.ts";
+
+/**
+ * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index.
+ * ARGV: request_id, key hash ('' for a caller bound to the key id, as an OAuth token's), operation,
+ * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
+ * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock).
+ * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}.
+ *
+ * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
+ * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
+ */
+export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}
+if now > tonumber(ARGV[15]) then return {'expired'} end
+local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked', 'hash', 'qps', 'burst')
+if not record[1] then return {'unknown_key'} end
+if ARGV[2] ~= '' and record[3] and record[3] ~= '' and record[3] ~= ARGV[2] then return {'unknown_key'} end
+if record[2] == '1' then return {'revoked'} end
+local balance, qps, burst = tonumber(record[1]), tonumber(record[4]), tonumber(record[5])
+local credits, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
+if credits > 0 then
+  local prior = redis.call('GET', KEYS[3])
+  if prior then return {'admitted', tonumber(string.match(prior, '^%a+:(%d+)')), 0, qps, burst, 0, 0} end
+end
+local tokens = bucket_level(KEYS[4], qps, burst)
+if tokens < wanted then
+  return {'rate_limited', balance, wait_ms(tokens, wanted, qps), qps, burst, math.floor(tokens),
+    seconds_to_full(tokens, qps, burst)}
+end
+tokens = tokens - wanted
+bucket_store(KEYS[4], tokens, qps, burst)
+local left, full = math.floor(tokens), seconds_to_full(tokens, qps, burst)
+if balance < credits then return {'insufficient', balance, 0, qps, burst, left, full} end
+local reserve_qps = tonumber(ARGV[6])
+if reserve_qps > 0 then
+  local reserve_burst = tonumber(ARGV[7])
+  local reserve = bucket_level(KEYS[5], reserve_qps, reserve_burst)
+  if reserve < 1 then
+    return {'reserve_exhausted', balance, wait_ms(reserve, 1, reserve_qps), qps, burst, left, full}
+  end
+  bucket_store(KEYS[5], reserve - 1, reserve_qps, reserve_burst)
+end
+if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full} end
+balance = redis.call('HINCRBY', KEYS[1], 'balance', -credits)
+redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
+journal('debit', -credits, balance, ARGV[1], ARGV[12])
+count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
+redis.call('SET', KEYS[3], 'pending:' .. balance .. ':' .. ARGV[3] .. ':' .. ARGV[13] .. ':' .. credits, 'EX', ARGV[9])
+redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
+return {'admitted', balance, 0, qps, burst, left, full}
+`);
+
+/**
+ * KEYS: debit marker, pending index. ARGV: pending member. A pending debit becomes final. Replies 1
+ * settled, 0 already ended (settled, refunded or voided), -1 no such debit recorded.
+ */
+export const settleScript = luaScript(`
+redis.call('ZREM', KEYS[2], ARGV[1])
+local prior = redis.call('GET', KEYS[1])
+if not prior then return -1 end
+local state, rest = string.match(prior, '^(%a+)(:.*)$')
+if state ~= 'pending' and state ~= 'debited' then return 0 end
+redis.call('SET', KEYS[1], 'settled' .. rest, 'KEEPTTL')
+return 1
+`);
+
+/**
+ * KEYS: record, journal, debit marker, pending index. ARGV: request_id, at (ms), marker ttl (s), usage
+ * key prefix, usage ttl (s), pending member, final state ('refunded' or 'voided').
+ * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged.
+ * Replies {outcome, balance} (balance -1 when the key has no record); the outcome is `refunded`,
+ * `already_ended` (settled, refunded or voided before) or `unknown_debit` (no such debit recorded:
+ * nothing to give back, whoever asks).
+ */
+export const refundScript = luaScript(`${JOURNAL_AND_USAGE}
+redis.call('ZREM', KEYS[4], ARGV[6])
+local function current() return tonumber(redis.call('HGET', KEYS[1], 'balance') or '-1') end
+local prior = redis.call('GET', KEYS[3])
+if not prior then return {'unknown_debit', current()} end
+local state = string.match(prior, '^(%a+):')
+if state ~= 'pending' and state ~= 'debited' then return {'already_ended', current()} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_debit', -1} end
+local _, operation, day, credits = string.match(prior, '^%a+:(%d+):(%a+):([%d%-]+):?(%d*)$')
+credits = tonumber(credits) or 1
+local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
+journal('refund', credits, balance, ARGV[1], ARGV[2])
+if day then count(ARGV[4] .. day, 'refunded:' .. operation, 1, ARGV[5]) end
+redis.call('SET', KEYS[3], ARGV[7] .. ':' .. balance .. ':' .. (operation or '') .. ':' .. (day or '') .. ':' .. credits,
+  'EX', ARGV[3])
+return {'refunded', balance}
+`);
+
+/** KEYS: pending index. ARGV: most members. The pending debits whose deadline passed, by Redis' clock. */
+export const dueDebitsScript = luaScript(`
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+`);
+
+export const ALL_SCRIPTS = [admitScript, settleScript, refundScript, dueDebitsScript];

@@ -1,0 +1,106 @@
+/**
+ * Admission of one request (admission-scripts.ts, `admitScript`): the key's bucket, its balance,
+ * the shared reserve and the debit, decided together in one script.
+ */
+import type { AdmitReply, KeyBucket } from "@rda/contracts";
+import { admitScript } from "./admission-scripts.ts";
+import {
+  type LedgerContext,
+  MARKER_TTL_SECONDS,
+  scriptReply,
+  USAGE_TTL_SECONDS,
+  usagePrefix,
+  utcDay,
+} from "./context.ts";
+import { pendingMember } from "./pending-debits.ts";
+
+export interface Admission {
+  readonly keyId: string;
+  /**
+   * The hash of the secret presented: a rotated key's old secret is an unknown key. Empty for a
+   * caller bound to the key id (an OAuth grant), which a rotation leaves alone.
+   */
+  readonly keyHash: string;
+  readonly requestId: string;
+  /** The operation charged, for the usage counters. */
+  readonly operation: string;
+  readonly credits: number;
+  /** Tokens of the key's bucket to spend. */
+  readonly tokens: number;
+  /** Whether the request will go upstream and so needs a place in the shared reserve. */
+  readonly reserve: boolean;
+  /** How long the debit may stay pending before billing voids it. */
+  readonly pendingMs: number;
+  /**
+   * When billing stops waiting for the answer (epoch ms on Redis' clock, redis-clock.ts): if Redis
+   * runs the script only after it, nothing is decided and nothing taken.
+   */
+  readonly deadline: number;
+}
+
+/** The shared upstream reserve (UPSTREAM_RESERVE_QPS, UPSTREAM_RESERVE_BURST). */
+export interface Reserve {
+  readonly qps: number;
+  readonly burst: number;
+}
+
+export async function admit(
+  context: LedgerContext,
+  admission: Admission,
+  reserve: Reserve,
+): Promise<AdmitReply> {
+  const { keys } = context;
+  const { keyId, requestId } = admission;
+  const at = context.now();
+  const reply = await admitScript.run(
+    context.redis,
+    [
+      keys.keyRecord(keyId),
+      keys.journal(keyId),
+      keys.debitMarker(keyId, requestId),
+      keys.keyRateBucket(keyId),
+      keys.globalReserveBucket,
+      keys.pendingDebits,
+    ],
+    [
+      requestId,
+      admission.keyHash,
+      admission.operation,
+      admission.credits,
+      admission.tokens,
+      admission.reserve ? reserve.qps : 0,
+      reserve.burst,
+      admission.pendingMs,
+      MARKER_TTL_SECONDS.debit,
+      usagePrefix(context, keyId),
+      USAGE_TTL_SECONDS,
+      at,
+      utcDay(at),
+      pendingMember(keyId, requestId),
+      Math.floor(admission.deadline),
+    ],
+  );
+  return admitReply(scriptReply(reply));
+}
+
+function admitReply([outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0]: [
+  string,
+  ...number[],
+]): AdmitReply {
+  const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
+  switch (outcome) {
+    case "admitted":
+    case "insufficient":
+      return { outcome, balance, bucket };
+    case "rate_limited":
+    case "reserve_exhausted":
+      return { outcome, retry_after_ms: waitMs, bucket };
+    case "unknown_key":
+    case "revoked":
+      return { outcome };
+    case "expired":
+      throw new Error("the admission reached Redis after billing had stopped waiting for it");
+    default:
+      throw new Error(`unexpected admission outcome '${outcome}'`);
+  }
+}

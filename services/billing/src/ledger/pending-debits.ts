@@ -1,0 +1,121 @@
+/**
+ * The end of a pending debit (admission-scripts.ts): settled when the gateway says its answer reached
+ * the client, refunded when the request failed or the client left, voided (journaled as a refund)
+ * when its deadline passed first — a gateway that dies mid-request thus costs its callers nothing.
+ * Each ends exactly once: only a pending debit can move.
+ */
+import type { RefundMessage, RefundReply } from "@rda/contracts";
+import { dueDebitsScript, refundScript, settleScript } from "./admission-scripts.ts";
+import {
+  type LedgerContext,
+  MARKER_TTL_SECONDS,
+  scriptReply,
+  USAGE_TTL_SECONDS,
+  usagePrefix,
+} from "./context.ts";
+
+/** A pending debit's member of the pending index; `|` appears in neither a key id nor a request id. */
+export function pendingMember(keyId: string, requestId: string): string {
+  return `${keyId}|${requestId}`;
+}
+
+export interface DebitId {
+  readonly key_id: string;
+  readonly request_id: string;
+}
+
+/**
+ * Settles many debits in one pipelined round trip. `ignored` counts the debits that were not
+ * pending, `unknown` those of them never recorded at all.
+ */
+export async function settle(context: LedgerContext, debits: readonly DebitId[]) {
+  const results = await runScriptPipeline(context, settleScript.source, (pipeline) => {
+    for (const { key_id, request_id } of debits) {
+      const keys = [context.keys.debitMarker(key_id, request_id), context.keys.pendingDebits];
+      pipeline.evalsha(settleScript.sha, keys.length, ...keys, pendingMember(key_id, request_id));
+    }
+  });
+  const settled = results.filter((result) => result === 1).length;
+  const unknown = results.filter((result) => result === -1).length;
+  return { settled, ignored: debits.length - settled, unknown };
+}
+
+export type RefundEnd = "refunded" | "voided";
+
+/**
+ * What a refund did: `refunded`; `already_ended` (the debit was settled, refunded or voided before);
+ * `unknown_debit` (no such debit was recorded, so there is nothing to give back).
+ */
+export interface RefundOutcome {
+  readonly outcome: "refunded" | "already_ended" | "unknown_debit";
+  /** The key's balance afterwards; null when the key has no record. */
+  readonly balance: number | null;
+}
+
+/** The answer on the wire: every refund that gave nothing back is `ignored`. */
+export function refundReply(result: RefundOutcome): RefundReply {
+  return { outcome: result.outcome === "refunded" ? "refunded" : "ignored", balance: result.balance };
+}
+
+export async function refund(
+  context: LedgerContext,
+  message: RefundMessage,
+  end: RefundEnd = "refunded",
+): Promise<RefundOutcome> {
+  const { key_id: keyId, request_id: requestId } = message;
+  const { keys } = context;
+  const reply = await refundScript.run(
+    context.redis,
+    [keys.keyRecord(keyId), keys.journal(keyId), keys.debitMarker(keyId, requestId), keys.pendingDebits],
+    [
+      requestId,
+      context.now(),
+      MARKER_TTL_SECONDS.debit,
+      usagePrefix(context, keyId),
+      USAGE_TTL_SECONDS,
+      pendingMember(keyId, requestId),
+      end,
+    ],
+  );
+  const [outcome, balance = -1] = scriptReply(reply);
+  return { outcome, balance: balance < 0 ? null : balance } as RefundOutcome;
+}
+
+/** Voids up to `limit` pending debits whose deadline passed; returns how many it voided. */
+export async function voidDueDebits(context: LedgerContext, limit: number): Promise<number> {
+  const due = (await dueDebitsScript.run(context.redis, [context.keys.pendingDebits], [limit])) as string[];
+  let voided = 0;
+  for (const member of due) {
+    const [keyId = "", requestId = ""] = member.split("|");
+    const reply = await refund(context, { key_id: keyId, request_id: requestId, reason: "voided" }, "voided");
+    if (reply.outcome === "refunded") voided += 1;
+  }
+  return voided;
+}
+
+type Pipeline = ReturnType<LedgerContext["redis"]["pipeline"]>;
+
+/**
+ * Runs a pipeline of EVALSHA calls of one script; when Redis lost the script (a restart), loads it
+ * and runs the pipeline once more (a settle is idempotent, so the calls that did run can run again).
+ */
+async function runScriptPipeline(
+  context: LedgerContext,
+  source: string,
+  fill: (pipeline: Pipeline) => void,
+): Promise<unknown[]> {
+  const run = async () => {
+    const pipeline = context.redis.pipeline();
+    fill(pipeline);
+    return (await pipeline.exec()) ?? [];
+  };
+  let results = await run();
+  if (results.some(([error]) => error && String(error).includes("NOSCRIPT"))) {
+    await context.redis.script("LOAD", source);
+    results = await run();
+  }
+  return results.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
