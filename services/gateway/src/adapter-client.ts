@@ -6,7 +6,7 @@
  */
 import { type AdapterOperation, decodeAdapterReply, type Subjects } from "@rda/contracts";
 import { type NatsConnection, requestRaw } from "@rda/service-kit";
-import { fail, type Step, succeed } from "./http/failure.ts";
+import { fail, type Step, succeed } from "./failure.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
 export interface AdapterData {
@@ -38,7 +38,7 @@ export function createAdapterClient(deps: {
       );
       const result = reply.ok
         ? readFrame(reply.value)
-        : { outcome: reply.failure, step: unavailable(reply.message) };
+        : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
       const seconds = (performance.now() - started) / 1000;
       metrics.natsRequestDuration.observe(
         { subject: stripNamespace(subject), outcome: result.outcome },
@@ -51,13 +51,9 @@ export function createAdapterClient(deps: {
 }
 
 function readFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
-  let decoded: ReturnType<typeof decodeAdapterReply>;
-  try {
-    decoded = decodeAdapterReply(frame);
-  } catch {
-    return { outcome: "malformed_reply", step: unavailable("the adapter sent a malformed reply") };
-  }
-  const { meta, data } = decoded;
+  const decoded = decodeAdapterReply(frame);
+  if (!decoded.ok) return { outcome: "malformed_reply", step: unavailable(decoded.error) };
+  const { meta, data } = decoded.value;
   switch (meta.outcome) {
     case "ok":
       return {

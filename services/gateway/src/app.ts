@@ -1,34 +1,77 @@
 /**
- * `buildGateway(deps)`: the gateway as a value (STYLE.md §1). It takes live connections and settings,
+ * `buildGateway(deps)`: the gateway as a value. It takes live connections and settings,
  * neither reads the environment nor listens; `main.ts` is the process shell.
  */
+import { randomBytes } from "node:crypto";
 import type { Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection, Redis, RedisKeys } from "@rda/service-kit";
+import {
+  type Logger,
+  type NatsConnection,
+  type Redis,
+  type RedisKeys,
+  type TrustProxy,
+  trustProxyOption,
+} from "@rda/service-kit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
-import { answerClientError, installHooks } from "./http/hooks.ts";
+import { createFailedAuthLimiter, type FailedAuthLimits } from "./failed-auth-limiter.ts";
+import { answerClientError } from "./http/client-error.ts";
+import { answerFrameworkError, installHooks } from "./http/hooks.ts";
+import { installResponseHeaders } from "./http/response-headers.ts";
 import { fastifyPath } from "./http/route.ts";
+import { serverLimits } from "./http/server-limits.ts";
+import { createIdempotencyStore } from "./idempotency.ts";
+import { createInternalCredentials } from "./internal-credential.ts";
 import { createKeyDirectory } from "./key-directory.ts";
 import { createMetrics, type GatewayMetrics } from "./metrics.ts";
-import { createRateLimiter, type Rate } from "./rate-limiter.ts";
-import { createRefundPublisher } from "./refunds.ts";
+import { createAccessTokenVerifier } from "./oauth/access-tokens.ts";
+import { protectedResource, registerProtectedResourceMetadata } from "./oauth/protected-resource.ts";
+import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
+import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
+import { registerDocs } from "./routes/docs.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
-import { registerSystemRoutes } from "./routes/system.ts";
+import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
+import { createSettlement } from "./settlement.ts";
 
 export interface GatewaySettings {
-  /** UPSTREAM_RESERVE_QPS / _BURST: the shared pool for all data traffic (issue 6 §4). */
-  readonly reserve: Rate;
   /** TOPUP_URL, quoted in 402 bodies. */
   readonly topUpUrl: string;
   readonly adapterTimeoutMs: number;
   readonly billingTimeoutMs?: number;
+  /**
+   * How long a debit may stay pending before billing voids it (refunds it): longer than the adapter
+   * timeout plus the time to write a large answer to a slow client. Default adapter timeout + 20 s.
+   */
+  readonly pendingDebitMs?: number;
+  /** How long a served idempotent request's response is replayed; default 24 h. */
+  readonly idempotencyReplaySeconds?: number;
   readonly mcpUrl: string;
+  /** Request line and headers, then a body, not received in full within this: 408; default 10 s. */
+  readonly bodyTimeoutMs?: number;
+  /** PORTAL_URL: the developer portal, named in the API reference as its contact. */
+  readonly portalUrl?: string;
   /** Upper bound on how long a key lookup is cached when no revocation event arrives. */
   readonly keyCacheTtlMs?: number;
+  /** Refused keys a client address may send (FAILED_AUTH_BURST, FAILED_AUTH_QPS); default 20, 1/s. */
+  readonly failedAuth?: FailedAuthLimits;
+  /**
+   * GATEWAY_TRUST_PROXY, fastify's `trustProxy`: whose `X-Forwarded-For` names the client address
+   * the failed-authentication limit counts by. Default false: the connection's own address.
+   */
+  readonly trustProxy?: TrustProxy;
+  /** PUBLIC_API_URL: the API's public base; `/mcp` under it is the OAuth resource. */
+  readonly publicUrl?: string;
+  /** OAUTH_JWKS_URL: the portal's token-signing keys; default `<portalUrl>/oauth/jwks`. */
+  readonly oauthJwksUrl?: string;
+  /**
+   * GATEWAY_INTERNAL_SECRET: signs the MCP service's internal credentials; every replica needs the
+   * same. Unset: a random one, which works only while one gateway serves both sides.
+   */
+  readonly internalSecret?: string;
 }
 
 export interface GatewayDeps {
@@ -43,28 +86,42 @@ export interface GatewayDeps {
 
 /** Bodies are only accepted on /mcp (JSON-RPC); the data API is GET-only. */
 const BODY_LIMIT_BYTES = 1_048_576;
+const DEFAULT_FAILED_AUTH: FailedAuthLimits = { burst: 20, qps: 1 };
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
+  const ctx = buildContext(deps);
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One access line per request is written by the onResponse hook (http/hooks.ts) instead.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
     genReqId: generateRequestId,
-    // Long path names reach the schema (and get a 400 naming the rule) instead of a bare 404.
-    routerOptions: { maxParamLength: 1_000 },
+    ...serverLimits({
+      bodyTimeoutMs: ctx.body.timeoutMs,
+      adapterTimeoutMs: deps.settings.adapterTimeoutMs,
+      billingTimeoutMs: ctx.billingTimeoutMs,
+    }),
     exposeHeadRoutes: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: trustProxyOption(deps.settings.trustProxy ?? false),
     // During shutdown, in-flight and keep-alive requests still finish with real answers.
     return503OnClosing: false,
-    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, request, reply) => answerFrameworkError(ctx, error, request, reply),
+    clientErrorHandler: answerClientError(ctx),
   });
-  const ctx = buildContext(deps);
   installHooks(app, ctx);
+  installResponseHeaders(app);
   for (const route of API_ROUTES) app.get(fastifyPath(route.path), route.build(ctx));
-  registerSystemRoutes(app, ctx);
+  registerProtectedResourceMetadata(app, ctx.oauth.resource);
+  registerSystemRoutes(app, ctx, {
+    portalUrl: deps.settings.portalUrl,
+    topUpUrl: deps.settings.topUpUrl,
+  });
   app.register(async (scope) => registerMcpProxy(scope, ctx));
+  app.register(async (scope) => registerDocs(scope, OPENAPI_PATH));
   app.addHook("onClose", async () => {
     await ctx.keys.stop();
+    ctx.oauth.revokedGrants.stop();
+    await ctx.settlement.stop();
     await ctx.refunds.stop();
   });
   return app;
@@ -73,28 +130,47 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 function buildContext(deps: GatewayDeps): GatewayContext {
   const { nats, redis, subjects, logger, settings } = deps;
   const metrics = deps.metrics ?? createMetrics();
-  const billing = createBillingClient({
-    nats,
-    subjects,
-    metrics,
-    timeoutMs: settings.billingTimeoutMs ?? 2_000,
-  });
+  const billingTimeoutMs = settings.billingTimeoutMs ?? 2_000;
+  const pendingDebitMs = settings.pendingDebitMs ?? settings.adapterTimeoutMs + 20_000;
+  const billing = createBillingClient({ nats, subjects, metrics, timeoutMs: billingTimeoutMs });
+  const portalUrl = (settings.portalUrl ?? "http://127.0.0.1:8060").replace(/\/+$/, "");
+  const resource = protectedResource(settings.publicUrl ?? "http://127.0.0.1:8080", portalUrl);
+  const revokedGrants = watchRevokedGrants({ nats, subjects, logger });
   return {
     nats,
     redis,
     logger,
     metrics,
     billing,
-    keys: createKeyDirectory({ nats, subjects, billing, logger, ttlMs: settings.keyCacheTtlMs }),
-    limiter: createRateLimiter({
-      redis,
-      keys: deps.keys,
-      reserve: settings.reserve,
-      onLimited: (scope) => metrics.rateLimited.inc({ scope }),
+    oauth: {
+      resource,
+      revokedGrants,
+      tokens: createAccessTokenVerifier({
+        resource,
+        jwksUrl: settings.oauthJwksUrl ?? `${portalUrl}/oauth/jwks`,
+        revokedGrants,
+      }),
+    },
+    internalCredentials: createInternalCredentials(
+      settings.internalSecret ?? randomBytes(32).toString("base64url"),
+    ),
+    keys: createKeyDirectory({
+      nats,
+      subjects,
+      billing,
+      logger,
+      ttlMs: settings.keyCacheTtlMs,
+      onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
-    refunds: createRefundPublisher({ nats, subjects, logger, metrics }),
+    refunds: createRefunds({ nats, subjects, billing, logger, metrics }),
+    settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
+    idempotency: createIdempotencyStore(redis, deps.keys, settings.idempotencyReplaySeconds),
+    failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
     errors: { topUpUrl: settings.topUpUrl },
+    settings: { pendingDebitMs },
+    billingTimeoutMs,
     mcpUrl: settings.mcpUrl,
+    body: { limitBytes: BODY_LIMIT_BYTES, timeoutMs: settings.bodyTimeoutMs ?? 10_000 },
   };
 }

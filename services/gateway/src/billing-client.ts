@@ -1,31 +1,34 @@
 /**
- * The gateway's side of billing's hot-path subjects (contracts/messages.ts). Replies are validated;
- * billing's own store failures arrive as `{outcome: "failure"}` values, never as exceptions.
+ * The gateway's side of billing's hot-path subjects (contracts/messages.ts), timed for the metrics.
+ * Every way of not getting a usable answer (billing down, slow, or failing on its store) arrives as
+ * a `NatsRequestFailure` value, never as an exception.
  */
 import {
-  type BalanceReply,
-  balanceReplySchema,
-  billingFailureSchema,
-  type DebitReply,
-  debitReplySchema,
+  type AdmitReply,
+  type AdmitRequest,
+  admitReplySchema,
   type LookupKeyReply,
+  type LookupKeyRequest,
   lookupKeyReplySchema,
+  type RefundMessage,
+  type RefundReply,
+  type Result,
+  refundReplySchema,
   type Subjects,
+  settleReplySchema,
 } from "@rda/contracts";
-import { type NatsConnection, type NatsRequestOutcome, requestJson } from "@rda/service-kit";
-import { z } from "zod";
+import { type NatsConnection, type NatsRequestFailure, requestJson } from "@rda/service-kit";
+import type { z } from "zod";
 import type { GatewayMetrics } from "./metrics.ts";
 
-export type BillingFailure = z.infer<typeof billingFailureSchema>;
-
-const lookupSchema = z.union([lookupKeyReplySchema, billingFailureSchema]);
-const debitSchema = z.union([debitReplySchema, billingFailureSchema]);
-const balanceSchema = z.union([balanceReplySchema, billingFailureSchema]);
+type Answer<T> = Promise<Result<T, NatsRequestFailure>>;
 
 export interface BillingClient {
-  lookup(keyHash: string): Promise<NatsRequestOutcome<LookupKeyReply | BillingFailure>>;
-  debit(keyId: string, requestId: string): Promise<NatsRequestOutcome<DebitReply | BillingFailure>>;
-  balance(keyId: string): Promise<NatsRequestOutcome<BalanceReply | BillingFailure>>;
+  /** A key by the hash of a presented secret, or by its id for a caller bound to it (OAuth). */
+  lookup(by: LookupKeyRequest): Answer<LookupKeyReply>;
+  admit(request: AdmitRequest): Answer<AdmitReply>;
+  settle(debits: { key_id: string; request_id: string }[]): Answer<z.output<typeof settleReplySchema>>;
+  refund(message: RefundMessage): Answer<RefundReply>;
 }
 
 export function createBillingClient(deps: {
@@ -35,21 +38,18 @@ export function createBillingClient(deps: {
   metrics: GatewayMetrics;
 }): BillingClient {
   const { nats, subjects, timeoutMs, metrics } = deps;
-  const timed = async <T>(name: string, subject: string, payload: unknown, schema: z.ZodType<T>) => {
+  const billing = subjects.billing;
+  const timed = async <S extends z.ZodType>(name: string, subject: string, payload: unknown, schema: S) => {
     const started = performance.now();
-    const outcome = await requestJson(nats, subject, payload, schema, timeoutMs);
-    const label = outcome.ok ? "ok" : outcome.failure;
-    metrics.natsRequestDuration.observe(
-      { subject: name, outcome: label },
-      (performance.now() - started) / 1000,
-    );
-    return outcome;
+    const answer = await requestJson(nats, subject, payload, schema, timeoutMs);
+    const outcome = answer.ok ? "ok" : answer.error.kind;
+    metrics.natsRequestDuration.observe({ subject: name, outcome }, (performance.now() - started) / 1000);
+    return answer;
   };
   return {
-    lookup: (keyHash) =>
-      timed("billing.keys.lookup", subjects.billing.lookupKey, { key_hash: keyHash }, lookupSchema),
-    debit: (keyId, requestId) =>
-      timed("billing.debit", subjects.billing.debit, { key_id: keyId, request_id: requestId }, debitSchema),
-    balance: (keyId) => timed("billing.balance", subjects.billing.balance, { key_id: keyId }, balanceSchema),
+    lookup: (by) => timed("billing.keys.lookup", billing.lookupKey, by, lookupKeyReplySchema),
+    admit: (request) => timed("billing.admit", billing.admit, request, admitReplySchema),
+    settle: (debits) => timed("billing.settle", billing.settle, { debits }, settleReplySchema),
+    refund: (message) => timed("billing.refund", billing.refund, message, refundReplySchema),
   };
 }

@@ -2,22 +2,43 @@
 import type { Logger, NatsConnection, Redis } from "@rda/service-kit";
 import type { AdapterClient } from "./adapter-client.ts";
 import type { BillingClient } from "./billing-client.ts";
+import type { FailedAuthLimiter } from "./failed-auth-limiter.ts";
 import type { ErrorContext } from "./http/send-error.ts";
+import type { IdempotencyStore } from "./idempotency.ts";
+import type { InternalCredentials } from "./internal-credential.ts";
 import type { KeyDirectory } from "./key-directory.ts";
 import type { GatewayMetrics } from "./metrics.ts";
-import type { RateLimiter } from "./rate-limiter.ts";
-import type { RefundPublisher } from "./refunds.ts";
+import type { AccessTokenVerifier } from "./oauth/access-tokens.ts";
+import type { ProtectedResource } from "./oauth/protected-resource.ts";
+import type { RevokedGrants } from "./oauth/revoked-grants.ts";
+import type { Refunds } from "./refunds.ts";
+import type { Settlement } from "./settlement.ts";
 
 export interface GatewayContext {
   readonly nats: NatsConnection;
   readonly redis: Redis;
   readonly logger: Logger;
   readonly keys: KeyDirectory;
-  readonly limiter: RateLimiter;
   readonly billing: BillingClient;
   readonly adapters: AdapterClient;
-  readonly refunds: RefundPublisher;
+  readonly refunds: Refunds;
+  readonly settlement: Settlement;
+  readonly idempotency: IdempotencyStore;
+  /** Refused keys per client address (docs/api.md#rate-limits). */
+  readonly failedAuth: FailedAuthLimiter;
   readonly metrics: GatewayMetrics;
   readonly errors: ErrorContext;
+  readonly settings: { readonly pendingDebitMs: number };
+  readonly billingTimeoutMs: number;
   readonly mcpUrl: string;
+  /** /mcp as an OAuth resource server: its identity, and access token validation. */
+  readonly oauth: {
+    readonly resource: ProtectedResource;
+    readonly tokens: AccessTokenVerifier;
+    readonly revokedGrants: RevokedGrants;
+  };
+  /** The MCP service's credentials for OAuth callers' inner calls (internal listener only). */
+  readonly internalCredentials: InternalCredentials;
+  /** The most a request body may weigh, and how long it may take to arrive. */
+  readonly body: { readonly limitBytes: number; readonly timeoutMs: number };
 }

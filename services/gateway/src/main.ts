@@ -4,21 +4,28 @@ import {
   connectNats,
   createLogger,
   loadConfig,
+  natsIdentity,
   onShutdown,
   openRedis,
   redisKeys,
   runMain,
+  startObservability,
 } from "@rda/service-kit";
-import { gatewayConfigShape } from "./config.ts";
+import { gatewayConfigShape, pendingDebitMsOf, topUpUrlOf } from "./config.ts";
 import { createMetrics } from "./metrics.ts";
 import { startGateway } from "./start.ts";
 
 runMain("gateway", async () => {
   const config = loadConfig(gatewayConfigShape);
+  const pendingDebitMs = pendingDebitMsOf(config);
+  const identity = natsIdentity(config);
+  const observability = await startObservability("gateway", import.meta.url, config);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
   const namespace = config.RDA_NAMESPACE ?? "";
-  const redis = await openRedis(config.REDIS_URL, "gateway", logger);
-  const nats = await connectNats(config.NATS_URL, "gateway", logger);
+  const redis = await openRedis(config.REDIS_URL, "gateway", logger, {
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
+  const nats = await connectNats(config.NATS_URL, "gateway", logger, identity);
   const gateway = await startGateway(
     {
       redis,
@@ -26,21 +33,49 @@ runMain("gateway", async () => {
       logger,
       subjects: buildSubjects(namespace),
       keys: redisKeys(namespace),
-      metrics: createMetrics({ defaultMetrics: true }),
+      metrics: createMetrics({ registry: observability.registry }),
       settings: {
-        reserve: { qps: config.UPSTREAM_RESERVE_QPS, burst: config.UPSTREAM_RESERVE_BURST },
-        topUpUrl: config.TOPUP_URL,
+        topUpUrl: topUpUrlOf(config),
+        portalUrl: config.PORTAL_URL,
         adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,
         billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+        pendingDebitMs,
         mcpUrl: config.MCP_URL,
+        bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+        failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
+        trustProxy: config.GATEWAY_TRUST_PROXY,
+        publicUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
+        oauthJwksUrl: config.OAUTH_JWKS_URL,
+        internalSecret: config.GATEWAY_INTERNAL_SECRET,
       },
     },
-    { port: config.PORT, host: config.HOST },
+    {
+      port: config.PORT,
+      host: config.HOST,
+      internalPort: config.GATEWAY_INTERNAL_PORT,
+      internalHost: config.GATEWAY_INTERNAL_HOST ?? config.HOST,
+    },
   );
-  logger.info({ url: gateway.url }, "gateway listening");
+  if (!config.GATEWAY_INTERNAL_SECRET) {
+    logger.warn(
+      "GATEWAY_INTERNAL_SECRET is unset: a random one is used, so OAuth callers' tool calls work only while this one gateway serves them (set it on every replica)",
+    );
+  }
+  const metrics = await observability.serveMetrics();
+  logger.info(
+    {
+      url: gateway.url,
+      internalUrl: gateway.internalUrl,
+      metricsPort: metrics.port,
+      tracing: observability.tracing.enabled,
+    },
+    "gateway listening",
+  );
   onShutdown(logger, [
     ["stop accepting and finish in-flight requests", () => gateway.stop()],
     ["drain NATS", () => nats.drain()],
     ["quit Redis", () => redis.quit()],
+    ["close the metrics server", () => metrics.close()],
+    ["export the last spans", () => observability.tracing.shutdown()],
   ]);
 });

@@ -1,8 +1,9 @@
 /**
  * Prometheus metrics, one registry per gateway instance (so several gateways in one test process do
  * not collide). Labels carry route templates and catalog codes only, never keys or request data.
+ * They are served on the internal metrics port (main.ts), never on the public API port.
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "@rda/service-kit";
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -16,14 +17,27 @@ export interface GatewayMetrics {
   readonly adapterOutcomes: Counter<"operation" | "outcome">;
   readonly rateLimited: Counter<"scope">;
   readonly refundPublishFailures: Counter;
+  readonly inFlight: Gauge;
+  readonly keyCache: Counter<"result">;
 }
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): GatewayMetrics {
-  const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+/** `registry`: the process's own (with process metrics and build info); a fresh one by default. */
+export function createMetrics(options: { registry?: Registry } = {}): GatewayMetrics {
+  const registry = options.registry ?? new Registry();
   const registers = [registry];
   return {
     registry,
+    inFlight: new Gauge({
+      name: "gateway_http_requests_in_flight",
+      help: "HTTP requests received and not yet answered.",
+      registers,
+    }),
+    keyCache: new Counter({
+      name: "gateway_key_cache_lookups_total",
+      help: "API key resolutions by result: hit (a valid key, from the cache), refused_hit (a key billing refused within the last 5 s, from the cache) or miss (asked billing).",
+      labelNames: ["result"],
+      registers,
+    }),
     requests: new Counter({
       name: "gateway_http_requests_total",
       help: "HTTP requests answered, by route template, method and status.",
@@ -63,7 +77,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Gatew
     }),
     rateLimited: new Counter({
       name: "gateway_rate_limited_total",
-      help: "Requests refused with 429 by the gateway's own limits, by scope (key or global).",
+      help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (the shared reserve) or address (a client address that sent too many refused keys).",
       labelNames: ["scope"],
       registers,
     }),

@@ -1,31 +1,37 @@
 /**
- * Publishes refunds to billing's JetStream stream with the gateway's request id as the message id, so
- * a retried publish is deduplicated and billing applies each refund once (architecture.md step 6).
- * A refund is never dropped silently: a failed publish is retried in the background with backoff
- * (NATS may be briefly down), and `stop()` makes a last attempt and logs anything still pending.
+ * Refunds of a debited request that will not be answered with data (docs/api.md#refunds). Applied at
+ * once when billing answers (`billing.refund`), so the failure's answer can carry the true balance;
+ * otherwise published to billing's JetStream stream with the request id as the message id, retried
+ * in the background with backoff while NATS is down. Billing refunds only a pending debit it
+ * recorded, so every path together applies a refund exactly once. A refund nobody could deliver is
+ * still not lost: billing voids the pending debit at its deadline.
  */
 import type { RefundMessage, Subjects } from "@rda/contracts";
 import { type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
+import type { BillingClient } from "./billing-client.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 5_000;
 const PUBLISH_TIMEOUT_MS = 2_000;
 
-export interface RefundPublisher {
-  /** Fire and forget for the caller; delivery is this module's job. */
-  refund(message: RefundMessage): void;
+export interface Refunds {
+  /** Applies the refund now when billing answers; returns the balance after it, or null if unknown. */
+  refundNow(message: RefundMessage): Promise<number | null>;
+  /** Queues the refund durably; delivery is this module's job. */
+  refundLater(message: RefundMessage): void;
   pending(): number;
   stop(): Promise<void>;
 }
 
-export function createRefundPublisher(deps: {
+export function createRefunds(deps: {
   nats: NatsConnection;
   subjects: Subjects;
+  billing: BillingClient;
   logger: Logger;
   metrics: GatewayMetrics;
-}): RefundPublisher {
-  const { subjects, logger, metrics } = deps;
+}): Refunds {
+  const { subjects, logger, metrics, billing } = deps;
   const inFlight = new Map<string, Promise<void>>();
   let stopping = false;
 
@@ -33,7 +39,7 @@ export function createRefundPublisher(deps: {
     const outcome = await publishRefund(deps.nats, subjects, message, PUBLISH_TIMEOUT_MS);
     if (outcome.ok) return true;
     metrics.refundPublishFailures.inc();
-    logger.warn({ refund: message, reason: outcome.message }, "refund publish failed; will retry");
+    logger.warn({ refund: message, reason: outcome.error }, "refund publish failed; will retry");
     return false;
   };
   const deliver = async (message: RefundMessage) => {
@@ -43,19 +49,32 @@ export function createRefundPublisher(deps: {
         return;
       }
       if (stopping) {
-        logger.error({ refund: message }, "refund NOT delivered before shutdown; apply it by hand");
+        logger.error(
+          { refund: message },
+          "refund not queued before shutdown; billing voids the debit at its deadline",
+        );
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   };
+  const refundLater = (message: RefundMessage) => {
+    if (inFlight.has(message.request_id)) return;
+    const work = deliver(message).finally(() => inFlight.delete(message.request_id));
+    inFlight.set(message.request_id, work);
+  };
 
   return {
-    refund(message) {
-      if (inFlight.has(message.request_id)) return;
-      const work = deliver(message).finally(() => inFlight.delete(message.request_id));
-      inFlight.set(message.request_id, work);
+    async refundNow(message) {
+      const reply = await billing.refund(message);
+      if (!reply.ok) {
+        refundLater(message);
+        return null;
+      }
+      if (reply.value.outcome === "refunded") metrics.creditsRefunded.inc({ reason: message.reason });
+      return reply.value.balance;
     },
+    refundLater,
     pending: () => inFlight.size,
     async stop() {
       stopping = true;

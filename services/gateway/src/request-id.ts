@@ -1,7 +1,7 @@
 /**
  * Request ids. The id used for billing and logs is always generated here (unique, so a caller can
  * never replay or collide with a ledger entry); a caller's `x-request-id` is only echoed and logged,
- * and only when it is safe to put in a header and a log line (STYLE.md: distrust the wire).
+ * and only when it is safe to put in a header and a log line (distrust the wire).
  */
 import { randomUUID } from "node:crypto";
 import { requestIdSchema } from "@rda/contracts";

@@ -10,7 +10,7 @@ afterAll(async () => h.stop());
 
 describe("gateway data endpoints", () => {
   it("wraps the adapter's data bytes in {data, _service} with list metadata and equal credit headers", async () => {
-    const key = h.createKey({ balance: 5 });
+    const key = await h.createKey({ balance: 5 });
     const response = await fetch(`${h.url}/v1/posts?subreddit=rust&limit=5`, { headers: authHeaders(key) });
     expect(response.status).toBe(200);
     const text = await response.text();
@@ -23,13 +23,13 @@ describe("gateway data endpoints", () => {
   });
 
   it("sends the adapter the normalised parameters, not the raw query", async () => {
-    const key = h.createKey();
+    const key = await h.createKey();
     await fetch(`${h.url}/v1/comments/tree?post_id=t3_ABC12`, { headers: authHeaders(key) });
     expect(h.adapterParams.at(-1)).toEqual({ post_id: "abc12", limit: 50 });
   });
 
   it("carries only the credit fields in _service on rules and users", async () => {
-    const key = h.createKey({ balance: 3 });
+    const key = await h.createKey({ balance: 3 });
     h.setAdapter(() => ({ meta: { outcome: "ok" }, data: '{"user":null}' }));
     const response = await fetch(`${h.url}/v1/users/some_user`, { headers: authHeaders(key) });
     expect(await response.json()).toEqual({
@@ -45,7 +45,7 @@ describe("gateway data endpoints", () => {
   });
 
   it("accepts Authorization: Bearer exactly like x-api-key", async () => {
-    const key = h.createKey({ balance: 10 });
+    const key = await h.createKey({ balance: 10 });
     h.setAdapter(() => ({ meta: { outcome: "ok", cursor: null, has_more: false }, data: "[]" }));
     const response = await fetch(`${h.url}/v1/subreddits/search?q=ru`, {
       headers: { authorization: `Bearer ${key.key}` },
@@ -57,7 +57,7 @@ describe("gateway data endpoints", () => {
 
 describe("gateway account endpoint", () => {
   it("answers the fresh balance and rate limit for free, ignoring a query string", async () => {
-    const key = h.createKey({ balance: 42, qps: 3, burst: 7 });
+    const key = await h.createKey({ balance: 42, qps: 3, burst: 7 });
     const response = await fetch(`${h.url}/v1/account?x=1`, { headers: authHeaders(key) });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
@@ -65,25 +65,39 @@ describe("gateway account endpoint", () => {
       _service: { credits_used: 0, credits_remaining: 42 },
     });
     expect(response.headers.get("x-credits-used")).toBe("0");
-    key.balance = 41;
+    await fetch(`${h.url}/v1/users/someone`, { headers: authHeaders(key) });
     const again = await fetch(`${h.url}/v1/account`, { headers: authHeaders(key) });
     expect(again.headers.get("x-credits-remaining")).toBe("41");
   });
 });
 
 describe("gateway operational endpoints", () => {
-  it("answers /livez, /readyz and /openapi.json without a key, and counts requests in /metrics", async () => {
+  it("answers /livez, /readyz and /openapi.json without a key, and 404 for /metrics on the public port", async () => {
     expect((await fetch(`${h.url}/livez`)).status).toBe(200);
     expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
-    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as { info: { version: string } };
+    const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as {
+      info: { version: string };
+      paths: Record<string, unknown>;
+    };
     expect(doc.info.version).toBe("1.0.0");
+    expect(Object.keys(doc.paths)).not.toContain("/metrics");
+    expect((await fetch(`${h.url}/metrics`)).status).toBe(404);
+  });
+
+  it("counts requests, debits, key cache hits and misses, and requests in flight in its metrics", async () => {
+    const key = await h.createKey();
+    for (let i = 0; i < 2; i++)
+      await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
     const metrics = await waitFor(async () => {
-      const text = await (await fetch(`${h.url}/metrics`)).text();
+      const text = await h.metrics();
       return text.includes('route="/v1/posts"') ? text : undefined;
     }, "request metrics");
-    expect(metrics).toContain("gateway_credits_debited_total");
+    expect(metrics).toMatch(/^gateway_credits_debited_total [1-9]/m);
+    expect(metrics).toMatch(/^gateway_key_cache_lookups_total\{result="miss"\} [1-9]/m);
+    expect(metrics).toMatch(/^gateway_key_cache_lookups_total\{result="hit"\} [1-9]/m);
+    expect(metrics).toMatch(/^gateway_http_requests_in_flight 0$/m);
     expect(metrics).toContain(
-      'gateway_nats_request_duration_seconds_bucket{le="0.001",subject="billing.debit"',
+      'gateway_nats_request_duration_seconds_bucket{le="0.001",subject="billing.admit"',
     );
   });
 

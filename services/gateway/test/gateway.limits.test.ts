@@ -10,7 +10,7 @@ afterAll(async () => h.stop());
 
 describe("gateway rate limits", () => {
   it("allows a key's burst, then answers 429 with an integer Retry-After and no scope, uncharged", async () => {
-    const key = h.createKey({ balance: 100, qps: 1, burst: 2 });
+    const key = await h.createKey({ balance: 100, qps: 1, burst: 2 });
     const statuses: number[] = [];
     let last: Response | undefined;
     for (let i = 0; i < 3; i++) {
@@ -20,11 +20,11 @@ describe("gateway rate limits", () => {
     expect(statuses).toEqual([200, 200, 429]);
     expect(last?.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     expect(last?.headers.get("x-ratelimit-scope")).toBeNull();
-    expect(key.balance).toBe(100);
+    expect(await h.balanceOf(key)).toBe(100);
   });
 
   it("answers 429 with x-ratelimit-scope global when the shared reserve is empty, and the account is unaffected", async () => {
-    const key = h.createKey({ balance: 100, qps: 100, burst: 100 });
+    const key = await h.createKey({ balance: 100, qps: 100, burst: 100 });
     const statuses: number[] = [];
     let last: Response | undefined;
     for (let i = 0; i < 4; i++) {
@@ -34,7 +34,7 @@ describe("gateway rate limits", () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
     expect(last?.headers.get("x-ratelimit-scope")).toBe("global");
     expect(Number(last?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(key.balance).toBe(97);
+    expect(await h.balanceOf(key)).toBe(97);
     expect((await fetch(`${h.url}/v1/account`, { headers: authHeaders(key) })).status).toBe(200);
   });
 });

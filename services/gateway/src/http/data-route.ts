@@ -1,62 +1,70 @@
 /**
- * The one handler behind the six data endpoints, driven by their OPERATIONS entry (architecture.md,
- * "one request's way"): validate → key → limits (+ reserve) → debit → adapter → envelope. Nothing is
- * charged before step 4 (spec §7: 400/401/402/429 are never charged); after it, every failure is
- * refunded exactly once (a refund per request id; billing deduplicates by that id too).
+ * The one handler behind the six data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
+ * "one request's way"): validate → key → idempotency claim → admission (the key's bucket, the
+ * balance, the shared reserve and the debit, decided by billing in one step) → adapter → envelope.
+ * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
+ * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
 import { type OperationContract, parseHttpParams } from "@rda/contracts";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import type { AdapterData } from "../adapter-client.ts";
-import type { GatewayContext } from "../context.ts";
-import type { KeyInfo } from "../key-directory.ts";
-import { authenticateAndLimit } from "./authenticate.ts";
-import { debitOneCredit } from "./debit.ts";
-import { sendEnvelope } from "./envelope.ts";
-import type { Failure } from "./failure.ts";
+import { admit } from "../admission.ts";
+import type { Failure } from "../failure.ts";
+import { readIdempotencyKey } from "../idempotency.ts";
+import { authenticate } from "./authenticate.ts";
+import { openCharge } from "./charge.ts";
+import { envelope, sendEnvelope } from "./envelope.ts";
+import { beginIdempotent } from "./idempotent-request.ts";
+import { setRateLimitHeaders } from "./rate-limit-headers.ts";
 import type { GatewayRoute, RawParams } from "./route.ts";
 import { sendError } from "./send-error.ts";
 
 export function dataRoute(operation: OperationContract): GatewayRoute {
   const adapter = operation.adapter;
   if (adapter === null) throw new Error(`${operation.operationId} is not served by an adapter`);
+  const { operationId, credits } = operation;
   return {
     path: operation.path,
     operation,
     build: (ctx) => async (request, reply) => {
       const parsed = parseHttpParams(operation, request.query as RawParams, request.params as RawParams);
-      if (!parsed.ok)
-        return sendError(reply, { code: "invalid_parameter", detail: parsed.message }, ctx.errors);
-      const key = await authenticateAndLimit(request, ctx, true);
-      if (!key.ok) return sendError(reply, key.failure, ctx.errors);
-      const balance = await debitOneCredit(ctx, key.value, request.id);
-      if (!balance.ok) return sendError(reply, balance.failure, ctx.errors);
-      const result = await ctx.adapters
-        .call(adapter, request.id, parsed.params)
-        .catch((error: unknown): { ok: false; failure: Failure } => ({
-          ok: false,
-          failure: { code: "internal_error", internal: String(error) },
-        }));
-      if (!result.ok) return refundAndFail(ctx, request, reply, key.value, result.failure);
-      return answer(reply, operation, result.value, balance.value);
+      if (!parsed.ok) return sendError(reply, invalid(parsed.error), ctx.errors);
+      const idempotencyKey = readIdempotencyKey(request.headers["idempotency-key"]);
+      if (!idempotencyKey.ok) return sendError(reply, invalid(idempotencyKey.error), ctx.errors);
+      const key = await authenticate(request, ctx);
+      if (!key.ok) return sendError(reply, key.error, ctx.errors);
+      const begun = await beginIdempotent(ctx, request, reply, key.value, idempotencyKey.value);
+      if (!begun.ok) return sendError(reply, begun.error, ctx.errors);
+      if ("answered" in begun.value) return begun.value.answered;
+      const { claim } = begun.value;
+      const admission = await admit(ctx, key.value, {
+        requestId: request.id,
+        operation: operationId,
+        credits,
+        reserve: true,
+      });
+      if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+      if (!admission.ok) {
+        await claim?.release();
+        return sendError(reply, admission.error, ctx.errors);
+      }
+      const { balance } = admission.value;
+      const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim });
+      const result = await ctx.adapters.call(adapter, request.id, parsed.value).catch(internalError);
+      if (!result.ok) return sendError(reply, await charge.fail(result.error), ctx.errors);
+      const meta = { credits_used: credits, credits_remaining: balance };
+      // docs/api.md#response-envelope: cursor and has_more only on list-style endpoints.
+      const service =
+        operation.meta === "list"
+          ? { cursor: result.value.cursor, has_more: result.value.has_more, ...meta }
+          : meta;
+      const body = envelope(result.value.data, service);
+      charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
+      return sendEnvelope(reply, body, meta);
     },
   };
 }
 
-function answer(reply: FastifyReply, operation: OperationContract, result: AdapterData, balance: number) {
-  const credits = { credits_used: 1, credits_remaining: balance } as const;
-  // Spec §2 rule 1: cursor and has_more only on list-style endpoints.
-  const service =
-    operation.meta === "list" ? { cursor: result.cursor, has_more: result.has_more, ...credits } : credits;
-  return sendEnvelope(reply, result.data, service);
-}
+const invalid = (detail: string): Failure => ({ code: "invalid_parameter", detail });
 
-function refundAndFail(
-  ctx: GatewayContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  key: KeyInfo,
-  failure: Failure,
-) {
-  ctx.refunds.refund({ key_id: key.id, request_id: request.id, reason: failure.code });
-  return sendError(reply, failure, ctx.errors);
+function internalError(error: unknown): { ok: false; error: Failure } {
+  return { ok: false, error: { code: "internal_error", internal: String(error) } };
 }

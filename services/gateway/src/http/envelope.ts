@@ -1,6 +1,7 @@
 /**
- * The 200 envelope `{data, _service}` (spec §2). The adapter's data bytes are spliced in as they came
- * (architecture.md: never parsed or re-serialised on the hot path); only `_service` is serialised.
+ * The 200 envelope `{data, _service}` (docs/api.md#response-envelope). The adapter's data bytes are
+ * spliced in as they came (never parsed or re-serialised on the hot path); only `_service` is
+ * serialised. The credit headers equal the body's values.
  */
 import type { CreditServiceMeta, ListServiceMeta } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
@@ -11,13 +12,20 @@ const CLOSE = Buffer.from("}");
 
 export type ServiceMeta = ListServiceMeta | CreditServiceMeta;
 
-export function sendEnvelope(reply: FastifyReply, data: Uint8Array, service: ServiceMeta): FastifyReply {
-  const body = Buffer.concat([DATA_OPEN, data, SERVICE_OPEN, Buffer.from(JSON.stringify(service)), CLOSE]);
-  // Spec §2 rule 2: the headers equal the body's values.
+export function envelope(data: Uint8Array, service: ServiceMeta): Buffer {
+  return Buffer.concat([DATA_OPEN, data, SERVICE_OPEN, Buffer.from(JSON.stringify(service)), CLOSE]);
+}
+
+/** Sends an envelope, or a stored one again (a replayed idempotent request). */
+export function sendEnvelope(
+  reply: FastifyReply,
+  body: Buffer,
+  credits: { readonly credits_used: number; readonly credits_remaining: number },
+): FastifyReply {
   return reply
     .code(200)
     .type("application/json; charset=utf-8")
-    .header("x-credits-used", String(service.credits_used))
-    .header("x-credits-remaining", String(service.credits_remaining))
+    .header("x-credits-used", String(credits.credits_used))
+    .header("x-credits-remaining", String(credits.credits_remaining))
     .send(body);
 }

@@ -1,27 +1,45 @@
 /**
- * Cross-cutting request handling: the `x-request-id` on every response, refusing bodies on GET, the
- * access log line and metrics, and the catalog answer for unknown paths (404), other methods (405)
- * and anything fastify itself rejects. Every non-200 body is exactly `{error}` (spec §7).
+ * Cross-cutting request handling: the `x-request-id` on every response, refusing bodies on GET and
+ * URLs over the limit, the access log line and metrics, and the catalog answer for unknown paths
+ * (404), other methods (405) and anything fastify itself rejects. Every non-200 body is exactly
+ * `{error}` (docs/api.md#errors), and never echoes what was sent. Requests that fail before fastify
+ * has a route for them (a URL that is not valid percent-encoding) and requests Node's parser refuses
+ * (client-error.ts) get the same: a catalog answer, a request id, an access line and metrics.
  */
-import type { Socket } from "node:net";
-import { ERRORS } from "@rda/contracts";
+import { tracingActive } from "@rda/service-kit";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context.ts";
+import type { Failure } from "../failure.ts";
 import { correlationId } from "../request-id.ts";
 import { MCP_PREFIX } from "../routes/mcp-proxy.ts";
-import type { Failure } from "./failure.ts";
+import { SECURITY_HEADERS } from "./response-headers.ts";
 import { sendError } from "./send-error.ts";
+import { URL_LIMIT_BYTES } from "./server-limits.ts";
+import { endRequestSpan, inRequestContext, startRequestSpan } from "./tracing.ts";
 
 export function installHooks(app: FastifyInstance, ctx: GatewayContext): void {
+  app.addHook("onRequest", (request, reply, done) => {
+    ctx.metrics.inFlight.inc();
+    // 'close' comes once per response, whether it was sent in full or the client went away.
+    reply.raw.once("close", () => ctx.metrics.inFlight.dec());
+    if (tracingActive()) startRequestSpan(request, done);
+    else done();
+  });
   app.addHook("onRequest", async (request, reply) => {
     const echoed = correlationId(request.headers["x-request-id"], request.id);
     reply.header("x-request-id", echoed);
     if (echoed !== request.id) request.log = request.log.child({ caller_request_id: echoed });
+    if (request.url.length > URL_LIMIT_BYTES) return sendError(reply, { code: "uri_too_long" }, ctx.errors);
     if (request.method === "GET" && hasBody(request) && !isMcp(request)) {
       return sendError(reply, { code: "invalid_parameter", detail: "GET requests take no body" }, ctx.errors);
     }
   });
-  app.addHook("onResponse", async (request, reply) => record(ctx, request, reply));
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    if (!tracingActive()) return recordAnswer(ctx, request, reply, route);
+    inRequestContext(request, () => recordAnswer(ctx, request, reply, route));
+    endRequestSpan(request, reply);
+  });
   app.setNotFoundHandler(async (request, reply) =>
     sendError(reply, { code: request.method === "GET" ? "not_found" : "method_not_allowed" }, ctx.errors),
   );
@@ -30,9 +48,32 @@ export function installHooks(app: FastifyInstance, ctx: GatewayContext): void {
   );
 }
 
+/**
+ * fastify's own refusals before routing (`frameworkErrors`): they skip every hook, so the security
+ * headers, the access line and the metrics are added here.
+ */
+export function answerFrameworkError(
+  ctx: GatewayContext,
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+  reply.raw.once("finish", () => recordAnswer(ctx, request, reply, "unmatched"));
+  // With maxParamLength at the URL limit, only a URL over the limit has a parameter too long.
+  const failure: Failure =
+    error.code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? { code: "uri_too_long" }
+      : { code: "invalid_parameter", detail: "the URL is not valid percent-encoding" };
+  return sendError(reply, failure, ctx.errors);
+}
+
 function failureOf(error: FastifyError, request: FastifyRequest): Failure {
   if (request.method !== "GET" && !isMcp(request)) return { code: "method_not_allowed" };
   if (error.statusCode === 413) return { code: "payload_too_large" };
+  if (error.statusCode === 414) return { code: "uri_too_long" };
+  if (error.statusCode === 431) return { code: "headers_too_large" };
+  if (error.statusCode === 408) return { code: "request_timeout", detail: error.message };
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return { code: "invalid_parameter", detail: "the request could not be read", internal: error.message };
   }
@@ -52,8 +93,7 @@ function isMcp(request: FastifyRequest): boolean {
   );
 }
 
-function record(ctx: GatewayContext, request: FastifyRequest, reply: FastifyReply): void {
-  const route = request.routeOptions.url ?? "unmatched";
+function recordAnswer(ctx: GatewayContext, request: FastifyRequest, reply: FastifyReply, route: string) {
   const status = String(reply.statusCode);
   ctx.metrics.requests.inc({ route, method: request.method, status });
   ctx.metrics.requestDuration.observe({ route, status }, reply.elapsedTime / 1000);
@@ -61,24 +101,11 @@ function record(ctx: GatewayContext, request: FastifyRequest, reply: FastifyRepl
     {
       method: request.method,
       route,
+      key_id: request.keyId,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       error_code: reply.errorCode,
     },
     "request completed",
-  );
-}
-
-/**
- * Requests node's HTTP parser rejects never reach a route; they still get a `{error}` body (spec §7)
- * instead of fastify's default shape.
- */
-export function answerClientError(_error: Error, socket: Socket): void {
-  if (!socket.writable) return;
-  const body = JSON.stringify({
-    error: `${ERRORS.invalid_parameter.message}: the HTTP request is malformed`,
-  });
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

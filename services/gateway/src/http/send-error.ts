@@ -1,16 +1,17 @@
 /**
- * The one translation point from a failure to an HTTP answer (STYLE.md §4). The public body is exactly
- * `{error}`; the catalog code goes to the log.
+ * The one translation point from a failure to an HTTP answer. The status, the scope
+ * header and the public message come from the catalog (contracts/errors.ts); the public body is
+ * exactly `{error}`; the catalog code goes to the log.
  */
-import { ERRORS } from "@rda/contracts";
+import { ERRORS, publicErrorMessage } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
-import type { Failure } from "./failure.ts";
+import type { Failure } from "../failure.ts";
 
-/** Spec §7: 429 always carries an integer Retry-After; 503 does too, so callers know when to retry. */
+/** 429 always carries an integer Retry-After (docs/api.md#errors); 503 does too, so callers know when to retry. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 
 export interface ErrorContext {
-  /** TOPUP_URL, put in every 402 body (spec §7). */
+  /** Where to add credits, put in every 402 body. */
   readonly topUpUrl: string;
 }
 
@@ -22,16 +23,18 @@ export function sendError(reply: FastifyReply, failure: Failure, context: ErrorC
     reply.header("retry-after", String(wholeSeconds(failure.retryAfterSeconds)));
   }
   if (failure.code === "method_not_allowed") reply.header("allow", "GET");
+  // The rest of a late body may still be coming: the connection cannot carry another request.
+  if (failure.code === "request_timeout") reply.header("connection", "close");
   if (!reply.hasHeader("x-request-id")) reply.header("x-request-id", reply.request.id);
   if (failure.internal)
     reply.request.log.warn({ error_code: failure.code, reason: failure.internal }, "request failed");
   reply.errorCode = failure.code;
-  return reply.send(JSON.stringify({ error: publicMessage(failure, entry.message, context) }));
-}
-
-function publicMessage(failure: Failure, catalogMessage: string, context: ErrorContext): string {
-  const base = failure.detail ? `${catalogMessage}: ${failure.detail}` : catalogMessage;
-  return failure.code === "insufficient_credits" ? `${base}; top up at ${context.topUpUrl}` : base;
+  const message = publicErrorMessage(failure.code, {
+    detail: failure.detail,
+    refunded: failure.refunded,
+    topUpUrl: context.topUpUrl,
+  });
+  return reply.send(JSON.stringify({ error: message }));
 }
 
 function wholeSeconds(seconds: number | undefined): number {

@@ -1,13 +1,25 @@
 /**
- * A gateway on a real socket, real Redis and real NATS, in its own namespace, with small responders
- * standing in for billing and the adapters on real NATS subjects (not mocks: the gateway talks the
- * wire protocol of contracts/messages.ts). The e2e tests under /test use the real services.
+ * A gateway on a real socket, with the real billing service, real Redis and real NATS, in its own
+ * namespace; small responders on the real adapter subjects stand in for the adapters, so a test can
+ * script any adapter outcome. The e2e tests under /test use the real adapters and simulator.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { jetstreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
-import { type AdapterReplyMeta, buildSubjects, encodeAdapterReply, type RefundMessage } from "@rda/contracts";
-import { type Logger, openRedis, type Redis, redisKeys } from "@rda/service-kit";
+import {
+  type AdapterReplyMeta,
+  buildSubjects,
+  createKeyReplySchema,
+  encodeAdapterReply,
+  revokeKeyReplySchema,
+  showKeyReplySchema,
+} from "@rda/contracts";
+import {
+  jetstreamManager,
+  type Logger,
+  type NatsConnection,
+  openRedis,
+  type Redis,
+  redisKeys,
+  requestJson,
+} from "@rda/service-kit";
 import {
   connectTestNats,
   deleteNamespaceKeys,
@@ -15,30 +27,38 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
-import { type RunningGateway, startGateway } from "../../src/index.ts";
+import type { z } from "zod";
+import { type Billing, startBilling } from "../../../billing/src/index.ts";
+import { createMetrics, type GatewaySettings, type RunningGateway, startGateway } from "../../src/index.ts";
 
-export interface FakeKey {
-  id: string;
-  key: string;
-  balance: number;
-  revoked: boolean;
-  rate_limit: { qps: number; burst: number };
+export interface TestKey {
+  readonly id: string;
+  readonly key: string;
+}
+
+export interface JournalEntry {
+  readonly type: string;
+  readonly delta: number;
+  readonly request_id: string;
 }
 
 export type AdapterBehaviour = (params: unknown) => { meta: AdapterReplyMeta; data?: string } | "silent";
 
 export interface Harness {
-  url: string;
-  namespace: string;
-  nats: NatsConnection;
-  keys: Map<string, FakeKey>;
-  debits: string[];
-  createKey(options?: { balance?: number; qps?: number; burst?: number }): FakeKey;
-  revoke(key: FakeKey): void;
+  readonly url: string;
+  readonly namespace: string;
+  readonly nats: NatsConnection;
+  readonly adapterParams: unknown[];
+  createKey(options?: { balance?: number; qps?: number; burst?: number }): Promise<TestKey>;
+  balanceOf(key: TestKey): Promise<number>;
+  /** The key's journal, oldest first. */
+  journal(key: TestKey): Promise<JournalEntry[]>;
+  revoke(key: TestKey): Promise<void>;
   setAdapter(behaviour: AdapterBehaviour): void;
-  setBilling(up: boolean): void;
-  refunds(): Promise<RefundMessage[]>;
-  adapterParams: unknown[];
+  /** Stops billing (its subjects then have no responders) or starts it again. */
+  setBilling(up: boolean): Promise<void>;
+  /** The gateway's metrics in the Prometheus text format (main.ts serves them on METRICS_PORT). */
+  metrics(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -47,135 +67,116 @@ export const OK_PAGE: AdapterBehaviour = () => ({
   data: '[{"id":"abc","title":"t"}]',
 });
 
-export async function startHarness(
-  options: { reserve?: { qps: number; burst: number }; logger?: Logger; mcpUrl?: string } = {},
-): Promise<Harness> {
+export interface HarnessOptions {
+  reserve?: { qps: number; burst: number };
+  logger?: Logger;
+  gateway?: Partial<GatewaySettings>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const namespace = testNamespace("gw");
   const subjects = buildSubjects(namespace);
+  const keys = redisKeys(namespace);
   const nats = await connectTestNats();
   const redis: Redis = await openRedis(testRedisUrl(), "gateway-test", silentLogger());
-  const jsm = await jetstreamManager(nats);
-  await jsm.streams.add({ name: subjects.refundStream, subjects: [subjects.billing.refunds] });
-  const keys = new Map<string, FakeKey>();
-  const debits: string[] = [];
   const adapterParams: unknown[] = [];
   let adapter: AdapterBehaviour = OK_PAGE;
-  let billingUp = true;
-  const hashOf = (key: string) => createHash("sha256").update(key).digest("hex");
-  const byId = (id: string) => [...keys.values()].find((k) => k.id === id);
-  const debit = ({ key_id, request_id }: { key_id: string; request_id: string }) => {
-    const key = byId(key_id);
-    if (!key) return { outcome: "unknown_key" };
-    if (key.revoked) return { outcome: "revoked" };
-    if (key.balance === 0) return { outcome: "insufficient", balance: 0 };
-    key.balance -= 1;
-    debits.push(request_id);
-    return { outcome: "debited", balance: key.balance };
+  const billingSettings = {
+    freeCredits: 333,
+    defaultRateLimit: { qps: 2, burst: 10 },
+    reserve: options.reserve ?? { qps: 1_000, burst: 1_000 },
+    pendingSweepMs: 200,
   };
+  const startOurBilling = () =>
+    startBilling({ nats, redis, subjects, keys, logger: silentLogger(), settings: billingSettings });
+  let billing: Billing | undefined = await startOurBilling();
 
-  const subs = [
-    nats.subscribe(subjects.billing.lookupKey, {
-      callback: (_e, m) => {
-        if (!billingUp) return;
-        const found = keys.get(m.json<{ key_hash: string }>().key_hash);
-        m.respond(
-          JSON.stringify(
-            found
-              ? { found: true, key: { id: found.id, rate_limit: found.rate_limit, revoked: found.revoked } }
-              : { found: false },
-          ),
-        );
+  const adapters = Object.values(subjects.adapter).map((subject) =>
+    nats.subscribe(subject, {
+      callback: (_error, message) => {
+        const request = message.json<{ params: unknown }>();
+        adapterParams.push(request.params);
+        const answer = adapter(request.params);
+        if (answer !== "silent") message.respond(encodeAdapterReply(answer.meta, answer.data));
       },
     }),
-    nats.subscribe(subjects.billing.debit, {
-      callback: (_e, m) => {
-        if (billingUp) m.respond(JSON.stringify(debit(m.json<{ key_id: string; request_id: string }>())));
-      },
-    }),
-    nats.subscribe(subjects.billing.balance, {
-      callback: (_e, m) => {
-        if (!billingUp) return;
-        const key = byId(m.json<{ key_id: string }>().key_id);
-        m.respond(
-          JSON.stringify(
-            key
-              ? { outcome: "ok", balance: key.balance, rate_limit: key.rate_limit, revoked: key.revoked }
-              : { outcome: "unknown_key" },
-          ),
-        );
-      },
-    }),
-    ...Object.values(subjects.adapter).map((subject) =>
-      nats.subscribe(subject, {
-        callback: (_e, m) => {
-          const request = m.json<{ params: unknown }>();
-          adapterParams.push(request.params);
-          const answer = adapter(request.params);
-          if (answer !== "silent") m.respond(encodeAdapterReply(answer.meta, answer.data));
-        },
-      }),
-    ),
-  ];
+  );
 
+  const metrics = createMetrics();
   const gateway: RunningGateway = await startGateway(
     {
+      metrics,
       redis,
       nats,
       subjects,
-      keys: redisKeys(namespace),
+      keys,
       logger: options.logger ?? silentLogger(),
       settings: {
-        reserve: options.reserve ?? { qps: 1000, burst: 1000 },
         topUpUrl: "https://example.com/topup",
         adapterTimeoutMs: 500,
-        billingTimeoutMs: 500,
-        mcpUrl: options.mcpUrl ?? "http://127.0.0.1:9",
+        billingTimeoutMs: 1_000,
+        mcpUrl: "http://127.0.0.1:9",
+        ...options.gateway,
       },
     },
     { port: 0, host: "127.0.0.1" },
   );
 
+  const ask = async <S extends z.ZodType>(
+    subject: string,
+    payload: unknown,
+    schema: S,
+  ): Promise<z.output<S>> => {
+    const reply = await requestJson(nats, subject, payload, schema, 10_000);
+    if (!reply.ok) throw new Error(`billing: ${reply.error.message}`);
+    return reply.value;
+  };
+
   return {
     url: gateway.url,
     namespace,
     nats,
-    keys,
-    debits,
     adapterParams,
-    createKey({ balance = 100, qps = 100, burst = 100 } = {}) {
-      const key: FakeKey = {
-        id: `key_${randomBytes(8).toString("hex")}`,
-        key: `rdk_${randomBytes(32).toString("base64url").slice(0, 43)}`,
-        balance,
-        revoked: false,
-        rate_limit: { qps, burst },
-      };
-      keys.set(hashOf(key.key), key);
-      return key;
+    metrics: () => metrics.registry.metrics(),
+    async createKey({ balance = 100, qps = 100, burst = 100 } = {}) {
+      const request = { credits: balance, rate_limit: { qps, burst }, label: "gateway-test" };
+      const reply = await ask(subjects.billing.createKey, request, createKeyReplySchema);
+      if (reply.outcome !== "created") throw new Error("key refused");
+      return { id: reply.id, key: reply.key };
     },
-    revoke(key) {
-      key.revoked = true;
-      nats.publish(subjects.billing.keyRevoked, JSON.stringify({ key_id: key.id }));
+    async balanceOf(key) {
+      const reply = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
+      if (!reply.found) throw new Error(`no key ${key.id}`);
+      return reply.key.credits_balance;
+    },
+    async journal(key) {
+      const entries = await redis.xrange(keys.journal(key.id), "-", "+");
+      return entries.map(([, fields]) => {
+        const entry = Object.fromEntries(
+          fields.flatMap((_, i) => (i % 2 === 0 ? [[fields[i], fields[i + 1]]] : [])),
+        );
+        return { type: entry.type, delta: Number(entry.delta), request_id: entry.request_id };
+      });
+    },
+    async revoke(key) {
+      await ask(subjects.billing.revokeKey, { id: key.id }, revokeKeyReplySchema);
     },
     setAdapter(behaviour) {
       adapter = behaviour;
     },
-    setBilling(up) {
-      billingUp = up;
-    },
-    async refunds() {
-      const info = await jsm.streams.info(subjects.refundStream);
-      const messages: RefundMessage[] = [];
-      for (let seq = 1; seq <= info.state.last_seq; seq++) {
-        const stored = await jsm.streams.getMessage(subjects.refundStream, { seq });
-        if (stored) messages.push(stored.json<RefundMessage>());
+    async setBilling(up) {
+      if (up && !billing) billing = await startOurBilling();
+      if (!up && billing) {
+        await billing.stop();
+        billing = undefined;
       }
-      return messages;
+      await nats.flush();
     },
     async stop() {
       await gateway.stop();
-      for (const sub of subs) sub.unsubscribe();
-      await jsm.streams.delete(subjects.refundStream).catch(() => undefined);
+      await billing?.stop();
+      for (const subscription of adapters) subscription.unsubscribe();
+      await (await jetstreamManager(nats)).streams.delete(subjects.refundStream).catch(() => undefined);
       await deleteNamespaceKeys(redis, namespace);
       redis.disconnect();
       await nats.close();
@@ -183,6 +184,6 @@ export async function startHarness(
   };
 }
 
-export function authHeaders(key: FakeKey | string): Record<string, string> {
+export function authHeaders(key: TestKey | string): Record<string, string> {
   return { "x-api-key": typeof key === "string" ? key : key.key };
 }

@@ -1,0 +1,82 @@
+/**
+ * Admission as the gateway enforces it: one `billing.admit` request, whose answer billing decided
+ * in one atomic step (the key's bucket, the balance, the shared reserve, the debit), mapped to the
+ * catalog's refusals. The key's bucket comes back with every answer, for the RateLimit headers.
+ */
+import type { KeyBucket } from "@rda/contracts";
+import type { GatewayContext } from "./context.ts";
+import { fail, type Step, succeed } from "./failure.ts";
+import type { KeyInfo } from "./key-directory.ts";
+
+export interface AdmissionRequest {
+  readonly requestId: string;
+  readonly operation: string;
+  readonly credits: number;
+  /** Tokens of the key's bucket to spend (1 per request; more for a batch of /mcp messages). */
+  readonly tokens?: number;
+  /** Data requests take a place in the shared upstream reserve; the account endpoint does not. */
+  readonly reserve: boolean;
+}
+
+export interface Admitted {
+  /** The balance after the debit (or as read, for a free request). */
+  readonly balance: number;
+  readonly bucket: KeyBucket;
+}
+
+/** The key's bucket, whenever billing got as far as the key (for the RateLimit headers). */
+export type WithBucket = { readonly bucket?: KeyBucket };
+
+export async function admit(
+  ctx: GatewayContext,
+  key: KeyInfo,
+  request: AdmissionRequest,
+): Promise<Step<Admitted> & WithBucket> {
+  const reply = await ctx.billing.admit({
+    key_id: key.id,
+    key_hash: key.hash,
+    request_id: request.requestId,
+    operation: request.operation,
+    credits: request.credits,
+    tokens: request.tokens ?? 1,
+    reserve: request.reserve,
+    pending_ms: ctx.settings.pendingDebitMs,
+  });
+  if (!reply.ok) {
+    // No responders, or NATS offline: nobody received the request, nothing was taken. Any other
+    // failure may have debited: the debit stays pending, and billing voids it at its deadline if
+    // nobody refunds it.
+    const unsent = reply.error.kind === "no_responders" || reply.error.kind === "offline";
+    if (!unsent && request.credits > 0)
+      ctx.refunds.refundLater({
+        key_id: key.id,
+        request_id: request.requestId,
+        reason: "service_unavailable",
+      });
+    return fail("service_unavailable", { retryAfterSeconds: 1, internal: reply.error.message });
+  }
+  const answer = reply.value;
+  switch (answer.outcome) {
+    case "admitted":
+      if (request.credits > 0) ctx.metrics.creditsDebited.inc(request.credits);
+      return { ...succeed({ balance: answer.balance, bucket: answer.bucket }), bucket: answer.bucket };
+    case "insufficient":
+      return { ...fail("insufficient_credits"), bucket: answer.bucket };
+    case "rate_limited":
+      ctx.metrics.rateLimited.inc({ scope: "key" });
+      return {
+        ...fail("rate_limited", { retryAfterSeconds: answer.retry_after_ms / 1000 }),
+        bucket: answer.bucket,
+      };
+    case "reserve_exhausted":
+      ctx.metrics.rateLimited.inc({ scope: "global" });
+      return {
+        ...fail("global_rate_limited", { retryAfterSeconds: answer.retry_after_ms / 1000 }),
+        bucket: answer.bucket,
+      };
+    case "unknown_key":
+    case "revoked":
+      ctx.keys.evict(key.id);
+      return fail("invalid_api_key");
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * One admitted request's debit, from admission to its end (docs/api.md#charging). The debit is
+ * pending until the response has been written to the client's socket; then it is settled, and an
+ * idempotent request's response is stored for its retries. A request that fails after the debit is
+ * refunded before its answer is sent, and the answer says so; a client that hangs up before its
+ * answer was written is refunded too. Each charge ends exactly once.
+ */
+import { ERRORS } from "@rda/contracts";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { GatewayContext } from "../context.ts";
+import type { Failure } from "../failure.ts";
+import type { Claim, StoredResponse } from "../idempotency.ts";
+import type { KeyInfo } from "../key-directory.ts";
+
+export interface Charge {
+  /** The answer about to be written; kept for the idempotency claim once it reached the client. */
+  answering(response: StoredResponse): void;
+  /** The request failed after the debit: the credit goes back now when its catalog entry says so. */
+  fail(failure: Failure): Promise<Failure>;
+}
+
+export function openCharge(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: KeyInfo,
+  debit: { credits: number; balance: number; claim: Claim | undefined },
+): Charge {
+  let ended = false;
+  let answer: StoredResponse | undefined;
+  const refundMessage = (reason: string) => ({ key_id: key.id, request_id: request.id, reason });
+  const keepClaim = (work: Promise<void> | undefined) =>
+    void work?.catch((error: unknown) =>
+      request.log.warn({ err: String(error) }, "idempotency store failed"),
+    );
+  reply.raw.once("close", () => {
+    if (ended) return;
+    ended = true;
+    if (reply.raw.writableFinished && answer) {
+      ctx.settlement.settle(key.id, request.id);
+      keepClaim(debit.claim?.complete(answer));
+    } else {
+      void ctx.refunds.refundNow(refundMessage("client_closed"));
+      keepClaim(debit.claim?.release());
+    }
+  });
+  return {
+    answering(response) {
+      answer = response;
+    },
+    async fail(failure) {
+      if (!ERRORS[failure.code].refunded) return failure;
+      ended = true;
+      keepClaim(debit.claim?.release());
+      const balance = await ctx.refunds.refundNow(refundMessage(failure.code));
+      reply.header("x-credits-used", String(debit.credits));
+      reply.header("x-credits-refunded", String(debit.credits));
+      reply.header("x-credits-remaining", String(balance ?? debit.balance + debit.credits));
+      return { ...failure, refunded: true };
+    },
+  };
+}

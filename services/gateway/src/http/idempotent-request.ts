@@ -1,0 +1,74 @@
+/**
+ * The gateway's side of `Idempotency-Key` (../idempotency.ts) for one data request: claim the key,
+ * or answer at once — the stored response again (its key's bucket still spends a token, and the
+ * RateLimit headers are fresh), 409 while the first request is being served, 422 for a different
+ * request under the same key.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { admit } from "../admission.ts";
+import type { GatewayContext } from "../context.ts";
+import { fail, type Step, succeed } from "../failure.ts";
+import type { Claim } from "../idempotency.ts";
+import type { KeyInfo } from "../key-directory.ts";
+import { sendEnvelope } from "./envelope.ts";
+import { setRateLimitHeaders } from "./rate-limit-headers.ts";
+import { sendError } from "./send-error.ts";
+
+/** A claim to carry through the request, or the answer already sent. */
+export type Begun = { readonly claim: Claim | undefined } | { readonly answered: FastifyReply };
+
+export async function beginIdempotent(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: KeyInfo,
+  idempotencyKey: string | undefined,
+): Promise<Step<Begun>> {
+  if (idempotencyKey === undefined) return succeed({ claim: undefined });
+  let outcome: Awaited<ReturnType<typeof ctx.idempotency.claim>>;
+  try {
+    outcome = await ctx.idempotency.claim(
+      key.id,
+      idempotencyKey,
+      `GET ${request.url}`,
+      ctx.settings.pendingDebitMs,
+    );
+  } catch (error) {
+    return fail("service_unavailable", {
+      retryAfterSeconds: 1,
+      internal: `idempotency store: ${String(error)}`,
+    });
+  }
+  switch (outcome.kind) {
+    case "claimed":
+      return succeed({ claim: outcome.claim });
+    case "mismatch":
+      return fail("idempotency_key_reused");
+    case "in_progress":
+      return fail("idempotency_in_progress");
+    case "replay":
+      return succeed({ answered: await replay(ctx, request, reply, key, outcome.response) });
+  }
+}
+
+async function replay(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: KeyInfo,
+  stored: { body: Buffer; creditsUsed: number; creditsRemaining: number },
+): Promise<FastifyReply> {
+  const admission = await admit(ctx, key, {
+    requestId: request.id,
+    operation: "replay",
+    credits: 0,
+    reserve: false,
+  });
+  if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+  if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
+  reply.header("idempotent-replayed", "true");
+  return sendEnvelope(reply, stored.body, {
+    credits_used: stored.creditsUsed,
+    credits_remaining: stored.creditsRemaining,
+  });
+}

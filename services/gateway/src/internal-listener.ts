@@ -1,0 +1,64 @@
+/**
+ * The gateway's internal listener (GATEWAY_INTERNAL_PORT): where the MCP service makes its inner
+ * `/v1` calls. It is the same app (the same routes, limits and billing) on a second socket, which the
+ * deployment exposes to the MCP service only, never publicly. Only here does the gateway accept the
+ * internal credentials it hands the MCP service for OAuth callers (internal-credential.ts); API keys
+ * work here as everywhere. It serves the data and account endpoints and health, nothing else.
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { HEADER_LIMIT_BYTES } from "./http/server-limits.ts";
+
+const INTERNAL = Symbol("rda.internal-listener");
+const SERVED = /^\/(v1\/|livez$|readyz$)/;
+
+export function isInternalRequest(request: FastifyRequest): boolean {
+  return (request.raw as IncomingMessage & { [INTERNAL]?: true })[INTERNAL] === true;
+}
+
+export interface InternalListener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function listenInternal(
+  app: FastifyInstance,
+  listen: { port: number; host: string },
+): Promise<InternalListener> {
+  // The public server's limits and timeouts (http/server-limits.ts) hold here too.
+  const pub = app.server;
+  const limits = {
+    maxHeaderSize: HEADER_LIMIT_BYTES,
+    headersTimeout: pub.headersTimeout,
+    requestTimeout: pub.requestTimeout,
+    connectionsCheckingInterval: 1_000,
+  };
+  const server: Server = createServer(limits, (request, response) => {
+    const path = (request.url ?? "/").split("?")[0] ?? "/";
+    if (!SERVED.test(path)) {
+      response.writeHead(404, { "content-type": "application/json; charset=utf-8" });
+      response.end(JSON.stringify({ error: "no such endpoint on the internal listener" }));
+      return;
+    }
+    (request as IncomingMessage & { [INTERNAL]?: true })[INTERNAL] = true;
+    app.routing(request, response);
+  });
+  server.keepAliveTimeout = pub.keepAliveTimeout;
+  server.timeout = pub.timeout;
+  for (const onClientError of pub.listeners("clientError")) server.on("clientError", onClientError as never);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

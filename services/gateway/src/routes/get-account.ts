@@ -1,0 +1,37 @@
+/**
+ * GET /v1/account (docs/api.md#account): free, no upstream call, the balance read fresh by billing,
+ * still authenticated and rate limited by the key's own bucket (not the reserve) — the same
+ * admission as a data request with 0 credits. It answers only 200, 401 or 429 by contract, so its
+ * query string is ignored rather than refused with 400; 503 remains for an outage of NATS or
+ * billing, where no honest 200 or 401 can be given (docs/api.md#amendments-to-the-original-contract).
+ */
+import { OPERATIONS } from "@rda/contracts";
+import { admit } from "../admission.ts";
+import { authenticate } from "../http/authenticate.ts";
+import { envelope, sendEnvelope } from "../http/envelope.ts";
+import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
+import type { GatewayRoute } from "../http/route.ts";
+import { sendError } from "../http/send-error.ts";
+
+const operation = OPERATIONS.getAccount;
+
+export const getAccount: GatewayRoute = {
+  path: operation.path,
+  operation,
+  build: (ctx) => async (request, reply) => {
+    const key = await authenticate(request, ctx);
+    if (!key.ok) return sendError(reply, key.error, ctx.errors);
+    const admission = await admit(ctx, key.value, {
+      requestId: request.id,
+      operation: operation.operationId,
+      credits: operation.credits,
+      reserve: false,
+    });
+    if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+    if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
+    const { balance, bucket } = admission.value;
+    const data = { credits_balance: balance, rate_limit: { qps: bucket.qps, burst: bucket.burst } };
+    const service = { credits_used: operation.credits, credits_remaining: balance };
+    return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(data)), service), service);
+  },
+};

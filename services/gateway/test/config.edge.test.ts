@@ -1,0 +1,37 @@
+import { loadConfig } from "@rda/service-kit";
+import { describe, expect, it } from "vitest";
+import { gatewayConfigShape, pendingDebitMsOf } from "../src/index.ts";
+
+const load = (env: Record<string, string>) => loadConfig(gatewayConfigShape, env);
+
+describe("the gateway's edge settings", () => {
+  it("voids a pending debit 20 s after the adapter timeout unless PENDING_DEBIT_MS says otherwise", () => {
+    expect(pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "5000" }))).toBe(25_000);
+    expect(pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "5000", PENDING_DEBIT_MS: "8000" }))).toBe(8_000);
+  });
+
+  it("refuses at start a PENDING_DEBIT_MS that would void answers still being written", () => {
+    expect(() => pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "5000", PENDING_DEBIT_MS: "5000" }))).toThrow(
+      /PENDING_DEBIT_MS: must exceed ADAPTER_TIMEOUT_MS/,
+    );
+  });
+
+  it("reads the failed-authentication limits, the command timeout and the trusted proxies, and names a bad one", () => {
+    expect(
+      load({
+        FAILED_AUTH_BURST: "50",
+        FAILED_AUTH_QPS: "2",
+        REDIS_COMMAND_TIMEOUT_MS: "500",
+        GATEWAY_TRUST_PROXY: "1",
+      }),
+    ).toMatchObject({
+      FAILED_AUTH_BURST: 50,
+      FAILED_AUTH_QPS: 2,
+      REDIS_COMMAND_TIMEOUT_MS: 500,
+      GATEWAY_TRUST_PROXY: 1,
+    });
+    expect(load({})).toMatchObject({ FAILED_AUTH_BURST: 20, FAILED_AUTH_QPS: 1, GATEWAY_TRUST_PROXY: false });
+    expect(() => load({ FAILED_AUTH_BURST: "0" })).toThrow(/FAILED_AUTH_BURST/);
+    expect(() => load({ GATEWAY_TRUST_PROXY: "everyone" })).toThrow(/GATEWAY_TRUST_PROXY/);
+  });
+});
