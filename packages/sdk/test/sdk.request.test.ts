@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeGateway, startFakeGateway } from "../../../test/support/fake-gateway.ts";
 import { createGatewayClient, type GatewayClient } from "../src/index.ts";
-import { type FakeGateway, startFakeGateway } from "../src/testing/index.ts";
 
 const KEY = "rdk_default";
 const OTHER_KEY = "rdk_other";

@@ -1,6 +1,7 @@
 /**
  * Failures as data: every way a call can fail is one `GatewayError` value with a `kind` to switch on.
- * HTTP kinds follow the spec's error table (§7); the rest describe the transport.
+ * HTTP kinds follow the API's error statuses; the rest describe the transport. Where an exception is
+ * the better shape (the paging iterators, `unwrap`), the same fields come as a `GatewayApiError`.
  */
 
 export const ERROR_KIND_BY_STATUS = {
@@ -39,20 +40,44 @@ export interface GatewayError {
   requestId: string | null;
 }
 
-export function httpError(
-  status: number,
-  message: string,
-  headers: Record<string, string | string[] | undefined>,
-): GatewayError {
+/** A `GatewayError` as an exception, thrown by the paging iterators and `unwrap`. */
+export class GatewayApiError extends Error implements GatewayError {
+  readonly kind: GatewayErrorKind;
+  readonly status: number | null;
+  readonly retryAfterSeconds: number | null;
+  readonly scope: "key" | "global" | null;
+  readonly requestId: string | null;
+
+  constructor(error: GatewayError) {
+    super(error.message);
+    this.name = "GatewayApiError";
+    this.kind = error.kind;
+    this.status = error.status;
+    this.retryAfterSeconds = error.retryAfterSeconds;
+    this.scope = error.scope;
+    this.requestId = error.requestId;
+  }
+}
+
+export function isGatewayApiError(value: unknown): value is GatewayApiError {
+  return value instanceof GatewayApiError;
+}
+
+/** The value of a successful result, or its error thrown as a `GatewayApiError`. */
+export function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: GatewayError }): T {
+  if (result.ok) return result.value;
+  throw new GatewayApiError(result.error);
+}
+
+export function httpError(status: number, message: string, headers: Headers): GatewayError {
   const kind = (ERROR_KIND_BY_STATUS as Record<number, GatewayErrorKind>)[status] ?? "unexpected_status";
   return {
     kind,
     status,
     message,
-    retryAfterSeconds: parseRetryAfter(headerValue(headers, "retry-after")),
-    scope:
-      status === 429 ? (headerValue(headers, "x-ratelimit-scope") === "global" ? "global" : "key") : null,
-    requestId: headerValue(headers, "x-request-id") ?? null,
+    retryAfterSeconds: parseRetryAfter(headers.get("retry-after") ?? undefined),
+    scope: status === 429 ? (headers.get("x-ratelimit-scope") === "global" ? "global" : "key") : null,
+    requestId: headers.get("x-request-id"),
   };
 }
 
@@ -60,15 +85,7 @@ export function transportError(kind: "network" | "timeout" | "aborted", message:
   return { kind, status: null, message, retryAfterSeconds: null, scope: null, requestId: null };
 }
 
-export function headerValue(
-  headers: Record<string, string | string[] | undefined>,
-  name: string,
-): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** Spec §7 sends integer seconds; an HTTP date is honoured too, as RFC 9110 allows it. */
+/** The API sends integer seconds; an HTTP date is honoured too, as RFC 9110 allows it. */
 export function parseRetryAfter(raw: string | undefined): number | null {
   if (raw === undefined) return null;
   const text = raw.trim();

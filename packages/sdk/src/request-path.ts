@@ -1,20 +1,20 @@
 /**
  * Builds an operation's path and query from its parameters. Path parameters are percent-encoded,
  * dots included, so a name such as `..` can never walk out of its segment; query parameters go
- * through URLSearchParams. Values are not validated here: the gateway is the one validator.
+ * through URLSearchParams. Values are not validated here: the API is the one validator.
  */
-import type { OperationContract } from "@rda/contracts";
 
-export function buildRequestPath(
-  prefix: string,
-  operation: OperationContract,
-  params: Record<string, unknown>,
-): string {
-  let path = operation.path;
+export interface OperationRoute {
+  readonly path: string;
+  readonly pathParams: readonly string[];
+}
+
+export function buildRequestPath(prefix: string, route: OperationRoute, params: object): string {
+  let path = route.path;
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;
-    if (operation.pathParams.includes(name)) {
+    if (route.pathParams.includes(name)) {
       path = path.replace(`{${name}}`, encodePathSegment(String(value)));
     } else {
       query.set(name, String(value));
@@ -26,6 +26,6 @@ export function buildRequestPath(
   return `${prefix}${path}${search === "" ? "" : `?${search}`}`;
 }
 
-export function encodePathSegment(value: string): string {
+function encodePathSegment(value: string): string {
   return encodeURIComponent(value).replace(/\./g, "%2E");
 }

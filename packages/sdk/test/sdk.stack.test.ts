@@ -75,3 +75,50 @@ describe("the gateway client against the running gateway", () => {
     );
   });
 });
+
+describe("paging with for await against the running gateway", () => {
+  /** A window of about 30 posts, small enough for one 100-row page, so the whole listing is known. */
+  async function wholeListing(sort: "asc" | "desc") {
+    const newest = succeeded(await api.listPosts({ subreddit: "typescript", limit: 100 })).data;
+    const params = { subreddit: "typescript", after: newest[30]!.created_utc!, sort } as const;
+    const whole = succeeded(await api.listPosts({ ...params, limit: 100 }));
+    expect(whole._service.has_more).toBe(false);
+    expect(whole.data.length).toBeGreaterThan(6);
+    return { params, ids: whole.data.map((post) => post.id) };
+  }
+
+  it("follows the cursor as `before` newest first, page by page, until has_more is false, 1 credit a page", async () => {
+    const { params, ids } = await wholeListing("desc");
+    const balance = succeeded(await api.getAccount()).data.credits_balance;
+    const seen: string[] = [];
+    let pages = 0;
+    for await (const page of api.postPages({ ...params, limit: 7 })) {
+      pages += 1;
+      expect(page.data.length).toBeLessThanOrEqual(7);
+      seen.push(...page.data.map((post) => post.id!));
+    }
+    expect(seen).toEqual(ids);
+    expect(pages).toBeGreaterThan(1);
+    expect(succeeded(await api.getAccount()).data.credits_balance).toBe(balance - pages);
+  });
+
+  it("follows the cursor as `after` oldest first, and yields single posts with posts()", async () => {
+    const { params, ids } = await wholeListing("asc");
+    const seen: string[] = [];
+    for await (const post of api.posts({ ...params, limit: 9 })) seen.push(post.id!);
+    expect(seen).toEqual(ids);
+  });
+
+  it("stops after maxPages, and throws a GatewayApiError for a failing page", async () => {
+    let pages = 0;
+    for await (const _ of api.commentPages({ subreddit: "typescript", limit: 5 }, { maxPages: 2 }))
+      pages += 1;
+    expect(pages).toBe(2);
+    const failing = api.postPages({ subreddit: "typescript", limit: 500 });
+    await expect(failing.next()).rejects.toMatchObject({
+      name: "GatewayApiError",
+      kind: "bad_request",
+      status: 400,
+    });
+  });
+});

@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeGateway, startFakeGateway } from "../../../test/support/fake-gateway.ts";
 import { createGatewayClient, type GatewayClient } from "../src/index.ts";
-import { type FakeGateway, startFakeGateway } from "../src/testing/index.ts";
 
 const KEY = "rdk_errors";
 

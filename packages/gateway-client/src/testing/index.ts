@@ -1,1 +1,0 @@
-export { type FakeFailure, type FakeGateway, type SeenRequest, startFakeGateway } from "./fake-gateway.ts";

@@ -1,0 +1,169 @@
+/**
+ * The typed client of the public HTTP API: one method per operation, results as values, `for await`
+ * paging over posts and comments, and optional retries that are safe to take (see retry.ts). It uses
+ * the runtime's fetch, so it runs in Node 20+, Deno, Bun, browsers and edge runtimes alike.
+ */
+
+import { isEnvelope } from "./envelope.ts";
+import { httpError, transportError } from "./errors.ts";
+import { OPERATIONS } from "./generated/operations.ts";
+import { itemsOf, pagesOf } from "./pagination.ts";
+import { buildRequestPath } from "./request-path.ts";
+import { retryDelay, sleep } from "./retry.ts";
+import { attempt } from "./transport.ts";
+import type {
+  CallOptions,
+  Comment,
+  Envelope,
+  GatewayClientOptions,
+  GatewayResult,
+  OperationInput,
+  OperationName,
+  PageOptions,
+  Post,
+  RetryOptions,
+} from "./types.ts";
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+type Call<N extends OperationName> = (
+  params: OperationInput<N>,
+  options?: CallOptions,
+) => Promise<GatewayResult<Envelope<N>>>;
+
+export interface GatewayClient {
+  listPosts: Call<"listPosts">;
+  listComments: Call<"listComments">;
+  getCommentTree: Call<"getCommentTree">;
+  searchSubreddits: Call<"searchSubreddits">;
+  getSubredditRules: Call<"getSubredditRules">;
+  getUserProfile: Call<"getUserProfile">;
+  getAccount(options?: CallOptions): Promise<GatewayResult<Envelope<"getAccount">>>;
+  /** Any operation by its operationId; what the methods above call. */
+  call<N extends OperationName>(
+    operation: N,
+    params: OperationInput<N>,
+    options?: CallOptions,
+  ): Promise<GatewayResult<Envelope<N>>>;
+  /** Every page of a post listing, following the cursor; 1 credit per page. Throws `GatewayApiError`. */
+  postPages(
+    params: OperationInput<"listPosts">,
+    options?: PageOptions,
+  ): AsyncGenerator<Envelope<"listPosts">>;
+  /** Every page of a comment listing, following the cursor; 1 credit per page. */
+  commentPages(
+    params: OperationInput<"listComments">,
+    options?: PageOptions,
+  ): AsyncGenerator<Envelope<"listComments">>;
+  /** The posts of every page, one at a time. */
+  posts(params: OperationInput<"listPosts">, options?: PageOptions): AsyncGenerator<Post>;
+  /** The comments of every page, one at a time. */
+  comments(params: OperationInput<"listComments">, options?: PageOptions): AsyncGenerator<Comment>;
+  /** Nothing to release with fetch; kept so callers can close any client the same way. */
+  close(): Promise<void>;
+}
+
+export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+  const base = new URL(options.baseUrl);
+  const prefix = `${base.origin}${base.pathname.replace(/\/+$/, "")}`;
+  const fetchFn = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+
+  const call = async <N extends OperationName>(
+    operation: N,
+    params: OperationInput<N>,
+    callOptions: CallOptions = {},
+  ): Promise<GatewayResult<Envelope<N>>> => {
+    const route = OPERATIONS[operation];
+    const url = buildRequestPath(prefix, route, params);
+    const policy = retryPolicy(options.retry, callOptions.retry);
+    const headers = requestHeaders(callOptions, options.apiKey);
+    const idempotencyKey = callOptions.idempotencyKey ?? (policy ? newIdempotencyKey() : undefined);
+    if (route.credits > 0 && idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+    for (let retry = 0; ; retry++) {
+      const sent = await attempt(fetchFn, url, headers, timeoutMs, callOptions.signal);
+      const result = sent.ok ? interpret<N>(route.meta, sent.value) : sent;
+      if (result.ok || !policy) return result;
+      const wait = retryDelay(result.error, retry, policy);
+      if (wait === null) return result;
+      if (!(await sleep(wait, callOptions.signal))) {
+        return { ok: false, error: transportError("aborted", "the call was aborted") };
+      }
+    }
+  };
+
+  const postPages = (params: OperationInput<"listPosts">, opts?: PageOptions) =>
+    pagesOf(call, "listPosts", params, opts);
+  const commentPages = (params: OperationInput<"listComments">, opts?: PageOptions) =>
+    pagesOf(call, "listComments", params, opts);
+  return {
+    listPosts: (params, opts) => call("listPosts", params, opts),
+    listComments: (params, opts) => call("listComments", params, opts),
+    getCommentTree: (params, opts) => call("getCommentTree", params, opts),
+    searchSubreddits: (params, opts) => call("searchSubreddits", params, opts),
+    getSubredditRules: (params, opts) => call("getSubredditRules", params, opts),
+    getUserProfile: (params, opts) => call("getUserProfile", params, opts),
+    getAccount: (opts) => call("getAccount", {}, opts),
+    call,
+    postPages,
+    commentPages,
+    posts: (params, opts) => itemsOf(postPages(params, opts)),
+    comments: (params, opts) => itemsOf(commentPages(params, opts)),
+    close: async () => undefined,
+  };
+}
+
+function retryPolicy(
+  fromClient: RetryOptions | undefined,
+  fromCall: RetryOptions | false | undefined,
+): RetryOptions | null {
+  const policy = fromCall === undefined ? fromClient : fromCall;
+  return policy && policy.retries > 0 ? policy : null;
+}
+
+function requestHeaders(callOptions: CallOptions, defaultKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  const apiKey = callOptions.apiKey ?? defaultKey;
+  if (apiKey !== undefined) headers["x-api-key"] = apiKey;
+  if (callOptions.requestId !== undefined) headers["x-request-id"] = callOptions.requestId;
+  return headers;
+}
+
+/** Random and unguessable, from the runtime's Web Crypto (Node 20+, browsers, Deno, Bun). */
+function newIdempotencyKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+function interpret<N extends OperationName>(
+  meta: "list" | "credits",
+  answer: { status: number; headers: Headers; text: string },
+): GatewayResult<Envelope<N>> {
+  const body = parseJson(answer.text);
+  const { status, headers } = answer;
+  if (status !== 200) return { ok: false, error: httpError(status, errorMessage(status, body), headers) };
+  if (!isEnvelope(meta, body)) {
+    const error = httpError(
+      status,
+      "the API answered 200 with a body that is not the documented envelope",
+      headers,
+    );
+    return { ok: false, error: { ...error, kind: "invalid_response" } };
+  }
+  return { ok: true, value: body as Envelope<N>, requestId: headers.get("x-request-id") };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The API's error body is `{error}`; anything else (a proxy's HTML page) gets a generic text. */
+function errorMessage(status: number, body: unknown): string {
+  if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string") {
+    return (body as { error: string }).error;
+  }
+  return `the API answered HTTP ${status}`;
+}

@@ -1,0 +1,36 @@
+export { createGatewayClient, type GatewayClient } from "./client.ts";
+export {
+  ERROR_KIND_BY_STATUS,
+  GatewayApiError,
+  type GatewayError,
+  type GatewayErrorKind,
+  isGatewayApiError,
+  parseRetryAfter,
+  unwrap,
+} from "./errors.ts";
+export type { components, paths } from "./generated/openapi.ts";
+export { OPERATIONS } from "./generated/operations.ts";
+export type {
+  Account,
+  CallOptions,
+  Comment,
+  CommentTreeNode,
+  Community,
+  CommunityRule,
+  CreditServiceMeta,
+  Envelope,
+  GatewayClientOptions,
+  GatewayResult,
+  ListServiceMeta,
+  MoreStub,
+  OperationInput,
+  OperationName,
+  PagedOperation,
+  PageOptions,
+  Post,
+  RetryOptions,
+  ServiceMetaOf,
+  SubredditRules,
+  UserProfile,
+  UserProfileResult,
+} from "./types.ts";

@@ -1,0 +1,16 @@
+/**
+ * The published build: one ESM file and its bundled type declarations in dist/. Nothing else is
+ * bundled in because the SDK has no dependencies: its contract comes from src/generated/.
+ */
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: ["src/index.ts"],
+  format: ["esm"],
+  // ES2022 runs on Node 20+ and every current browser, Deno, Bun and edge runtime.
+  target: "es2022",
+  platform: "neutral",
+  dts: true,
+  clean: true,
+  sourcemap: true,
+});
