@@ -2,13 +2,19 @@
  * startMcp: the MCP service with its dependencies given (docs/architecture.md, service entry points).
  * It creates one gateway client shared by every request; each call carries its caller's own key.
  */
-import { createGatewayClient } from "@rda/gateway-client";
+import { createGatewayClient } from "@rda/sdk";
 import type { Logger } from "@rda/service-kit";
 import { buildMcpApp } from "./app.ts";
 
-export { buildMcpApp, DEFAULT_BODY_LIMIT_BYTES, type McpAppDeps } from "./app.ts";
+export {
+  buildMcpApp,
+  DEFAULT_BODY_LIMIT_BYTES,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_RESULT_BUDGET_BYTES,
+  type McpAppDeps,
+} from "./app.ts";
 export { SERVER_INFO } from "./mcp-server.ts";
-export { TOOLS } from "./tools/index.ts";
+export { portableJsonSchema, TOOLS } from "./tools/index.ts";
 
 export interface StartMcpOptions {
   port: number;
@@ -17,6 +23,9 @@ export interface StartMcpOptions {
   logger: Logger;
   gatewayTimeoutMs?: number;
   bodyLimitBytes?: number;
+  bodyTimeoutMs?: number;
+  resultBudgetBytes?: number;
+  allowedOrigins?: readonly string[];
 }
 
 export interface McpHandle {
@@ -33,6 +42,9 @@ export async function startMcp(options: StartMcpOptions): Promise<McpHandle> {
     client,
     logger: options.logger,
     bodyLimitBytes: options.bodyLimitBytes,
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    resultBudgetBytes: options.resultBudgetBytes,
+    allowedOrigins: options.allowedOrigins,
     isDraining: () => draining,
   });
   const address = await app.listen({ port: options.port, host: options.host });

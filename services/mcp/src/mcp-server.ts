@@ -1,22 +1,103 @@
 /**
  * One MCP server per HTTP request, bound to that request's caller. Nothing outlives the request, so
  * any replica can answer any request (no sessions, no SSE stream to resume).
+ *
+ * It is the SDK's low-level Server rather than McpServer: the tool listing is ours (portable JSON
+ * Schemas, computed once per process), and so is the capability set, which is honest this way: a
+ * stateless server never sends tools/list_changed, so it does not claim `listChanged`.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { API_VERSION } from "@rda/contracts";
-import type { GatewayClient } from "@rda/gateway-client";
-import { registerTool, TOOLS, type ToolCaller } from "./tools/index.ts";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { API_VERSION, describeIssue } from "@rda/contracts";
+import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
+import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
+import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
 
 export const SERVER_INFO = { name: "reddit-data-api", version: API_VERSION } as const;
 
 const INSTRUCTIONS = [
   "Read-only access to public Reddit posts, comments, comment trees, communities, rules and user profiles.",
   "Every tool costs 1 credit per call except check_credits, which is free; calls that fail are not charged.",
-  "Every result's _service shows credits_used and credits_remaining; list results also carry cursor and has_more for paging.",
+  "Results are lean: items carry the fields needed to read and cite them, and `fields` asks for more.",
+  "When more follows, a result's `next` holds the arguments of the call that returns it.",
 ].join(" ");
 
-export function createMcpServer(client: GatewayClient, caller: ToolCaller): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  for (const tool of TOOLS) registerTool(server, tool, client, caller);
+export interface ToolCaller {
+  /** What the inner calls authenticate with: the caller's API key, or the gateway's internal credential. */
+  apiKey: string;
+  requestId: string;
+  /** Whose rate limit this is, for the 429 text: the API key, or for an OAuth caller the key id. */
+  rateKey: string;
+}
+
+export interface McpServerDeps {
+  client: GatewayClient;
+  catalog: ToolCatalog;
+  keyRates: KeyRates;
+}
+
+export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const listing = { tools: deps.catalog.tools.map((tool) => tool.listing) };
+  server.setRequestHandler(ListToolsRequestSchema, () => listing);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = deps.catalog.byName.get(request.params.name);
+    if (!tool) {
+      const names = deps.catalog.tools.map((known) => known.definition.name).join(", ");
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool '${request.params.name}'; the tools are ${names}`,
+      );
+    }
+    return callTool(deps, tool, request.params.arguments ?? {}, { ...caller, signal: extra.signal });
+  });
   return server;
+}
+
+async function callTool(
+  deps: McpServerDeps,
+  tool: ReadyTool,
+  raw: unknown,
+  call: ToolCaller & { signal: AbortSignal },
+): Promise<CallToolResult> {
+  const { definition } = tool;
+  // Checked here, before any HTTP call, so a wrong argument costs nothing and names the rule it broke.
+  const parsed = definition.input.safeParse(raw);
+  if (!parsed.success) {
+    return errorResult(
+      `Invalid arguments: ${describeIssue(parsed.error)}. Nothing was charged. Fix the arguments and call again.`,
+    );
+  }
+  const args = parsed.data as ToolArgs;
+  const params = tool.httpParams(args) as OperationInput<typeof definition.operation>;
+  const result = await deps.client.call(definition.operation, params, call);
+  if (!result.ok)
+    return errorResult(describeGatewayError(result.error, await keyRate(deps, result.error, call)));
+  const envelope = result.value as {
+    data: unknown;
+    _service: { credits_used: number; credits_remaining: number };
+  };
+  if (definition.operation === "getAccount") {
+    deps.keyRates.remember(call.rateKey, (envelope.data as { rate_limit: KeyRate }).rate_limit);
+  }
+  return definition.spec.present(definition.name, envelope, args, deps.catalog.budgetBytes);
+}
+
+/** The key's rate limit for the text of a per-key 429: asked afresh, else as last seen. */
+async function keyRate(
+  deps: McpServerDeps,
+  error: GatewayError,
+  call: ToolCaller & { signal: AbortSignal },
+): Promise<KeyRate | undefined> {
+  if (error.kind !== "rate_limited" || error.scope !== "key") return undefined;
+  const account = await deps.client.getAccount(call);
+  if (!account.ok) return deps.keyRates.recall(call.rateKey);
+  deps.keyRates.remember(call.rateKey, account.value.data.rate_limit);
+  return account.value.data.rate_limit;
 }

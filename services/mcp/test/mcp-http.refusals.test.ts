@@ -1,6 +1,6 @@
-import { type FakeGateway, startFakeGateway } from "@rda/gateway-client/testing";
 import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeGateway, startFakeGateway } from "../../../test/support/fake-gateway.ts";
 import { type McpHandle, startMcp } from "../src/index.ts";
 
 const KEY = `rdk_${"a".repeat(43)}`;

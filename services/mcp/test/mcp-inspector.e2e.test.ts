@@ -1,51 +1,103 @@
 /**
- * Issue 7, done when: the MCP Inspector's command-line mode, a client we did not write, lists the
- * tools and calls one through the gateway. It is a pinned root devDependency (TOOLING.md) run from
- * node_modules/.bin, so CI needs no network at test time.
+ * The MCP Inspector's command-line mode, a client we did not write, against the gateway's /mcp: it
+ * lists the tools (and finds their schemas portable by its own check), gets every tool's default
+ * result within the budget, reads a 500-comment tree in pieces by following `next`, and reports a
+ * bad key in the API's words. It is a pinned root devDependency run from node_modules/.bin, so CI
+ * needs no network at test time.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../../test/support/stack.ts";
+import { DEFAULT_RESULT_BUDGET_BYTES } from "../src/index.ts";
+import {
+  bytesOf,
+  type CallTool,
+  type Corpus,
+  defaultCalls,
+  httpTreeIds,
+  pickCorpus,
+  walkBigTree,
+} from "./support/agent-walk.ts";
 
 const run = promisify(execFile);
 const INSPECTOR = join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "mcp-inspector");
 
 let stack: Stack;
 let apiKey: string;
+let http: GatewayClient;
+let corpus: Corpus;
 
 beforeAll(async () => {
   stack = await startStack();
-  apiKey = (await stack.createKey({ credits: 20 })).key;
+  apiKey = (await stack.createKey({ credits: 100 })).key;
+  http = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey });
+  corpus = pickCorpus(stack);
 });
-afterAll(async () => stack?.stop());
+afterAll(async () => {
+  await http?.close();
+  await stack?.stop();
+});
 
-/** The URL comes before the flags (TOOLING.md); exit code 0 means the call and the tool succeeded. */
-async function inspect(...method: string[]): Promise<Record<string, unknown>> {
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * One Inspector run; the URL comes before the flags. --stored-auth-only: with an API key there is no
+ * OAuth to do, and without a terminal the Inspector would otherwise answer any 401 with its own
+ * notice that interactive OAuth needs a TTY.
+ */
+async function inspect(key: string, ...method: string[]): Promise<Outcome> {
   const args = [
     "--cli",
     `${stack.gatewayUrl}/mcp`,
     "--transport",
     "http",
     "--header",
-    `x-api-key: ${apiKey}`,
+    `x-api-key: ${key}`,
+    "--stored-auth-only",
+    ...method,
   ];
-  const { stdout } = await run(INSPECTOR, [...args, ...method], { timeout: 60_000 });
-  return JSON.parse(stdout) as Record<string, unknown>;
+  try {
+    const { stdout, stderr } = await run(INSPECTOR, args, { timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }
 
+const callTool: CallTool = async (name, args) => {
+  const outcome = await inspect(
+    apiKey,
+    "--method",
+    "tools/call",
+    "--tool-name",
+    name,
+    "--tool-args-json",
+    JSON.stringify(args),
+  );
+  return JSON.parse(outcome.stdout);
+};
+
 // The Inspector is a separate Node process per call; on a busy CI machine one run can take seconds.
-describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 60_000 }, () => {
+describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 }, () => {
   it("is installed locally, pinned, not fetched at test time", () => {
     expect(existsSync(INSPECTOR)).toBe(true);
   });
 
-  it("lists the seven tools with their input schemas", async () => {
-    const { tools } = (await inspect("--method", "tools/list")) as {
-      tools: { name: string; inputSchema: object }[];
-    };
+  it("lists the seven tools, whose schemas pass the Inspector's own portability check", async () => {
+    const outcome = await inspect(apiKey, "--method", "tools/list", "--strict");
+    // --strict writes each finding, errors and warnings alike, to stderr; there is none.
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toBe("");
+    const { tools } = JSON.parse(outcome.stdout) as { tools: { name: string; inputSchema: object }[] };
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       "check_credits",
       "get_comment_tree",
@@ -59,11 +111,33 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 60_000 }
   });
 
   it("calls check_credits and reads the key's balance, charged nothing", async () => {
-    const result = await inspect("--method", "tools/call", "--tool-name", "check_credits");
+    const result = await callTool("check_credits", {});
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({
-      data: { credits_balance: 20, rate_limit: expect.any(Object) },
-      _service: { credits_used: 0, credits_remaining: 20 },
+    expect(result.structuredContent).toMatchObject({
+      data: { credits_balance: expect.any(Number), rate_limit: { qps: 100, burst: 100 } },
+      _service: { credits_used: 0 },
     });
+  });
+
+  it("gets every tool's default result within the budget", async () => {
+    for (const { name, args } of defaultCalls(corpus)) {
+      const result = await callTool(name, args);
+      expect(result.isError, name).toBeFalsy();
+      expect(bytesOf(result), name).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_BYTES);
+    }
+  });
+
+  it("reads a 500-comment tree in pieces by following next, every comment once", async () => {
+    const walk = await walkBigTree(callTool, corpus.bigPostId);
+    expect(walk.sizes.length).toBeGreaterThan(1);
+    for (const size of walk.sizes) expect(size).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_BYTES);
+    expect(walk.commentIds).toEqual(await httpTreeIds(http, corpus.bigPostId));
+  });
+
+  it("reports a bad key in the API's words and lists nothing", async () => {
+    const outcome = await inspect(`rdk_${"z".repeat(43)}`, "--method", "tools/list");
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.stdout).toBe("");
+    expect(outcome.stderr).toContain("unknown or revoked API key");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 7, done when: two MCP replicas behind the gateway both serve calls. A round-robin balancer
+ * Two MCP replicas behind the gateway both serve calls. A round-robin balancer
  * sits between the gateway and two startMcp instances; one client's requests alternate between the
  * replicas, which works only because neither keeps state between requests.
  */

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { OPERATIONS } from "@rda/contracts";
-import type { FakeGateway } from "@rda/gateway-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FakeGateway } from "../../../test/support/fake-gateway.ts";
 import { type AgentOverFakeGateway, firstText, startAgentOverFakeGateway } from "./support/mcp-client.ts";
 
 const KEY = `rdk_${"d".repeat(43)}`;
@@ -48,13 +48,27 @@ describe("the tools' contract", () => {
     expect(free[0]?.description).toMatch(/^Free \(0 credits\)/);
   });
 
-  it("returns the envelope as structuredContent, the same JSON as text, and a line on cost and paging", async () => {
+  it("returns lean items once, as structuredContent, and a short text with the cost and the next call", async () => {
     const result = await agent.callTool({ name: "search_posts", arguments: { subreddit: "abc", limit: 3 } });
-    const envelope = result.structuredContent as { _service: { cursor: number; credits_remaining: number } };
-    expect(JSON.parse(firstText(result))).toEqual(envelope);
-    const summary = (result.content as { text: string }[])[1]?.text;
-    expect(summary).toBe(
-      `Charged 1 credit; ${envelope._service.credits_remaining} remaining. More results: call again with the same arguments and before=${envelope._service.cursor}.`,
+    const content = result.structuredContent as {
+      data: Record<string, unknown>[];
+      _service: { cursor: number; credits_remaining: number };
+      next: Record<string, unknown>;
+    };
+    expect(content.data).toHaveLength(3);
+    // The fake API answers selftext too; a lean result leaves it out unless `fields` asks for it.
+    expect(Object.keys(content.data[0] ?? {}).sort()).toEqual([
+      "author",
+      "created_utc",
+      "id",
+      "subreddit",
+      "title",
+    ]);
+    const { cursor, credits_remaining } = content._service;
+    expect(content.next).toEqual({ subreddit: "abc", limit: 3, sort: "desc", before: String(cursor) });
+    expect(result.content).toHaveLength(1);
+    expect(firstText(result)).toBe(
+      `3 posts in r/abc, newest first. Charged 1 credit; ${credits_remaining} remaining. More: call search_posts with ${JSON.stringify(content.next)}.`,
     );
   });
 
@@ -63,7 +77,64 @@ describe("the tools' contract", () => {
       name: "search_comments",
       arguments: { author: "x_y", sort: "asc" },
     });
-    expect((result.content as { text: string }[])[1]?.text).toMatch(/and after=\d+\.$/);
+    expect((result.structuredContent as { next: object }).next).toMatchObject({ author: "x_y", sort: "asc" });
+    expect(firstText(result)).toMatch(/"after":"\d+"\}\.$/);
+  });
+
+  it("adds the fields named in `fields` and asks the API only for the fields it shows", async () => {
+    const result = await agent.callTool({
+      name: "search_posts",
+      arguments: { subreddit: "abc", limit: 2, fields: ["selftext"] },
+    });
+    const rows = (result.structuredContent as { data: Record<string, unknown>[] }).data;
+    expect(rows[0]).toMatchObject({ id: "p0", title: "Post 0", selftext: "text" });
+    const asked = new URL(gateway.seen.at(-1)?.url ?? "", "http://fake").searchParams.get("fields");
+    expect(asked?.split(",").sort()).toEqual(
+      [
+        "author",
+        "created_utc",
+        "id",
+        "num_comments",
+        "permalink",
+        "score",
+        "selftext",
+        "subreddit",
+        "title",
+      ].sort(),
+    );
+  });
+
+  it("answers a field name that does not exist with the list of valid names, before any call", async () => {
+    const before = gateway.seen.length;
+    const result = await agent.callTool({
+      name: "search_comments",
+      arguments: { subreddit: "abc", fields: ["bodyy"] },
+    });
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toMatch(
+      /parameter 'fields\.0' must be one of the comment fields: .*\bbody\b.*parent_id/,
+    );
+    expect(gateway.seen.length).toBe(before);
+  });
+
+  it("lists the valid field names in the schema, as an enum a model can read", async () => {
+    const { tools } = await agent.listTools();
+    const tree = tools.find((tool) => tool.name === "get_comment_tree")?.inputSchema;
+    expect(tree?.properties?.fields).toMatchObject({
+      type: "array",
+      items: { type: "string", enum: expect.arrayContaining(["body", "parent_id", "controversiality"]) },
+    });
+    expect(tree?.properties?.resume_after).toMatchObject({ type: "string" });
+  });
+
+  it("claims only the tools capability, without listChanged: a stateless server never sends it", async () => {
+    expect(agent.getServerCapabilities()).toEqual({ tools: {} });
+  });
+
+  it("answers an unknown tool with a JSON-RPC error that names the tools", async () => {
+    await expect(agent.callTool({ name: "search_everything", arguments: {} })).rejects.toThrow(
+      /Unknown tool 'search_everything'; the tools are search_posts, .*check_credits/,
+    );
   });
 
   it("forwards the caller's key to the gateway on each tool call", async () => {

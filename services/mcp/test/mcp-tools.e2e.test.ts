@@ -1,14 +1,17 @@
 /**
- * Issue 7, done when: the SDK's own client, through the gateway's /mcp over real HTTP, lists the
+ * The SDK's own client, through the gateway's /mcp over real HTTP, lists the
  * tools, calls each one, gets what the HTTP API answers for the same parameters, and the balance
  * moves by exactly one credit per paid call and none for check_credits or a rejected call.
  */
+
+import { connect } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { OPERATIONS, type OperationName } from "@rda/contracts";
-import { createGatewayClient, type GatewayClient } from "@rda/gateway-client";
-import { waitFor } from "@rda/service-kit/testing";
+import { createGatewayClient, type GatewayClient } from "@rda/sdk";
+import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../../test/support/stack.ts";
+import { startMcp } from "../src/index.ts";
 import { connectMcpClient, firstText } from "./support/mcp-client.ts";
 
 let stack: Stack;
@@ -47,16 +50,88 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** One call of every tool, with the HTTP operation it must match. */
-const CALLS: { tool: string; operation: OperationName; args: () => Record<string, unknown> }[] = [
-  { tool: "search_posts", operation: "listPosts", args: () => ({ subreddit, limit: 3 }) },
-  { tool: "search_posts", operation: "listPosts", args: () => ({ ids: `t3_${post.id}` }) },
-  { tool: "search_comments", operation: "listComments", args: () => ({ subreddit, limit: 3, sort: "asc" }) },
-  { tool: "search_comments", operation: "listComments", args: () => ({ ids: comment.id }) },
-  { tool: "get_comment_tree", operation: "getCommentTree", args: () => ({ post_id: post.id, limit: 20 }) },
+const LEAN_POST = "id,title,author,subreddit,created_utc,score,num_comments,permalink";
+const LEAN_COMMENT = "id,body,author,subreddit,created_utc,score,link_id,permalink";
+
+type Json = Record<string, unknown>;
+
+/** A tree reduced to what a lean presentation keeps of its shape: kinds, ids, counts, nesting. */
+function shapeOf(nodes: unknown): unknown {
+  return (nodes as { kind: string; data: Json; replies: unknown[] }[]).map((node) => ({
+    kind: node.kind,
+    key: node.kind === "t1" ? node.data.id : node.data.count,
+    replies: shapeOf(node.replies),
+  }));
+}
+
+function keep(item: Json, names: string[]): Json {
+  return Object.fromEntries(names.filter((name) => name in item).map((name) => [name, item[name]]));
+}
+
+/**
+ * One call of every tool, with the HTTP call it must match: the same parameters, asking the HTTP API
+ * for the lean fields where it can project them, and what the lean result keeps of the answer.
+ */
+const CALLS: {
+  tool: string;
+  operation: OperationName;
+  args: () => Json;
+  http?: (args: Json) => Json;
+  lean?: (data: unknown) => unknown;
+}[] = [
+  {
+    tool: "search_posts",
+    operation: "listPosts",
+    args: () => ({ subreddit, limit: 3 }),
+    http: (args) => ({ ...args, fields: LEAN_POST }),
+  },
+  {
+    tool: "search_posts",
+    operation: "listPosts",
+    args: () => ({ ids: `t3_${post.id}` }),
+    http: (args) => ({ ...args, fields: LEAN_POST }),
+  },
+  {
+    tool: "search_comments",
+    operation: "listComments",
+    args: () => ({ subreddit, limit: 3, sort: "asc" }),
+    http: (args) => ({ ...args, fields: LEAN_COMMENT }),
+  },
+  {
+    tool: "search_comments",
+    operation: "listComments",
+    args: () => ({ ids: comment.id }),
+    http: (args) => ({ ...args, fields: LEAN_COMMENT }),
+  },
+  {
+    tool: "get_comment_tree",
+    operation: "getCommentTree",
+    args: () => ({ post_id: post.id, limit: 20 }),
+    lean: shapeOf,
+  },
   { tool: "search_subreddits", operation: "searchSubreddits", args: () => ({ q: subreddit.slice(0, 2) }) },
-  { tool: "get_subreddit_rules", operation: "getSubredditRules", args: () => ({ name: subreddit }) },
-  { tool: "get_user_profile", operation: "getUserProfile", args: () => ({ name: post.author }) },
+  {
+    tool: "get_subreddit_rules",
+    operation: "getSubredditRules",
+    args: () => ({ name: subreddit }),
+    lean: (data) => {
+      const { subreddit: name, rules } = data as { subreddit: string; rules: Json[] };
+      return {
+        subreddit: name,
+        rules: rules.map((rule) => keep(rule, ["short_name", "description", "priority"])),
+      };
+    },
+  },
+  {
+    tool: "get_user_profile",
+    operation: "getUserProfile",
+    args: () => ({ name: post.author }),
+    lean: (data) => {
+      const user = (data as { user: Json & { _meta: Json } }).user;
+      const meta = ["num_posts", "num_comments", "post_karma", "comment_karma", "total_karma"];
+      return { author: user.author, id: user.id, _meta: keep(user._meta, meta) };
+    },
+  },
   { tool: "check_credits", operation: "getAccount", args: () => ({}) },
 ];
 
@@ -80,17 +155,35 @@ describe("the seven tools through the gateway's /mcp", () => {
     const price = OPERATIONS[call.operation].credits;
     expect(before - after).toBe(price);
     const envelope = result.structuredContent as { data: unknown; _service: Record<string, unknown> };
-    expect(JSON.parse(firstText(result))).toEqual(envelope);
     expect(envelope._service).toMatchObject({ credits_used: price, credits_remaining: after });
 
-    const overHttp = await http.call(call.operation, args);
+    const overHttp = await http.call(call.operation, call.http ? call.http(args) : args);
     if (!overHttp.ok) throw new Error(overHttp.error.message);
+    const lean = call.lean ?? ((data: unknown) => data);
     // The account's balance is the one thing that legitimately differs: the HTTP call paid too.
     if (call.operation === "getAccount") expect(envelope.data).toMatchObject({ credits_balance: after });
-    else expect(envelope.data).toEqual(overHttp.value.data);
+    else if (call.operation === "getUserProfile") {
+      expect((envelope.data as { user: Json }).user).toMatchObject(lean(overHttp.value.data) as Json);
+    } else if (call.operation === "getCommentTree")
+      expect(shapeOf(envelope.data)).toEqual(lean(overHttp.value.data));
+    else expect(envelope.data).toEqual(lean(overHttp.value.data));
     const { credits_remaining: _mcpRemaining, ...mcpMeta } = envelope._service;
     const { credits_remaining: _httpRemaining, ...httpMeta } = overHttp.value._service;
     expect(mcpMeta).toEqual(httpMeta);
+  });
+
+  it("accepts r/AskReddit as the rules' community name over MCP and over HTTP alike", async () => {
+    const overMcp = await agent.callTool({
+      name: "get_subreddit_rules",
+      arguments: { name: `r/${subreddit}` },
+    });
+    expect(overMcp.isError).toBeFalsy();
+    expect(overMcp.structuredContent).toMatchObject({ data: { subreddit } });
+    const response = await fetch(`${stack.gatewayUrl}/v1/subreddits/r%2F${subreddit}/rules`, {
+      headers: { "x-api-key": apiKey },
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { data: { subreddit: string } }).data.subreddit).toBe(subreddit);
   });
 
   it("charges nothing for a call whose arguments break the schema", async () => {
@@ -145,8 +238,115 @@ describe("the seven tools through the gateway's /mcp", () => {
     expect(Object.keys((await response.json()) as object)).toEqual(["error"]);
   });
 
+  it("refuses a batch that repeats a request id through the gateway, charging nothing", async () => {
+    const before = await balance();
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "get_subreddit_rules", arguments: { name: subreddit } },
+    };
+    const response = await fetch(`${stack.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "x-api-key": apiKey },
+      body: JSON.stringify([call, call, call]),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await balance()).toBe(before);
+  });
+
+  it("serves Accept: application/json alone through the gateway", async () => {
+    const response = await fetch(`${stack.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", "x-api-key": apiKey },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(7);
+  });
+
+  it("refuses a web page's request from an origin not configured, through the gateway, with 403", async () => {
+    const response = await fetch(`${stack.gatewayUrl}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json",
+        origin: "https://evil.example",
+        "x-api-key": apiKey,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it("passes a configured origin's CORS preflight, which carries no key, through the gateway", async () => {
+    const origin = "https://app.example.com";
+    const withOrigins = await startMcp({
+      port: 0,
+      host: "127.0.0.1",
+      gatewayUrl: stack.gatewayUrl,
+      logger: silentLogger(),
+      allowedOrigins: [origin],
+    });
+    try {
+      const gateway = await stack.startGateway({ mcpUrl: withOrigins.url });
+      const response = await fetch(`${gateway.url}/mcp`, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "x-api-key",
+        },
+      });
+      expect(response.status).toBe(204);
+      expect(response.headers.get("access-control-allow-origin")).toBe(origin);
+      expect(response.headers.get("access-control-allow-headers")).toContain("x-api-key");
+    } finally {
+      await withOrigins.stop();
+    }
+  });
+
+  it("answers 408 at the gateway, and closes the connection, when a body trickles in past its deadline", async () => {
+    const deadlineMs = 1_000;
+    const gateway = await stack.startGateway({ bodyTimeoutMs: deadlineMs });
+    const answer = await trickle(
+      gateway.url,
+      apiKey,
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toMatch(/^connection: close\r$/im);
+    expect(answer).toContain(
+      `{"error":"the request did not arrive in time: the body was not received in full within ${deadlineMs} ms"}`,
+    );
+  });
+
   it.each(["GET", "DELETE"])("answers 405 to %s /mcp through the gateway", async (method) => {
     const response = await fetch(`${stack.gatewayUrl}/mcp`, { method, headers: { "x-api-key": apiKey } });
     expect(response.status).toBe(405);
   });
 });
+
+/** Sends a POST /mcp whose body comes a byte every 100 ms, and returns what the server answered. */
+async function trickle(baseUrl: string, key: string, body: string): Promise<string> {
+  const socket = connect(Number(new URL(baseUrl).port), "127.0.0.1");
+  socket.write(
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json\r\nx-api-key: ${key}\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  let sent = 0;
+  const drip = setInterval(() => {
+    if (sent < body.length - 1 && !socket.destroyed) socket.write(body[sent++] ?? "");
+  }, 100);
+  try {
+    return await new Promise<string>((resolve) => {
+      let received = "";
+      socket.on("data", (chunk) => {
+        received += String(chunk);
+      });
+      socket.on("close", () => resolve(received));
+    });
+  } finally {
+    clearInterval(drip);
+  }
+}

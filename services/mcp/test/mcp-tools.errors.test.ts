@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { FakeGateway } from "@rda/gateway-client/testing";
 import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FakeGateway } from "../../../test/support/fake-gateway.ts";
 import { type McpHandle, startMcp } from "../src/index.ts";
 import {
   type AgentOverFakeGateway,
@@ -12,6 +12,7 @@ import {
 
 const KEY = `rdk_${"b".repeat(43)}`;
 const EMPTY_KEY = `rdk_${"c".repeat(43)}`;
+const OTHER_KEY = `rdk_${"e".repeat(43)}`;
 
 describe("tool errors come back as isError results an agent can act on", () => {
   let fixture: AgentOverFakeGateway;
@@ -20,16 +21,37 @@ describe("tool errors come back as isError results an agent can act on", () => {
   let agent: Client;
 
   beforeAll(async () => {
-    fixture = await startAgentOverFakeGateway({ [KEY]: 100, [EMPTY_KEY]: 0 }, KEY);
+    fixture = await startAgentOverFakeGateway({ [KEY]: 100, [EMPTY_KEY]: 0, [OTHER_KEY]: 100 }, KEY);
     ({ gateway, mcp, agent } = fixture);
   });
   afterAll(async () => fixture.close());
 
-  it("says how long to wait when the key is rate limited (429 with Retry-After)", async () => {
+  it("states the key's rate limit and how long to wait when the key is rate limited (429)", async () => {
+    // The 429 carries only Retry-After; the limit comes from the free account call made right after.
     gateway.failNext({ status: 429, error: "rate limit exceeded", headers: { "retry-after": "7" } });
     const result = await agent.callTool({ name: "search_subreddits", arguments: { q: "abc" } });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toMatch(/Wait 7 seconds.*Nothing was charged/);
+    expect(firstText(result)).toBe(
+      "Rate limited: this API key allows 2 requests per second with bursts of 10, and that is used up; pace calls to at most 2 per second. Wait 7 seconds and call again; nothing was charged.",
+    );
+    expect(gateway.seen.at(-1)?.url).toBe("/v1/account");
+  });
+
+  it("states the limit last seen for the key when the account call is rate limited too", async () => {
+    const limited = { status: 429, error: "rate limit exceeded", headers: { "retry-after": "1" } };
+    const newcomer = await connectMcpClient(`${mcp.url}/mcp`, OTHER_KEY);
+    gateway.failNext(limited, limited);
+    const unknown = await newcomer.callTool({ name: "search_subreddits", arguments: { q: "abc" } });
+    expect(firstText(unknown)).toMatch(
+      /^Rate limited: this API key's requests-per-second limit is used up \(check_credits shows the limit, free\)\. Wait 1 second and/,
+    );
+    await newcomer.callTool({ name: "check_credits", arguments: {} });
+    gateway.failNext(limited, limited);
+    const known = await newcomer.callTool({ name: "search_subreddits", arguments: { q: "abc" } });
+    expect(firstText(known)).toMatch(
+      /^Rate limited: this API key allows 2 requests per second with bursts of 10/,
+    );
+    await newcomer.close();
   });
 
   it("names the shared capacity when the 429 has scope global", async () => {
@@ -46,8 +68,16 @@ describe("tool errors come back as isError results an agent can act on", () => {
     gateway.failNext({ status: 502, error: "upstream down" });
     const result = await agent.callTool({ name: "get_user_profile", arguments: { name: "someone" } });
     expect(result.isError).toBe(true);
-    expect(firstText(result)).toContain("refunded");
+    expect(firstText(result)).toBe(
+      "The data source is failing right now (upstream down). The credit was refunded. Try again in a few seconds.",
+    );
     expect(gateway.balances.get(KEY)).toBe(100);
+  });
+
+  it("says refunded once when the API's own 502 message already says so", async () => {
+    gateway.failNext({ status: 502, error: "the data source is failing; the credit was refunded" });
+    const result = await agent.callTool({ name: "get_user_profile", arguments: { name: "someone" } });
+    expect(firstText(result).match(/refunded/g)).toHaveLength(1);
   });
 
   it("passes the API's message on a 400 and says nothing was charged", async () => {

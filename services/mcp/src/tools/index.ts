@@ -1,6 +1,6 @@
-/** The seven tools, listed here so the wiring is greppable (spec §4, MCP endpoint). */
+/** The seven tools, listed here so the wiring is greppable. */
 import { checkCredits } from "./check-credits.ts";
-import type { ToolDefinition } from "./define-tool.ts";
+import { prepareTool, type ReadyTool, type ToolDefinition } from "./define-tool.ts";
 import { getCommentTree } from "./get-comment-tree.ts";
 import { getSubredditRules } from "./get-subreddit-rules.ts";
 import { getUserProfile } from "./get-user-profile.ts";
@@ -8,7 +8,9 @@ import { searchComments } from "./search-comments.ts";
 import { searchPosts } from "./search-posts.ts";
 import { searchSubreddits } from "./search-subreddits.ts";
 
-export { registerTool, type ToolCaller, type ToolDefinition } from "./define-tool.ts";
+export type { ReadyTool, ToolArgs, ToolDefinition } from "./define-tool.ts";
+export { portableJsonSchema } from "./json-schema.ts";
+export { createKeyRates, type KeyRates } from "./key-rates.ts";
 
 export const TOOLS: readonly ToolDefinition[] = [
   searchPosts,
@@ -19,3 +21,15 @@ export const TOOLS: readonly ToolDefinition[] = [
   getUserProfile,
   checkCredits,
 ];
+
+export interface ToolCatalog {
+  readonly budgetBytes: number;
+  readonly tools: readonly ReadyTool[];
+  readonly byName: ReadonlyMap<string, ReadyTool>;
+}
+
+/** Every tool's listing (schemas included) computed once, for a process whose results fit `budgetBytes`. */
+export function buildToolCatalog(budgetBytes: number): ToolCatalog {
+  const tools = TOOLS.map((definition) => prepareTool(definition, budgetBytes));
+  return { budgetBytes, tools, byName: new Map(tools.map((tool) => [tool.definition.name, tool])) };
+}

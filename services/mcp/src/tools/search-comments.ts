@@ -1,13 +1,24 @@
+import { commentSchema } from "@rda/contracts";
+import { z } from "zod";
+import { presentListing } from "../results/listing.ts";
 import { defineTool } from "./define-tool.ts";
+import { listingHttpParams, listingInput } from "./listing-arguments.ts";
 
 export const searchComments = defineTool("listComments", {
   title: "Search comments",
-  description: [
+  input: listingInput("comment"),
+  data: z.array(commentSchema),
+  pages: true,
+  httpParams: listingHttpParams("comment"),
+  present: (tool, envelope, args, budget) => presentListing("comment", tool, envelope as never, args, budget),
+  describe: (budget) => [
     "Lists comments of a community (subreddit) and/or an author, newest first, or fetches comments by id.",
     "Give at least one of subreddit, author or ids.",
     "Listing: returns up to `limit` comments (default 25, max 100); `q` keeps only comments whose body contains the phrase, filtering only the fetched page.",
-    "Paging: when _service.has_more is true, call again with the same arguments plus before=_service.cursor (sort=desc, the default) or after=_service.cursor (sort=asc). Each page costs 1 credit.",
+    "Each comment has id, body, author, subreddit, created_utc, score, link_id (its post) and permalink; `fields` adds others, such as parent_id.",
+    `A result stays within ${budget} bytes: a page that would not fit is cut at a whole comment, and says so.`,
+    "Paging: when more follows, the result's `next` holds the arguments of the next call (the same ones with before, or after for sort=asc, moved to the cursor). Each page costs 1 credit.",
     "Batch: `ids` (comma-separated comment ids, up to 100) fetches those comments in one call for 1 credit.",
     "To read one post's whole discussion, get_comment_tree is cheaper: one call for the nested thread.",
-  ].join(" "),
+  ],
 });

@@ -1,8 +1,8 @@
 /** The SDK's own MCP client over real HTTP, authenticated like an agent would be. */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type FakeGateway, startFakeGateway } from "@rda/gateway-client/testing";
 import { silentLogger } from "@rda/service-kit/testing";
+import { type FakeGateway, startFakeGateway } from "../../../../test/support/fake-gateway.ts";
 import { type McpHandle, startMcp } from "../../src/index.ts";
 
 export async function connectMcpClient(endpoint: string, apiKey: string): Promise<Client> {
