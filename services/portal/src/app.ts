@@ -1,0 +1,148 @@
+/**
+ * `buildPortal(deps)`: the developer portal as a value. It takes live connections, a mailer and
+ * settings, and neither reads the environment nor listens; `main.ts` is the process shell.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import fastifyCookie from "@fastify/cookie";
+import fastifyCsrf from "@fastify/csrf-protection";
+import fastifyFormbody from "@fastify/formbody";
+import fastifyStatic from "@fastify/static";
+import fastifyView from "@fastify/view";
+import type { Subjects } from "@rda/contracts";
+import {
+  isNatsConnected,
+  isRedisReady,
+  type Logger,
+  type NatsConnection,
+  type PortalRedisKeys,
+  type Redis,
+  trustProxyOption,
+} from "@rda/service-kit";
+import { Eta } from "eta";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { createPortalBilling } from "./billing-client.ts";
+import type { PortalContext } from "./context.ts";
+import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
+import { installHooks } from "./http/hooks.ts";
+import { installSessionHook } from "./http/session.ts";
+import type { Mailer } from "./mail/mailer.ts";
+import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
+import { createPortalOAuth } from "./oauth/portal-oauth.ts";
+import { createStripeClient } from "./payments/stripe-client.ts";
+import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
+import { registerRoutes } from "./routes.ts";
+import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOverTls } from "./settings.ts";
+import { createAccountStore } from "./store/accounts.ts";
+import { createLoginLinks } from "./store/login-links.ts";
+import { createMailLimiter } from "./store/mail-limits.ts";
+import { createSessionStore } from "./store/sessions.ts";
+
+export interface PortalDeps {
+  readonly redis: Redis;
+  readonly nats: NatsConnection;
+  readonly subjects: Subjects;
+  readonly keys: PortalRedisKeys;
+  readonly mailer: Mailer;
+  readonly logger: Logger;
+  readonly settings: PortalSettings;
+  /** Epoch milliseconds; tests move it to expire links and sessions. */
+  readonly now?: () => number;
+}
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** htmx from its package; a built portal (scripts/build.mjs) carries its copy in public/vendor/. */
+const HTMX_DIST = existsSync(join(HERE, "public", "vendor", "htmx.min.js"))
+  ? join(HERE, "public", "vendor")
+  : dirname(createRequire(import.meta.url).resolve("htmx.org/dist/htmx.min.js"));
+/** The portal's forms carry an email address or a label: a few kilobytes is plenty. */
+const BODY_LIMIT_BYTES = 16_384;
+
+export function buildPortal(deps: PortalDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // One access line per request is written by the onResponse hook (http/hooks.ts), without the URL.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: "request_id" }),
+    trustProxy: trustProxyOption(deps.settings.trustProxy),
+    bodyLimit: BODY_LIMIT_BYTES,
+    exposeHeadRoutes: false,
+    // Long ids reach the route and get the same 404 as any other unknown key, not a bare 414.
+    routerOptions: { maxParamLength: 1_000 },
+  });
+  const ctx = buildContext(deps);
+  app.register(fastifyCookie);
+  app.register(fastifyCsrf, {
+    cookieKey: ctx.cookies.csrf,
+    cookieOpts: cookieAttributes(ctx.cookies),
+    logLevel: "info",
+  });
+  app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
+  app.register(fastifyView, {
+    engine: { eta: new Eta() },
+    root: join(HERE, "views"),
+    production: true,
+  });
+  // The portal's own files, and htmx straight from its package (never a CDN): only its one file.
+  app.register(fastifyStatic, {
+    root: [join(HERE, "public"), HTMX_DIST],
+    prefix: "/static/",
+    maxAge: "1h",
+    allowedPath: (path, root) => root !== HTMX_DIST || path === "/htmx.min.js",
+  });
+  // The authorization server's own endpoints, beside (not inside) the pages: no session, no CSRF
+  // form token (its clients are apps, not pages of ours), bodies read by the provider.
+  registerOAuthServer(app, ctx);
+  app.register(async (scope) => {
+    installSessionHook(scope, ctx);
+    installHooks(scope, ctx);
+    registerRoutes(scope, ctx);
+  });
+  // Stripe's webhooks: the raw body, no session and no CSRF (Stripe's signature is the proof).
+  app.register(async (scope) => registerStripeWebhook(scope, ctx));
+  return app;
+}
+
+/**
+ * Stripe's hosted checkout lives on checkout.stripe.com. A simulator's page is wherever the browser
+ * reaches it, which the portal cannot know (under compose its API address is not the browser's), so
+ * with STRIPE_API_URL set, a development setting, any http(s) origin is allowed.
+ */
+function checkoutOrigins(payments: PaymentsSettings): string[] {
+  return payments.apiUrl === undefined ? ["https://checkout.stripe.com"] : ["http:", "https:"];
+}
+
+function buildContext(deps: PortalDeps): PortalContext {
+  const { redis, nats, keys, settings, logger } = deps;
+  const store = { redis, keys, now: deps.now ?? Date.now };
+  return {
+    logger,
+    settings,
+    accounts: createAccountStore(store),
+    links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
+    sessions: createSessionStore(store, settings.sessionTtlMs),
+    mailLimits: createMailLimiter(store, settings.mailLimits),
+    mailer: deps.mailer,
+    billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
+    oauth: createPortalOAuth({
+      redis,
+      nats,
+      subjects: deps.subjects,
+      keys,
+      logger,
+      issuer: settings.publicUrl,
+      apiUrl: settings.apiUrl,
+      signingKey: settings.oauthSigningKey,
+      behindProxy: settings.trustProxy !== false,
+      renderError: renderProviderError,
+    }),
+    cookies: cookieSettings(servedOverTls(settings)),
+    payments: settings.payments && {
+      stripe: createStripeClient(settings.payments),
+      webhookSecret: settings.payments.webhookSecret,
+      checkoutOrigins: checkoutOrigins(settings.payments),
+    },
+    readiness: () => ({ redis: isRedisReady(redis), nats: isNatsConnected(nats) }),
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The portal's environment, validated once at start (README.md and deploy/README.md list each
+ * variable), and the settings `buildPortal` takes, derived from it.
+ */
+import { ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
+import { z } from "zod";
+import { type SigningKey, signingKeyFromPem } from "./oauth/signing-key.ts";
+import type { PaymentsSettings, PortalSettings } from "./settings.ts";
+
+/** OAUTH_SIGNING_KEY: an EC P-256 private key in PEM ("\n" for newlines is fine). */
+const signingKey = () =>
+  z
+    .string()
+    .transform((pem, context): SigningKey => {
+      try {
+        return signingKeyFromPem(pem);
+      } catch (error) {
+        context.addIssue({
+          code: "custom",
+          message: `must be an EC P-256 private key in PEM (openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256): ${(error as Error).message}`,
+        });
+        return z.NEVER;
+      }
+    })
+    .optional();
+
+const mailFrom = () =>
+  z
+    .string()
+    .regex(/^[^\r\n<>]*<[^\s@<>]+@[^\s@<>]+>$|^[^\s@<>]+@[^\s@<>]+$/, {
+      error: "must be an address, or a name and an address: Reddit Data API <portal@example.com>",
+    })
+    .default("Reddit Data API <portal@localhost>");
+
+export const portalConfigShape = {
+  PORTAL_PORT: env.port(8060),
+  /** PORTAL_HOST wins over HOST, so one shared HOST can be overridden for this service alone. */
+  PORTAL_HOST: z.string().min(1).optional(),
+  HOST: env.host(),
+  /** An origin: the portal serves from the root, and its `__Host-` cookies need Path=/. */
+  PORTAL_URL: env
+    .httpUrl()
+    .refine((value) => ["", "/"].includes(new URL(value).pathname) && !new URL(value).search, {
+      error: "must be an origin without a path, like https://portal.example.com",
+    })
+    .default("http://127.0.0.1:8060"),
+  /** The public API's base URL, written into the "first request" snippets. */
+  PUBLIC_API_URL: env.httpUrl().default("http://127.0.0.1:8080"),
+  REDIS_URL: env.redisUrl(),
+  NATS_URL: env.natsUrl(),
+  NATS_USER: env.natsUser(),
+  NATS_PASSWORD: env.natsPassword(),
+  RDA_NAMESPACE: env.namespace(),
+  /** Unset: the local capture inbox that `pnpm start` runs on MAIL_SMTP_PORT. */
+  SMTP_URL: z
+    .string()
+    .refine((value) => /^smtps?:\/\/[^\s/]+(:\d+)?\/?(\?\S*)?$/.test(value), {
+      error: "must be an smtp:// or smtps:// URL, as in smtps://user:password@smtp.example.com:465",
+    })
+    .optional(),
+  MAIL_SMTP_PORT: env.port(1025),
+  MAIL_FROM: mailFrom(),
+  SUPPORT_EMAIL: z.email({ error: "must be an email address" }).optional(),
+  PORTAL_MAIL_PER_ADDRESS_PER_HOUR: env.positiveInt(5),
+  PORTAL_MAIL_PER_CLIENT_PER_HOUR: env.positiveInt(20),
+  PORTAL_SESSION_HOURS: env.positiveInt(7 * 24),
+  PORTAL_TRUST_PROXY: env.trustProxy(),
+  BILLING_TIMEOUT_MS: env.positiveInt(5_000),
+  /** Unset: no card payments (the billing page says how else to get credits). */
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]{8,250}$/, {
+      error: "must be a Stripe secret or restricted key, sk_live_… or sk_test_… (rk_… for a restricted key)",
+    })
+    .optional(),
+  /** The signing secret of the webhook endpoint, `whsec_…`; required with STRIPE_SECRET_KEY. */
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9_+/=]{8,250}$/, { error: "must be a webhook signing secret, whsec_…" })
+    .optional(),
+  /** Where the Stripe API is: unset, Stripe itself; the local payments simulator under pnpm start. */
+  STRIPE_API_URL: env
+    .httpUrl()
+    .refine((value) => ["", "/"].includes(new URL(value).pathname), {
+      error: "must be a base URL without a path, like http://127.0.0.1:8075",
+    })
+    .optional(),
+  /** Signs OAuth access tokens; unset, a key is made at start (one portal process only). */
+  OAUTH_SIGNING_KEY: signingKey(),
+  LOG_LEVEL: env.logLevel(),
+  /** Prometheus metrics on their own internal port (9208), never on PORTAL_PORT. */
+  ...observabilityEnv(9208),
+} as const;
+
+export type PortalConfig = Readonly<z.output<z.ZodObject<typeof portalConfigShape>>>;
+
+export function loadPortalConfig(environment: Record<string, string | undefined> = process.env) {
+  const config = loadConfig(portalConfigShape, environment);
+  const problems = paymentProblems(config);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** The Stripe variables go together, and a live key only ever talks to Stripe over https. */
+function paymentProblems(config: PortalConfig): string[] {
+  const key = config.STRIPE_SECRET_KEY;
+  if (key === undefined)
+    return config.STRIPE_WEBHOOK_SECRET ? ["STRIPE_SECRET_KEY: required with STRIPE_WEBHOOK_SECRET"] : [];
+  const problems: string[] = [];
+  if (!config.STRIPE_WEBHOOK_SECRET)
+    problems.push(
+      "STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (the webhook endpoint's signing secret)",
+    );
+  const api = config.STRIPE_API_URL;
+  if (api?.startsWith("http:") && /^(sk|rk)_live_/.test(key))
+    problems.push("STRIPE_API_URL: a live key is sent only over https; http:// is for the local simulator");
+  return problems;
+}
+
+export function smtpUrlOf(config: PortalConfig): string {
+  return config.SMTP_URL ?? `smtp://127.0.0.1:${config.MAIL_SMTP_PORT}`;
+}
+
+export function settingsFrom(config: PortalConfig): PortalSettings {
+  const fromAddress = /<([^>]+)>/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM;
+  return {
+    publicUrl: config.PORTAL_URL.replace(/\/+$/, ""),
+    apiUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
+    supportEmail: config.SUPPORT_EMAIL ?? fromAddress,
+    mailLimits: {
+      perAddress: config.PORTAL_MAIL_PER_ADDRESS_PER_HOUR,
+      perClient: config.PORTAL_MAIL_PER_CLIENT_PER_HOUR,
+      windowSeconds: 3_600,
+    },
+    sessionTtlMs: config.PORTAL_SESSION_HOURS * 3_600_000,
+    trustProxy: config.PORTAL_TRUST_PROXY,
+    billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+    payments: paymentsSettings(config),
+    oauthSigningKey: config.OAUTH_SIGNING_KEY,
+  };
+}
+
+function paymentsSettings(config: PortalConfig): PaymentsSettings | undefined {
+  const { STRIPE_SECRET_KEY: secretKey, STRIPE_WEBHOOK_SECRET: webhookSecret } = config;
+  if (!secretKey || !webhookSecret) return undefined;
+  return { secretKey, webhookSecret, apiUrl: config.STRIPE_API_URL?.replace(/\/+$/, "") };
+}

@@ -1,0 +1,41 @@
+/** What every route handler needs, built once in `buildPortal`. */
+import type { Logger } from "@rda/service-kit";
+import type Stripe from "stripe";
+import type { PortalBilling } from "./billing-client.ts";
+import type { Mailer } from "./mail/mailer.ts";
+import type { PortalOAuth } from "./oauth/portal-oauth.ts";
+import type { PortalSettings } from "./settings.ts";
+import type { AccountStore } from "./store/accounts.ts";
+import type { LoginLinks } from "./store/login-links.ts";
+import type { MailLimiter } from "./store/mail-limits.ts";
+import type { SessionStore } from "./store/sessions.ts";
+
+export interface PortalContext {
+  readonly logger: Logger;
+  readonly settings: PortalSettings;
+  readonly accounts: AccountStore;
+  readonly links: LoginLinks;
+  readonly sessions: SessionStore;
+  readonly mailLimits: MailLimiter;
+  readonly mailer: Mailer;
+  readonly billing: PortalBilling;
+  /** The OAuth authorization server of the MCP endpoint (oauth/). */
+  readonly oauth: PortalOAuth;
+  /** Names and attributes of the portal's cookies (http/cookies.ts). */
+  readonly cookies: CookieSettings;
+  /** Card payments: the Stripe client and the webhook signing secret; undefined when not set up. */
+  readonly payments?: {
+    readonly stripe: Stripe;
+    readonly webhookSecret: string;
+    /** Where "Pay" redirects the browser (the CSP's form-action must allow it). */
+    readonly checkoutOrigins: readonly string[];
+  };
+  /** Readiness checks: Redis ready, NATS connected. */
+  readonly readiness: () => Record<string, boolean>;
+}
+
+export interface CookieSettings {
+  readonly session: string;
+  readonly csrf: string;
+  readonly secure: boolean;
+}

@@ -1,0 +1,20 @@
+/** Reading form fields and query parameters, which arrive as anything: only single strings count. */
+
+export function field(source: unknown, name: string): string | undefined {
+  if (typeof source !== "object" || source === null) return undefined;
+  const value = (source as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Fixed sentences chosen by a query parameter; a page never echoes the parameter itself. */
+export const NOTICES = {
+  revoked: "The key is revoked. Requests with it are refused within a second, on every server.",
+  "logged-out": "You are logged out on this device.",
+  "logged-out-everywhere": "You are logged out on every device. Sign in again with a new email link.",
+  canceled: "The payment was canceled: nothing was charged.",
+} as const;
+
+export function noticeFor(query: unknown): string | undefined {
+  const done = field(query, "done");
+  return done !== undefined && done in NOTICES ? NOTICES[done as keyof typeof NOTICES] : undefined;
+}

@@ -1,0 +1,59 @@
+/**
+ * Every route the portal serves, in one place. GETs only read; every POST is a form protected by
+ * its CSRF token (http/hooks.ts), and every page but the start and sign-in pages needs a session.
+ * Stripe's webhook endpoint is the exception to both, in its own scope (routes/stripe-webhook.ts).
+ */
+import type { FastifyInstance } from "fastify";
+import type { PortalContext } from "./context.ts";
+import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from "./routes/billing.ts";
+import { createKey, keyPage, keysPage, revokeKey, rotateKey, usagePanel } from "./routes/keys.ts";
+import { answerConsent, connectionsPage, consentPage, disconnect } from "./routes/oauth-consent.ts";
+import { accountPage, homePage } from "./routes/pages.ts";
+import {
+  confirmLinkPage,
+  emailFormPage,
+  logOut,
+  logOutEverywhere,
+  requestLink,
+  useLink,
+} from "./routes/sign-in.ts";
+import { usageJson } from "./routes/usage-json.ts";
+
+export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
+  app.get("/", homePage(ctx));
+  app.get("/signup", emailFormPage(ctx, "signup"));
+  app.post("/signup", requestLink(ctx, "signup"));
+  app.get("/login", emailFormPage(ctx, "login"));
+  app.post("/login", requestLink(ctx, "login"));
+  app.get("/auth", confirmLinkPage(ctx));
+  app.post("/auth", useLink(ctx));
+  app.post("/logout", logOut(ctx));
+  app.post("/logout-everywhere", logOutEverywhere(ctx));
+
+  app.get("/keys", keysPage(ctx));
+  app.post("/keys", createKey(ctx));
+  app.get("/keys/:id", keyPage(ctx));
+  app.get("/keys/:id/usage", usagePanel(ctx));
+  app.get("/keys/:id/usage.json", usageJson(ctx));
+  app.post("/keys/:id/rotate", rotateKey(ctx));
+  app.post("/keys/:id/revoke", revokeKey(ctx));
+
+  app.get("/oauth/consent/:uid", consentPage(ctx));
+  app.post("/oauth/consent/:uid", answerConsent(ctx));
+  app.get("/connections", connectionsPage(ctx));
+  app.post("/connections/:grantId/revoke", disconnect(ctx));
+
+  app.get("/billing", billingPage(ctx));
+  app.get("/billing/quote", quotePanel());
+  app.post("/billing/checkout", startCheckout(ctx));
+  app.get("/billing/return", returnPage(ctx));
+  app.get("/billing/return/status", returnStatus(ctx));
+  app.get("/account", accountPage(ctx));
+
+  app.get("/livez", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    const checks = ctx.readiness();
+    const ready = Object.values(checks).every(Boolean);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not ready", checks });
+  });
+}

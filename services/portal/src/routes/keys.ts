@@ -1,0 +1,242 @@
+/**
+ * The keys pages: the list with the account's limits, creating a key (its secret shown once, with
+ * the first-request snippets), one key's page with its balance and usage, rotating and revoking.
+ * Billing answers every question scoped to the signed-in account: another account's key is "not
+ * found" there, and a 404 here.
+ */
+import { type AccountKeyLimits, KEY_ID_PATTERN, type KeyDetails } from "@rda/contracts";
+import type { NatsRequestFailure } from "@rda/service-kit";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { PortalContext } from "../context.ts";
+import { field, noticeFor } from "../http/forms.ts";
+import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
+import { requireSignIn, type SignedIn } from "../http/session.ts";
+import { firstRequestSnippets } from "../snippets.ts";
+import { DEFAULT_USAGE_DAYS, USAGE_PERIODS, usageReport, usageView } from "../usage-report.ts";
+
+const LABEL_MAX = 100;
+
+export function billingFailed(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  failure: NatsRequestFailure,
+  json = false,
+) {
+  return sendPageError(ctx, reply, "billing_unavailable", {
+    retryAfterSeconds: 5,
+    internal: `${failure.kind}: ${failure.message}`,
+    json,
+  });
+}
+
+function limitMessage(limits: AccountKeyLimits | undefined): string | undefined {
+  if (!limits) return undefined;
+  if (limits.created >= limits.max_created)
+    return `This account has created ${limits.max_created} keys, the most an account may create. Keep using the keys you have, or write to us to raise the limit.`;
+  if (limits.active >= limits.max_active)
+    return `You have ${limits.max_active} active keys, the most an account may hold. Revoke a key you no longer use to create another.`;
+  return undefined;
+}
+
+export function keysPage(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    return renderKeys(ctx, reply, signedIn, {
+      welcome: field(request.query, "welcome") === "1",
+      notice: noticeFor(request.query),
+    });
+  };
+}
+
+async function renderKeys(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  signedIn: SignedIn,
+  extra: Partial<PageLocals> = {},
+  status = 200,
+) {
+  const listed = await ctx.billing.listKeys(signedIn.accountId);
+  if (!listed.ok) return billingFailed(ctx, reply, listed.error);
+  const { keys, limits } = listed.value;
+  return renderPage(
+    ctx,
+    reply,
+    "keys",
+    {
+      title: "Your API keys",
+      nav: "keys",
+      keys,
+      limits,
+      limitMessage: limitMessage(limits),
+      label: "",
+      labelMax: LABEL_MAX,
+      welcome: false,
+      ...extra,
+    },
+    status,
+  );
+}
+
+/** A label is for the person only, but it is shown on pages and in the operator CLI: plain text, bounded. */
+function readLabel(raw: string | undefined): string | undefined {
+  const label = (raw ?? "").trim().replace(/\s+/g, " ");
+  return label.length >= 1 && label.length <= LABEL_MAX && !/\p{Cc}/u.test(label) ? label : undefined;
+}
+
+export function createKey(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const typed = field(request.body, "label");
+    const label = readLabel(typed);
+    if (label === undefined) {
+      const fieldError = `Give the key a label of 1 to ${LABEL_MAX} characters, such as "laptop" or "production".`;
+      return renderKeys(ctx, reply, signedIn, { label: typed ?? "", fieldError }, 400);
+    }
+    const created = await ctx.billing.createKey(signedIn.accountId, label);
+    if (!created.ok) return billingFailed(ctx, reply, created.error);
+    if (created.value.outcome === "limit_reached") return renderKeys(ctx, reply, signedIn, { label }, 409);
+    const { id, key, credits } = created.value;
+    request.log.info({ key_id: id, account_id: signedIn.accountId }, "key created");
+    return renderSecret(ctx, reply, { id, label, credits_balance: credits }, key, {
+      heading: "Your new API key",
+      extra: `It comes with ${credits.toLocaleString("en-US")} free credits.`,
+      status: 201,
+    });
+  };
+}
+
+function renderSecret(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  key: { id: string; label: string; credits_balance?: number },
+  secret: string,
+  page: { heading: string; extra: string; status: number },
+) {
+  return renderPage(
+    ctx,
+    reply,
+    "key-secret",
+    {
+      title: page.heading,
+      nav: "keys",
+      heading: page.heading,
+      extra: page.extra,
+      key,
+      secret,
+      snippets: firstRequestSnippets(ctx.settings.apiUrl, secret),
+    },
+    page.status,
+  );
+}
+
+function usageDays(query: unknown): number {
+  const days = Number(field(query, "days"));
+  return (USAGE_PERIODS as readonly number[]).includes(days) ? days : DEFAULT_USAGE_DAYS;
+}
+
+/** A key of the signed-in account with its usage, or an answer already sent (404 or 503). */
+async function loadKey(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  signedIn: SignedIn,
+  id: string,
+  days: number,
+) {
+  if (!KEY_ID_PATTERN.test(id)) return { sent: await sendPageError(ctx, reply, "not_found") };
+  const [shown, usage] = await Promise.all([
+    ctx.billing.showKey(signedIn.accountId, id),
+    ctx.billing.usage(signedIn.accountId, id, days),
+  ]);
+  if (!shown.ok) return { sent: await billingFailed(ctx, reply, shown.error) };
+  if (!usage.ok) return { sent: await billingFailed(ctx, reply, usage.error) };
+  if (!shown.value || !usage.value.found) return { sent: await sendPageError(ctx, reply, "not_found") };
+  return { key: shown.value, usage: usageView(usageReport(shown.value, usage.value.days)) };
+}
+
+function keyLocals(ctx: PortalContext, loaded: { key: KeyDetails; usage: ReturnType<typeof usageView> }) {
+  return { ...loaded, periods: USAGE_PERIODS, portalUrl: ctx.settings.publicUrl };
+}
+
+async function renderKey(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  signedIn: SignedIn,
+  id: string,
+  page: { days?: number; extra?: Partial<PageLocals>; status?: number } = {},
+) {
+  const loaded = await loadKey(ctx, reply, signedIn, id, page.days ?? DEFAULT_USAGE_DAYS);
+  if ("sent" in loaded) return loaded.sent;
+  const locals = {
+    title: loaded.key.label || loaded.key.id,
+    nav: "keys" as const,
+    ...keyLocals(ctx, loaded),
+  };
+  return renderPage(ctx, reply, "key", { ...locals, ...page.extra }, page.status ?? 200);
+}
+
+export function keyPage(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    return renderKey(ctx, reply, signedIn, request.params.id, {
+      days: usageDays(request.query),
+      extra: { notice: noticeFor(request.query) },
+    });
+  };
+}
+
+export function usagePanel(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = request.signedIn;
+    if (!signedIn) {
+      // htmx follows HX-Redirect with a full page load, instead of swapping a sign-in page into a panel.
+      reply.header("hx-redirect", `/login?next=${encodeURIComponent(`/keys/${request.params.id}`)}`);
+      return sendPageError(ctx, reply, "sign_in_required", { json: true });
+    }
+    const loaded = await loadKey(ctx, reply, signedIn, request.params.id, usageDays(request.query));
+    if ("sent" in loaded) return loaded.sent;
+    const html = await reply.viewAsync("partials/usage.eta", keyLocals(ctx, loaded));
+    return reply.type("text/html; charset=utf-8").send(html);
+  };
+}
+
+export function rotateKey(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const id = request.params.id;
+    if (!KEY_ID_PATTERN.test(id)) return sendPageError(ctx, reply, "not_found");
+    const rotated = await ctx.billing.rotateKey(signedIn.accountId, id);
+    if (!rotated.ok) return billingFailed(ctx, reply, rotated.error);
+    if (rotated.value.outcome === "not_found") return sendPageError(ctx, reply, "not_found");
+    if (rotated.value.outcome === "revoked") {
+      const error = { title: "A revoked key cannot be rotated", message: "Create a new key instead." };
+      return renderKey(ctx, reply, signedIn, id, { extra: { error }, status: 409 });
+    }
+    request.log.info({ key_id: id, account_id: signedIn.accountId }, "key rotated");
+    const shown = await ctx.billing.showKey(signedIn.accountId, id);
+    // The secret is what matters here; without the details the page just leaves the balance out.
+    const key = shown.ok && shown.value ? shown.value : { id, label: "" };
+    return renderSecret(ctx, reply, key, rotated.value.key, {
+      heading: "Your key's new secret",
+      extra: "The old secret has stopped working; the balance and the history are kept.",
+      status: 200,
+    });
+  };
+}
+
+export function revokeKey(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const id = request.params.id;
+    if (!KEY_ID_PATTERN.test(id)) return sendPageError(ctx, reply, "not_found");
+    const revoked = await ctx.billing.revokeKey(signedIn.accountId, id);
+    if (!revoked.ok) return billingFailed(ctx, reply, revoked.error);
+    if (revoked.value === "not_found") return sendPageError(ctx, reply, "not_found");
+    request.log.info({ key_id: id, account_id: signedIn.accountId }, "key revoked");
+    return reply.redirect(`/keys/${id}?done=revoked`, 303);
+  };
+}

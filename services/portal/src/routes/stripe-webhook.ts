@@ -1,0 +1,140 @@
+/**
+ * `POST /stripe/webhook`: Stripe's events, verified and handed to billing. The body is kept as raw
+ * bytes, because the signature covers exactly them; an event without a valid signature from within
+ * the tolerance is 400 and changes nothing. Answers: 200 once billing has applied the event (or it
+ * needs nothing), 503 when billing or Stripe cannot be asked now, so Stripe delivers it again
+ * later; billing applies each payment and each reversal once, however often it is delivered and by
+ * however many replicas at the same moment.
+ */
+import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from "@rda/contracts";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import Stripe from "stripe";
+import type { PortalContext } from "../context.ts";
+import { actionFor, type WebhookAction } from "../payments/webhook-events.ts";
+
+/** Stripe's own default: a delivery signed more than five minutes ago is a replay. */
+const TOLERANCE_SECONDS = 300;
+/** Checkout Session events run to a few kilobytes; Stripe's largest events stay far below this. */
+const BODY_LIMIT_BYTES = 1_048_576;
+
+type Payments = NonNullable<PortalContext["payments"]>;
+
+export function registerStripeWebhook(app: FastifyInstance, ctx: PortalContext): void {
+  const payments = ctx.payments;
+  if (!payments) return;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, body, done) =>
+    done(null, body),
+  );
+  app.setErrorHandler(async (error: { statusCode?: number; message: string }, request, reply) => {
+    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) request.log.error({ err: error }, "webhook failed");
+    return reply.code(status).send({ error: status === 500 ? "internal error" : error.message });
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: "/stripe/webhook",
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      "request completed",
+    );
+  });
+  app.post("/stripe/webhook", { bodyLimit: BODY_LIMIT_BYTES }, (request, reply) =>
+    handleDelivery(ctx, payments, request, reply),
+  );
+}
+
+async function handleDelivery(
+  ctx: PortalContext,
+  payments: Payments,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const signature = request.headers["stripe-signature"];
+  if (typeof signature !== "string" || !Buffer.isBuffer(request.body))
+    return reply.code(400).send({ error: "a signed JSON event is required (Stripe-Signature header)" });
+  let event: Stripe.Event;
+  try {
+    event = payments.stripe.webhooks.constructEvent(
+      request.body,
+      signature,
+      payments.webhookSecret,
+      TOLERANCE_SECONDS,
+    );
+  } catch (error) {
+    const reason =
+      error instanceof Stripe.errors.StripeSignatureVerificationError ? error.message : String(error);
+    request.log.warn({ reason }, "webhook refused: bad signature");
+    return reply.code(400).send({ error: "the Stripe-Signature does not verify" });
+  }
+  const action = actionFor(event);
+  const log = request.log.child({ event_id: event.id, event_type: event.type });
+  const outcome = await perform(ctx, payments, action);
+  if (!outcome.ok) {
+    log.warn({ reason: outcome.reason }, "webhook not applied yet: Stripe will deliver it again");
+    return reply.code(503).header("retry-after", "30").send({ error: outcome.reason });
+  }
+  log.info(outcome.detail, action.kind === "ignore" ? "webhook ignored" : "webhook applied");
+  return reply.code(200).send({ received: true });
+}
+
+type Performed = { ok: true; detail: Record<string, unknown> } | { ok: false; reason: string };
+
+async function perform(ctx: PortalContext, payments: Payments, action: WebhookAction): Promise<Performed> {
+  if (action.kind === "ignore") return { ok: true, detail: { reason: action.reason } };
+  if (action.kind === "apply") {
+    const receipt = await receiptOf(payments.stripe, action.payment.payment_id);
+    const applied = await ctx.billing.applyPayment({ ...action.payment, receipt_url: receipt });
+    if (!applied.ok) return { ok: false, reason: `billing did not answer: ${applied.error.message}` };
+    return {
+      ok: true,
+      detail: { payment_id: action.payment.payment_id, key_id: action.payment.key_id, ...applied.value },
+    };
+  }
+  // A refund or dispute names only the PaymentIntent; its metadata (set at checkout) names the key.
+  const owner = await ownerOf(payments.stripe, action.paymentId);
+  if (owner === "unreachable") return { ok: false, reason: "Stripe did not answer for the PaymentIntent" };
+  if (owner === undefined)
+    return { ok: true, detail: { payment_id: action.paymentId, reason: "not one of ours" } };
+  const reversed = await ctx.billing.reversePayment({
+    payment_id: action.paymentId,
+    key_id: owner.keyId,
+    account_id: owner.accountId,
+    kind: action.reversal,
+    amount_cents: action.amountCents,
+    receipt_url: action.receiptUrl,
+  });
+  if (!reversed.ok) return { ok: false, reason: `billing did not answer: ${reversed.error.message}` };
+  return {
+    ok: true,
+    detail: { payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value },
+  };
+}
+
+/** The receipt link of the payment's charge; a receipt is a nicety, so a failure here costs only the link. */
+async function receiptOf(stripe: Stripe, paymentId: string): Promise<string | null> {
+  try {
+    const intent = await stripe.paymentIntents.retrieve(paymentId, { expand: ["latest_charge"] });
+    const charge = intent.latest_charge;
+    return typeof charge === "object" && charge?.receipt_url ? charge.receipt_url : null;
+  } catch {
+    return null;
+  }
+}
+
+async function ownerOf(stripe: Stripe, paymentId: string) {
+  try {
+    const { metadata } = await stripe.paymentIntents.retrieve(paymentId);
+    const [keyId = "", accountId = ""] = [metadata.key_id, metadata.account_id];
+    return KEY_ID_PATTERN.test(keyId) && ACCOUNT_ID_PATTERN.test(accountId)
+      ? { keyId, accountId }
+      : undefined;
+  } catch (error) {
+    if (error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404)
+      return undefined;
+    return "unreachable" as const;
+  }
+}

@@ -1,0 +1,46 @@
+/** What the portal is told at start (main.ts derives it from the environment; tests give it directly). */
+import type { SigningKey } from "./oauth/signing-key.ts";
+
+export interface MailLimits {
+  /** Sign-in emails one address may receive per window. */
+  readonly perAddress: number;
+  /** Sign-in emails one client address (IP) may request per window. */
+  readonly perClient: number;
+  readonly windowSeconds: number;
+}
+
+export interface PortalSettings {
+  /** PORTAL_URL without a trailing slash: links in emails, and whether cookies are Secure (https). */
+  readonly publicUrl: string;
+  /** PUBLIC_API_URL: the API base written into the "first request" snippets. */
+  readonly apiUrl: string;
+  /** Where developers write to, e.g. to have credits added when card payments are not set up. */
+  readonly supportEmail: string;
+  readonly mailLimits: MailLimits;
+  readonly sessionTtlMs: number;
+  /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (for the per-client mail limit). */
+  readonly trustProxy: boolean | number | string;
+  readonly billingTimeoutMs: number;
+  /** OAUTH_SIGNING_KEY: signs access tokens; unset, one is made at start (one process only). */
+  readonly oauthSigningKey?: SigningKey;
+  /** How long a sign-in link works; 15 minutes unless a test says otherwise. */
+  readonly loginLinkTtlMs?: number;
+  /** Card payments through Stripe; undefined: none (the billing page says how else to buy credits). */
+  readonly payments?: PaymentsSettings;
+}
+
+export interface PaymentsSettings {
+  /** STRIPE_SECRET_KEY. */
+  readonly secretKey: string;
+  /** STRIPE_WEBHOOK_SECRET: the webhook endpoint's signing secret. */
+  readonly webhookSecret: string;
+  /** STRIPE_API_URL: another Stripe API base (the local simulator); undefined: Stripe itself. */
+  readonly apiUrl?: string;
+}
+
+export const LOGIN_LINK_TTL_MS = 15 * 60_000;
+
+/** Cookies are Secure, and carry the `__Host-` prefix, when the portal is served over TLS. */
+export function servedOverTls(settings: PortalSettings): boolean {
+  return settings.publicUrl.startsWith("https:");
+}

@@ -1,0 +1,28 @@
+/** The "first request" snippets shown with a new secret, with the key and the API's address filled in. */
+
+export interface Snippets {
+  readonly curl: string;
+  readonly sdk: string;
+}
+
+/** A community every corpus has; any name works. */
+const EXAMPLE_SUBREDDIT = "typescript";
+
+export function firstRequestSnippets(apiUrl: string, key: string): Snippets {
+  const curl = [
+    `curl -s -H "x-api-key: ${key}" \\`,
+    `  "${apiUrl}/v1/posts?subreddit=${EXAMPLE_SUBREDDIT}&limit=5"`,
+  ].join("\n");
+  const sdk = [
+    `import { createGatewayClient } from "@rda/sdk";`,
+    ``,
+    `const api = createGatewayClient({`,
+    `  baseUrl: "${apiUrl}",`,
+    `  apiKey: "${key}",`,
+    `});`,
+    `const page = await api.listPosts({ subreddit: "${EXAMPLE_SUBREDDIT}", limit: 5 });`,
+    `if (page.ok) console.log(page.value.data.map((post) => post.title));`,
+    `else console.error(page.error.message);`,
+  ].join("\n");
+  return { curl, sdk };
+}

@@ -1,0 +1,20 @@
+/** `startPortal`: builds the portal and listens; `stop()` stops accepting and finishes in-flight work. */
+import type { AddressInfo } from "node:net";
+import { buildPortal, type PortalDeps } from "./app.ts";
+
+export interface RunningPortal {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export async function startPortal(
+  deps: PortalDeps,
+  listen: { port: number; host: string },
+): Promise<RunningPortal> {
+  const app = buildPortal(deps);
+  await app.listen({ port: listen.port, host: listen.host });
+  const { port } = app.server.address() as AddressInfo;
+  const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+  return { url: `http://${host}:${port}`, port, stop: () => app.close() };
+}

@@ -1,0 +1,150 @@
+/**
+ * Keys as a signed-in developer meets them in the portal, over HTTP against real billing, Redis, NATS
+ * and SMTP: the secret shown once, the account's limits shown and enforced, clear answers to bad
+ * input, usage as JSON for scripts, and a clear page when billing is down.
+ */
+import { randomBytes } from "node:crypto";
+import { keyUsageReportSchema } from "@rda/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BrowserlessClient, csrfTokenOf, linkIn } from "./support/client.ts";
+import { type PortalHarness, startPortalHarness } from "./support/harness.ts";
+
+let h: PortalHarness;
+beforeAll(async () => {
+  h = await startPortalHarness("portal-keys", { maxActiveKeys: 2, maxKeysCreated: 3 });
+});
+afterAll(() => h.close());
+
+async function signedInClient(): Promise<BrowserlessClient> {
+  const email = `dev-${randomBytes(4).toString("hex")}@example.com`;
+  const client = h.client({ ip: `192.0.2.${1 + Math.floor(Math.random() * 250)}` });
+  await client.submit("/signup", "/signup", { email });
+  const [mail] = await h.inbox.waitForMessages(email);
+  const link = linkIn(mail!.text);
+  const confirm = await client.get(link);
+  await client.post("/auth", {
+    _csrf: csrfTokenOf(confirm.body),
+    token: new URL(link).searchParams.get("token")!,
+  });
+  return client;
+}
+
+async function createKey(client: BrowserlessClient, label: string) {
+  const created = await client.submit("/keys", "/keys", { label });
+  const id = /key_[0-9a-z]{16}/.exec(created.body)?.[0];
+  const secret = /value="(rdk_[A-Za-z0-9_-]{43})"/.exec(created.body)?.[1];
+  return { status: created.status, body: created.body, id: id!, secret: secret! };
+}
+
+describe("creating keys", () => {
+  it("shows the new secret once, with the first request filled in, and never again", async () => {
+    const client = await signedInClient();
+    const key = await createKey(client, "laptop");
+    expect(key.status).toBe(201);
+    expect(key.body).toContain("This is the only time it is shown");
+    expect(key.body).toContain(`x-api-key: ${key.secret}`);
+    expect(key.body).toContain(`apiKey: &quot;${key.secret}&quot;`);
+    for (const page of ["/keys", `/keys/${key.id}`, "/billing"]) {
+      const answer = await client.get(page);
+      expect(answer.status, page).toBe(200);
+      expect(answer.body, page).not.toContain(key.secret);
+    }
+  });
+
+  it("lists each key with label, creation date, last use, balance and status", async () => {
+    const client = await signedInClient();
+    const key = await createKey(client, "production");
+    const row = /<tr data-key-id="[^"]+">[\s\S]*?<\/tr>/.exec((await client.get("/keys")).body)?.[0] ?? "";
+    expect(row).toContain("production");
+    expect(row).toContain(key.id);
+    expect(row).toMatch(/<time datetime="\d{4}-\d\d-\d\dT/);
+    expect(row).toContain("never");
+    expect(row).toContain("333 credits");
+    expect(row).toContain("Active");
+  });
+
+  it("answers an empty or overlong label with the form and a message on the field, creating nothing", async () => {
+    const client = await signedInClient();
+    for (const label of ["", "   ", "x".repeat(101)]) {
+      const answer = await client.submit("/keys", "/keys", { label });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('aria-invalid="true"');
+      expect(answer.body).toContain("Give the key a label of 1 to 100 characters");
+    }
+    expect((await client.get("/keys")).body).toContain("You have no keys yet.");
+  });
+
+  it("shows the active-key limit when reached, refuses more, and frees a place on revocation", async () => {
+    const client = await signedInClient();
+    const first = await createKey(client, "one");
+    await createKey(client, "two");
+    const page = await client.get("/keys");
+    expect(page.body).toContain("You have 2 active keys, the most an account may hold.");
+    expect(page.body).toMatch(/<button type="submit" class="primary" disabled/);
+    const refused = await client.post("/keys", { _csrf: csrfTokenOf(page.body), label: "three" });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain("Revoke a key you no longer use to create another.");
+    await client.submit(`/keys/${first.id}`, `/keys/${first.id}/revoke`, {});
+    expect((await createKey(client, "three")).status).toBe(201);
+    // Three created of three: the lifetime limit now, though only two are active.
+    const afterwards = await client.get("/keys");
+    expect(afterwards.body).toContain("This account has created 3 keys, the most an account may create.");
+  });
+});
+
+describe("usage as JSON for scripts", () => {
+  it("answers the key's own secret with its balance and usage, and another key's secret with 404", async () => {
+    const client = await signedInClient();
+    const key = await createKey(client, "script");
+    const other = await createKey(client, "other");
+    const answer = await fetch(`${h.url}/keys/${key.id}/usage.json?days=7`, {
+      headers: { authorization: `Bearer ${key.secret}` },
+    });
+    expect(answer.status).toBe(200);
+    const report = keyUsageReportSchema.parse(await answer.json());
+    expect(report.key).toMatchObject({ id: key.id, label: "script", credits_balance: 333, revoked: false });
+    expect(report.days).toHaveLength(7);
+    expect(report.totals.credits_granted).toBe(333);
+    const crossed = await fetch(`${h.url}/keys/${key.id}/usage.json`, {
+      headers: { "x-api-key": other.secret },
+    });
+    expect(crossed.status).toBe(404);
+  });
+
+  it("answers no credentials with 401, and a bad period with 400, both as {error}", async () => {
+    const client = await signedInClient();
+    const key = await createKey(client, "json");
+    const anonymous = await fetch(`${h.url}/keys/${key.id}/usage.json`);
+    expect(anonymous.status).toBe(401);
+    expect(Object.keys((await anonymous.json()) as object)).toEqual(["error"]);
+    const badDays = await client.get(`/keys/${key.id}/usage.json?days=0`);
+    expect(badDays.status).toBe(400);
+    expect(JSON.parse(badDays.body)).toEqual({ error: "days must be a whole number from 1 to 400" });
+  });
+});
+
+describe("rotation and revocation", () => {
+  it("refuses to rotate a revoked key with a message on its page", async () => {
+    const client = await signedInClient();
+    const key = await createKey(client, "old");
+    await client.submit(`/keys/${key.id}`, `/keys/${key.id}/revoke`, {});
+    const page = await client.get(`/keys/${key.id}?done=revoked`);
+    expect(page.body).toContain("The key is revoked.");
+    expect(page.body).not.toContain("Rotate secret");
+    const refused = await client.post(`/keys/${key.id}/rotate`, { _csrf: csrfTokenOf(page.body) });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain("A revoked key cannot be rotated");
+  });
+});
+
+describe("when billing is down", () => {
+  it("answers the keys page with 503, Retry-After and a page that says to try again", async () => {
+    const client = await signedInClient();
+    await h.stopBilling();
+    const answer = await client.get("/keys");
+    expect(answer.status).toBe(503);
+    expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(answer.body).toContain("Nothing was changed; try again in a minute.");
+    expect(h.logLines()).toContain("billing_unavailable");
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * A browser without a browser, for the security tests: keeps cookies, does not follow redirects
+ * (tests look at each answer), reads a page's CSRF token and links the way a person would see them.
+ */
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+  readonly location: string | null;
+}
+
+export class BrowserlessClient {
+  readonly cookies = new Map<string, string>();
+
+  constructor(
+    readonly baseUrl: string,
+    /** Sent as X-Forwarded-For: the client address the portal's mail limits count. */
+    readonly ip = "203.0.113.10",
+  ) {}
+
+  get(path: string, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.request("GET", path, undefined, headers);
+  }
+
+  post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.request("POST", path, new URLSearchParams(form).toString(), {
+      "content-type": "application/x-www-form-urlencoded",
+      ...headers,
+    });
+  }
+
+  /** Opens `pagePath`, then sends the form there with the page's own CSRF token. */
+  async submit(pagePath: string, action: string, form: Record<string, string>): Promise<Answer> {
+    const page = await this.get(pagePath);
+    return this.post(action, { _csrf: csrfTokenOf(page.body), ...form });
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+  ) {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      body,
+      redirect: "manual",
+      headers: { "x-forwarded-for": this.ip, cookie: this.cookieHeader(), ...headers },
+    });
+    for (const line of response.headers.getSetCookie()) this.remember(line);
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: await response.text(),
+      location: response.headers.get("location"),
+    };
+  }
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  private remember(setCookie: string): void {
+    const [pair = "", ...attributes] = setCookie.split(";");
+    const [name = "", value = ""] = pair.split(/=(.*)/s).map((part) => part.trim());
+    const expired = attributes.some((attribute) =>
+      /^\s*(max-age=0|expires=thu, 01 jan 1970)/i.test(attribute),
+    );
+    if (expired || value === "") this.cookies.delete(name);
+    else this.cookies.set(name, value);
+  }
+}
+
+export function csrfTokenOf(html: string): string {
+  const token = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!token) throw new Error("the page has no form with a CSRF token");
+  return token;
+}
+
+/** The sign-in link in an email's text. */
+export function linkIn(text: string): string {
+  const link = /https?:\/\/\S+\/auth\?token=[A-Za-z0-9_-]+/.exec(text)?.[0];
+  if (!link) throw new Error(`no sign-in link in: ${text}`);
+  return link;
+}

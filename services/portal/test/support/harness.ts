@@ -1,0 +1,129 @@
+/**
+ * The portal with what it needs, in-process on real servers: billing (the key owner) on the real
+ * NATS and Redis in a namespace of its own, a real SMTP capture inbox, and the portal on a free port
+ * with a clock the test can move. Tests talk to it over HTTP like a browser, and read mail through
+ * the inbox's JSON API.
+ */
+import { buildSubjects, type Subjects } from "@rda/contracts";
+import { openRedis, type Redis, redisKeys } from "@rda/service-kit";
+import {
+  type CaptureInbox,
+  capturingLogger,
+  connectTestNats,
+  deleteNamespaceKeys,
+  freePort,
+  startCaptureInbox,
+  testNamespace,
+  testRedisUrl,
+} from "@rda/service-kit/testing";
+import { startBilling } from "../../../billing/src/index.ts";
+import {
+  createSmtpMailer,
+  type MailLimits,
+  type PortalSettings,
+  type RunningPortal,
+  startPortal,
+} from "../../src/index.ts";
+import { BrowserlessClient } from "./client.ts";
+
+export interface PortalHarness {
+  readonly url: string;
+  readonly namespace: string;
+  readonly subjects: Subjects;
+  readonly inbox: CaptureInbox;
+  readonly redis: Redis;
+  /** Moves the portal's clock (links and sessions expire by it). */
+  advanceClock(ms: number): void;
+  client(options?: { ip?: string }): BrowserlessClient;
+  /** Stops billing (the portal stays up), as in an outage of the key service. */
+  stopBilling(): Promise<void>;
+  logLines(): string;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  mailLimits?: Partial<MailLimits>;
+  maxActiveKeys?: number;
+  maxKeysCreated?: number;
+  /** Where the portal sends mail instead of the capture inbox (e.g. a closed port). */
+  smtpUrl?: string;
+}
+
+export async function startPortalHarness(
+  label: string,
+  options: HarnessOptions = {},
+): Promise<PortalHarness> {
+  const namespace = testNamespace(label);
+  const subjects = buildSubjects(namespace);
+  const keys = redisKeys(namespace);
+  const { logger, lines } = capturingLogger("portal");
+  const nats = await connectTestNats();
+  const redis = await openRedis(testRedisUrl(), "portal-test", logger);
+  const inbox = await startCaptureInbox();
+  const billing = await startBilling({
+    nats,
+    redis,
+    subjects,
+    keys,
+    logger,
+    settings: {
+      freeCredits: 333,
+      defaultRateLimit: { qps: 100, burst: 100 },
+      maxActiveKeysPerAccount: options.maxActiveKeys,
+      maxKeysCreatedPerAccount: options.maxKeysCreated,
+    },
+  });
+  let clockOffset = 0;
+  const mailer = createSmtpMailer({
+    url: options.smtpUrl ?? inbox.smtpUrl,
+    from: "Reddit Data API <portal@test.example>",
+  });
+  const settings: PortalSettings = {
+    publicUrl: "",
+    apiUrl: "http://127.0.0.1:8080",
+    supportEmail: "help@test.example",
+    mailLimits: { perAddress: 100, perClient: 1_000, windowSeconds: 3_600, ...options.mailLimits },
+    sessionTtlMs: 3_600_000,
+    // Tests name their client address in X-Forwarded-For, as a load balancer in front would.
+    trustProxy: true,
+    billingTimeoutMs: 5_000,
+  };
+  // Links in emails must point at this very portal, so its port is chosen before it starts.
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const portal: RunningPortal = await startPortal(
+    {
+      redis,
+      nats,
+      subjects,
+      keys: keys.portal,
+      mailer,
+      logger,
+      now: () => Date.now() + clockOffset,
+      settings: { ...settings, publicUrl: url },
+    },
+    { port, host: "127.0.0.1" },
+  );
+  return {
+    url,
+    namespace,
+    subjects,
+    inbox,
+    redis,
+    advanceClock: (ms) => {
+      clockOffset += ms;
+    },
+    client: (clientOptions = {}) => new BrowserlessClient(url, clientOptions.ip),
+    stopBilling: () => billing.stop(),
+    logLines: lines,
+    async close() {
+      await portal.stop();
+      mailer.close();
+      await billing.stop();
+      await inbox.stop();
+      await deleteNamespaceKeys(redis, namespace);
+      redis.disconnect();
+      await nats.close();
+    },
+  };
+}
