@@ -16,6 +16,11 @@ import { dockerfileProblems } from "../validate/dockerfile.ts";
 import { dockerComposeConfig, type Layout, repositoryLayout, validateDeployment } from "../validate/index.ts";
 import { serviceFolders } from "../validate/inventory.ts";
 import { renderKustomization, validateObjectRules, validateObjectSchemas } from "../validate/kubernetes.ts";
+import {
+  type ObservabilityFiles,
+  observabilityFiles,
+  observabilityProblems,
+} from "../validate/observability.ts";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const layout = repositoryLayout(root);
@@ -58,7 +63,9 @@ async function healthcheck(service: string, status: number): Promise<number | nu
     SERVICE: service,
     PORT: port,
     MCP_PORT: port,
+    PORTAL_PORT: port,
     SIM_PORT: port,
+    PAYMENTS_SIM_PORT: port,
     HEALTH_PORT: port,
   };
   const child = spawn(process.execPath, [join(root, "deploy", "healthcheck.mjs")], { env, stdio: "ignore" });
@@ -148,7 +155,11 @@ describe("compose override checks", () => {
     const copy = brokenCopy(() => {});
     const overrides = join(dirname(copy.composeFile), "compose");
     cpSync(layout.composeOverridesDir, overrides, { recursive: true });
-    replaceIn(join(overrides, "scale.yml"), /( {2}nats-3:\n.*\n {4}command:\n) {6}- -js\n/, "$1");
+    replaceIn(
+      join(overrides, "scale.yml"),
+      /( {2}nats-3:\n.*\n {4}command:\n(.*\n)*? {6}- \/etc\/rda\/nats\/cluster.conf\n) {6}- -js\n/,
+      "$1",
+    );
     replaceIn(
       join(overrides, "scale.yml"),
       "      gateway:\n        condition: service_healthy",
@@ -176,15 +187,15 @@ describe("Kubernetes checks", () => {
     const copy = brokenCopy(({ k8s }) => {
       replaceIn(join(k8s, "base", "billing.yaml"), "replicas: 2", 'replicas: "two"');
       replaceIn(
-        join(k8s, "base", "adapter-tree.yaml"),
-        / {2}selector:\n {4}matchLabels:\n {6}app.kubernetes.io\/name: adapter-tree\n {2}template:/,
+        join(k8s, "base", "gateway.yaml"),
+        / {2}selector:\n {4}matchLabels:\n {6}app.kubernetes.io\/name: gateway\n {2}template:/,
         "  template:",
       );
     });
     const { objects } = renderKustomization(join(copy.kubernetesDir, "base"));
     const text = messages(await validateObjectSchemas(objects, "base"));
     expect(text).toMatch(/Deployment\/billing\/spec\/replicas.*integer/);
-    expect(text).toMatch(/Deployment\/adapter-tree.*selector/);
+    expect(text).toMatch(/Deployment\/gateway.*selector/);
   });
 
   it("reject a Deployment without probes, limits or a PDB, and an HPA aimed at nothing", async () => {
@@ -204,6 +215,17 @@ describe("Kubernetes checks", () => {
     expect(text).toMatch(/HorizontalPodAutoscaler\/mcp: scales Deployment\/mcp-typo, which does not exist/);
   });
 
+  it("reject pods without a scraped metrics port, and a Service that routes it", async () => {
+    const copy = brokenCopy(({ k8s }) => {
+      replaceIn(join(k8s, "base", "billing.yaml"), '        prometheus.io/scrape: "true"\n', "");
+      replaceIn(join(k8s, "base", "gateway.yaml"), "      targetPort: http\n", "      targetPort: metrics\n");
+    });
+    const { objects } = renderKustomization(join(copy.kubernetesDir, "base"));
+    const text = messages(validateObjectRules(objects, "base"));
+    expect(text).toMatch(/Deployment\/billing: pods need prometheus.io\/scrape/);
+    expect(text).toMatch(/Deployment\/gateway Service\/gateway: must not route the metrics port/);
+  });
+
   it("reject a kustomization that cannot be rendered", async () => {
     const copy = brokenCopy(({ k8s }) =>
       replaceIn(join(k8s, "base", "kustomization.yaml"), "  - mcp.yaml\n", "  - mpc.yaml\n"),
@@ -214,7 +236,7 @@ describe("Kubernetes checks", () => {
 
   it("reject a service missing from the manifests, or the simulator outside the dev overlay", async () => {
     const copy = brokenCopy(({ k8s }) => {
-      replaceIn(join(k8s, "base", "kustomization.yaml"), "  - adapter-users.yaml\n", "");
+      replaceIn(join(k8s, "base", "kustomization.yaml"), "  - adapters/users\n", "");
       const production = join(k8s, "overlays", "production");
       cpSync(join(k8s, "overlays", "dev", "upstream-sim.yaml"), join(production, "upstream-sim.yaml"));
       replaceIn(
@@ -238,19 +260,156 @@ describe("Kubernetes checks", () => {
   });
 });
 
+describe("internal plane checks: identities, credentials, network policies", () => {
+  it("reject a pod connecting as another identity, a literal password, a Redis URL without its own user, and a password in a ConfigMap", async () => {
+    const copy = brokenCopy(({ k8s }) => {
+      const base = join(k8s, "base");
+      replaceIn(
+        join(base, "gateway.yaml"),
+        "              value: gateway\n",
+        "              value: billing\n",
+      );
+      replaceIn(
+        join(base, "billing.yaml"),
+        /( {12}- name: NATS_PASSWORD\n) {14}valueFrom:\n {16}secretKeyRef:\n {18}name: rda-nats-users\n {18}key: billing\n/,
+        '$1              value: "change-me"\n',
+      );
+      replaceIn(
+        join(base, "portal.yaml"),
+        'value: "redis://portal:$(REDIS_PASSWORD)@',
+        'value: "redis://:$(REDIS_PASSWORD)@',
+      );
+      replaceIn(
+        join(base, "config.yaml"),
+        "  LOG_LEVEL: info\n",
+        "  LOG_LEVEL: info\n  NATS_PASSWORD: secret\n",
+      );
+    });
+    const text = messages((await validateDeployment(copy)).problems);
+    expect(text).toMatch(
+      /base Deployment\/gateway: must connect to NATS as its own identity: NATS_USER gateway/,
+    );
+    expect(text).toMatch(/base Deployment\/billing: NATS_PASSWORD must come from a Secret/);
+    expect(text).toMatch(/base Deployment\/portal: REDIS_URL must name its own user/);
+    expect(text).toMatch(/base ConfigMap\/rda-config: NATS_PASSWORD: credentials belong in a Secret/);
+  });
+
+  it("reject manifests without a default deny, or with a pod no policy opens flows for", async () => {
+    const copy = brokenCopy(({ k8s }) => {
+      const policies = join(k8s, "base", "network-policies.yaml");
+      replaceIn(
+        policies,
+        /apiVersion: networking.k8s.io\/v1\nkind: NetworkPolicy\nmetadata:\n {2}name: default-deny\n(.*\n)+?---\n/,
+        "",
+      );
+      replaceIn(policies, /# The MCP service:.*\n(.*\n)+?---\n/, "");
+    });
+    const text = messages((await validateDeployment(copy)).problems);
+    expect(text).toMatch(/kubernetes\/base: needs a default-deny NetworkPolicy/);
+    expect(text).toMatch(/base Deployment\/mcp: no NetworkPolicy opens the flows it needs/);
+  });
+
+  it("reject a compose service whose password variable is not its server's, and a Redis URL without a user", async () => {
+    const copy = brokenCopy(({ compose }) => {
+      replaceIn(
+        compose,
+        /NATS_PASSWORD: \$\{NATS_PASSWORD_GATEWAY:-/,
+        "NATS_PASSWORD: $${NATS_PASSWORD_BILLING:-",
+      );
+      replaceIn(
+        compose,
+        /REDIS_URL: redis:\/\/portal:\$\{REDIS_PASSWORD_PORTAL:-dev-only-redis-portal\}@/,
+        "REDIS_URL: redis://",
+      );
+    });
+    const text = messages((await validateDeployment(copy)).problems);
+    expect(text).toMatch(/services.gateway: NATS_PASSWORD must be \$\{NATS_PASSWORD_GATEWAY:-…\}/);
+    expect(text).toMatch(/services.portal: REDIS_URL must carry its own ACL user/);
+  });
+
+  it("reject chart values whose Redis rules differ from users.acl, or whose NATS lacks auth.conf or TLS", async () => {
+    const copy = brokenCopy(({ k8s }) => {
+      const dependencies = join(k8s, "dependencies");
+      replaceIn(
+        join(dependencies, "redis-values.yaml"),
+        'keys: "~rda:key:*:idempotency:*"',
+        'keys: "~rda:*"',
+      );
+      replaceIn(join(dependencies, "nats-values.yaml"), "    00$include: auth.conf\n", "");
+      replaceIn(join(dependencies, "nats-values.yaml"), "        verify: true\n", "");
+    });
+    const text = messages((await validateDeployment(copy)).problems);
+    expect(text).toMatch(
+      /redis-values.yaml: auth.acl.users gateway must carry the rules of deploy\/redis\/users.acl/,
+    );
+    expect(text).toMatch(/nats-values.yaml: config.merge must include auth.conf/);
+    expect(text).toMatch(/nats-values.yaml: routes must speak TLS and present a certificate/);
+  });
+});
+
+describe("deploy/observability checks", () => {
+  function brokenObservability(edit: (files: ObservabilityFiles) => void): ObservabilityFiles {
+    const dir = mkdtempSync(join(scratch, "observability-"));
+    cpSync(layout.observabilityDir, dir, { recursive: true });
+    const files = observabilityFiles(dir);
+    edit(files);
+    return files;
+  }
+
+  it("pass on the repository's alert rules, scrape configuration and dashboard", () => {
+    expect(messages(observabilityProblems(observabilityFiles(layout.observabilityDir), services))).toBe("");
+  });
+
+  it("reject an alert whose expression promtool refuses, and one without a severity", () => {
+    const files = brokenObservability(({ alerts }) => {
+      replaceIn(alerts, 'expr: up{job="rda"} == 0', 'expr: up{job="rda" == 0');
+      replaceIn(alerts, "          severity: warn\n", "");
+    });
+    const text = messages(observabilityProblems(files, services));
+    expect(text).toMatch(/alerts.yml: promtool: .*FAILED/s);
+    expect(text).toMatch(/needs a severity label/);
+  });
+
+  it("reject a scrape configuration that misses a service, and a panel querying another data source", () => {
+    const files = brokenObservability(({ prometheus, dashboard }) => {
+      replaceIn(prometheus, " billing,", "");
+      replaceIn(dashboard, /"uid": "rda-prometheus"/, '"uid": "elsewhere"');
+    });
+    const text = messages(observabilityProblems(files, services));
+    expect(text).toMatch(/prometheus.yml: does not scrape billing/);
+    expect(text).toMatch(
+      /rda.json "Requests per second by route": must query the data source rda-prometheus/,
+    );
+  });
+});
+
 describe("Dockerfile checks", () => {
   const dockerfile = readFileSync(layout.dockerfile, "utf8");
   const dockerignore = readFileSync(layout.dockerignore, "utf8");
 
-  it("reject a root user, an unpinned base image and dev dependencies", () => {
+  it("reject a root user, an unpinned base image, an install ignoring the lockfile and node_modules in the image", () => {
     const broken = dockerfile
       .replace("USER node", "USER root")
       .replace("ARG NODE_IMAGE=node:22.23.3-bookworm-slim", "ARG NODE_IMAGE=node:latest")
-      .replace("--frozen-lockfile --prod", "--frozen-lockfile");
+      .replace("--offline --frozen-lockfile", "--offline")
+      .replace(
+        "COPY deploy/healthcheck.mjs",
+        "COPY --from=build /repo/node_modules ./node_modules\nCOPY deploy/healthcheck.mjs",
+      );
     const text = messages(dockerfileProblems(broken, dockerignore));
     expect(text).toMatch(/non-root USER/);
     expect(text).toMatch(/node:latest/);
-    expect(text).toMatch(/needs --prod/);
+    expect(text).toMatch(/needs --frozen-lockfile/);
+    expect(text).toMatch(/must not copy node_modules/);
+  });
+
+  it("reject an image that runs TypeScript through tsx at run time", () => {
+    const broken = dockerfile.replace(
+      'CMD ["node", "--enable-source-maps", "dist/main.mjs"]',
+      'CMD ["node", "--import", "tsx", "src/main.ts"]',
+    );
+    expect(broken).not.toBe(dockerfile);
+    expect(messages(dockerfileProblems(broken, dockerignore))).toMatch(/built JavaScript/);
   });
 
   it("reject a missing health check and a .dockerignore that lets node_modules in", () => {

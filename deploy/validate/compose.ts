@@ -25,12 +25,17 @@ type ComposeService = Record<string, unknown> & {
   volumes?: unknown[];
 };
 
-/** Services that are not ours: the infrastructure the stack runs on, and the operator CLI. */
-export const COMPOSE_INFRASTRUCTURE = ["redis", "nats"] as const;
-export const COMPOSE_TOOLS = ["admin"] as const;
+/**
+ * Services that are not ours: the infrastructure the stack runs on (and a mail capture inbox), the
+ * operator CLI, and the monitoring of the "observability" profile.
+ */
+export const COMPOSE_INFRASTRUCTURE = ["redis", "nats", "mail"] as const;
+/** The public faces of the product: the only application services that publish a host port to all. */
+const PUBLIC_SERVICES: readonly string[] = ["gateway", "portal"];
+export const COMPOSE_TOOLS = ["admin", "prometheus", "grafana"] as const;
 
 const require = createRequire(import.meta.url);
-export const COMPOSE_SCHEMA_PATH = join(
+const COMPOSE_SCHEMA_PATH = join(
   dirname(require.resolve("dclint/package.json")),
   "schemas",
   "compose.schema.json",
@@ -47,7 +52,7 @@ function schemaValidator() {
 }
 
 /** Parses YAML the way Compose does (merge keys `<<:` resolved); a syntax error is a problem. */
-export function parseCompose(text: string, where: string): { file?: ComposeFile; problems: Problem[] } {
+function parseCompose(text: string, where: string): { file?: ComposeFile; problems: Problem[] } {
   try {
     return { file: parse(text, { merge: true }) as ComposeFile, problems: [] };
   } catch (error) {
@@ -55,7 +60,7 @@ export function parseCompose(text: string, where: string): { file?: ComposeFile;
   }
 }
 
-export function validateComposeSchema(file: unknown, where: string): Problem[] {
+function validateComposeSchema(file: unknown, where: string): Problem[] {
   const validate = schemaValidator();
   if (validate(file)) return [];
   return (validate.errors ?? []).map((error: ErrorObject) =>
@@ -66,7 +71,7 @@ export function validateComposeSchema(file: unknown, where: string): Problem[] {
   );
 }
 
-export function validateComposeRules(file: ComposeFile, appServices: readonly string[], where: string) {
+function validateComposeRules(file: ComposeFile, appServices: readonly string[], where: string) {
   const services = file.services ?? {};
   const problems: Problem[] = [];
   const at = (name: string) => `${where} services.${name}`;
@@ -84,8 +89,8 @@ export function validateComposeRules(file: ComposeFile, appServices: readonly st
       problems.push(problem(at(name), "container_name prevents `docker compose up --scale`"));
     }
     const hostPorts = (service.ports ?? []).filter((port) => !String(port).startsWith("127.0.0.1:"));
-    if (name !== "gateway" && hostPorts.length > 0) {
-      problems.push(problem(at(name), "only the gateway publishes a public host port"));
+    if (!PUBLIC_SERVICES.includes(name) && hostPorts.length > 0) {
+      problems.push(problem(at(name), "only the gateway and the portal publish a public host port"));
     }
   }
   problems.push(...checkDependencies(services, where), ...checkDurability(services, where));

@@ -1,7 +1,8 @@
 /**
  * deploy/Dockerfile cannot be built here (no engine), so its promises are checked as text: base images
- * pinned by tag, the lockfile honoured, production dependencies only, a non-root user, a health check
- * and an exec-form command (node as PID 1 receives SIGTERM). .dockerignore keeps node_modules out.
+ * pinned by tag, the lockfile honoured, a runtime stage that runs built JavaScript (no tsx, no
+ * TypeScript, no node_modules: dev tools cannot leak in), a non-root user, a health check and an
+ * exec-form command (node as PID 1 receives SIGTERM). .dockerignore keeps node_modules out.
  */
 import { readFileSync } from "node:fs";
 import { type Problem, problem } from "./problems.ts";
@@ -33,7 +34,7 @@ export function dockerfileProblems(
     }
   }
   const install = lines.find((line) => /pnpm install/.test(line)) ?? "";
-  for (const flag of ["--frozen-lockfile", "--prod", "--filter"]) {
+  for (const flag of ["--frozen-lockfile", "--filter"]) {
     if (!install.includes(flag)) problems.push(problem(where, `pnpm install needs ${flag}`));
   }
   const finalStage = lines.slice(lines.lastIndexOf(stages.at(-1) ?? ""));
@@ -48,6 +49,16 @@ export function dockerfileProblems(
   const command = finalStage.filter((line) => /^(CMD|ENTRYPOINT)\s/.test(line)).at(-1) ?? "";
   if (!/^(CMD|ENTRYPOINT)\s+\[/.test(command))
     problems.push(problem(where, "CMD must be in exec form (JSON array)"));
+  if (/tsx|\.ts"/.test(command) || !/\.m?js"/.test(command)) {
+    problems.push(
+      problem(where, "CMD must run built JavaScript (dist/main.mjs), not TypeScript through tsx"),
+    );
+  }
+  if (finalStage.some((line) => /^COPY\s.*node_modules/.test(line))) {
+    problems.push(
+      problem(where, "the final stage must not copy node_modules: the built files hold what runs"),
+    );
+  }
   if (finalStage.some((line) => /pnpm (install|add)|npm (install|i)\s/.test(line))) {
     problems.push(problem(where, "the final stage must not install packages (dev tools would leak in)"));
   }

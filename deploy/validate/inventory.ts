@@ -1,14 +1,17 @@
 /**
  * The three lists of services must agree: the folders of services/, the application services of
- * docker-compose.yml, and the Deployments of deploy/kubernetes (base: all but the simulator; the dev
- * overlay: all, simulator included; no other overlay runs the simulator).
+ * docker-compose.yml, and the Deployments of deploy/kubernetes (base: all but the simulators; the dev
+ * overlay: all, simulators included, plus its mail capture inbox; no other overlay runs either).
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { COMPOSE_INFRASTRUCTURE, COMPOSE_TOOLS, type ComposeFile } from "./compose.ts";
 import { type Problem, problem } from "./problems.ts";
 
-export const SIMULATOR = "upstream-sim";
+/** Stand-ins for the outside world (the upstream API, Stripe): development and tests only. */
+const SIMULATORS: readonly string[] = ["upstream-sim", "payments-sim"];
+/** Not a service of ours: the dev overlay's capture inbox for the portal's mail. */
+const DEV_MAIL_INBOX = "mail";
 
 export function serviceFolders(servicesDir: string): string[] {
   return readdirSync(servicesDir, { withFileTypes: true })
@@ -48,11 +51,11 @@ export function inventoryProblems(input: {
   kustomizations: ReadonlyMap<string, readonly string[]>;
 }): Problem[] {
   const problems = compare("docker-compose.yml", input.services, input.compose, "compose");
-  const withoutSimulator = input.services.filter((name) => name !== SIMULATOR);
+  const withoutSimulator = input.services.filter((name) => !SIMULATORS.includes(name));
   for (const [name, deployments] of input.kustomizations) {
     const where = `deploy/kubernetes/${name}`;
     if (name === "overlays/dev")
-      problems.push(...compare(where, input.services, deployments, "the dev overlay"));
+      problems.push(...compare(where, [...input.services, DEV_MAIL_INBOX], deployments, "the dev overlay"));
     else problems.push(...compare(where, withoutSimulator, deployments, "the kustomization"));
   }
   if (!input.kustomizations.has("base")) problems.push(problem("deploy/kubernetes", "base/ is missing"));

@@ -126,9 +126,10 @@ export async function validateObjectSchemas(
 }
 
 /** Deployments whose replica count an HPA must own (billing scales by hand; the simulator not at all). */
-export const AUTOSCALED = [
+const AUTOSCALED = [
   "gateway",
   "mcp",
+  "portal",
   "adapter-posts",
   "adapter-tree",
   "adapter-communities",
@@ -136,7 +137,21 @@ export const AUTOSCALED = [
 ] as const;
 
 /** Secrets the operator creates outside the manifests (deploy/README.md, "Secrets"). */
-export const EXTERNAL_SECRETS = ["rda-redis-auth"] as const;
+const EXTERNAL_SECRETS = [
+  "rda-nats-users",
+  "rda-redis-users",
+  "rda-redis-auth",
+  "rda-smtp",
+  "rda-nats-ca",
+  "rda-stripe",
+  "rda-oauth",
+] as const;
+
+/** Single-replica development helpers of the dev overlay: no PodDisruptionBudget needed. */
+export const DEV_ONLY_DEPLOYMENTS = ["upstream-sim", "payments-sim", "mail"] as const;
+
+/** Deployments of third-party images (the dev overlay's mail inbox): they serve no metrics of ours. */
+const NOT_OURS = ["mail"] as const;
 
 // biome-ignore lint/suspicious/noExplicitAny: a rendered container
 type Container = any;
@@ -193,6 +208,40 @@ function referenceProblems(deployment: K8sObject, rendered: Set<string>, where: 
   return problems;
 }
 
+/**
+ * Metrics are scraped from every pod on its `metrics` port (prometheus.io annotations naming that
+ * port), and no Service routes that port: it is never reachable from outside.
+ */
+function metricsProblems(deployment: K8sObject, services: readonly K8sObject[], where: string): Problem[] {
+  const problems: Problem[] = [];
+  const pod = deployment.spec?.template;
+  const annotations: Record<string, string> = pod?.metadata?.annotations ?? {};
+  const ports = (pod?.spec?.containers ?? []).flatMap((container: Container) => container.ports ?? []) as {
+    name?: string;
+    containerPort: number;
+  }[];
+  const metrics = ports.find((port) => port.name === "metrics");
+  if (!metrics) problems.push(problem(where, "needs a container port named metrics"));
+  if (
+    annotations["prometheus.io/scrape"] !== "true" ||
+    annotations["prometheus.io/port"] !== String(metrics?.containerPort)
+  ) {
+    problems.push(
+      problem(where, 'pods need prometheus.io/scrape: "true" and prometheus.io/port naming the metrics port'),
+    );
+  }
+  for (const service of services) {
+    if (!matches(service.spec?.selector, pod?.metadata?.labels)) continue;
+    const routed = (service.spec?.ports ?? []).some(
+      (port: { targetPort?: string | number }) =>
+        port.targetPort === "metrics" || port.targetPort === metrics?.containerPort,
+    );
+    if (routed)
+      problems.push(problem(`${where} Service/${service.metadata.name}`, "must not route the metrics port"));
+  }
+  return problems;
+}
+
 /** 3. The product's rules over one rendered kustomization. */
 export function validateObjectRules(objects: readonly K8sObject[], source: string): Problem[] {
   const problems: Problem[] = [];
@@ -208,9 +257,12 @@ export function validateObjectRules(objects: readonly K8sObject[], source: strin
     problems.push(...referenceProblems(deployment, names, where));
     const podLabels = pod?.metadata?.labels;
     if (!of("PodDisruptionBudget").some((pdb) => matches(pdb.spec?.selector?.matchLabels, podLabels))) {
-      if (deployment.metadata.name !== "upstream-sim")
+      if (!(DEV_ONLY_DEPLOYMENTS as readonly string[]).includes(deployment.metadata.name))
         problems.push(problem(where, "needs a PodDisruptionBudget"));
     }
+    // The mail capture inbox is a third-party image with no metrics of ours.
+    if (!(NOT_OURS as readonly string[]).includes(deployment.metadata.name))
+      problems.push(...metricsProblems(deployment, of("Service"), where));
     const autoscaled = (AUTOSCALED as readonly string[]).includes(deployment.metadata.name);
     const hpa = of("HorizontalPodAutoscaler").find(
       (candidate) => candidate.spec?.scaleTargetRef?.name === deployment.metadata.name,
