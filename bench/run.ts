@@ -1,20 +1,26 @@
 /**
  * `pnpm bench`: the same 25-post page (a) straight from the simulator, (b) through a bare fastify
- * proxy, (c) through the whole gateway path (auth, limits, debit, adapter, envelope), and (d)
- * /v1/account; then a moderate fixed-rate run of (a) and (c) for the "adds ≤ 2 ms at p50" aim.
- * Every service runs as its own process (its own main.ts); needs local Redis and NATS.
+ * proxy, (c) through the whole gateway path (auth, admission, adapter, envelope, settlement), and (d)
+ * /v1/account; then a moderate fixed-rate run of (a) and (c) for the latency the gateway adds. Every
+ * service runs as its own process (its own main.ts); needs local Redis and NATS. Each stage runs
+ * BENCH_RUNS times (default 3) and the median is reported, with the CPU time each process spent per
+ * request over the measured window (read from /proc): the figure that does not move with the load
+ * of the machine.
  */
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { buildSubjects, createKeyReplySchema } from "@rda/contracts";
 import { connectNats, createLogger, requestJson } from "@rda/service-kit";
 import { findInfrastructure } from "@rda/service-kit/testing";
 import autocannon, { type Result } from "autocannon";
+import { pidListeningOn, startCpuWindow, type WatchedProcess } from "./cpu.ts";
 import { freePort, startProcess, stopAll, waitForHttp } from "./processes.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const MODERATE_RATE = Number(process.env.BENCH_MODERATE_RATE ?? 200);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 interface Figures {
   requests_per_second: number;
@@ -23,9 +29,32 @@ interface Figures {
   p99_9_ms: number;
   non2xx: number;
   errors: number;
+  /** CPU milliseconds per request, by process, over the measured window. */
+  cpu_ms_per_request: Record<string, number>;
+  cpu_ms_per_request_total: number;
 }
 
-function figures(result: Result): Figures {
+interface Stage {
+  label: string;
+  url: string;
+  headers?: Record<string, string>;
+  rate?: number;
+  /** The processes this path crosses. */
+  watched: readonly WatchedProcess[];
+}
+
+async function runOnce(stage: Stage): Promise<Figures> {
+  const stop = startCpuWindow(stage.watched);
+  const result: Result = await autocannon({
+    url: stage.url,
+    connections: stage.rate ? 10 : CONNECTIONS,
+    duration: DURATION_S,
+    headers: stage.headers,
+    ...(stage.rate ? { overallRate: stage.rate } : {}),
+  });
+  const cpu = stop();
+  const served = Math.max(1, result.requests.total);
+  const perRequest = Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, round3(ms / served)]));
   return {
     requests_per_second: Math.round(result.requests.average),
     p50_ms: result.latency.p50,
@@ -33,27 +62,22 @@ function figures(result: Result): Figures {
     p99_9_ms: result.latency.p99_9 ?? result.latency.p999 ?? Number.NaN,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpu_ms_per_request: perRequest,
+    cpu_ms_per_request_total: round3(Object.values(perRequest).reduce((sum, ms) => sum + ms, 0)),
   };
 }
 
-async function measure(
-  label: string,
-  url: string,
-  options: { headers?: Record<string, string>; rate?: number } = {},
-) {
-  process.stdout.write(`bench: ${label} …\n`);
-  await autocannon({ url, connections: 4, duration: 2, headers: options.headers }); // warm-up
-  const result = await autocannon({
-    url,
-    connections: options.rate ? 10 : CONNECTIONS,
-    duration: DURATION_S,
-    headers: options.headers,
-    ...(options.rate ? { overallRate: options.rate } : {}),
-  });
-  const measured = figures(result);
-  if (measured.non2xx > 0 || measured.errors > 0)
-    process.stdout.write(`bench:   warning: ${measured.non2xx} non-2xx, ${measured.errors} errors\n`);
-  return measured;
+/** Runs a stage RUNS times after a warm-up and keeps the run with the median throughput. */
+async function measure(stage: Stage): Promise<Figures & { runs: number[] }> {
+  process.stdout.write(`bench: ${stage.label} …\n`);
+  await autocannon({ url: stage.url, connections: 4, duration: 2, headers: stage.headers });
+  const runs: Figures[] = [];
+  for (let run = 0; run < RUNS; run++) runs.push(await runOnce(stage));
+  const sorted = [...runs].sort((a, b) => a.requests_per_second - b.requests_per_second);
+  const median = sorted[Math.floor(sorted.length / 2)]!;
+  if (runs.some((run) => run.non2xx > 0 || run.errors > 0))
+    process.stdout.write(`bench:   warning: non-2xx answers or errors during ${stage.label}\n`);
+  return { ...median, runs: runs.map((run) => run.requests_per_second) };
 }
 
 async function main() {
@@ -71,23 +95,23 @@ async function main() {
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   process.stdout.write("bench: starting simulator, billing, adapter-posts, gateway and a bare proxy …\n");
-  const children = [
-    startProcess("services/upstream-sim/src/main.ts", { SIM_PORT: String(simPort) }),
-    startProcess("services/billing/src/main.ts", { ...common, HEALTH_PORT: String(billingHealth) }),
-    startProcess("services/adapter-posts/src/main.ts", {
+  const children = {
+    simulator: startProcess("services/upstream-sim/src/main.ts", { SIM_PORT: String(simPort) }),
+    billing: startProcess("services/billing/src/main.ts", {
       ...common,
-      UPSTREAM_URL: simUrl,
-      HEALTH_PORT: String(adapterHealth),
-    }),
-    startProcess("services/gateway/src/main.ts", {
-      ...common,
-      PORT: String(gatewayPort),
+      HEALTH_PORT: String(billingHealth),
       // The bench is the only client: raise the shared reserve out of the way.
       UPSTREAM_RESERVE_QPS: "1000000",
       UPSTREAM_RESERVE_BURST: "1000000",
     }),
-    startProcess("bench/bare-proxy.ts", { PORT: String(proxyPort), UPSTREAM_URL: simUrl }),
-  ];
+    adapter: startProcess("services/adapter-posts/src/main.ts", {
+      ...common,
+      UPSTREAM_URL: simUrl,
+      HEALTH_PORT: String(adapterHealth),
+    }),
+    gateway: startProcess("services/gateway/src/main.ts", { ...common, PORT: String(gatewayPort) }),
+    proxy: startProcess("bench/bare-proxy.ts", { PORT: String(proxyPort), UPSTREAM_URL: simUrl }),
+  };
   try {
     for (const url of [
       `${simUrl}/api/subreddits/search?limit=1`,
@@ -109,24 +133,57 @@ async function main() {
     if (!Array.isArray((check as { data?: unknown[] }).data))
       throw new Error(`the gateway does not serve the bench page: ${JSON.stringify(check).slice(0, 300)}`);
 
+    const watch = (...names: (keyof typeof children)[]) => names.map((name) => watched(name, children[name]));
+    const servers = serverProcesses(infrastructure.redisUrl, infrastructure.natsUrl);
+    const gatewayPath = [...watch("gateway", "billing", "adapter", "simulator"), ...servers];
     const results = {
-      a_simulator_direct: await measure("(a) simulator direct", direct),
-      b_bare_proxy: await measure("(b) bare fastify proxy", `${proxyUrl}/api/posts/search?${page}`),
-      c_gateway: await measure("(c) whole gateway path", `${gatewayUrl}/v1/posts?${page}`, { headers }),
-      d_account: await measure("(d) /v1/account", `${gatewayUrl}/v1/account`, { headers }),
-      moderate_a_simulator_direct: await measure(`(a) at ${MODERATE_RATE} req/s`, direct, {
-        rate: MODERATE_RATE,
+      a_simulator_direct: await measure({
+        label: "(a) simulator direct",
+        url: direct,
+        watched: watch("simulator"),
       }),
-      moderate_c_gateway: await measure(`(c) at ${MODERATE_RATE} req/s`, `${gatewayUrl}/v1/posts?${page}`, {
+      b_bare_proxy: await measure({
+        label: "(b) bare fastify proxy",
+        url: `${proxyUrl}/api/posts/search?${page}`,
+        watched: watch("proxy", "simulator"),
+      }),
+      c_gateway: await measure({
+        label: "(c) whole gateway path",
+        url: `${gatewayUrl}/v1/posts?${page}`,
+        headers,
+        watched: gatewayPath,
+      }),
+      d_account: await measure({
+        label: "(d) /v1/account",
+        url: `${gatewayUrl}/v1/account`,
+        headers,
+        watched: [...watch("gateway", "billing"), ...servers],
+      }),
+      moderate_a_simulator_direct: await measure({
+        label: `(a) at ${MODERATE_RATE} req/s`,
+        url: direct,
+        rate: MODERATE_RATE,
+        watched: watch("simulator"),
+      }),
+      moderate_c_gateway: await measure({
+        label: `(c) at ${MODERATE_RATE} req/s`,
+        url: `${gatewayUrl}/v1/posts?${page}`,
         headers,
         rate: MODERATE_RATE,
+        watched: gatewayPath,
       }),
     };
     const report = {
       when: new Date().toISOString(),
-      // Other work on the machine skews every figure; the load average says how much there was.
+      // Other work on the machine skews the throughput and latency figures; the load average says how much.
       machine: { cpus: cpus().length, node: process.version, load_average_1m_5m_15m: loadavg() },
-      settings: { duration_s: DURATION_S, connections: CONNECTIONS, moderate_rate: MODERATE_RATE, page },
+      settings: {
+        duration_s: DURATION_S,
+        connections: CONNECTIONS,
+        moderate_rate: MODERATE_RATE,
+        runs: RUNS,
+        page,
+      },
       results,
       ratios: {
         c_over_a_throughput: round(
@@ -138,16 +195,39 @@ async function main() {
         moderate_added_p50_ms: round(
           results.moderate_c_gateway.p50_ms - results.moderate_a_simulator_direct.p50_ms,
         ),
+        c_cpu_ms_per_request: results.c_gateway.cpu_ms_per_request_total,
       },
     };
-    printTable(report.results, report.ratios);
+    printTables(report.results, report.ratios);
     process.stdout.write(`bench: load average during the run: ${loadavg().map(round).join(" ")}\n`);
     mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
     writeFileSync(new URL("./results/latest.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write("bench: wrote bench/results/latest.json\n");
   } finally {
-    await stopAll(children);
+    await stopAll(Object.values(children));
   }
+}
+
+function watched(name: string, child: ChildProcess): WatchedProcess {
+  if (child.pid === undefined) throw new Error(`${name} did not start`);
+  return { name, pid: child.pid };
+}
+
+/** The shared Redis and NATS serve the gateway path too; their CPU counts when they run on this machine. */
+function serverProcesses(redisUrl: string, natsUrl: string): WatchedProcess[] {
+  const found: WatchedProcess[] = [];
+  for (const [name, url] of [
+    ["redis", redisUrl],
+    ["nats", natsUrl.split(",")[0]!],
+  ] as const) {
+    const { hostname, port } = new URL(url);
+    const pid =
+      hostname === "127.0.0.1" || hostname === "localhost" ? pidListeningOn(Number(port)) : undefined;
+    if (pid === undefined)
+      process.stdout.write(`bench: ${name} is not a local process; its CPU is not counted\n`);
+    else found.push({ name, pid });
+  }
+  return found;
 }
 
 async function createBenchKey(natsUrl: string, namespace: string): Promise<string> {
@@ -157,7 +237,8 @@ async function createBenchKey(natsUrl: string, namespace: string): Promise<strin
   const subjects = buildSubjects(namespace);
   const reply = await requestJson(nats, subjects.billing.createKey, request, createKeyReplySchema, 5_000);
   await nats.close();
-  if (!reply.ok) throw new Error(`cannot create the bench key: ${reply.message}`);
+  if (!reply.ok) throw new Error(`cannot create the bench key: ${reply.error.message}`);
+  if (reply.value.outcome !== "created") throw new Error("the bench key was refused");
   return reply.value.key;
 }
 
@@ -169,20 +250,21 @@ async function busiestSubreddit(simUrl: string): Promise<string> {
   return name;
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
+const round = (value: number) => Math.round(value * 100) / 100;
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
-function printTable(results: Record<string, Figures>, ratios: Record<string, number>): void {
-  const rows = Object.entries(results).map(([name, f]) => ({
-    run: name,
-    "req/s": f.requests_per_second,
-    "p50 ms": f.p50_ms,
-    "p99 ms": f.p99_ms,
-    "p99.9 ms": f.p99_9_ms,
-    "non-2xx": f.non2xx,
-  }));
-  console.table(rows);
+function printTables(results: Record<string, Figures>, ratios: Record<string, number>): void {
+  console.table(
+    Object.entries(results).map(([name, f]) => ({
+      run: name,
+      "req/s": f.requests_per_second,
+      "p50 ms": f.p50_ms,
+      "p99 ms": f.p99_ms,
+      "non-2xx": f.non2xx,
+      "CPU ms/req": f.cpu_ms_per_request_total,
+    })),
+  );
+  console.table(Object.fromEntries(Object.entries(results).map(([name, f]) => [name, f.cpu_ms_per_request])));
   console.table(ratios);
 }
 

@@ -113,3 +113,20 @@ describe("revocation", () => {
     expect((await getJson(`${stack.gatewayUrl}/v1/users/someone`, withKey(victim.key))).status).toBe(401);
   });
 });
+
+describe("rotation", () => {
+  it("refuses the old secret with 401 within one second while the new one spends the same balance", async () => {
+    const rotating = await stack.createKey({ credits: 10 });
+    expect((await getJson(`${stack.gatewayUrl}/v1/users/someone`, withKey(rotating.key))).status).toBe(200);
+    const fresh = await stack.rotateKey(rotating.id);
+    await waitFor(
+      async () => (await getJson(`${stack.gatewayUrl}/v1/account`, withKey(rotating.key))).status === 401,
+      "the old secret to be refused",
+      1_000,
+    );
+    expect((await getJson(`${stack.gatewayUrl}/v1/users/someone`, withKey(rotating.key))).status).toBe(401);
+    expect(await balanceOf(stack.gatewayUrl, fresh)).toBe(9);
+    expect((await getJson(`${stack.gatewayUrl}/v1/users/someone`, withKey(fresh))).status).toBe(200);
+    expect(await balanceOf(stack.gatewayUrl, fresh)).toBe(8);
+  });
+});

@@ -51,7 +51,7 @@ describe("the seven endpoints through the whole stack", () => {
     expect(service).toMatchObject({ cursor: null, has_more: false });
   });
 
-  it("ignores the listing parameters in batch mode, even ones that would not validate (spec §4 rule 3)", async () => {
+  it("ignores the listing parameters in batch mode, even ones that would not validate (docs/api.md#endpoints)", async () => {
     const url = `${stack.gatewayUrl}/v1/posts?ids=${post.id}&subreddit=x&sort=sideways&q=&after=soon`;
     const result = await getJson(url, withKey(key));
     expectEnvelope(result, true, 1);

@@ -21,7 +21,7 @@ async function untilRefused(url: string, headers: Record<string, string>, max: n
   throw new Error(`no 429 after ${max} requests`);
 }
 
-describe("per-key rate limit (spec §8: 2/s sustained, burst 10)", () => {
+describe("per-key rate limit (docs/api.md#limits: 2/s sustained, burst 10)", () => {
   it("allows a burst of 10, refuses the next with 429 and an integer Retry-After, then sustains 2 per second", async () => {
     const created = await stack.createKey({ credits: 100, qps: 2, burst: 10 });
     const headers = withKey(created.key);
@@ -57,9 +57,15 @@ describe("per-key rate limit (spec §8: 2/s sustained, burst 10)", () => {
 });
 
 describe("global upstream reserve", () => {
+  let small: Stack;
+  beforeAll(async () => {
+    small = await startStack({ reserve: { qps: 1, burst: 3 } });
+  });
+  afterAll(async () => small.stop());
+
   it("answers 429 with x-ratelimit-scope global once the shared reserve is empty, charges nothing, and spares the account", async () => {
-    const gateway = await stack.startGateway({ reserve: { qps: 1, burst: 3 } });
-    const created = await stack.createKey({ credits: 50, qps: 100, burst: 100 });
+    const gateway = { url: small.gatewayUrl };
+    const created = await small.createKey({ credits: 50, qps: 100, burst: 100 });
     const headers = withKey(created.key);
     const started = Date.now();
     const { admitted, refused } = await untilRefused(`${gateway.url}/v1/users/someone`, headers, 100);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT, runServiceMain } from "./support.ts";
 
-/** DESIGN.md: a bad value stops the service at start-up with a clear message naming the variable. */
+/** A bad value stops the service at start-up with a clear message naming the variable. */
 const CASES = [
   ["gateway", { REDIS_URL: "nonsense" }, "REDIS_URL"],
   ["gateway", { PORT: "eighty" }, "PORT"],
@@ -15,6 +15,10 @@ const CASES = [
   ["adapter-users", { UPSTREAM_URL: "ftp://x" }, "UPSTREAM_URL"],
   ["mcp", { MCP_PORT: "99999" }, "MCP_PORT"],
   ["upstream-sim", { SIM_PORT: "-1" }, "SIM_PORT"],
+  ["portal", { PORTAL_URL: "not a url" }, "PORTAL_URL"],
+  ["portal", { SMTP_URL: "http://mail.example.com" }, "SMTP_URL"],
+  ["portal", { PORTAL_TRUST_PROXY: "everyone" }, "PORTAL_TRUST_PROXY"],
+  ["gateway", { PORTAL_URL: "portal" }, "PORTAL_URL"],
 ] as const;
 
 describe("a misconfigured service", () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 2's promise, checked as a user would: `pnpm start` brings the whole stack up as separate
+ * The README's promise, checked as a user would: `pnpm start` brings the whole stack up as separate
  * processes, a key from `pnpm admin keys create --json` gets a 200 page of posts through gateway →
  * NATS → adapter → simulator, and Ctrl-C (SIGINT) stops every service.
  */
@@ -7,9 +7,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { freePort, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BrowserlessClient, linkIn } from "../../services/portal/test/support/client.ts";
 import { ROOT, runAdmin } from "./support.ts";
 
 const READY_LINE = /API ready at (http:\/\/\S+)/;
+const PORTAL_LINE = /developer portal at (http:\/\/\S+) \(captured mail at (http:\/\/\S+);/;
+const PAYMENTS_LINE = /card payments by the payments simulator at (http:\/\/\S+)\)/;
 
 describe("pnpm start", () => {
   let stack: ChildProcess;
@@ -18,17 +21,35 @@ describe("pnpm start", () => {
   let env: NodeJS.ProcessEnv;
   let simUrl = "";
   let mcpUrl = "";
+  let portalUrl = "";
+  let inboxUrl = "";
+  let paymentsUrl = "";
 
   beforeAll(async () => {
-    const [port, simPort, mcpPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    const ports = await Promise.all(Array.from({ length: 8 }, () => freePort()));
+    const [port, simPort, mcpPort, portalPort, smtpPort, mailUiPort, paymentsPort, internalPort] =
+      ports.map(String);
     simUrl = `http://127.0.0.1:${simPort}`;
     mcpUrl = `http://127.0.0.1:${mcpPort}`;
     env = {
       ...process.env,
-      PORT: String(port),
-      SIM_PORT: String(simPort),
-      MCP_PORT: String(mcpPort),
+      PORT: port,
+      SIM_PORT: simPort,
+      MCP_PORT: mcpPort,
+      GATEWAY_INTERNAL_PORT: internalPort,
+      PORTAL_PORT: portalPort,
+      MAIL_SMTP_PORT: smtpPort,
+      MAIL_UI_PORT: mailUiPort,
+      PAYMENTS_SIM_PORT: paymentsPort,
+      STRIPE_SECRET_KEY: "",
+      STRIPE_WEBHOOK_SECRET: "",
+      STRIPE_API_URL: "",
+      SMTP_URL: "",
+      PORTAL_URL: "",
+      TOPUP_URL: "",
       HEALTH_PORT: "0",
+      // Any free ports: the defaults (9200-9209) may belong to a stack running beside the tests.
+      METRICS_PORT: "0",
       RDA_NAMESPACE: testNamespace("start"),
       UPSTREAM_URL: "",
       LOG_LEVEL: "warn",
@@ -40,7 +61,10 @@ describe("pnpm start", () => {
         createInterface({ input: stream }).on("line", (line) => {
           output += `${line}\n`;
           const ready = READY_LINE.exec(line);
-          if (ready) {
+          const portal = PORTAL_LINE.exec(line);
+          const payments = PAYMENTS_LINE.exec(line);
+          if (ready && portal && payments) {
+            [portalUrl, inboxUrl, paymentsUrl] = [portal[1]!, portal[2]!, payments[1]!];
             clearTimeout(timer);
             resolve(ready[1]!);
           }
@@ -81,11 +105,44 @@ describe("pnpm start", () => {
     expect(response.headers.get("x-credits-remaining")).toBe(String(credits - 1));
   });
 
+  it("runs the developer portal, whose sign-up email lands in the local capture inbox", async () => {
+    const email = `smoke-${Date.now()}@example.com`;
+    const browser = new BrowserlessClient(portalUrl);
+    expect((await browser.submit("/signup", "/signup", { email })).status).toBe(200);
+    const mail = await waitFor(async () => {
+      const messages = (await (await fetch(`${inboxUrl}/api/email`)).json()) as {
+        to: { address: string }[];
+        text: string;
+      }[];
+      return messages.find((message) => message.to.some((to) => to.address === email));
+    }, "the sign-up email in the capture inbox");
+    const confirm = await browser.get(linkIn(mail!.text));
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain(email);
+  });
+
+  it("runs the payments simulator in Stripe's place, answering the portal's key and no other", async () => {
+    expect(paymentsUrl).toBe(`http://127.0.0.1:${env.PAYMENTS_SIM_PORT}`);
+    expect((await fetch(`${paymentsUrl}/readyz`)).status).toBe(200);
+    const unauthorised = await fetch(`${paymentsUrl}/v1/checkout/sessions/cs_test_00000000`, {
+      headers: { authorization: "Bearer sk_test_someone_else" },
+    });
+    expect(unauthorised.status).toBe(401);
+  });
+
+  it("sends people out of credits to the portal's billing page", async () => {
+    const created = runAdmin(["keys", "create", "--credits", "0", "--json"], env);
+    const { key } = JSON.parse(created.stdout) as { key: string };
+    const response = await fetch(`${apiUrl}/v1/subreddits/search?q=a`, { headers: { "x-api-key": key } });
+    expect(response.status).toBe(402);
+    expect(((await response.json()) as { error: string }).error).toContain(`${portalUrl}/billing`);
+  });
+
   it("stops every service on Ctrl-C: their ports close", async () => {
     // A terminal's Ctrl-C signals the whole foreground group; pnpm exits at once, the runner then
     // stops each service with SIGTERM and waits for it.
     process.kill(-stack.pid!, "SIGINT");
-    for (const url of [apiUrl, simUrl, mcpUrl]) {
+    for (const url of [apiUrl, simUrl, mcpUrl, portalUrl, inboxUrl, paymentsUrl]) {
       await waitFor(async () => !(await isListening(url)), `${url} to stop listening`, 30_000);
     }
     await waitFor(() => output.includes("[stack] stopping every service"), "the runner's stop line");

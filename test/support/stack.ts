@@ -1,14 +1,18 @@
 /**
  * The whole stack in-process for black-box tests: the upstream simulator, billing, the four adapters,
- * the MCP service and the gateway, on real Redis and NATS, in one fresh namespace, each on port 0.
+ * the MCP service and the gateway, on real Redis and NATS, in one fresh namespace, each on port 0;
+ * on request also the developer portal with a real SMTP capture inbox, and card payments through the
+ * payments simulator (the portal's real `stripe` SDK pointed at it).
  * Tests talk to it only over HTTP (and create or revoke keys through billing over NATS, as the
  * operator CLI does).
  */
+import { randomBytes } from "node:crypto";
 import {
   buildSubjects,
-  type CreateKeyReply,
+  type CreatedKey,
   createKeyReplySchema,
   revokeKeyReplySchema,
+  rotateKeyReplySchema,
   type Subjects,
 } from "@rda/contracts";
 import {
@@ -18,11 +22,15 @@ import {
   type Redis,
   type RedisKeys,
   redisKeys,
+  requestJson,
 } from "@rda/service-kit";
 import {
+  type CaptureInbox,
   connectTestNats,
   deleteNamespaceKeys,
+  freePort,
   silentLogger,
+  startCaptureInbox,
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
@@ -30,17 +38,46 @@ import { startAdapterCommunities } from "../../services/adapter-communities/src/
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
-import { askBilling, startBilling } from "../../services/billing/src/index.ts";
+import { startBilling } from "../../services/billing/src/index.ts";
 import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
+import { type RunningPaymentsSim, startPaymentsSim } from "../../services/payments-sim/src/index.ts";
+import {
+  createSmtpMailer,
+  generateSigningKey,
+  type PaymentsSettings,
+  type SigningKey,
+  startPortal,
+} from "../../services/portal/src/index.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
 
 export interface StackOptions {
-  /** The gateway's global reserve; default large so only tests that want it meet it. */
+  /** The shared upstream reserve (billing's); default large so only tests that want it meet it. */
   reserve?: { qps: number; burst: number };
+  /** Billing's sweep for pending debits past their deadline, in ms; default 1000. */
+  pendingSweepMs?: number;
   /** Adapters' upstream deadline; short keeps fault tests fast. Default 1500 ms. */
   upstreamDeadlineMs?: number;
   logger?: Logger;
+  /** Also start the developer portal and a capture inbox for its mail. */
+  portal?: boolean;
+  /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
+  payments?: boolean;
+}
+
+export interface PortalParts {
+  readonly url: string;
+  readonly inbox: CaptureInbox;
+  /** The key the portal signs OAuth access tokens with (tests forge tokens with it). */
+  readonly signingKey: SigningKey;
+}
+
+export interface PaymentsParts {
+  readonly sim: RunningPaymentsSim;
+  /** What the portal was given: the simulator's address, its key and the webhook signing secret. */
+  readonly settings: Required<PaymentsSettings>;
+  /** Another portal replica (same Redis, NATS and settings) on its own port; its base URL. */
+  startPortalReplica(): Promise<string>;
 }
 
 export interface KeyOptions {
@@ -54,14 +91,31 @@ export interface Stack {
   readonly subjects: Subjects;
   readonly keys: RedisKeys;
   readonly gatewayUrl: string;
+  /** The gateways' shared secret for the MCP service's internal credentials. */
+  readonly internalSecret: string;
+  /** Replica A's internal listener, where the MCP service calls. */
+  readonly gatewayInternalUrl: string;
+  /** The MCP service itself (behind the gateway's /mcp). */
+  readonly mcpUrl: string;
   readonly simulatorUrl: string;
   readonly simulator: RunningSimulator;
   readonly nats: NatsConnection;
-  createKey(options?: KeyOptions): Promise<CreateKeyReply>;
+  /** A Redis client for tests that inspect shared state (the reserve bucket, pending debits). */
+  readonly redis: Redis;
+  /** Present when started with `portal: true`. */
+  readonly portal?: PortalParts;
+  /** Present when started with `payments: true`. */
+  readonly payments?: PaymentsParts;
+  createKey(options?: KeyOptions): Promise<CreatedKey>;
   revokeKey(id: string): Promise<void>;
-  /** A second gateway on the same services, with its own limit buckets and settings. */
+  /** A new secret for the key, as the operator CLI and the portal ask for it. */
+  rotateKey(id: string): Promise<string>;
+  /** An outage of billing (the services stay up), until `startBilling`. */
+  stopBilling(): Promise<void>;
+  startBilling(): Promise<void>;
+  /** Another gateway replica on the same services and Redis, with its own settings. */
   startGateway(settings?: Partial<GatewaySettings>): Promise<RunningGateway>;
-  /** Sets a simulator fault (DESIGN.md: POST /__sim/faults). */
+  /** Sets a simulator fault (POST /__sim/faults: docs/operations.md#fault-control). */
   fault(spec: { mode: string; rate?: number; path?: string; count?: number }): Promise<void>;
   clearFaults(): Promise<void>;
   stop(): Promise<void>;
@@ -80,14 +134,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1" });
   stoppers.push(() => simulator.close());
-  const billing = await startBilling({
+  const billingDeps = {
     nats,
     redis,
     subjects,
     keys,
     logger,
-    settings: { freeCredits: 333, defaultRateLimit: { qps: 2, burst: 10 } },
-  });
+    settings: {
+      freeCredits: 333,
+      defaultRateLimit: { qps: 2, burst: 10 },
+      reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
+      pendingSweepMs: options.pendingSweepMs,
+    },
+  };
+  let billing = await startBilling(billingDeps);
   stoppers.push(() => billing.stop());
   const adapterDeps = {
     nats,
@@ -101,65 +161,95 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     stoppers.push(() => adapter.stop());
   }
 
+  const withPortal = options.portal || options.payments;
+  const portalPort = withPortal ? await freePort() : 0;
+  const portalUrl = `http://127.0.0.1:${portalPort}`;
+  // The public gateway's port is known before it starts: it is the OAuth resource the portal issues
+  // tokens for, and the replicas share the secret of the MCP service's internal credentials.
+  const gatewayPort = await freePort();
+  const publicUrl = `http://127.0.0.1:${gatewayPort}`;
+  const internalSecret = randomBytes(32).toString("base64url");
   const gatewaySettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
-    reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
-    topUpUrl: "https://example.com/topup",
+    topUpUrl: withPortal ? `${portalUrl}/billing` : "https://example.com/topup",
     adapterTimeoutMs: (options.upstreamDeadlineMs ?? 1_500) + 2_000,
     mcpUrl: "http://127.0.0.1:9",
+    portalUrl,
+    publicUrl,
+    internalSecret,
     ...overrides,
   });
-  // The gateway proxies /mcp to the MCP service, which calls a gateway back: two gateway replicas
-  // sharing Redis limits, as in production. MCP calls replica A; tests call replica B.
+  // The gateway proxies /mcp to the MCP service, which calls a gateway back on its internal
+  // listener: two gateway replicas sharing Redis limits, as in production. MCP calls replica A's
+  // internal listener; tests call replica B.
   const replicaA = await startGateway(
     { redis, nats, subjects, keys, logger, settings: gatewaySettings() },
     { port: 0, host: "127.0.0.1" },
   );
   stoppers.push(() => replicaA.stop());
-  const mcp = await startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: replicaA.url, logger });
+  const mcp = await startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: replicaA.internalUrl, logger });
   stoppers.push(() => mcp.stop());
   const gateway = await startGateway(
     { redis, nats, subjects, keys, logger, settings: gatewaySettings({ mcpUrl: mcp.url }) },
-    { port: 0, host: "127.0.0.1" },
+    { port: gatewayPort, host: "127.0.0.1" },
   );
   stoppers.push(() => gateway.stop());
+  const sim = options.payments ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`) : undefined;
+  if (sim) stoppers.push(() => sim.sim.close());
+  const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
+  const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
+  if (portal) stoppers.push(portal.stop);
+  const payments: PaymentsParts | undefined = sim && {
+    ...sim,
+    async startPortalReplica() {
+      const replica = await startPortalParts({ ...portalDeps, port: await freePort() });
+      stoppers.push(replica.stop);
+      return replica.url;
+    },
+  };
 
   return {
     namespace,
     subjects,
     keys,
     gatewayUrl: gateway.url,
+    gatewayInternalUrl: replicaA.internalUrl,
+    internalSecret,
+    mcpUrl: mcp.url,
     simulatorUrl: simulator.url,
     simulator,
     nats,
+    redis,
+    portal,
+    payments,
     async createKey({ credits = 100, qps = 100, burst = 100 } = {}) {
       const request = { credits, rate_limit: { qps, burst }, label: "e2e" };
       const subject = subjects.billing.createKey;
-      const reply = await askBilling(nats, subject, request, createKeyReplySchema, BILLING_TIMEOUT_MS);
-      if (!reply.ok) throw new Error(`cannot create a key: ${reply.message}`);
+      const reply = await requestJson(nats, subject, request, createKeyReplySchema, BILLING_TIMEOUT_MS);
+      if (!reply.ok) throw new Error(`cannot create a key: ${reply.error.message}`);
+      if (reply.value.outcome !== "created") throw new Error(`key refused: ${JSON.stringify(reply.value)}`);
       return reply.value;
     },
     async revokeKey(id) {
       const subject = subjects.billing.revokeKey;
-      const reply = await askBilling(nats, subject, { id }, revokeKeyReplySchema, BILLING_TIMEOUT_MS);
+      const reply = await requestJson(nats, subject, { id }, revokeKeyReplySchema, BILLING_TIMEOUT_MS);
       if (!reply.ok || reply.value.outcome === "not_found") throw new Error(`cannot revoke ${id}`);
     },
+    async rotateKey(id) {
+      const subject = subjects.billing.rotateKey;
+      const reply = await requestJson(nats, subject, { id }, rotateKeyReplySchema, BILLING_TIMEOUT_MS);
+      if (!reply.ok || reply.value.outcome !== "rotated") throw new Error(`cannot rotate ${id}`);
+      return reply.value.key;
+    },
+    stopBilling: () => billing.stop(),
+    async startBilling() {
+      billing = await startBilling(billingDeps);
+    },
     async startGateway(overrides = {}) {
-      const extraNamespace = testNamespace("e2e-gw");
       const extra = await startGateway(
-        {
-          redis,
-          nats,
-          subjects,
-          keys: redisKeys(extraNamespace),
-          logger,
-          settings: gatewaySettings(overrides),
-        },
+        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides) },
         { port: 0, host: "127.0.0.1" },
       );
-      stoppers.push(async () => {
-        await extra.stop();
-        await deleteNamespaceKeys(redis, extraNamespace);
-      });
+      stoppers.push(() => extra.stop());
       return extra;
     },
     async fault(spec) {
@@ -180,4 +270,64 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await nats.close();
     },
   };
+}
+
+/** The portal on `port` (its links must name it) and the inbox its mail goes to. */
+async function startPortalParts(deps: {
+  redis: Redis;
+  nats: NatsConnection;
+  subjects: Subjects;
+  keys: RedisKeys;
+  logger: Logger;
+  port: number;
+  apiUrl: string;
+  payments?: PaymentsSettings;
+}): Promise<PortalParts & { stop(): Promise<void> }> {
+  const inbox = await startCaptureInbox();
+  const signingKey = generateSigningKey();
+  const mailer = createSmtpMailer({ url: inbox.smtpUrl, from: "Reddit Data API <portal@test.example>" });
+  const url = `http://127.0.0.1:${deps.port}`;
+  const portal = await startPortal(
+    {
+      redis: deps.redis,
+      nats: deps.nats,
+      subjects: deps.subjects,
+      keys: deps.keys.portal,
+      logger: deps.logger,
+      mailer,
+      settings: {
+        publicUrl: url,
+        apiUrl: deps.apiUrl,
+        supportEmail: "help@test.example",
+        mailLimits: { perAddress: 20, perClient: 100, windowSeconds: 3_600 },
+        sessionTtlMs: 3_600_000,
+        trustProxy: false,
+        billingTimeoutMs: BILLING_TIMEOUT_MS,
+        payments: deps.payments,
+        oauthSigningKey: signingKey,
+      },
+    },
+    { port: deps.port, host: "127.0.0.1" },
+  );
+  return {
+    url,
+    inbox,
+    signingKey,
+    async stop() {
+      await portal.stop();
+      mailer.close();
+      await inbox.stop();
+    },
+  };
+}
+
+/** The payments simulator with a test key and signing secret, sending its events to `webhookUrl`. */
+async function startSimulatedStripe(webhookUrl: string) {
+  const secretKey = `sk_test_e2e_${Date.now()}`;
+  const webhookSecret = `whsec_e2e_${Date.now()}`;
+  const sim = await startPaymentsSim({
+    secretKey,
+    webhooks: { url: webhookUrl, secret: webhookSecret, attempts: 8, retryBaseMs: 200, timeoutMs: 5_000 },
+  });
+  return { sim, settings: { secretKey, webhookSecret, apiUrl: sim.url } };
 }

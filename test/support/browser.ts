@@ -1,0 +1,55 @@
+/**
+ * A real browser for the end-to-end tests: Debian's Chromium (`/usr/bin/chromium`, which .ci/run
+ * installs) driven by playwright-core, headless, with a fresh profile per launch. One browser per
+ * test file; each test takes its own context (cookies, clipboard permission).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--headless",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** Saves a full-page screenshot under test-artifacts/<folder>/ (gitignored) for a person to look at. */
+export function screenshotter(folder: string) {
+  const directory = join(ROOT, "test-artifacts", folder);
+  mkdirSync(directory, { recursive: true });
+  let count = 0;
+  return async (page: Page, name: string) => {
+    count += 1;
+    const file = join(directory, `${String(count).padStart(2, "0")}-${name}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    return file;
+  };
+}
+
+/** Runs in the page (as text: the tests have no DOM types): the fields no label names. */
+const UNLABELLED_FIELDS = `[...document.querySelectorAll("input:not([type=hidden]), select, textarea")]
+  .filter((field) => field.labels.length === 0 && !field.getAttribute("aria-label"))
+  .map((field) => field.outerHTML)`;
+
+/** Every visible form field has a label a screen reader announces, and the page has one h1. */
+export async function expectAccessibleBasics(page: Page): Promise<void> {
+  const unlabelled = await page.evaluate(UNLABELLED_FIELDS);
+  expect(unlabelled, `unlabelled fields on ${page.url()}`).toEqual([]);
+  expect(await page.locator("h1").count(), `h1 on ${page.url()}`).toBe(1);
+  expect(await page.getAttribute("html", "lang")).toBe("en");
+}
