@@ -134,6 +134,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1" });
   stoppers.push(() => simulator.close());
+  // With card payments, billing holds the webhook secret too and checks every event's signature.
+  const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
   const billingDeps = {
     nats,
     redis,
@@ -145,6 +147,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       defaultRateLimit: { qps: 2, burst: 10 },
       reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
       pendingSweepMs: options.pendingSweepMs,
+      stripeWebhookSecret: webhookSecret,
     },
   };
   let billing = await startBilling(billingDeps);
@@ -193,7 +196,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     { port: gatewayPort, host: "127.0.0.1" },
   );
   stoppers.push(() => gateway.stop());
-  const sim = options.payments ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`) : undefined;
+  const sim = webhookSecret
+    ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`, webhookSecret)
+    : undefined;
   if (sim) stoppers.push(() => sim.sim.close());
   const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
@@ -322,9 +327,8 @@ async function startPortalParts(deps: {
 }
 
 /** The payments simulator with a test key and signing secret, sending its events to `webhookUrl`. */
-async function startSimulatedStripe(webhookUrl: string) {
+async function startSimulatedStripe(webhookUrl: string, webhookSecret: string) {
   const secretKey = `sk_test_e2e_${Date.now()}`;
-  const webhookSecret = `whsec_e2e_${Date.now()}`;
   const sim = await startPaymentsSim({
     secretKey,
     webhooks: { url: webhookUrl, secret: webhookSecret, attempts: 8, retryBaseMs: 200, timeoutMs: 5_000 },

@@ -10,6 +10,8 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
 
 /** A PaymentIntent id (`pi_…`): the payment's id in the journal and in Redis key names. */
 export const PAYMENT_ID_PATTERN = /^pi_[A-Za-z0-9]{8,64}$/;
+/** A Stripe webhook signing secret: the portal and billing hold the same one. */
+export const WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9_+/=]{8,250}$/;
 /** A Checkout Session id (`cs_test_…`, `cs_live_…`). */
 export const CHECKOUT_SESSION_ID_PATTERN = /^cs_(test|live)_[A-Za-z0-9]{8,200}$/;
 
@@ -23,6 +25,18 @@ const receiptUrl = z
   .regex(/^https?:\/\/\S+$/)
   .nullable();
 
+/**
+ * The payment provider's event exactly as it was delivered: its body and its signature header.
+ * Billing checks the signature itself when it holds the webhook secret, so whoever can reach
+ * billing cannot credit a payment that was never made; the fields beside it must then say what the
+ * signed event says.
+ */
+export const signedEventSchema = z.object({
+  payload: z.string().max(1_048_576),
+  signature: z.string().max(4_096),
+});
+export type SignedEvent = z.infer<typeof signedEventSchema>;
+
 /** A paid Checkout Session, as the verified event says: who paid, for which key, how much. */
 export const applyPaymentRequestSchema = z.object({
   payment_id: paymentId,
@@ -35,8 +49,15 @@ export const applyPaymentRequestSchema = z.object({
   /** Epoch seconds of the payment provider's event. */
   paid_at: z.number().int().min(0),
   receipt_url: receiptUrl,
+  signed_event: signedEventSchema.optional(),
 });
 export type ApplyPaymentRequest = z.infer<typeof applyPaymentRequestSchema>;
+
+/**
+ * Billing holds the webhook secret and the request carries no event signed with it, or the signed
+ * event says something else than the request. Nothing changed.
+ */
+const unverifiedReply = z.object({ outcome: z.literal("unverified"), reason: z.string() });
 
 export const applyPaymentReplySchema = z.discriminatedUnion("outcome", [
   z.object({
@@ -49,6 +70,7 @@ export const applyPaymentReplySchema = z.discriminatedUnion("outcome", [
   }),
   /** No such key, or not this account's. */
   z.object({ outcome: z.literal("not_found") }),
+  unverifiedReply,
 ]);
 export type ApplyPaymentReply = z.infer<typeof applyPaymentReplySchema>;
 
@@ -64,6 +86,7 @@ export const reversePaymentRequestSchema = z.object({
   kind: z.enum(["refund", "dispute"]),
   amount_cents: cents,
   receipt_url: receiptUrl.optional(),
+  signed_event: signedEventSchema.optional(),
 });
 export type ReversePaymentRequest = z.infer<typeof reversePaymentRequestSchema>;
 
@@ -78,6 +101,7 @@ export const reversePaymentReplySchema = z.discriminatedUnion("outcome", [
     balance: z.number().int(),
   }),
   z.object({ outcome: z.literal("not_found") }),
+  unverifiedReply,
 ]);
 export type ReversePaymentReply = z.infer<typeof reversePaymentReplySchema>;
 

@@ -24,17 +24,7 @@ import {
 import type { RequestHandler } from "@rda/service-kit";
 import type { z } from "zod";
 import { jsonEndpoint } from "./json-endpoint.ts";
-import {
-  addCredits,
-  create,
-  type KeyCommandDeps,
-  list,
-  revoke,
-  rotate,
-  show,
-  usage,
-  verify,
-} from "./key-commands.ts";
+import { addCredits, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
   admit,
   type DebitId,
@@ -45,9 +35,10 @@ import {
   refundReply,
   settle,
 } from "./ledger/index.ts";
+import type { PaymentCommandDeps } from "./payment-commands.ts";
 import * as payments from "./payment-commands.ts";
 
-export interface EndpointDeps extends KeyCommandDeps {
+export interface EndpointDeps extends PaymentCommandDeps {
   readonly storeTimeoutMs: number;
   readonly reserve: Reserve;
   readonly redisClock: RedisClock;

@@ -62,6 +62,12 @@ export interface BillingSettings {
    * three-node cluster so pending refunds survive the loss of a node.
    */
   readonly refundStreamReplicas?: number;
+  /**
+   * Stripe's webhook signing secret (STRIPE_WEBHOOK_SECRET), the one the developer portal verifies
+   * deliveries with. When set, a card payment or reversal is applied only with the event Stripe
+   * signed (payment-evidence.ts); when unset, billing trusts the portal's word for payments.
+   */
+  readonly stripeWebhookSecret?: string;
 }
 
 export interface BillingDeps {
@@ -110,6 +116,7 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
     storeTimeoutMs: settings.storeTimeoutMs ?? 2_000,
     reserve: settings.reserve ?? DEFAULT_RESERVE,
     redisClock,
+    webhookSecret: settings.stripeWebhookSecret,
   });
   const served = endpoints.map(({ subject, handler }) =>
     serveSubject(nats, { subject, queue: QUEUE_GROUPS.billing, logger, handler }),

@@ -4,7 +4,7 @@
  * finish in-flight → drain NATS → quit Redis → export the last spans).
  */
 
-import { buildSubjects } from "@rda/contracts";
+import { buildSubjects, WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
 import {
   connectNats,
   createLogger,
@@ -50,6 +50,14 @@ const configShape = {
     .number({ error: "must be 1, 3 or 5" })
     .refine((n) => [1, 3, 5].includes(n), { error: "must be 1, 3 or 5" })
     .default(1),
+  /**
+   * Stripe's webhook signing secret, the same one the portal holds. With it, billing applies a card
+   * payment only with the event Stripe signed (src/payment-evidence.ts).
+   */
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(WEBHOOK_SECRET_PATTERN, { error: "must be a webhook signing secret, whsec_…" })
+    .optional(),
   HEALTH_PORT: env.port(9101),
   HEALTH_HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
@@ -82,6 +90,7 @@ runMain("billing", async () => {
       pendingSweepMs: config.PENDING_SWEEP_MS,
       storeTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
       refundStreamReplicas: config.REFUND_STREAM_REPLICAS,
+      stripeWebhookSecret: config.STRIPE_WEBHOOK_SECRET,
     },
   });
   const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {
@@ -90,7 +99,11 @@ runMain("billing", async () => {
   });
   const metrics = await observability.serveMetrics();
   const ports = { healthPort: health.port, metricsPort: metrics.port };
-  logger.info({ ...ports, namespace, tracing: observability.tracing.enabled }, "billing ready");
+  const paymentsProof = config.STRIPE_WEBHOOK_SECRET ? "stripe signature" : "the portal's word";
+  logger.info(
+    { ...ports, namespace, tracing: observability.tracing.enabled, payments_proven_by: paymentsProof },
+    "billing ready",
+  );
   onShutdown(logger, [
     ["stop serving and finish in-flight work", () => billing.stop()],
     ["close health server", () => health.close()],

@@ -65,7 +65,7 @@ export function createBillingMetrics(registry: Registry): BillingMetrics {
     }),
     payments: new Counter({
       name: "billing_payments_total",
-      help: "Card payment events applied, by outcome (applied; already_applied: a later copy; reversed, unchanged, recorded: refunds and disputes; not_found).",
+      help: "Card payment events applied, by outcome (applied; already_applied: a later copy; reversed, unchanged, recorded: refunds and disputes; not_found; unverified: refused, the request did not match an event Stripe signed).",
       labelNames: ["outcome"],
       registers,
     }),

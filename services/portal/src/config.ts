@@ -2,6 +2,7 @@
  * The portal's environment, validated once at start (README.md and deploy/README.md list each
  * variable), and the settings `buildPortal` takes, derived from it.
  */
+import { WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
 import { ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import { type SigningKey, signingKeyFromPem } from "./oauth/signing-key.ts";
@@ -76,7 +77,7 @@ export const portalConfigShape = {
   /** The signing secret of the webhook endpoint, `whsec_…`; required with STRIPE_SECRET_KEY. */
   STRIPE_WEBHOOK_SECRET: z
     .string()
-    .regex(/^whsec_[A-Za-z0-9_+/=]{8,250}$/, { error: "must be a webhook signing secret, whsec_…" })
+    .regex(WEBHOOK_SECRET_PATTERN, { error: "must be a webhook signing secret, whsec_…" })
     .optional(),
   /** Where the Stripe API is: unset, Stripe itself; the local payments simulator under pnpm start. */
   STRIPE_API_URL: env

@@ -22,7 +22,7 @@ const REVERSAL_FIELD = { refund: "refunded_cents", dispute: "disputed_cents" } a
 export async function applyPayment(
   context: LedgerContext,
   request: ApplyPaymentRequest,
-): Promise<ApplyPaymentReply> {
+): Promise<Exclude<ApplyPaymentReply, { outcome: "unverified" }>> {
   const { keys } = context;
   const { key_id: keyId, payment_id: paymentId } = request;
   const now = context.now();
@@ -60,7 +60,7 @@ export async function applyPayment(
 export async function reversePayment(
   context: LedgerContext,
   request: ReversePaymentRequest,
-): Promise<ReversePaymentReply> {
+): Promise<Exclude<ReversePaymentReply, { outcome: "unverified" }>> {
   const { keys } = context;
   const { key_id: keyId, payment_id: paymentId } = request;
   const reply = await reversePaymentScript.run(

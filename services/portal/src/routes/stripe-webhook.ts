@@ -6,7 +6,7 @@
  * later; billing applies each payment and each reversal once, however often it is delivered and by
  * however many replicas at the same moment.
  */
-import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from "@rda/contracts";
+import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, type SignedEvent } from "@rda/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Stripe from "stripe";
 import type { PortalContext } from "../context.ts";
@@ -72,7 +72,9 @@ async function handleDelivery(
   }
   const action = actionFor(event);
   const log = request.log.child({ event_id: event.id, event_type: event.type });
-  const outcome = await perform(ctx, payments, action);
+  // Billing checks the signature again itself: it does not take the portal's word for money.
+  const signedEvent = { payload: request.body.toString("utf8"), signature };
+  const outcome = await perform(ctx, payments, action, signedEvent);
   if (!outcome.ok) {
     log.warn({ reason: outcome.reason }, "webhook not applied yet: Stripe will deliver it again");
     return reply.code(503).header("retry-after", "30").send({ error: outcome.reason });
@@ -83,12 +85,22 @@ async function handleDelivery(
 
 type Performed = { ok: true; detail: Record<string, unknown> } | { ok: false; reason: string };
 
-async function perform(ctx: PortalContext, payments: Payments, action: WebhookAction): Promise<Performed> {
+async function perform(
+  ctx: PortalContext,
+  payments: Payments,
+  action: WebhookAction,
+  signedEvent: SignedEvent,
+): Promise<Performed> {
   if (action.kind === "ignore") return { ok: true, detail: { reason: action.reason } };
   if (action.kind === "apply") {
     const receipt = await receiptOf(payments.stripe, action.payment.payment_id);
-    const applied = await ctx.billing.applyPayment({ ...action.payment, receipt_url: receipt });
+    const applied = await ctx.billing.applyPayment({
+      ...action.payment,
+      receipt_url: receipt,
+      signed_event: signedEvent,
+    });
     if (!applied.ok) return { ok: false, reason: `billing did not answer: ${applied.error.message}` };
+    if (applied.value.outcome === "unverified") return notProven(applied.value.reason);
     return {
       ok: true,
       detail: { payment_id: action.payment.payment_id, key_id: action.payment.key_id, ...applied.value },
@@ -106,11 +118,25 @@ async function perform(ctx: PortalContext, payments: Payments, action: WebhookAc
     kind: action.reversal,
     amount_cents: action.amountCents,
     receipt_url: action.receiptUrl,
+    signed_event: signedEvent,
   });
   if (!reversed.ok) return { ok: false, reason: `billing did not answer: ${reversed.error.message}` };
+  if (reversed.value.outcome === "unverified") return notProven(reversed.value.reason);
   return {
     ok: true,
     detail: { payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value },
+  };
+}
+
+/**
+ * Billing holds a different webhook secret than this portal (or none is expected and one was
+ * sent): a configuration error. Stripe keeps delivering the event, so it is applied once the
+ * operator gives both the same STRIPE_WEBHOOK_SECRET.
+ */
+function notProven(reason: string): Performed {
+  return {
+    ok: false,
+    reason: `billing did not accept Stripe's signed event (${reason}); is its STRIPE_WEBHOOK_SECRET the portal's?`,
   };
 }
 
