@@ -6,8 +6,12 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 export { freePort } from "@rda/service-kit/testing";
 
+/** BENCH_CPU_PROFILE_DIR: each service writes a V8 CPU profile there when it stops (open in DevTools). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
+
 export function startProcess(script: string, env: Record<string, string>, cwd = ROOT): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  const profile = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", script], {
     cwd,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "inherit"],
