@@ -325,7 +325,7 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     await waitFor(async () => (await balanceOf(key.id)) === 10, "the refund applied by billing");
   });
 
-  it("lets the portal create and list an account's keys", async () => {
+  it("lets the portal create, list, rotate and revoke an account's keys", async () => {
     const portal = createPortalBilling({ nats: await as("portal"), subjects, timeoutMs: TIMEOUT_MS });
     const account = `acct_${"0".repeat(8)}${Date.now().toString(36).slice(-8).padStart(8, "0")}`;
 
@@ -334,6 +334,9 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
 
     expect(created).toMatchObject({ ok: true, value: { outcome: "created", credits: 5 } });
     expect(listed.ok && listed.value.keys.map((key) => key.label)).toEqual(["from the portal"]);
+    const id = created.ok && created.value.outcome === "created" ? created.value.id : "";
+    expect(await portal.rotateKey(account, id)).toMatchObject({ ok: true, value: { outcome: "rotated" } });
+    expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
   });
 
   it("refused none of those flows anything (the server logs every refusal; only the sniffers' are there)", () => {
@@ -346,7 +349,7 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
 });
 
 describe("NATS with the shipped permissions: what each identity is denied", () => {
-  it("refuses key creation, top-ups, revocation and ledger verification to every identity but the operator (and the portal's key calls)", async () => {
+  it("refuses key creation, top-ups, revocation and ledger verification to every identity but the operator (the portal only within an account)", async () => {
     const key = await createKeyAsAdmin(10);
     const before = await keyCount();
     const create = subjects.billing.createKey;
@@ -360,6 +363,10 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
       ["gateway", subjects.billing.revokeKey, { id: key.id }],
       ["gateway", subjects.billing.verifyLedger, {}],
       ["portal", subjects.billing.verifyLedger, {}],
+      // The operator's subjects, where leaving the account out reaches an operator's key.
+      ["portal", create, { label: "outside any account" }],
+      ["portal", subjects.billing.revokeKey, { id: key.id }],
+      ["portal", subjects.billing.rotateKey, { id: key.id }],
     ];
 
     for (const [user, subject, payload] of attempts) await publishRefused(user, subject, payload);

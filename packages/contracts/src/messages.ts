@@ -246,6 +246,20 @@ export const revokeKeyReplySchema = z.object({
 
 /** A new secret for the same key id: balance, limits and history are kept; the old secret stops working. */
 export const rotateKeyRequestSchema = z.object({ id: z.string().max(64), ...owner });
+
+/*
+ * The developer portal's own subjects for the changes it makes (billing.accounts.keys.*): the same
+ * requests with the account required. Its NATS identity may publish only these, so whoever speaks
+ * for the portal cannot revoke or rotate (and so read the new secret of) an operator's key, nor
+ * create a key outside an account's limits.
+ */
+const accountRequired = { account_id: accountIdSchema };
+export const createAccountKeyRequestSchema = createKeyRequestSchema.refine(
+  (request) => request.account_id !== undefined,
+  { error: "account_id is required", path: ["account_id"] },
+);
+export const revokeAccountKeyRequestSchema = revokeKeyRequestSchema.extend(accountRequired);
+export const rotateAccountKeyRequestSchema = rotateKeyRequestSchema.extend(accountRequired);
 export const rotateKeyReplySchema = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("rotated"), id: keyId, key: z.string() }),
   z.object({ outcome: z.literal("not_found") }),

@@ -23,6 +23,10 @@ const BILLING_SUBJECTS = {
   listKeys: "billing.keys.list",
   revokeKey: "billing.keys.revoke",
   rotateKey: "billing.keys.rotate",
+  /** The portal's: the same changes, always within one account (messages.ts). */
+  createAccountKey: "billing.accounts.keys.create",
+  revokeAccountKey: "billing.accounts.keys.revoke",
+  rotateAccountKey: "billing.accounts.keys.rotate",
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",

@@ -6,6 +6,7 @@
 import {
   admitRequestSchema,
   applyPaymentRequestSchema,
+  createAccountKeyRequestSchema,
   createKeyRequestSchema,
   keyUsageRequestSchema,
   listKeysRequestSchema,
@@ -14,7 +15,9 @@ import {
   type RefundMessage,
   refundMessageSchema,
   reversePaymentRequestSchema,
+  revokeAccountKeyRequestSchema,
   revokeKeyRequestSchema,
+  rotateAccountKeyRequestSchema,
   rotateKeyRequestSchema,
   settleRequestSchema,
   showKeyRequestSchema,
@@ -70,6 +73,18 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     { subject: billing.listKeys, handler: endpoint(listKeysRequestSchema, (r) => list(deps, r), manage) },
     { subject: billing.revokeKey, handler: endpoint(revokeKeyRequestSchema, (r) => revoke(deps, r), manage) },
     { subject: billing.rotateKey, handler: endpoint(rotateKeyRequestSchema, (r) => rotate(deps, r), manage) },
+    {
+      subject: billing.createAccountKey,
+      handler: endpoint(createAccountKeyRequestSchema, (r) => create(deps, r), manage),
+    },
+    {
+      subject: billing.revokeAccountKey,
+      handler: endpoint(revokeAccountKeyRequestSchema, (r) => revoke(deps, r), manage),
+    },
+    {
+      subject: billing.rotateAccountKey,
+      handler: endpoint(rotateAccountKeyRequestSchema, (r) => rotate(deps, r), manage),
+    },
     { subject: billing.keyUsage, handler: endpoint(keyUsageRequestSchema, (r) => usage(deps, r), manage) },
     { subject: billing.topUp, handler: endpoint(topUpRequestSchema, (r) => addCredits(deps, r), manage) },
     {

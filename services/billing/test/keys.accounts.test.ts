@@ -103,6 +103,30 @@ describe("keys owned by a portal account", () => {
     expect(await balanceOf(h, mine)).toBe(333);
   });
 
+  it("refuses the portal's subjects any change that names no account, and scopes the rest to the account named", async () => {
+    const operatorKey = await createKey(h, { label: "an operator's" });
+    const ACCOUNT = newAccount();
+    const accountKey = await createKey(h, { account_id: ACCOUNT });
+    const billing = h.subjects.billing;
+    const refusals = [
+      h.request(billing.revokeAccountKey, { id: operatorKey.id }, revokeKeyReplySchema),
+      h.request(billing.rotateAccountKey, { id: operatorKey.id }, rotateKeyReplySchema),
+      h.request(billing.createAccountKey, { label: "no account" }, createKeyReplySchema),
+      h.request(billing.createAccountKey, { account_id: ACCOUNT, credits: 1_000_000 }, createKeyReplySchema),
+    ];
+    for (const refusal of refusals) await expect(refusal).rejects.toThrow(/account_id|credits/);
+    const asOther = { id: accountKey.id, account_id: newAccount() };
+    expect(await h.request(billing.revokeAccountKey, asOther, revokeKeyReplySchema)).toEqual({
+      outcome: "not_found",
+    });
+    expect(await lookup(h, hashApiKey(operatorKey.key))).toMatchObject({ found: true });
+    expect(await lookup(h, hashApiKey(accountKey.key))).toMatchObject({ found: true });
+    const own = { id: accountKey.id, account_id: ACCOUNT };
+    expect(await h.request(billing.revokeAccountKey, own, revokeKeyReplySchema)).toEqual({
+      outcome: "revoked",
+    });
+  });
+
   it("lists keys by label for an operator", async () => {
     const label = `label-${newRequestId()}`;
     const a = await createKey(h, { label });

@@ -65,14 +65,15 @@ export function createPortalBilling(deps: {
   };
   return {
     listKeys: (account_id) => ask(subjects.listKeys, { account_id }, listKeysReplySchema),
-    createKey: (account_id, label) => ask(subjects.createKey, { account_id, label }, createKeyReplySchema),
+    createKey: (account_id, label) =>
+      ask(subjects.createAccountKey, { account_id, label }, createKeyReplySchema),
     showKey: (account_id, id) =>
       map(ask(subjects.showKey, { id, account_id }, showKeyReplySchema), (reply) =>
         reply.found ? reply.key : undefined,
       ),
     revokeKey: (account_id, id) =>
-      map(ask(subjects.revokeKey, { id, account_id }, revokeKeyReplySchema), (reply) => reply.outcome),
-    rotateKey: (account_id, id) => ask(subjects.rotateKey, { id, account_id }, rotateKeyReplySchema),
+      map(ask(subjects.revokeAccountKey, { id, account_id }, revokeKeyReplySchema), (reply) => reply.outcome),
+    rotateKey: (account_id, id) => ask(subjects.rotateAccountKey, { id, account_id }, rotateKeyReplySchema),
     usage: (account_id, id, days) => ask(subjects.keyUsage, { id, account_id, days }, keyUsageReplySchema),
     lookup: (key_hash) => ask(subjects.lookupKey, { key_hash }, lookupKeyReplySchema),
     applyPayment: (request) => ask(subjects.applyPayment, request, applyPaymentReplySchema),
