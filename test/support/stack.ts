@@ -206,7 +206,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const payments: PaymentsParts | undefined = sim && {
     ...sim,
     async startPortalReplica() {
-      const replica = await startPortalParts({ ...portalDeps, port: await freePort() });
+      const replica = await onFreePort((port) => startPortalParts({ ...portalDeps, port }));
       stoppers.push(replica.stop);
       return replica.url;
     },
@@ -277,6 +277,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 }
 
+/**
+ * Starts something that must know its port before it listens (a portal's links name it). The port
+ * is free when picked, but a process elsewhere on the machine may take it before the listen: then
+ * another is picked.
+ */
+async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE" || attempt === 5) throw error;
+    }
+  }
+}
+
 /** The portal on `port` (its links must name it) and the inbox its mail goes to. */
 async function startPortalParts(deps: {
   redis: Redis;
@@ -292,6 +307,10 @@ async function startPortalParts(deps: {
   const signingKey = generateSigningKey();
   const mailer = createSmtpMailer({ url: inbox.smtpUrl, from: "Reddit Data API <portal@test.example>" });
   const url = `http://127.0.0.1:${deps.port}`;
+  const stopMail = async () => {
+    mailer.close();
+    await inbox.stop();
+  };
   const portal = await startPortal(
     {
       redis: deps.redis,
@@ -313,15 +332,17 @@ async function startPortalParts(deps: {
       },
     },
     { port: deps.port, host: "127.0.0.1" },
-  );
+  ).catch(async (error: unknown) => {
+    await stopMail();
+    throw error;
+  });
   return {
     url,
     inbox,
     signingKey,
     async stop() {
       await portal.stop();
-      mailer.close();
-      await inbox.stop();
+      await stopMail();
     },
   };
 }

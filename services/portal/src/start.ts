@@ -13,7 +13,11 @@ export async function startPortal(
   listen: { port: number; host: string },
 ): Promise<RunningPortal> {
   const app = buildPortal(deps);
-  await app.listen({ port: listen.port, host: listen.host });
+  // A port already taken: release what building the portal opened before saying so.
+  await app.listen({ port: listen.port, host: listen.host }).catch(async (error: unknown) => {
+    await app.close();
+    throw error;
+  });
   const { port } = app.server.address() as AddressInfo;
   const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
   return { url: `http://${host}:${port}`, port, stop: () => app.close() };
