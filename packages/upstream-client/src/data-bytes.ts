@@ -39,57 +39,77 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 
 /**
- * The JSON of the first `count` elements of the JSON array `array` (the upstream's bytes of it), or
- * undefined when `array` is not an array with at least that many elements. Elements are found by
- * scanning: strings are skipped with a native search for their closing quote, so only the structure
- * between them is walked byte by byte.
+ * The JSON of the first `count` elements of the JSON array `array` (the upstream's bytes of it),
+ * which holds `length` elements (the caller parsed it), or undefined when the bytes do not read that
+ * way. A listing page is trimmed by its last few rows, so the cut is found from the end: strings are
+ * skipped with a native search for their opening quote, so only the structure between them is
+ * walked byte by byte, and only as far back as the rows dropped.
  */
-export function jsonArrayPrefix(array: Uint8Array, count: number): Uint8Array | undefined {
-  if (array[0] !== OPEN_BRACKET) return undefined;
+export function jsonArrayPrefix(array: Uint8Array, count: number, length: number): Uint8Array | undefined {
+  const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+  const close = lastNonWhitespace(bytes);
+  if (bytes[firstNonWhitespace(bytes)] !== OPEN_BRACKET || bytes[close] !== CLOSE_BRACKET) return undefined;
+  if (count < 0 || count > length) return undefined;
+  if (count === length) return array;
   if (count === 0) return Uint8Array.of(OPEN_BRACKET, CLOSE_BRACKET);
-  const end = endOfElement(array, count);
+  const end = commaBefore(bytes, close, length - count);
   if (end === undefined) return undefined;
-  if (end === array.length - 1) return array;
   const prefix = new Uint8Array(end + 1);
-  prefix.set(array.subarray(0, end));
+  prefix.set(bytes.subarray(0, end));
   prefix[end] = CLOSE_BRACKET;
   return prefix;
 }
 
 /**
- * The offset of what ends the `count`-th top-level element: the comma after it, or the array's
- * closing bracket when it is the last one.
+ * The offset of the top-level comma that comes `elements` elements before the array's closing
+ * bracket at `close`: the comma after the element the prefix keeps last.
  */
-function endOfElement(array: Uint8Array, count: number): number | undefined {
-  const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
+function commaBefore(bytes: Buffer, close: number, elements: number): number | undefined {
   let depth = 0;
   let commas = 0;
-  for (let i = 0; i < bytes.length; i++) {
+  for (let i = close - 1; i > 0; i--) {
     const byte = bytes[i]!;
     if (byte === QUOTE) {
-      i = closingQuote(bytes, i + 1);
+      i = openingQuote(bytes, i - 1);
       if (i < 0) return undefined;
-    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
-      depth += 1;
     } else if (byte === CLOSING_BRACE || byte === CLOSE_BRACKET) {
+      depth += 1;
+    } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth -= 1;
-      if (depth === 0) return commas + 1 === count ? i : undefined;
-    } else if (byte === COMMA && depth === 1) {
+      if (depth < 0) return undefined;
+    } else if (byte === COMMA && depth === 0) {
       commas += 1;
-      if (commas === count) return i;
+      if (commas === elements) return i;
     }
   }
   return undefined;
 }
 
-/** The index of the quote that closes a string whose content starts at `from`, or -1. */
-function closingQuote(bytes: Buffer, from: number): number {
-  for (let at = from; ; ) {
-    const quote = bytes.indexOf(QUOTE, at);
+/**
+ * The index of the quote that opens a string whose closing quote follows `from`, or -1. Inside a
+ * JSON string every quote is escaped (an odd run of backslashes before it), and outside one there
+ * are no backslashes: the nearest unescaped quote before is the opening one.
+ */
+function openingQuote(bytes: Buffer, from: number): number {
+  for (let at = from; at >= 0; ) {
+    const quote = bytes.lastIndexOf(QUOTE, at);
     if (quote < 0) return -1;
     let backslashes = 0;
     while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes += 1;
     if (backslashes % 2 === 0) return quote;
-    at = quote + 1;
+    at = quote - 1;
   }
+  return -1;
+}
+
+function firstNonWhitespace(bytes: Buffer): number {
+  let at = 0;
+  while (at < bytes.length && isWhitespace(bytes[at]!)) at += 1;
+  return at;
+}
+
+function lastNonWhitespace(bytes: Buffer): number {
+  let at = bytes.length - 1;
+  while (at > 0 && isWhitespace(bytes[at]!)) at -= 1;
+  return at;
 }

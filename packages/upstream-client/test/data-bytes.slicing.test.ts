@@ -24,7 +24,13 @@ describe("the upstream's own bytes of data", () => {
 });
 
 describe("jsonArrayPrefix", () => {
-  const prefix = (json: string, count: number) => text(jsonArrayPrefix(Buffer.from(json), count));
+  /** The element count the caller knows from its own parse (the count itself for what is no array). */
+  const lengthOf = (json: string, count: number) => {
+    const parsed: unknown = JSON.parse(json);
+    return Array.isArray(parsed) ? parsed.length : count;
+  };
+  const prefix = (json: string, count: number) =>
+    text(jsonArrayPrefix(Buffer.from(json), count, lengthOf(json, count)));
 
   it("cuts after whole elements, never inside a string that holds commas, brackets or escaped quotes", () => {
     const json = '[{"t":"a, b ] } [ {"},{"t":"say \\"hi\\", then \\\\"},{"n":[1,[2,3]],"u":"é→🙂"}]';
@@ -39,15 +45,22 @@ describe("jsonArrayPrefix", () => {
     expect(prefix("[1,2]", 3)).toBeUndefined();
   });
 
-  it("agrees with JSON.parse and JSON.stringify on any array of JSON values", () => {
+  it("agrees with JSON.parse and JSON.stringify on any array of JSON values, compact or indented", () => {
+    const indents = fc.constantFrom(undefined, 2, "\t");
     fc.assert(
-      fc.property(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 12 }), fc.nat(), (values, pick) => {
-        const count = pick % (values.length + 1);
-        const json = JSON.stringify(values);
-        const cut = prefix(json, count);
-        expect(cut).toBeDefined();
-        expect(JSON.parse(cut!)).toEqual(JSON.parse(json).slice(0, count));
-      }),
+      fc.property(
+        fc.array(fc.jsonValue(), { minLength: 1, maxLength: 12 }),
+        fc.nat(),
+        indents,
+        (values, pick, indent) => {
+          const count = pick % (values.length + 1);
+          const json = ` ${JSON.stringify(values, null, indent)}\n`;
+          const cut = prefix(json, count);
+          expect(cut).toBeDefined();
+          expect(JSON.parse(cut!)).toEqual(JSON.parse(json).slice(0, count));
+        },
+      ),
+      { numRuns: 2_000 },
     );
   });
 });

@@ -52,7 +52,7 @@ export async function fetchListingPage(
   if (page.rows.length < page.sentLimit) return lastPage(page);
   const cut = startOfLastSecond(page.rows);
   if (cut > 0) {
-    const rowsJson = page.dataJson && jsonArrayPrefix(page.dataJson, cut);
+    const rowsJson = page.dataJson && jsonArrayPrefix(page.dataJson, cut, page.rows.length);
     return {
       rows: page.rows.slice(0, cut),
       cursor: page.rows[cut - 1]!.created_utc,
