@@ -114,7 +114,30 @@ export const env = {
         return /^\d+$/.test(value) ? Number(value) : value;
       })
       .default(false),
+  /** Comma-separated web origins, each exactly as a browser sends it (scheme://host[:port]). */
+  originList: () =>
+    z
+      .string()
+      .transform((raw) =>
+        raw
+          .split(",")
+          .map((origin) => origin.trim())
+          .filter((origin) => origin !== ""),
+      )
+      .refine((origins) => origins.every(isOrigin), {
+        error: "must be comma-separated origins such as https://app.example.com or http://localhost:6274",
+      })
+      .default([]),
 } as const;
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 /** Whose `X-Forwarded-For` names the client: nobody's, everybody's, the nearest N hops', or these. */
 export type TrustProxy = boolean | number | string;

@@ -50,6 +50,12 @@ export interface GatewaySettings {
   /** How long a served idempotent request's response is replayed; default 24 h. */
   readonly idempotencyReplaySeconds?: number;
   readonly mcpUrl: string;
+  /**
+   * MCP_ALLOWED_ORIGINS, as the MCP service reads it: web pages whose answers from /mcp a browser
+   * may read. The gateway answers some of those itself (a refused key or token, a rate limit), and
+   * a browser client must be able to read the 401's WWW-Authenticate to find OAuth.
+   */
+  readonly mcpAllowedOrigins?: readonly string[];
   /** Request line and headers, then a body, not received in full within this: 408; default 10 s. */
   readonly bodyTimeoutMs?: number;
   /** PORTAL_URL: the developer portal, named in the API reference as its contact. */
@@ -171,6 +177,7 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     settings: { pendingDebitMs },
     billingTimeoutMs,
     mcpUrl: settings.mcpUrl,
+    mcpAllowedOrigins: new Set(settings.mcpAllowedOrigins ?? []),
     body: { limitBytes: BODY_LIMIT_BYTES, timeoutMs: settings.bodyTimeoutMs ?? 10_000 },
   };
 }

@@ -50,6 +50,8 @@ export const gatewayConfigShape = {
   /** Whose X-Forwarded-For names the client address (for the failed-authentication limit). */
   GATEWAY_TRUST_PROXY: env.trustProxy(),
   MCP_URL: env.httpUrl().default("http://127.0.0.1:8090"),
+  /** The MCP service's allowed web origins: the gateway's own answers at /mcp carry CORS for them. */
+  MCP_ALLOWED_ORIGINS: env.originList(),
   /** A request body (only /mcp takes one) not received in full by then is answered 408. */
   BODY_TIMEOUT_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),

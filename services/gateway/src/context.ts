@@ -31,6 +31,8 @@ export interface GatewayContext {
   readonly settings: { readonly pendingDebitMs: number };
   readonly billingTimeoutMs: number;
   readonly mcpUrl: string;
+  /** Web origins whose pages may read /mcp's answers (MCP_ALLOWED_ORIGINS). */
+  readonly mcpAllowedOrigins: ReadonlySet<string>;
   /** /mcp as an OAuth resource server: its identity, and access token validation. */
   readonly oauth: {
     readonly resource: ProtectedResource;

@@ -41,6 +41,7 @@ runMain("gateway", async () => {
         billingTimeoutMs: config.BILLING_TIMEOUT_MS,
         pendingDebitMs,
         mcpUrl: config.MCP_URL,
+        mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
         bodyTimeoutMs: config.BODY_TIMEOUT_MS,
         failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
         trustProxy: config.GATEWAY_TRUST_PROXY,

@@ -3,20 +3,6 @@ import { env, loadConfig } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
 
-/** A comma-separated list of web origins, each exactly as a browser sends it (scheme://host[:port]). */
-const originList = z
-  .string()
-  .transform((raw) =>
-    raw
-      .split(",")
-      .map((origin) => origin.trim())
-      .filter((origin) => origin !== ""),
-  )
-  .refine((origins) => origins.every(isOrigin), {
-    error: "must be comma-separated origins such as https://app.example.com or http://localhost:6274",
-  })
-  .default([]);
-
 const shape = {
   MCP_PORT: env.port(8090),
   /** MCP_HOST wins over HOST, so one shared HOST can be overridden for this service alone. */
@@ -25,7 +11,7 @@ const shape = {
   /** The gateway's internal listener (GATEWAY_INTERNAL_PORT), where tool calls go. */
   GATEWAY_URL: env.httpUrl().default("http://127.0.0.1:8081"),
   GATEWAY_TIMEOUT_MS: env.positiveInt(15_000),
-  MCP_ALLOWED_ORIGINS: originList,
+  MCP_ALLOWED_ORIGINS: env.originList(),
   MCP_BODY_TIMEOUT_MS: env.positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   /** Below a few kilobytes no result could say what it holds. */
   MCP_RESULT_BUDGET_BYTES: env.positiveInt(DEFAULT_RESULT_BUDGET_BYTES).pipe(z.number().min(4_096)),
@@ -55,13 +41,4 @@ export function loadMcpConfig(environment: Record<string, string | undefined> = 
     resultBudgetBytes: raw.MCP_RESULT_BUDGET_BYTES,
     logLevel: raw.LOG_LEVEL,
   });
-}
-
-function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
-  } catch {
-    return false;
-  }
 }

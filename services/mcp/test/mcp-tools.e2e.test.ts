@@ -307,6 +307,26 @@ describe("the seven tools through the gateway's /mcp", () => {
     }
   });
 
+  it("lets a configured origin's page read the gateway's own 401 and its OAuth challenge, and no other origin's", async () => {
+    const origin = "https://app.example.com";
+    const gateway = await stack.startGateway({ mcpAllowedOrigins: [origin] });
+    const refusedFrom = (from: string) =>
+      fetch(`${gateway.url}/mcp`, {
+        method: "POST",
+        headers: { origin: from, "content-type": "application/json", "x-api-key": `rdk_${"q".repeat(43)}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    const allowed = await refusedFrom(origin);
+    expect(allowed.status).toBe(401);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(allowed.headers.get("access-control-expose-headers")).toContain("www-authenticate");
+    expect(allowed.headers.get("www-authenticate")).toMatch(/^Bearer .*resource_metadata=/);
+    expect(allowed.headers.get("vary")).toMatch(/Origin/);
+    const other = await refusedFrom("https://elsewhere.example.com");
+    expect(other.status).toBe(401);
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
   it("answers 408 at the gateway, and closes the connection, when a body trickles in past its deadline", async () => {
     const deadlineMs = 1_000;
     const gateway = await stack.startGateway({ bodyTimeoutMs: deadlineMs });

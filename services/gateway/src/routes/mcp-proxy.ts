@@ -39,6 +39,7 @@ export async function registerMcpProxy(app: FastifyInstance, ctx: GatewayContext
     replyOptions: {
       rewriteRequestHeaders: (request, headers) => forwardedHeaders(request, headers),
       onError: (reply, { error }) => {
+        allowOriginToRead(reply.request as FastifyRequest, reply as FastifyReply, ctx);
         sendError(
           reply as FastifyReply,
           { code: "service_unavailable", internal: `MCP service: ${error.message}` },
@@ -54,6 +55,7 @@ async function gate(request: FastifyRequest, reply: FastifyReply, ctx: GatewayCo
   if (request.method === "OPTIONS") return;
   const caller = await authenticateMcpCaller(request, ctx);
   if (!caller.ok) {
+    allowOriginToRead(request, reply, ctx);
     const { code, detail } = caller.error;
     const refused = code === "invalid_token" || code === "invalid_api_key";
     const error = refused
@@ -77,7 +79,27 @@ async function gate(request: FastifyRequest, reply: FastifyReply, ctx: GatewayCo
     tokens,
     reserve: false,
   });
-  if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
+  if (!admission.ok) {
+    allowOriginToRead(request, reply, ctx);
+    return sendError(reply, admission.error, ctx.errors);
+  }
+}
+
+/** Headers a browser page needs to read the gateway's refusals: the OAuth challenge, when to retry. */
+const EXPOSED_HEADERS = "www-authenticate, retry-after, x-request-id, ratelimit, ratelimit-policy";
+
+/**
+ * An answer the gateway gives at /mcp itself, in place of the MCP service, carries the CORS headers
+ * the MCP service would give a configured origin (services/mcp/src/origin.ts); answers the MCP
+ * service gives carry its own. Another origin's page gets nothing it can read, as from the service.
+ */
+function allowOriginToRead(request: FastifyRequest, reply: FastifyReply, ctx: GatewayContext): void {
+  const origin = request.headers.origin;
+  if (origin === undefined || !ctx.mcpAllowedOrigins.has(origin)) return;
+  reply
+    .header("access-control-allow-origin", origin)
+    .header("access-control-expose-headers", EXPOSED_HEADERS)
+    .header("vary", "Origin");
 }
 
 /**
