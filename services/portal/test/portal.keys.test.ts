@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { keyUsageReportSchema } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserlessClient, csrfTokenOf, linkIn } from "./support/client.ts";
+import { type BrowserlessClient, csrfTokenOf, linkIn, uniqueClientIp } from "./support/client.ts";
 import { type PortalHarness, startPortalHarness } from "./support/harness.ts";
 
 let h: PortalHarness;
@@ -17,7 +17,7 @@ afterAll(() => h.close());
 
 async function signedInClient(): Promise<BrowserlessClient> {
   const email = `dev-${randomBytes(4).toString("hex")}@example.com`;
-  const client = h.client({ ip: `192.0.2.${1 + Math.floor(Math.random() * 250)}` });
+  const client = h.client({ ip: uniqueClientIp() });
   await client.submit("/signup", "/signup", { email });
   const [mail] = await h.inbox.waitForMessages(email);
   const link = linkIn(mail!.text);

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserlessClient, csrfTokenOf, linkIn } from "./support/client.ts";
+import { type BrowserlessClient, csrfTokenOf, linkIn, uniqueClientIp } from "./support/client.ts";
 import { type PortalHarness, startPortalHarness } from "./support/harness.ts";
 
 const PER_ADDRESS = 3;
@@ -21,7 +21,7 @@ afterAll(() => h.close());
 
 const newAddress = (name = "dev") => `${name}-${randomBytes(4).toString("hex")}@example.com`;
 /** Every test its own client address, so the per-client mail limit of one test spares the others. */
-const newIp = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+const newIp = uniqueClientIp;
 
 async function requestLink(client: BrowserlessClient, email: string, path: "/signup" | "/login" = "/signup") {
   return client.submit(path, path, { email });

@@ -84,3 +84,16 @@ export function linkIn(text: string): string {
   if (!link) throw new Error(`no sign-in link in: ${text}`);
   return link;
 }
+
+let clientsMade = 0;
+
+/**
+ * A client address no other client of this test process has had (from the documentation ranges,
+ * 198.51.100.0/24 then 203.0.113.0/24): the mail limit per client address then counts exactly one
+ * test's requests. Random addresses collided now and then, and a test found its budget half spent.
+ */
+export function uniqueClientIp(): string {
+  clientsMade += 1;
+  if (clientsMade > 500) throw new Error("more than 500 client addresses in one test process");
+  return clientsMade <= 250 ? `198.51.100.${clientsMade}` : `203.0.113.${clientsMade - 250}`;
+}
