@@ -38,13 +38,8 @@ describe("the pnpm start supervisor", () => {
   let supervisor: ChildProcess;
 
   beforeAll(async () => {
-    const [port, simPort, mcpPort, paymentsPort, internalPort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    const [port, simPort, mcpPort, paymentsPort, internalPort, portalPort, smtpPort, mailUiPort] =
+      await Promise.all(Array.from({ length: 8 }, () => freePort()));
     const env = {
       ...process.env,
       PORT: String(port),
@@ -54,6 +49,10 @@ describe("the pnpm start supervisor", () => {
       PAYMENTS_SIM_PORT: String(paymentsPort),
       STRIPE_SECRET_KEY: "",
       GATEWAY_INTERNAL_PORT: String(internalPort),
+      // Not the defaults (8060, 1025, 8025): a stack of the developer's own may be running.
+      PORTAL_PORT: String(portalPort),
+      MAIL_SMTP_PORT: String(smtpPort),
+      MAIL_UI_PORT: String(mailUiPort),
       HEALTH_PORT: "0",
       METRICS_PORT: "0",
       RDA_NAMESPACE: namespace,

@@ -3,7 +3,7 @@
  * and exports their URLs as REDIS_URL / NATS_URL; each test takes its own namespace so tests run in
  * parallel without seeing each other's subjects or keys, and never touch a running stack's data.
  */
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import { createServer } from "node:net";
 import { Writable } from "node:stream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
@@ -86,14 +86,31 @@ export async function waitFor<T>(check: () => T | Promise<T>, what: string, time
   }
 }
 
-/** A port that was free a moment ago: the OS picks it and we release it for a child process to bind. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out for a child process (or a server that must know its address first) to bind a
+ * moment later. Drawn below the kernel's ephemeral range (32768 and up on Linux), which is where
+ * every `listen(0)` of the tests' in-process servers lands: a port taken by the OS for one of those
+ * between our pick and the child's bind was an occasional EADDRINUSE. Each is checked free, and
+ * none is handed out twice by one process.
+ */
+const PICKED_PORTS = { low: 20_000, high: 32_000 } as const;
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago, for a child process to bind. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = randomInt(PICKED_PORTS.low, PICKED_PORTS.high);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port between ${PICKED_PORTS.low} and ${PICKED_PORTS.high} after 100 tries`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
