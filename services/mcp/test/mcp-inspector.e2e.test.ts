@@ -14,13 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../../test/support/stack.ts";
 import { DEFAULT_RESULT_BUDGET_BYTES } from "../src/index.ts";
 import {
-  bytesOf,
   type CallTool,
   type Corpus,
-  defaultCalls,
-  httpTreeIds,
+  expectBigTreeInPieces,
+  expectDefaultCallsWithin,
   pickCorpus,
-  walkBigTree,
 } from "./support/agent-walk.ts";
 
 const run = promisify(execFile);
@@ -120,18 +118,11 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
   });
 
   it("gets every tool's default result within the budget", async () => {
-    for (const { name, args } of defaultCalls(corpus)) {
-      const result = await callTool(name, args);
-      expect(result.isError, name).toBeFalsy();
-      expect(bytesOf(result), name).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_BYTES);
-    }
+    await expectDefaultCallsWithin(callTool, corpus, DEFAULT_RESULT_BUDGET_BYTES);
   });
 
   it("reads a 500-comment tree in pieces by following next, every comment once", async () => {
-    const walk = await walkBigTree(callTool, corpus.bigPostId);
-    expect(walk.sizes.length).toBeGreaterThan(1);
-    for (const size of walk.sizes) expect(size).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_BYTES);
-    expect(walk.commentIds).toEqual(await httpTreeIds(http, corpus.bigPostId));
+    await expectBigTreeInPieces(callTool, http, corpus.bigPostId, DEFAULT_RESULT_BUDGET_BYTES);
   });
 
   it("reports a bad key in the API's words and lists nothing", async () => {

@@ -16,14 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../../../test/support/stack.ts";
 import { DEFAULT_RESULT_BUDGET_BYTES } from "../src/index.ts";
 import {
-  bytesOf,
   type CallTool,
   type Corpus,
-  defaultCalls,
-  httpTreeIds,
+  expectBigTreeInPieces,
+  expectDefaultCallsWithin,
   pickCorpus,
   statedBudget,
-  walkBigTree,
 } from "./support/agent-walk.ts";
 
 const MCP_REMOTE = join(import.meta.dirname, "..", "node_modules", ".bin", "mcp-remote");
@@ -96,18 +94,11 @@ describe("an agent behind mcp-remote", { timeout: 120_000 }, () => {
   });
 
   it("gets every tool's default result within the budget", async () => {
-    for (const { name, args } of defaultCalls(corpus)) {
-      const result = await call(name, args);
-      expect(result.isError, name).toBeFalsy();
-      expect(bytesOf(result), name).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_BYTES);
-    }
+    await expectDefaultCallsWithin(call, corpus, DEFAULT_RESULT_BUDGET_BYTES);
   });
 
   it("reads a 500-comment tree in pieces by following next, every comment once", async () => {
-    const walk = await walkBigTree(call, corpus.bigPostId);
-    expect(walk.sizes.length).toBeGreaterThan(1);
-    for (const size of walk.sizes) expect(size).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET_BYTES);
-    expect(walk.commentIds).toEqual(await httpTreeIds(http, corpus.bigPostId));
+    await expectBigTreeInPieces(call, http, corpus.bigPostId, DEFAULT_RESULT_BUDGET_BYTES);
   });
 });
 

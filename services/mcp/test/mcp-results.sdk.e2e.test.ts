@@ -13,11 +13,10 @@ import {
   bytesOf,
   type CallTool,
   type Corpus,
-  defaultCalls,
-  httpTreeIds,
+  expectBigTreeInPieces,
+  expectDefaultCallsWithin,
   pickCorpus,
   statedBudget,
-  walkBigTree,
 } from "./support/agent-walk.ts";
 import { connectMcpClient } from "./support/mcp-client.ts";
 
@@ -50,11 +49,7 @@ describe("results within the budget, through the SDK client", () => {
   });
 
   it("answers every tool's default call within the budget", async () => {
-    for (const { name, args } of defaultCalls(corpus)) {
-      const result = await call(name, args);
-      expect(result.isError, name).toBeFalsy();
-      expect(bytesOf(result), name).toBeLessThanOrEqual(budget);
-    }
+    await expectDefaultCallsWithin(call, corpus, budget);
   });
 
   it("gives the default tree (limit 50) whole, within the budget, with no next piece", async () => {
@@ -64,10 +59,7 @@ describe("results within the budget, through the SDK client", () => {
   });
 
   it("returns a 500-comment tree in pieces an agent walks by following next, every comment once", async () => {
-    const walk = await walkBigTree(call, corpus.bigPostId);
-    expect(walk.sizes.length).toBeGreaterThan(1);
-    for (const size of walk.sizes) expect(size).toBeLessThanOrEqual(budget);
-    expect(walk.commentIds).toEqual(await httpTreeIds(http, corpus.bigPostId));
+    const walk = await expectBigTreeInPieces(call, http, corpus.bigPostId, budget);
     // A piece's root hangs under the post or under a comment an earlier piece gave.
     for (const { id, parent } of walk.attachedLater) {
       if (parent === `t3_${corpus.bigPostId}`) continue;

@@ -6,6 +6,7 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CommentTreeNode } from "@rda/contracts";
 import type { GatewayClient } from "@rda/sdk";
+import { expect } from "vitest";
 import type { Stack } from "../../../../test/support/stack.ts";
 import { CorpusProbe } from "../../../upstream-sim/src/index.ts";
 
@@ -113,4 +114,34 @@ export async function httpTreeIds(http: GatewayClient, postId: string): Promise<
   };
   visit(tree.value.data);
   return ids;
+}
+
+/** Every tool's default call answers without error, within the budget. */
+export async function expectDefaultCallsWithin(
+  call: CallTool,
+  corpus: Corpus,
+  budget: number,
+): Promise<void> {
+  for (const { name, args } of defaultCalls(corpus)) {
+    const result = await call(name, args);
+    expect(result.isError, name).toBeFalsy();
+    expect(bytesOf(result), name).toBeLessThanOrEqual(budget);
+  }
+}
+
+/**
+ * The 500-comment tree comes in more than one piece, each within the budget, and the pieces hold
+ * every comment of the HTTP API's tree once, in its order. Returns the walk for further checks.
+ */
+export async function expectBigTreeInPieces(
+  call: CallTool,
+  http: GatewayClient,
+  postId: string,
+  budget: number,
+): Promise<TreeWalk> {
+  const walk = await walkBigTree(call, postId);
+  expect(walk.sizes.length).toBeGreaterThan(1);
+  for (const size of walk.sizes) expect(size).toBeLessThanOrEqual(budget);
+  expect(walk.commentIds).toEqual(await httpTreeIds(http, postId));
+  return walk;
 }
