@@ -22,8 +22,6 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { showKeyReplySchema } from "@rda/contracts";
-import { requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -105,18 +103,6 @@ async function emailedLink(address: string): Promise<string> {
   return link;
 }
 
-async function balanceOf(keyId: string): Promise<number> {
-  const reply = await requestJson(
-    stack.nats,
-    stack.subjects.billing.showKey,
-    { id: keyId },
-    showKeyReplySchema,
-    5_000,
-  );
-  if (!reply.ok || !reply.value.found) throw new Error(`no key ${keyId}`);
-  return reply.value.key.credits_balance;
-}
-
 async function connectWith(provider: OAuthClientProvider) {
   const client = new Client({ name: "oauth-agent", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
@@ -193,11 +179,11 @@ describe("an MCP client connecting by OAuth", () => {
   });
 
   it("calls a tool with the token, charged to the chosen key", async () => {
-    const before = await balanceOf(keyId);
+    const before = await stack.balanceOf(keyId);
     const client = await connectWith(agent);
     const result = await client.callTool({ name: "search_subreddits", arguments: { q: "type" } });
     expect(result.isError).toBeFalsy();
-    expect(await balanceOf(keyId)).toBe(before - 1);
+    expect(await stack.balanceOf(keyId)).toBe(before - 1);
     const credits = await client.callTool({ name: "check_credits", arguments: {} });
     expect(JSON.stringify(credits.structuredContent)).toContain(String(before - 1));
     await client.close();

@@ -6,7 +6,7 @@
  * at the end.
  */
 import { randomBytes } from "node:crypto";
-import { admitReplySchema, showKeyReplySchema } from "@rda/contracts";
+import { admitReplySchema } from "@rda/contracts";
 import { hashApiKey, requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import Stripe from "stripe";
@@ -100,18 +100,6 @@ async function eventOf(type: string, objectId: string, delivered = true): Promis
   return found!;
 }
 
-async function balance(keyId: string): Promise<number> {
-  const reply = await requestJson(
-    stack.nats,
-    stack.subjects.billing.showKey,
-    { id: keyId },
-    showKeyReplySchema,
-    5_000,
-  );
-  if (!reply.ok || !reply.value.found) throw new Error(`no key ${keyId}`);
-  return reply.value.key.credits_balance;
-}
-
 const sessionCount = async () => (await sim<{ data: unknown[] }>("/checkout/sessions")).data.length;
 
 describe("buying credits with the payments simulator", () => {
@@ -130,7 +118,7 @@ describe("buying credits with the payments simulator", () => {
     expect(answer.status).toBe(303);
     await pay(sessionId!);
     await eventOf("checkout.session.completed", sessionId!);
-    expect(await balance(dev.keyId)).toBe(333 + credits);
+    expect(await stack.balanceOf(dev.keyId)).toBe(333 + credits);
   });
 
   it.each([
@@ -172,7 +160,7 @@ describe("buying credits with the payments simulator", () => {
     const { sessionId } = await checkout(dev, "25");
     await pay(sessionId!);
     const completed = await eventOf("checkout.session.completed", sessionId!);
-    expect(await balance(dev.keyId)).toBe(19_563);
+    expect(await stack.balanceOf(dev.keyId)).toBe(19_563);
     const again = await sim<{ deliveries: { status: number }[] }>(`/events/${completed.id}/deliver`, {
       times: 3,
     });
@@ -187,7 +175,7 @@ describe("buying credits with the payments simulator", () => {
       }),
     );
     expect((await Promise.all(posts)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    expect(await balance(dev.keyId)).toBe(19_563);
+    expect(await stack.balanceOf(dev.keyId)).toBe(19_563);
     const page = await dev.client.get("/billing");
     expect(page.body.match(/data-payment-id=/g)).toHaveLength(1);
   });
@@ -210,7 +198,7 @@ describe("buying credits with the payments simulator", () => {
     }
     const completed = await eventOf("checkout.session.completed", sessionId!);
     expect(completed.deliveries[0]!.status).toBe(503);
-    expect(await balance(dev.keyId)).toBe(19_563);
+    expect(await stack.balanceOf(dev.keyId)).toBe(19_563);
   });
 
   it("refuses unsigned, forged, tampered and stale deliveries with 400 and credits nothing", async () => {
@@ -247,10 +235,10 @@ describe("buying credits with the payments simulator", () => {
       expect(await answer.json()).toHaveProperty("error");
     }
     expect(tampered).not.toBe(copy.payload);
-    expect(await balance(dev.keyId)).toBe(333);
+    expect(await stack.balanceOf(dev.keyId)).toBe(333);
     await sim("/webhooks/release", { order: "sent" });
     await eventOf("checkout.session.completed", sessionId!);
-    expect(await balance(dev.keyId)).toBe(19_563);
+    expect(await stack.balanceOf(dev.keyId)).toBe(19_563);
   });
 
   it("credits nothing for a declined card, and nothing for a delayed payment until it succeeds", async () => {
@@ -261,10 +249,10 @@ describe("buying credits with the payments simulator", () => {
     const later = await checkout(dev, "5");
     await pay(later.sessionId!, "delayed");
     await eventOf("checkout.session.completed", later.sessionId!);
-    expect(await balance(dev.keyId)).toBe(333);
+    expect(await stack.balanceOf(dev.keyId)).toBe(333);
     await sim(`/checkout/sessions/${later.sessionId}/async`, { result: "succeeded" });
     await eventOf("checkout.session.async_payment_succeeded", later.sessionId!);
-    expect(await balance(dev.keyId)).toBe(333 + 3_333);
+    expect(await stack.balanceOf(dev.keyId)).toBe(333 + 3_333);
   });
 
   it("takes back min(credits bought, balance) on a full refund after part was spent, never below 0", async () => {
@@ -291,10 +279,10 @@ describe("buying credits with the payments simulator", () => {
       );
       expect(admitted.ok && admitted.value.outcome).toBe("admitted");
     }
-    expect(await balance(dev.keyId)).toBe(2_766);
+    expect(await stack.balanceOf(dev.keyId)).toBe(2_766);
     await sim(`/payment_intents/${intent}/refund`, {});
     await eventOf("charge.refunded", intent);
-    expect(await balance(dev.keyId)).toBe(0);
+    expect(await stack.balanceOf(dev.keyId)).toBe(0);
     const page = await dev.client.get("/billing");
     expect(page.body).toContain("Refunded");
     expect(page.body).toContain("2,766 taken back");
@@ -311,13 +299,13 @@ describe("buying credits with the payments simulator", () => {
     await eventOf("checkout.session.completed", sessionId!);
     await sim(`/payment_intents/${intent}/refund`, { amount: 1_000 });
     const refunded = await eventOf("charge.refunded", intent);
-    expect(await balance(dev.keyId)).toBe(19_563 - 7_692);
+    expect(await stack.balanceOf(dev.keyId)).toBe(19_563 - 7_692);
     await sim(`/events/${refunded.id}/deliver`, { times: 2 });
-    expect(await balance(dev.keyId)).toBe(19_563 - 7_692);
+    expect(await stack.balanceOf(dev.keyId)).toBe(19_563 - 7_692);
     expect((await dev.client.get("/billing")).body).toContain("Partially refunded ($10.00)");
     await sim(`/payment_intents/${intent}/dispute`, {});
     await eventOf("charge.dispute.created", intent);
-    expect(await balance(dev.keyId)).toBe(333);
+    expect(await stack.balanceOf(dev.keyId)).toBe(333);
     expect((await dev.client.get("/billing")).body).toContain("Disputed");
   });
 
@@ -331,7 +319,7 @@ describe("buying credits with the payments simulator", () => {
     await eventOf("checkout.session.completed", sessionId!);
     await eventOf("charge.refunded", intent);
     // 41,666 bought, half refunded: 20,833 taken back.
-    expect(await balance(dev.keyId)).toBe(333 + 41_666 - 20_833);
+    expect(await stack.balanceOf(dev.keyId)).toBe(333 + 41_666 - 20_833);
   });
 
   it("lists the key's payments in pnpm admin keys show, and pnpm admin ledger verify is clean", async () => {

@@ -14,6 +14,7 @@ import {
   revokeKeyReplySchema,
   rotateKeyReplySchema,
   type Subjects,
+  showKeyReplySchema,
 } from "@rda/contracts";
 import {
   type Logger,
@@ -110,6 +111,8 @@ export interface Stack {
   revokeKey(id: string): Promise<void>;
   /** A new secret for the key, as the operator CLI and the portal ask for it. */
   rotateKey(id: string): Promise<string>;
+  /** A key's balance, as billing holds it. */
+  balanceOf(id: string): Promise<number>;
   /** An outage of billing (the services stay up), until `startBilling`. */
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
@@ -244,6 +247,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const reply = await requestJson(nats, subject, { id }, rotateKeyReplySchema, BILLING_TIMEOUT_MS);
       if (!reply.ok || reply.value.outcome !== "rotated") throw new Error(`cannot rotate ${id}`);
       return reply.value.key;
+    },
+    async balanceOf(id) {
+      const subject = subjects.billing.showKey;
+      const reply = await requestJson(nats, subject, { id }, showKeyReplySchema, BILLING_TIMEOUT_MS);
+      if (!reply.ok || !reply.value.found) throw new Error(`no key ${id}`);
+      return reply.value.key.credits_balance;
     },
     stopBilling: () => billing.stop(),
     async startBilling() {
