@@ -25,7 +25,7 @@ import type {
 import { waitFor } from "@rda/service-kit/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessibleBasics, launchBrowser, screenshotter } from "../support/browser.ts";
+import { emailedLink, expectAccessibleBasics, launchBrowser, screenshotter } from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
@@ -96,13 +96,6 @@ async function authorizeInBrowser(page: Page, url: URL | string, keyLabel: strin
   return answer.searchParams;
 }
 
-async function emailedLink(address: string): Promise<string> {
-  const messages = await stack.portal!.inbox.waitForMessages(address, 1);
-  const link = /https?:\/\/\S+\/auth\?token=[A-Za-z0-9_-]+/.exec(messages.at(-1)!.text)?.[0];
-  if (!link) throw new Error("the email has no sign-in link");
-  return link;
-}
-
 async function connectWith(provider: OAuthClientProvider) {
   const client = new Client({ name: "oauth-agent", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
@@ -152,7 +145,7 @@ describe("an MCP client connecting by OAuth", () => {
     await page.getByLabel("Email address").fill(email);
     await page.getByRole("button", { name: "Email me a sign-in link" }).click();
     await page.getByRole("heading", { name: "Check your inbox" }).waitFor(SETTLE);
-    await page.goto(await emailedLink(email));
+    await page.goto(await emailedLink(stack.portal!, email));
     await page.getByRole("button", { name: "Confirm and create my account" }).click();
 
     // No key yet: the consent page says so; make one, and come back.

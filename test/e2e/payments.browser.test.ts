@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessibleBasics, launchBrowser, screenshotter } from "../support/browser.ts";
+import { expectAccessibleBasics, launchBrowser, screenshotter, signUpWithKey } from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
@@ -26,13 +26,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function emailedLink(address: string): Promise<string> {
-  const [message] = await stack.portal!.inbox.waitForMessages(address, 1);
-  const link = /https?:\/\/\S+\/auth\?token=[A-Za-z0-9_-]+/.exec(message!.text)?.[0];
-  if (!link) throw new Error("the email has no sign-in link");
-  return link;
-}
-
 describe("buying credits in a browser", () => {
   it("buys $25 for a key on the simulator's checkout page, sees 19,230 credits arrive and spends one", async () => {
     const email = `buyer-${randomBytes(4).toString("hex")}@example.com`;
@@ -40,14 +33,7 @@ describe("buying credits in a browser", () => {
     const page = await context.newPage();
 
     // 1. Sign in and make a key.
-    await page.goto(`${portalUrl}/signup`);
-    await page.getByLabel("Email address").fill(email);
-    await page.getByRole("button", { name: "Email me a link" }).click();
-    await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
-    await page.goto(await emailedLink(email));
-    await page.getByRole("button", { name: "Confirm and create my account" }).click();
-    await page.getByLabel("Label").fill("checkout");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await signUpWithKey(page, stack.portal!, email, "checkout");
     const secret = await page.getByLabel("Your API key").inputValue();
 
     // 2. The key's page leads to the billing page; the quote follows the amount as it is typed.
@@ -101,14 +87,7 @@ describe("buying credits in a browser", () => {
     const email = `declined-${randomBytes(4).toString("hex")}@example.com`;
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${portalUrl}/signup`);
-    await page.getByLabel("Email address").fill(email);
-    await page.getByRole("button", { name: "Email me a link" }).click();
-    await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
-    await page.goto(await emailedLink(email));
-    await page.getByRole("button", { name: "Confirm and create my account" }).click();
-    await page.getByLabel("Label").fill("declined");
-    await page.getByRole("button", { name: "Create key" }).click();
+    await signUpWithKey(page, stack.portal!, email, "declined");
     await page.goto(`${portalUrl}/billing`);
     await page.getByRole("button", { name: "Pay by card" }).click();
     await page.getByRole("button", { name: "Decline" }).click(SETTLE);

@@ -12,7 +12,13 @@ import { promisify } from "node:util";
 import { waitFor } from "@rda/service-kit/testing";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessibleBasics, launchBrowser, screenshotter } from "../support/browser.ts";
+import {
+  emailedLink,
+  expectAccessibleBasics,
+  launchBrowser,
+  screenshotter,
+  signUpWithKey,
+} from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
@@ -47,13 +53,6 @@ async function newContext(): Promise<BrowserContext> {
 }
 
 /** The sign-in link of the newest email to `address`, read through the inbox's JSON API. */
-async function emailedLink(address: string, count = 1): Promise<string> {
-  const messages = await stack.portal!.inbox.waitForMessages(address, count);
-  const link = /https?:\/\/\S+\/auth\?token=[A-Za-z0-9_-]+/.exec(messages.at(-1)!.text)?.[0];
-  if (!link) throw new Error("the email has no sign-in link");
-  return link;
-}
-
 async function accept(page: Page, click: () => Promise<void>) {
   page.once("dialog", (dialog) => void dialog.accept());
   await click();
@@ -81,7 +80,7 @@ describe("the developer portal in a browser", () => {
     await screenshot(page, "check-inbox");
 
     // 2. The link from the captured email.
-    const link = await emailedLink(email);
+    const link = await emailedLink(stack.portal!, email);
     const inboxPage = await context.newPage();
     await inboxPage.goto(stack.portal!.inbox.webUrl);
     await inboxPage.getByText("Confirm your email").first().waitFor();
@@ -173,14 +172,7 @@ describe("the developer portal in a browser", () => {
     const email = `first-${randomBytes(4).toString("hex")}@example.com`;
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${portalUrl}/signup`);
-    await page.getByLabel("Email address").fill(email);
-    await page.getByRole("button", { name: "Email me a link" }).click();
-    await page.goto(await emailedLink(email));
-    await page.getByRole("button", { name: "Confirm and create my account" }).click();
-    await page.getByLabel("Label").fill("first request");
-    await page.getByRole("button", { name: "Create key" }).click();
-    await page.getByRole("heading", { name: "Your new API key" }).waitFor();
+    await signUpWithKey(page, stack.portal!, email, "first request");
     const curl = (await page.locator("#snippet-curl").textContent())!;
     const program = (await page.locator("#snippet-sdk").textContent())!;
     await context.close();
@@ -207,14 +199,7 @@ describe("the developer portal in a browser", () => {
     const email = `phone-${randomBytes(4).toString("hex")}@example.com`;
     const context = await browser.newContext({ viewport: PHONE, isMobile: true });
     const page = await context.newPage();
-    await page.goto(`${portalUrl}/signup`);
-    await page.getByLabel("Email address").fill(email);
-    await page.getByRole("button", { name: "Email me a link" }).click();
-    await page.goto(await emailedLink(email));
-    await page.getByRole("button", { name: "Confirm and create my account" }).click();
-    await page.getByLabel("Label").fill("phone");
-    await page.getByRole("button", { name: "Create key" }).click();
-    await page.getByRole("heading", { name: "Your new API key" }).waitFor();
+    await signUpWithKey(page, stack.portal!, email, "phone");
     await screenshot(page, "phone-new-key");
     await page.getByRole("link", { name: "See this key's balance and usage" }).click();
     await page.locator("#balance").waitFor();

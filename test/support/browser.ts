@@ -7,6 +7,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { linkIn } from "../../services/portal/test/support/client.ts";
+import type { PortalParts } from "./stack.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
@@ -52,4 +54,31 @@ export async function expectAccessibleBasics(page: Page): Promise<void> {
   expect(unlabelled, `unlabelled fields on ${page.url()}`).toEqual([]);
   expect(await page.locator("h1").count(), `h1 on ${page.url()}`).toBe(1);
   expect(await page.getAttribute("html", "lang")).toBe("en");
+}
+
+/** The sign-in link of the newest of the `count` emails the portal sent to `address`. */
+export async function emailedLink(portal: Pick<PortalParts, "inbox">, address: string, count = 1) {
+  const messages = await portal.inbox.waitForMessages(address, count);
+  return linkIn(messages.at(-1)!.text);
+}
+
+/**
+ * A new account, signed up in the browser as a person does it (the emailed link included), with
+ * one key made under `label`; the page is left on the new key's secret.
+ */
+export async function signUpWithKey(
+  page: Page,
+  portal: Pick<PortalParts, "url" | "inbox">,
+  email: string,
+  label: string,
+): Promise<void> {
+  await page.goto(`${portal.url}/signup`);
+  await page.getByLabel("Email address").fill(email);
+  await page.getByRole("button", { name: "Email me a link" }).click();
+  await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
+  await page.goto(await emailedLink(portal, email));
+  await page.getByRole("button", { name: "Confirm and create my account" }).click();
+  await page.getByLabel("Label").fill(label);
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.getByRole("heading", { name: "Your new API key" }).waitFor();
 }
