@@ -17,18 +17,28 @@ export function locateDataBytes(raw: Uint8Array): Uint8Array | undefined {
   );
   const opening = OPENING.exec(head);
   if (!opening) return undefined;
-  let end = raw.byteLength;
-  while (end > 0 && isWhitespace(raw[end - 1]!)) end -= 1;
-  if (raw[end - 1] !== CLOSING_BRACE) return undefined;
-  end -= 1;
-  let start = opening[0].length;
-  while (start < end && isWhitespace(raw[start]!)) start += 1;
-  while (end > start && isWhitespace(raw[end - 1]!)) end -= 1;
-  return raw.subarray(start, end);
+  const brace = trimWhitespaceEnd(raw, 0, raw.byteLength) - 1;
+  if (raw[brace] !== CLOSING_BRACE) return undefined;
+  const start = skipWhitespace(raw, opening[0].length, brace);
+  return raw.subarray(start, trimWhitespaceEnd(raw, start, brace));
 }
 
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** The first index in [from, to) that is not JSON whitespace; `to` when there is none. */
+function skipWhitespace(bytes: Uint8Array, from: number, to: number): number {
+  let at = from;
+  while (at < to && isWhitespace(bytes[at]!)) at += 1;
+  return at;
+}
+
+/** The end (exclusive) of bytes[from, to) once its trailing JSON whitespace is dropped. */
+function trimWhitespaceEnd(bytes: Uint8Array, from: number, to: number): number {
+  let end = to;
+  while (end > from && isWhitespace(bytes[end - 1]!)) end -= 1;
+  return end;
 }
 
 const QUOTE = 0x22;
@@ -47,8 +57,9 @@ const COMMA = 0x2c;
  */
 export function jsonArrayPrefix(array: Uint8Array, count: number, length: number): Uint8Array | undefined {
   const bytes = Buffer.from(array.buffer, array.byteOffset, array.byteLength);
-  const close = lastNonWhitespace(bytes);
-  if (bytes[firstNonWhitespace(bytes)] !== OPEN_BRACKET || bytes[close] !== CLOSE_BRACKET) return undefined;
+  const open = skipWhitespace(bytes, 0, bytes.length);
+  const close = trimWhitespaceEnd(bytes, open, bytes.length) - 1;
+  if (bytes[open] !== OPEN_BRACKET || bytes[close] !== CLOSE_BRACKET) return undefined;
   if (count < 0 || count > length) return undefined;
   if (count === length) return array;
   if (count === 0) return Uint8Array.of(OPEN_BRACKET, CLOSE_BRACKET);
@@ -100,16 +111,4 @@ function openingQuote(bytes: Buffer, from: number): number {
     at = quote - 1;
   }
   return -1;
-}
-
-function firstNonWhitespace(bytes: Buffer): number {
-  let at = 0;
-  while (at < bytes.length && isWhitespace(bytes[at]!)) at += 1;
-  return at;
-}
-
-function lastNonWhitespace(bytes: Buffer): number {
-  let at = bytes.length - 1;
-  while (at > 0 && isWhitespace(bytes[at]!)) at -= 1;
-  return at;
 }
