@@ -10,6 +10,11 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
 
 /** A PaymentIntent id (`pi_…`): the payment's id in the journal and in Redis key names. */
 export const PAYMENT_ID_PATTERN = /^pi_[A-Za-z0-9]{8,64}$/;
+/** The id of an expandable Stripe field: the id itself, or the expanded object's id. */
+export function expandableId(value: string | { id: string } | null | undefined): string | undefined {
+  return typeof value === "string" ? value : value?.id;
+}
+
 /** A Stripe webhook signing secret: the portal and billing hold the same one. */
 export const WEBHOOK_SECRET_PATTERN = /^whsec_[A-Za-z0-9_+/=]{8,250}$/;
 /** A Checkout Session id (`cs_test_…`, `cs_live_…`). */

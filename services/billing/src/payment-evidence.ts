@@ -7,7 +7,12 @@
  * made, nor inflate one. Replaying a genuine event changes nothing: billing applies each payment
  * and each cumulative reversal once.
  */
-import type { ApplyPaymentRequest, ReversePaymentRequest, SignedEvent } from "@rda/contracts";
+import {
+  type ApplyPaymentRequest,
+  expandableId,
+  type ReversePaymentRequest,
+  type SignedEvent,
+} from "@rda/contracts";
 import Stripe from "stripe";
 
 /** Stripe's own default tolerance: an event signed more than five minutes ago is a replay. */
@@ -29,7 +34,7 @@ export function paymentEvidence(secret: string, request: ApplyPaymentRequest): E
   const session = event.data.object as Stripe.Checkout.Session;
   const mismatch = firstMismatch([
     ["checkout_session_id", session.id, request.checkout_session_id],
-    ["payment_id", idOf(session.payment_intent), request.payment_id],
+    ["payment_id", expandableId(session.payment_intent), request.payment_id],
     ["amount_cents", session.amount_total, request.amount_cents],
     ["currency", session.currency, request.currency],
     ["key_id", session.metadata?.key_id, request.key_id],
@@ -46,7 +51,7 @@ export function reversalEvidence(secret: string, request: ReversePaymentRequest)
     const charge = event.data.object;
     return (
       firstMismatch([
-        ["payment_id", idOf(charge.payment_intent), request.payment_id],
+        ["payment_id", expandableId(charge.payment_intent), request.payment_id],
         ["amount_cents", charge.amount_refunded, request.amount_cents],
       ]) ?? PROVEN
     );
@@ -55,7 +60,7 @@ export function reversalEvidence(secret: string, request: ReversePaymentRequest)
     const dispute = event.data.object;
     return (
       firstMismatch([
-        ["payment_id", idOf(dispute.payment_intent), request.payment_id],
+        ["payment_id", expandableId(dispute.payment_intent), request.payment_id],
         ["amount_cents", dispute.amount, request.amount_cents],
       ]) ?? PROVEN
     );
@@ -76,8 +81,4 @@ function verifiedEvent(secret: string, signed: SignedEvent | undefined): Stripe.
 function firstMismatch(fields: [name: string, signed: unknown, requested: unknown][]): Evidence | undefined {
   const differing = fields.find(([, signed, requested]) => signed !== requested);
   return differing && refused(`${differing[0]} differs from the signed event`);
-}
-
-function idOf(value: string | { id: string } | null | undefined): string | undefined {
-  return typeof value === "string" ? value : value?.id;
 }

@@ -8,6 +8,7 @@ import {
   ACCOUNT_ID_PATTERN,
   type ApplyPaymentRequest,
   CHECKOUT_SESSION_ID_PATTERN,
+  expandableId,
   KEY_ID_PATTERN,
   PAYMENT_ID_PATTERN,
 } from "@rda/contracts";
@@ -50,7 +51,7 @@ export function actionFor(event: Stripe.Event): WebhookAction {
 }
 
 function applyFor(session: Stripe.Checkout.Session, created: number): WebhookAction {
-  const paymentId = idOf(session.payment_intent);
+  const paymentId = expandableId(session.payment_intent);
   const { account_id: accountId = "", key_id: keyId = "" } = session.metadata ?? {};
   if (session.mode !== "payment" || !paymentId || !PAYMENT_ID_PATTERN.test(paymentId))
     return ignore("not a one-off payment");
@@ -83,12 +84,8 @@ function reverseFor(
   amountCents: number,
   receiptUrl: string | null,
 ): WebhookAction {
-  const paymentId = idOf(intent);
+  const paymentId = expandableId(intent);
   if (!paymentId || !PAYMENT_ID_PATTERN.test(paymentId)) return ignore("not a payment of a PaymentIntent");
   if (!Number.isSafeInteger(amountCents) || amountCents < 0) return ignore("no amount");
   return { kind: "reverse", paymentId, reversal, amountCents, receiptUrl };
-}
-
-function idOf(value: string | { id: string } | null): string | undefined {
-  return typeof value === "string" ? value : (value?.id ?? undefined);
 }
