@@ -1,11 +1,12 @@
 /**
  * `pnpm bench`: the same 25-post page (a) straight from the simulator, (b) through a bare fastify
  * proxy, (c) through the whole gateway path (auth, admission, adapter, envelope, settlement), and (d)
- * /v1/account; then a moderate fixed-rate run of (a) and (c) for the latency the gateway adds. Every
- * service runs as its own process (its own main.ts); needs local Redis and NATS. Each stage runs
- * BENCH_RUNS times (default 3) and the median is reported, with the CPU time each process spent per
- * request over the measured window (read from /proc): the figure that does not move with the load
- * of the machine.
+ * /v1/account, (e) through the floor of the design's shape (a fastify edge, one NATS request-reply,
+ * an undici responder, and nothing else); then a moderate fixed-rate run of (a), (c) and (e) for the
+ * latency each adds. Every service runs as its own process (its own main.ts); needs local Redis
+ * and NATS. Each stage runs BENCH_RUNS times (default 3) and the median is reported, with the CPU
+ * time each process spent per request over the measured window (read from /proc): the figure that
+ * moves least with the load of the machine.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -15,12 +16,15 @@ import { connectNats, createLogger, requestJson } from "@rda/service-kit";
 import { findInfrastructure } from "@rda/service-kit/testing";
 import autocannon, { type Result } from "autocannon";
 import { pidListeningOn, startCpuWindow, type WatchedProcess } from "./cpu.ts";
+import { loopbackRoundTripMicros } from "./loopback.ts";
 import { freePort, startProcess, stopAll, waitForHttp } from "./processes.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const MODERATE_RATE = Number(process.env.BENCH_MODERATE_RATE ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** BENCH_ONLY=a,c,m: run only the stages whose names start with these letters (m: the moderate ones). */
+const ONLY = process.env.BENCH_ONLY?.split(",").map((letter) => letter.trim());
 
 interface Figures {
   requests_per_second: number;
@@ -88,13 +92,15 @@ async function main() {
     NATS_URL: infrastructure.natsUrl,
     RDA_NAMESPACE: namespace,
   };
-  const [simPort, proxyPort, gatewayPort, billingHealth, adapterHealth] = await Promise.all(
-    Array.from({ length: 5 }, () => freePort()),
+  const [simPort, proxyPort, gatewayPort, billingHealth, adapterHealth, floorPort] = await Promise.all(
+    Array.from({ length: 6 }, () => freePort()),
   );
   const simUrl = `http://127.0.0.1:${simPort}`;
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
   process.stdout.write("bench: starting simulator, billing, adapter-posts, gateway and a bare proxy …\n");
+  const floorChildren: ChildProcess[] = [];
   const children = {
     simulator: startProcess("services/upstream-sim/src/main.ts", { SIM_PORT: String(simPort) }),
     billing: startProcess("services/billing/src/main.ts", {
@@ -136,47 +142,75 @@ async function main() {
     const watch = (...names: (keyof typeof children)[]) => names.map((name) => watched(name, children[name]));
     const servers = serverProcesses(infrastructure.redisUrl, infrastructure.natsUrl);
     const gatewayPath = [...watch("gateway", "billing", "adapter", "simulator"), ...servers];
-    const results = {
-      a_simulator_direct: await measure({
-        label: "(a) simulator direct",
-        url: direct,
-        watched: watch("simulator"),
-      }),
-      b_bare_proxy: await measure({
+    const floor = startFloor(common, simUrl, floorPort!, `/api/posts/search?${page}`);
+    floorChildren.push(...floor);
+    await waitForHttp(`${floorUrl}/page`, 60_000);
+    const floorPath = [
+      watched("floor-edge", floor[0]!),
+      watched("floor-responder", floor[1]!),
+      ...watch("simulator"),
+      ...servers.filter((server) => server.name === "nats"),
+    ];
+
+    const stages: Record<string, Stage> = {
+      a_simulator_direct: { label: "(a) simulator direct", url: direct, watched: watch("simulator") },
+      b_bare_proxy: {
         label: "(b) bare fastify proxy",
         url: `${proxyUrl}/api/posts/search?${page}`,
         watched: watch("proxy", "simulator"),
-      }),
-      c_gateway: await measure({
+      },
+      c_gateway: {
         label: "(c) whole gateway path",
         url: `${gatewayUrl}/v1/posts?${page}`,
         headers,
         watched: gatewayPath,
-      }),
-      d_account: await measure({
+      },
+      d_account: {
         label: "(d) /v1/account",
         url: `${gatewayUrl}/v1/account`,
         headers,
         watched: [...watch("gateway", "billing"), ...servers],
-      }),
-      moderate_a_simulator_direct: await measure({
+      },
+      e_floor: {
+        label: "(e) the shape's floor: fastify, one NATS request, an undici responder",
+        url: `${floorUrl}/page`,
+        watched: floorPath,
+      },
+      moderate_a_simulator_direct: {
         label: `(a) at ${MODERATE_RATE} req/s`,
         url: direct,
         rate: MODERATE_RATE,
         watched: watch("simulator"),
-      }),
-      moderate_c_gateway: await measure({
+      },
+      moderate_c_gateway: {
         label: `(c) at ${MODERATE_RATE} req/s`,
         url: `${gatewayUrl}/v1/posts?${page}`,
         headers,
         rate: MODERATE_RATE,
         watched: gatewayPath,
-      }),
+      },
+      moderate_e_floor: {
+        label: `(e) at ${MODERATE_RATE} req/s`,
+        url: `${floorUrl}/page`,
+        rate: MODERATE_RATE,
+        watched: floorPath,
+      },
     };
+    const results: Record<string, Figures> = {};
+    for (const [name, stage] of Object.entries(stages)) {
+      if (ONLY && !ONLY.includes(name[0]!)) continue;
+      results[name] = await measure(stage);
+    }
+    const loopbackMicros = await loopbackRoundTripMicros();
     const report = {
       when: new Date().toISOString(),
       // Other work on the machine skews the throughput and latency figures; the load average says how much.
-      machine: { cpus: cpus().length, node: process.version, load_average_1m_5m_15m: loadavg() },
+      machine: {
+        cpus: cpus().length,
+        node: process.version,
+        load_average_1m_5m_15m: loadavg(),
+        loopback_round_trip_p50_us: loopbackMicros,
+      },
       settings: {
         duration_s: DURATION_S,
         connections: CONNECTIONS,
@@ -185,27 +219,60 @@ async function main() {
         page,
       },
       results,
-      ratios: {
-        c_over_a_throughput: round(
-          results.c_gateway.requests_per_second / results.a_simulator_direct.requests_per_second,
-        ),
-        c_over_b_throughput: round(
-          results.c_gateway.requests_per_second / results.b_bare_proxy.requests_per_second,
-        ),
-        moderate_added_p50_ms: round(
-          results.moderate_c_gateway.p50_ms - results.moderate_a_simulator_direct.p50_ms,
-        ),
-        c_cpu_ms_per_request: results.c_gateway.cpu_ms_per_request_total,
-      },
+      ratios: ratiosOf(results),
     };
     printTables(report.results, report.ratios);
     process.stdout.write(`bench: load average during the run: ${loadavg().map(round).join(" ")}\n`);
+    process.stdout.write(
+      `bench: a loopback round trip to another process takes ${loopbackMicros} µs at p50 here (see bench/loopback.ts)\n`,
+    );
     mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
     writeFileSync(new URL("./results/latest.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write("bench: wrote bench/results/latest.json\n");
   } finally {
-    await stopAll(Object.values(children));
+    await stopAll([...Object.values(children), ...floorChildren]);
   }
+}
+
+/** Throughput ratios and the added latency, for the stages that ran. */
+function ratiosOf(results: Record<string, Figures>): Record<string, number> {
+  const { a_simulator_direct: a, b_bare_proxy: b, c_gateway: c, e_floor: e } = results;
+  const moderateA = results.moderate_a_simulator_direct;
+  const moderateC = results.moderate_c_gateway;
+  return {
+    ...(a && c && { c_over_a_throughput: round(c.requests_per_second / a.requests_per_second) }),
+    ...(b && c && { c_over_b_throughput: round(c.requests_per_second / b.requests_per_second) }),
+    ...(a && e && { e_over_a_throughput: round(e.requests_per_second / a.requests_per_second) }),
+    ...(c && e && { c_over_e_throughput: round(c.requests_per_second / e.requests_per_second) }),
+    ...(moderateA && moderateC && { moderate_added_p50_ms: round(moderateC.p50_ms - moderateA.p50_ms) }),
+    ...(moderateA &&
+      results.moderate_e_floor && {
+        moderate_floor_added_p50_ms: round(results.moderate_e_floor.p50_ms - moderateA.p50_ms),
+      }),
+    ...(c && { c_cpu_ms_per_request: c.cpu_ms_per_request_total }),
+    ...(e && { e_cpu_ms_per_request: e.cpu_ms_per_request_total }),
+    // What the product's own work (auth, admission, the adapter's page handling, the envelope) costs.
+    ...(c && e && { c_cpu_ms_over_floor: round3(c.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
+  };
+}
+
+/** The floor processes: an edge that asks over NATS, a responder that asks the simulator. */
+function startFloor(
+  common: Record<string, string>,
+  simUrl: string,
+  floorPort: number,
+  path: string,
+): ChildProcess[] {
+  const subject = `${common.RDA_NAMESPACE}.floor.page`;
+  return [
+    startProcess("bench/floor-edge.ts", { ...common, PORT: String(floorPort), FLOOR_SUBJECT: subject }),
+    startProcess("bench/floor-responder.ts", {
+      ...common,
+      UPSTREAM_URL: simUrl,
+      FLOOR_SUBJECT: subject,
+      FLOOR_PATH: path,
+    }),
+  ];
 }
 
 function watched(name: string, child: ChildProcess): WatchedProcess {
