@@ -1,6 +1,7 @@
 /**
- * The floor of the design's shape, edge half: a fastify server that answers each request with
- * whatever one NATS request-reply brings back. No auth, no admission, no envelope, no logs.
+ * The floor of the design's shape, edge half: a fastify server that sends each request's path and
+ * query in one NATS request and answers with whatever comes back. No auth, no admission, no
+ * validation, no envelope, no logs.
  */
 import { connectNats, createLogger, requestRaw } from "@rda/service-kit";
 import Fastify from "fastify";
@@ -13,8 +14,8 @@ const nats = await connectNats(
   createLogger("floor-edge", { level: "warn" }),
 );
 const app = Fastify({ logger: false });
-app.get("/page", async (_request, reply) => {
-  const answer = await requestRaw(nats, subject, new Uint8Array(0), 5_000);
+app.get("/*", async (request, reply) => {
+  const answer = await requestRaw(nats, subject, request.url, 5_000);
   if (!answer.ok) return reply.code(502).send({ error: answer.error.message });
   return reply
     .type("application/json")

@@ -1,13 +1,13 @@
 /**
- * The floor of the design's shape, adapter half: a NATS queue subscriber that fetches one upstream
- * page with an undici pool and replies with its bytes. No parsing, no cursor, no logs.
+ * The floor of the design's shape, adapter half: a NATS queue subscriber that fetches the upstream
+ * path each message names with an undici pool and replies with the page's bytes. No parsing, no
+ * cursor, no logs.
  */
 import { connectNats, createLogger } from "@rda/service-kit";
 import { Pool } from "undici";
 
 const subject = process.env.FLOOR_SUBJECT ?? "floor.page";
 const upstream = new URL(process.env.UPSTREAM_URL!);
-const path = process.env.FLOOR_PATH!;
 const pool = new Pool(upstream.origin, { connections: 16, keepAliveTimeout: 30_000 });
 const nats = await connectNats(
   process.env.NATS_URL!,
@@ -18,7 +18,7 @@ nats.subscribe(subject, {
   queue: "floor",
   callback: (error, message) => {
     if (error) return;
-    void pool.request({ method: "GET", path }).then(async (response) => {
+    void pool.request({ method: "GET", path: message.string() }).then(async (response) => {
       message.respond(new Uint8Array(await response.body.arrayBuffer()));
     });
   },

@@ -99,8 +99,10 @@ async function main() {
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const floorUrl = `http://127.0.0.1:${floorPort}`;
-  process.stdout.write("bench: starting simulator, billing, adapter-posts, gateway and a bare proxy …\n");
-  const floorChildren: ChildProcess[] = [];
+  process.stdout.write(
+    "bench: starting simulator, billing, adapter-posts, gateway, a bare proxy and the floor …\n",
+  );
+  const floorSubject = `${namespace}.floor.page`;
   const children = {
     simulator: startProcess("services/upstream-sim/src/main.ts", { SIM_PORT: String(simPort) }),
     billing: startProcess("services/billing/src/main.ts", {
@@ -117,6 +119,16 @@ async function main() {
     }),
     gateway: startProcess("services/gateway/src/main.ts", { ...common, PORT: String(gatewayPort) }),
     proxy: startProcess("bench/bare-proxy.ts", { PORT: String(proxyPort), UPSTREAM_URL: simUrl }),
+    floorEdge: startProcess("bench/floor-edge.ts", {
+      ...common,
+      PORT: String(floorPort),
+      FLOOR_SUBJECT: floorSubject,
+    }),
+    floorResponder: startProcess("bench/floor-responder.ts", {
+      ...common,
+      UPSTREAM_URL: simUrl,
+      FLOOR_SUBJECT: floorSubject,
+    }),
   };
   try {
     for (const url of [
@@ -125,6 +137,8 @@ async function main() {
       `http://127.0.0.1:${adapterHealth}/readyz`,
       `${gatewayUrl}/readyz`,
       `${proxyUrl}/api/subreddits/search?limit=1`,
+      // 502 until the responder has subscribed, then the simulator's answer.
+      `${floorUrl}/api/subreddits/search?limit=1`,
     ]) {
       await waitForHttp(url, 60_000);
     }
@@ -142,13 +156,8 @@ async function main() {
     const watch = (...names: (keyof typeof children)[]) => names.map((name) => watched(name, children[name]));
     const servers = serverProcesses(infrastructure.redisUrl, infrastructure.natsUrl);
     const gatewayPath = [...watch("gateway", "billing", "adapter", "simulator"), ...servers];
-    const floor = startFloor(common, simUrl, floorPort!, `/api/posts/search?${page}`);
-    floorChildren.push(...floor);
-    await waitForHttp(`${floorUrl}/page`, 60_000);
     const floorPath = [
-      watched("floor-edge", floor[0]!),
-      watched("floor-responder", floor[1]!),
-      ...watch("simulator"),
+      ...watch("floorEdge", "floorResponder", "simulator"),
       ...servers.filter((server) => server.name === "nats"),
     ];
 
@@ -173,7 +182,7 @@ async function main() {
       },
       e_floor: {
         label: "(e) the shape's floor: fastify, one NATS request, an undici responder",
-        url: `${floorUrl}/page`,
+        url: `${floorUrl}/api/posts/search?${page}`,
         watched: floorPath,
       },
       moderate_a_simulator_direct: {
@@ -191,7 +200,7 @@ async function main() {
       },
       moderate_e_floor: {
         label: `(e) at ${MODERATE_RATE} req/s`,
-        url: `${floorUrl}/page`,
+        url: `${floorUrl}/api/posts/search?${page}`,
         rate: MODERATE_RATE,
         watched: floorPath,
       },
@@ -230,7 +239,7 @@ async function main() {
     writeFileSync(new URL("./results/latest.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write("bench: wrote bench/results/latest.json\n");
   } finally {
-    await stopAll([...Object.values(children), ...floorChildren]);
+    await stopAll(Object.values(children));
   }
 }
 
@@ -254,25 +263,6 @@ function ratiosOf(results: Record<string, Figures>): Record<string, number> {
     // What the product's own work (auth, admission, the adapter's page handling, the envelope) costs.
     ...(c && e && { c_cpu_ms_over_floor: round3(c.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
   };
-}
-
-/** The floor processes: an edge that asks over NATS, a responder that asks the simulator. */
-function startFloor(
-  common: Record<string, string>,
-  simUrl: string,
-  floorPort: number,
-  path: string,
-): ChildProcess[] {
-  const subject = `${common.RDA_NAMESPACE}.floor.page`;
-  return [
-    startProcess("bench/floor-edge.ts", { ...common, PORT: String(floorPort), FLOOR_SUBJECT: subject }),
-    startProcess("bench/floor-responder.ts", {
-      ...common,
-      UPSTREAM_URL: simUrl,
-      FLOOR_SUBJECT: subject,
-      FLOOR_PATH: path,
-    }),
-  ];
 }
 
 function watched(name: string, child: ChildProcess): WatchedProcess {
