@@ -2,7 +2,8 @@
  * `pnpm bench`: the same 25-post page (a) straight from the simulator, (b) through a bare fastify
  * proxy, (c) through the whole gateway path (auth, admission, adapter, envelope, settlement), and (d)
  * /v1/account, (e) through the floor of the design's shape (a fastify edge, one NATS request-reply,
- * an undici responder, and nothing else); then a moderate fixed-rate run of (a), (c) and (e) for the
+ * an undici responder, and nothing else), (f) through the floor with one admission round trip to
+ * billing before each request; then a moderate fixed-rate run of (a), (c) and (e) for the
  * latency each adds. Every service runs as its own process (its own main.ts); needs local Redis
  * and NATS. Each stage runs BENCH_RUNS times (default 3) and the median is reported, with the CPU
  * time each process spent per request over the measured window (read from /proc): the figure that
@@ -123,6 +124,7 @@ async function main() {
       ...common,
       PORT: String(floorPort),
       FLOOR_SUBJECT: floorSubject,
+      FLOOR_ADMIT_SUBJECT: buildSubjects(namespace).billing.admit,
     }),
     floorResponder: startProcess("bench/floor-responder.ts", {
       ...common,
@@ -143,7 +145,7 @@ async function main() {
       await waitForHttp(url, 60_000);
     }
     const key = await createBenchKey(infrastructure.natsUrl, namespace);
-    const headers = { "x-api-key": key };
+    const headers = { "x-api-key": key.key };
     const subreddit = await busiestSubreddit(simUrl);
     const page = `subreddit=${subreddit}&limit=25&sort=desc`;
     const direct = `${simUrl}/api/posts/search?${page}`;
@@ -184,6 +186,12 @@ async function main() {
         label: "(e) the shape's floor: fastify, one NATS request, an undici responder",
         url: `${floorUrl}/api/posts/search?${page}`,
         watched: floorPath,
+      },
+      f_floor_with_admission: {
+        label: "(f) the floor with one admission round trip before each request",
+        url: `${floorUrl}/api/posts/search?${page}`,
+        headers: { "x-floor-key-id": key.id },
+        watched: [...floorPath, ...watch("billing"), ...servers.filter((server) => server.name === "redis")],
       },
       moderate_a_simulator_direct: {
         label: `(a) at ${MODERATE_RATE} req/s`,
@@ -246,6 +254,7 @@ async function main() {
 /** Throughput ratios and the added latency, for the stages that ran. */
 function ratiosOf(results: Record<string, Figures>): Record<string, number> {
   const { a_simulator_direct: a, b_bare_proxy: b, c_gateway: c, e_floor: e } = results;
+  const f = results.f_floor_with_admission;
   const moderateA = results.moderate_a_simulator_direct;
   const moderateC = results.moderate_c_gateway;
   return {
@@ -253,6 +262,7 @@ function ratiosOf(results: Record<string, Figures>): Record<string, number> {
     ...(b && c && { c_over_b_throughput: round(c.requests_per_second / b.requests_per_second) }),
     ...(a && e && { e_over_a_throughput: round(e.requests_per_second / a.requests_per_second) }),
     ...(c && e && { c_over_e_throughput: round(c.requests_per_second / e.requests_per_second) }),
+    ...(a && f && { f_over_a_throughput: round(f.requests_per_second / a.requests_per_second) }),
     ...(moderateA && moderateC && { moderate_added_p50_ms: round(moderateC.p50_ms - moderateA.p50_ms) }),
     ...(moderateA &&
       results.moderate_e_floor && {
@@ -260,8 +270,11 @@ function ratiosOf(results: Record<string, Figures>): Record<string, number> {
       }),
     ...(c && { c_cpu_ms_per_request: c.cpu_ms_per_request_total }),
     ...(e && { e_cpu_ms_per_request: e.cpu_ms_per_request_total }),
+    ...(f && { f_cpu_ms_per_request: f.cpu_ms_per_request_total }),
     // What the product's own work (auth, admission, the adapter's page handling, the envelope) costs.
     ...(c && e && { c_cpu_ms_over_floor: round3(c.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
+    // What the admission round trip alone costs, and what the rest of the product's work costs.
+    ...(e && f && { f_cpu_ms_over_floor: round3(f.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
   };
 }
 
@@ -287,7 +300,7 @@ function serverProcesses(redisUrl: string, natsUrl: string): WatchedProcess[] {
   return found;
 }
 
-async function createBenchKey(natsUrl: string, namespace: string): Promise<string> {
+async function createBenchKey(natsUrl: string, namespace: string): Promise<{ id: string; key: string }> {
   const logger = createLogger("bench", { level: "warn" });
   const nats = await connectNats(natsUrl, "bench", logger);
   const request = { credits: 100_000_000, rate_limit: { qps: 100_000, burst: 1_000_000 }, label: "bench" };
@@ -296,7 +309,7 @@ async function createBenchKey(natsUrl: string, namespace: string): Promise<strin
   await nats.close();
   if (!reply.ok) throw new Error(`cannot create the bench key: ${reply.error.message}`);
   if (reply.value.outcome !== "created") throw new Error("the bench key was refused");
-  return reply.value.key;
+  return { id: reply.value.id, key: reply.value.key };
 }
 
 async function busiestSubreddit(simUrl: string): Promise<string> {
