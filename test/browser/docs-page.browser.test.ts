@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { OPERATIONS } from "@rda/contracts";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM, CHROMIUM_ARGS } from "../support/browser.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ARTIFACTS = new URL("../../test-artifacts/docs/", import.meta.url).pathname;
 
 let stack: Stack;
@@ -25,15 +25,7 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1400, height: 900 },
-    args: [
-      "--no-sandbox",
-      "--headless",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-      "--disable-sync",
-    ],
+    args: CHROMIUM_ARGS,
   });
 });
 afterAll(async () => {

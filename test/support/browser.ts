@@ -14,20 +14,19 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
+/** Headless, and nothing that reaches out to the network on its own (updates, sync, first-run pages). */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--headless",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+];
+
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--headless",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-      "--disable-sync",
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
 /** Saves a full-page screenshot under test-artifacts/<folder>/ (gitignored) for a person to look at. */
