@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
   createKeyReplySchema,
-  keyChangedEventSchema,
   keyUsageReplySchema,
   listKeysReplySchema,
   revokeKeyReplySchema,
@@ -12,7 +11,18 @@ import { hashApiKey, publishRefund } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
-import { admit, balanceOf, createKey, debit, lookup, newRequestId, revoke, topUp, verify } from "./ops.ts";
+import {
+  admit,
+  balanceOf,
+  createKey,
+  debit,
+  lookup,
+  newRequestId,
+  revoke,
+  topUp,
+  verify,
+  watchKeyChanges,
+} from "./ops.ts";
 
 /** A fresh account id per test: the limits below are per account. */
 const newAccount = () =>
@@ -142,14 +152,7 @@ describe("rotation", () => {
     const ACCOUNT = newAccount();
     const created = await createKey(h, { account_id: ACCOUNT });
     await debit(h, created);
-    const events: string[] = [];
-    const subscription = h.nats.subscribe(h.subjects.billing.keyChanged, {
-      callback: (_error, message) => {
-        const event = keyChangedEventSchema.parse(message.json());
-        events.push(`${event.key_id} ${event.change}`);
-      },
-    });
-    await h.nats.flush();
+    const { events, stop } = await watchKeyChanges(h);
     try {
       const rotated = await h.request(
         h.subjects.billing.rotateKey,
@@ -172,7 +175,7 @@ describe("rotation", () => {
       expect(await admit(h, created, { credits: 0 })).toEqual({ outcome: "unknown_key" });
       expect((await verify(h)).ok).toBe(true);
     } finally {
-      subscription.unsubscribe();
+      stop();
     }
   });
 

@@ -1,14 +1,9 @@
-import {
-  admitReplySchema,
-  keyChangedEventSchema,
-  lookupKeyReplySchema,
-  rotateKeyReplySchema,
-} from "@rda/contracts";
+import { admitReplySchema, lookupKeyReplySchema, rotateKeyReplySchema } from "@rda/contracts";
 import { hashApiKey } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.ts";
-import { balanceOf, createKey, debit, lookup, newRequestId, revoke } from "./ops.ts";
+import { balanceOf, createKey, debit, lookup, newRequestId, revoke, watchKeyChanges } from "./ops.ts";
 
 describe("revocation", () => {
   let h: Harness;
@@ -20,17 +15,10 @@ describe("revocation", () => {
   it("publishes key_changed within one second, after which debits say revoked and lookups flag the key", async () => {
     const created = await createKey(h);
     const { id, key } = created;
-    const events: string[] = [];
-    const subscription = h.nats.subscribe(h.subjects.billing.keyChanged, {
-      callback: (_error, message) => {
-        const event = keyChangedEventSchema.parse(message.json());
-        events.push(`${event.key_id} ${event.change}`);
-      },
-    });
-    await h.nats.flush();
+    const { events, stop } = await watchKeyChanges(h);
     try {
       expect(await revoke(h, id)).toEqual({ outcome: "revoked" });
-      // DESIGN: revocation reaches every gateway within one second.
+      // docs/api.md#authentication: a revocation reaches every gateway within one second.
       await waitFor(() => events.includes(`${id} revoked`), "the key_changed event", 1_000);
       expect(await debit(h, created)).toEqual({ outcome: "revoked" });
       expect(await lookup(h, hashApiKey(key))).toEqual({
@@ -38,7 +26,7 @@ describe("revocation", () => {
         key: { id, rate_limit: { qps: 2, burst: 10 }, revoked: true },
       });
     } finally {
-      subscription.unsubscribe();
+      stop();
     }
   });
 

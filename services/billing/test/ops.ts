@@ -4,6 +4,7 @@ import {
   admitReplySchema,
   type CreateKeyRequest,
   createKeyReplySchema,
+  keyChangedEventSchema,
   lookupKeyReplySchema,
   revokeKeyReplySchema,
   showKeyReplySchema,
@@ -75,3 +76,19 @@ export const topUp = (h: Asker, id: string, usdCents: number, requestId = newReq
 
 export const verify = (h: Asker) =>
   h.request(h.subjects.billing.verifyLedger, {}, verifyLedgerReplySchema, 30_000);
+
+/**
+ * Billing's key_changed events from now on, as "KEY_ID CHANGE" lines; subscribed (and flushed)
+ * before it returns, so no event of the next step is missed. Call `stop` when done.
+ */
+export async function watchKeyChanges(h: Pick<Harness, "subjects" | "nats">) {
+  const events: string[] = [];
+  const subscription = h.nats.subscribe(h.subjects.billing.keyChanged, {
+    callback: (_error, message) => {
+      const event = keyChangedEventSchema.parse(message.json());
+      events.push(`${event.key_id} ${event.change}`);
+    },
+  });
+  await h.nats.flush();
+  return { events, stop: () => subscription.unsubscribe() };
+}
