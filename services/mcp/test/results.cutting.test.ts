@@ -113,18 +113,17 @@ function stub(children: string[], count: number): CommentTreeNode {
   };
 }
 
-function tree(nodes: CommentTreeNode[], args: Row, budget: number) {
+/** The tool's whole result (text and structured content) for a tree page of these nodes. */
+function presentTree(nodes: CommentTreeNode[], args: Row, budget: number) {
   const envelope = {
     data: nodes,
     _service: { cursor: null, has_more: false, credits_used: 1, credits_remaining: 9 },
   };
-  const result = presentCommentTree(
-    "get_comment_tree",
-    envelope,
-    { post_id: "p", limit: 50, ...args },
-    budget,
-  );
-  return result.structuredContent as {
+  return presentCommentTree("get_comment_tree", envelope, { post_id: "p", limit: 50, ...args }, budget);
+}
+
+function tree(nodes: CommentTreeNode[], args: Row, budget: number) {
+  return presentTree(nodes, args, budget).structuredContent as {
     data: CommentTreeNode[];
     next?: Row;
     truncated?: string;
@@ -154,16 +153,7 @@ describe("cutting a comment tree", () => {
   });
 
   it("starts over, and says so, when resume_after names a comment the thread no longer has", () => {
-    const envelope = {
-      data: nodes,
-      _service: { cursor: null, has_more: false, credits_used: 1, credits_remaining: 9 },
-    };
-    const result = presentCommentTree(
-      "get_comment_tree",
-      envelope,
-      { post_id: "p", limit: 50, resume_after: "zz" },
-      40_000,
-    );
+    const result = presentTree(nodes, { resume_after: "zz" }, 40_000);
     expect(JSON.stringify(result.content)).toContain(
       "Comment zz is not in the thread any more, so this starts over.",
     );
