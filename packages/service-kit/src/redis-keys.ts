@@ -71,6 +71,16 @@ export interface PortalRedisKeys {
   session(sessionHash: string): string;
   /** Counter (expiring): sign-in emails sent to one address in the current window. */
   mailsToAddress(emailHash: string): string;
+  /**
+   * Counter (expiring): sign-in emails sent to one address at the request of one client address,
+   * or of one known browser (`device:<id>`), in the current window.
+   */
+  mailsToAddressFrom(emailHash: string, requester: string): string;
+  /**
+   * String (expiring): the hash of the address a browser signed in to, for the device cookie whose
+   * value hashes to `deviceHash` (the owner's own browser passes the address-wide mail limit).
+   */
+  knownDevice(deviceHash: string): string;
   /** Counter (expiring): sign-in emails requested from one client address in the current window. */
   mailsFromClient(ip: string): string;
   /**
@@ -119,6 +129,9 @@ function portalKeys(root: string): PortalRedisKeys {
     loginLink: (tokenHash: string) => `${root}:login-link:${tokenHash}`,
     session: (sessionHash: string) => `${root}:session:${sessionHash}`,
     mailsToAddress: (emailHash: string) => `${root}:mail-limit:address:${emailHash}`,
+    mailsToAddressFrom: (emailHash: string, requester: string) =>
+      `${root}:mail-limit:address-from:${emailHash}:${requester}`,
+    knownDevice: (deviceHash: string) => `${root}:device:${deviceHash}`,
     mailsFromClient: (ip: string) => `${root}:mail-limit:client:${ip}`,
     oauthRecord: (model: string, idHash: string) => `${root}:oauth:${model}:${idHash}`,
     oauthSessionByUid: (uidHash: string) => `${root}:oauth:session-uid:${uidHash}`,

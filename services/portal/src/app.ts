@@ -36,6 +36,7 @@ import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
 import { registerRoutes } from "./routes.ts";
 import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOverTls } from "./settings.ts";
 import { createAccountStore } from "./store/accounts.ts";
+import { createDeviceStore } from "./store/devices.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
 import { createSessionStore } from "./store/sessions.ts";
@@ -123,6 +124,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
     mailLimits: createMailLimiter(store, settings.mailLimits),
+    devices: createDeviceStore(store),
     mailer: deps.mailer,
     billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
     oauth: createPortalOAuth({

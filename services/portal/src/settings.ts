@@ -2,8 +2,13 @@
 import type { SigningKey } from "./oauth/signing-key.ts";
 
 export interface MailLimits {
-  /** Sign-in emails one address may receive per window. */
+  /** Sign-in emails one address may receive per window from one client (or one known browser). */
   readonly perAddress: number;
+  /**
+   * Sign-in emails one address may receive per window from all clients together, browsers that
+   * signed in to it before excepted; default four times `perAddress`.
+   */
+  readonly perAddressAllClients?: number;
   /** Sign-in emails one client address (IP) may request per window. */
   readonly perClient: number;
   readonly windowSeconds: number;
