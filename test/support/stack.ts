@@ -40,7 +40,12 @@ import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
 import { startBilling } from "../../services/billing/src/index.ts";
-import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
+import {
+  type GatewayMetrics,
+  type GatewaySettings,
+  type RunningGateway,
+  startGateway,
+} from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
 import { type RunningPaymentsSim, startPaymentsSim } from "../../services/payments-sim/src/index.ts";
 import {
@@ -117,7 +122,7 @@ export interface Stack {
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
   /** Another gateway replica on the same services and Redis, with its own settings. */
-  startGateway(settings?: Partial<GatewaySettings>): Promise<RunningGateway>;
+  startGateway(settings?: Partial<GatewaySettings>, metrics?: GatewayMetrics): Promise<RunningGateway>;
   /** Sets a simulator fault (POST /__sim/faults: docs/operations.md#fault-control). */
   fault(spec: { mode: string; rate?: number; path?: string; count?: number }): Promise<void>;
   clearFaults(): Promise<void>;
@@ -258,9 +263,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async startBilling() {
       billing = await startBilling(billingDeps);
     },
-    async startGateway(overrides = {}) {
+    async startGateway(overrides = {}, metrics) {
       const extra = await startGateway(
-        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides) },
+        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides), metrics },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(() => extra.stop());

@@ -42,9 +42,14 @@ export interface RedisKeys {
   accountKeyCounts(accountId: string): string;
   /**
    * Hash: the request an `Idempotency-Key` (by its hash) named for this API key, and once served,
-   * the response to replay. Written by the gateway; it is not ledger data.
+   * the response to replay. Written by the gateway; it is not ledger data, and lives in a family of
+   * its own (`…:idempotency:…`): every record expires, so it may be evicted or kept elsewhere.
    */
   idempotentRequest(keyId: string, idempotencyKeyHash: string): string;
+  /** Hash: bytes of stored responses of one API key, by hour bucket (its idempotency quota). */
+  idempotencyKeyBytes(keyId: string): string;
+  /** Counter (expiring): bytes stored by all keys in one hour bucket of the replay window. */
+  idempotencyStoreBytes(bucket: number): string;
   /** Token bucket of one key's rate limit. */
   keyRateBucket(keyId: string): string;
   /** Token bucket of the shared upstream reserve. */
@@ -114,7 +119,9 @@ export function redisKeys(namespace = ""): RedisKeys {
     accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
     accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
-    idempotentRequest: (keyId: string, hash: string) => `${root}:key:{${keyId}}:idempotency:${hash}`,
+    idempotentRequest: (keyId: string, hash: string) => `${root}:idempotency:{${keyId}}:${hash}`,
+    idempotencyKeyBytes: (keyId: string) => `${root}:idempotency:{${keyId}}:bytes`,
+    idempotencyStoreBytes: (bucket: number) => `${root}:idempotency:store-bytes:${bucket}`,
     globalReserveBucket: `${root}:ratelimit:global`,
     pendingDebits: `${root}:pending-debits`,
     portal: portalKeys(`${root}:portal`),
