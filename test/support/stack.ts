@@ -52,6 +52,7 @@ import {
   createSmtpMailer,
   generateSigningKey,
   type PaymentsSettings,
+  type PortalSettings,
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
@@ -69,6 +70,8 @@ export interface StackOptions {
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
+  portalSettings?: Partial<PortalSettings>;
 }
 
 export interface PortalParts {
@@ -208,7 +211,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`, webhookSecret)
     : undefined;
   if (sim) stoppers.push(() => sim.sim.close());
-  const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
+  const portalDeps = {
+    redis,
+    nats,
+    subjects,
+    keys,
+    logger,
+    apiUrl: gateway.url,
+    payments: sim?.settings,
+    overrides: options.portalSettings,
+  };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
   const payments: PaymentsParts | undefined = sim && {
@@ -316,6 +328,7 @@ async function startPortalParts(deps: {
   port: number;
   apiUrl: string;
   payments?: PaymentsSettings;
+  overrides?: Partial<PortalSettings>;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
   const signingKey = generateSigningKey();
@@ -343,6 +356,7 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        ...deps.overrides,
       },
     },
     { port: deps.port, host: "127.0.0.1" },

@@ -98,6 +98,8 @@ export interface PortalRedisKeys {
   oauthSessionByUid(uidHash: string): string;
   /** Set: `<model>:<id hash>` of every code and refresh token a grant issued, so revoking it ends them. */
   oauthGrantTokens(grantId: string): string;
+  /** Counter (expiring): dynamic client registrations from one client address in the current hour. */
+  registrationsFromClient(ip: string): string;
   /** Hash: one connection, an OAuth client an account allowed to spend one of its keys (by grant id). */
   oauthConnection(grantId: string): string;
   /** Set: grant ids of an account's connections. */
@@ -144,6 +146,7 @@ function portalKeys(root: string): PortalRedisKeys {
     oauthSessionByUid: (uidHash: string) => `${root}:oauth:session-uid:${uidHash}`,
     oauthGrantTokens: (grantId: string) => `${root}:oauth:grant-tokens:${grantId}`,
     oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
+    registrationsFromClient: (ip: string) => `${root}:oauth:registrations-from:${ip}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
   });
 }

@@ -117,6 +117,11 @@ function checkoutOrigins(payments: PaymentsSettings): string[] {
 function buildContext(deps: PortalDeps): PortalContext {
   const { redis, nats, keys, settings, logger } = deps;
   const store = { redis, keys, now: deps.now ?? Date.now };
+  const billing = createPortalBilling({
+    nats,
+    subjects: deps.subjects,
+    timeoutMs: settings.billingTimeoutMs,
+  });
   return {
     logger,
     settings,
@@ -126,7 +131,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     mailLimits: createMailLimiter(store, settings.mailLimits),
     devices: createDeviceStore(store),
     mailer: deps.mailer,
-    billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
+    billing,
     oauth: createPortalOAuth({
       redis,
       nats,
@@ -138,6 +143,11 @@ function buildContext(deps: PortalDeps): PortalContext {
       signingKey: settings.oauthSigningKey,
       behindProxy: settings.trustProxy !== false,
       renderError: renderProviderError,
+      registrationsPerClientPerHour: settings.oauthRegistrationsPerClientPerHour,
+      keyIsActive: async (accountId, keyId) => {
+        const shown = await billing.showKey(accountId, keyId);
+        return shown.ok ? shown.value !== undefined && !shown.value.revoked : undefined;
+      },
     }),
     cookies: cookieSettings(servedOverTls(settings)),
     payments: settings.payments && {

@@ -65,6 +65,8 @@ export const portalConfigShape = {
   PORTAL_MAIL_PER_ADDRESS_PER_HOUR: env.positiveInt(5),
   PORTAL_MAIL_PER_ADDRESS_ALL_CLIENTS_PER_HOUR: env.positiveInt(20),
   PORTAL_MAIL_PER_CLIENT_PER_HOUR: env.positiveInt(20),
+  /** Dynamic OAuth client registrations one client address may make per hour. */
+  OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR: env.positiveInt(20),
   PORTAL_SESSION_HOURS: env.positiveInt(7 * 24),
   PORTAL_TRUST_PROXY: env.trustProxy(),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
@@ -140,6 +142,7 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     billingTimeoutMs: config.BILLING_TIMEOUT_MS,
     payments: paymentsSettings(config),
     oauthSigningKey: config.OAUTH_SIGNING_KEY,
+    oauthRegistrationsPerClientPerHour: config.OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR,
   };
 }
 

@@ -28,6 +28,8 @@ export interface PortalSettings {
   readonly billingTimeoutMs: number;
   /** OAUTH_SIGNING_KEY: signs access tokens; unset, one is made at start (one process only). */
   readonly oauthSigningKey?: SigningKey;
+  /** OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR: dynamic client registrations per client address. */
+  readonly oauthRegistrationsPerClientPerHour?: number;
   /** How long a sign-in link works; 15 minutes unless a test says otherwise. */
   readonly loginLinkTtlMs?: number;
   /** Card payments through Stripe; undefined: none (the billing page says how else to buy credits). */

@@ -15,6 +15,7 @@
  */
 import { isIPv6 } from "node:net";
 import { err, ok, type Result } from "@rda/contracts";
+import type { Redis } from "@rda/service-kit";
 import type { MailLimits } from "../settings.ts";
 import type { StoreContext } from "./context.ts";
 import { sha256 } from "./secrets.ts";
@@ -51,10 +52,14 @@ return ttl
 /** Gives a place back, unless its window has ended meanwhile (a bare DECR would start a window at -1). */
 const GIVE_BACK_SCRIPT = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`;
 
+/** Takes one place of `max` in the fixed window `key`: 0, or the seconds until the window ends. */
+export async function takePlace(redis: Redis, key: string, max: number, windowSeconds: number) {
+  return Number(await redis.eval(TAKE_SCRIPT, 1, key, max, windowSeconds));
+}
+
 export function createMailLimiter(context: StoreContext, limits: MailLimits): MailLimiter {
   const { redis, keys } = context;
-  const take = async (key: string, max: number) =>
-    Number(await redis.eval(TAKE_SCRIPT, 1, key, max, limits.windowSeconds));
+  const take = (key: string, max: number) => takePlace(redis, key, max, limits.windowSeconds);
   const giveBack = (key: string) => redis.eval(GIVE_BACK_SCRIPT, 1, key);
   const allClients = limits.perAddressAllClients ?? limits.perAddress * 4;
   return {
