@@ -47,7 +47,7 @@ try {
     searchSubreddits: search,
     getSubredditRules: await call("getSubredditRules", { name: community }),
     getUserProfile: await indexedUser(call, community),
-    searchUsers: await call("searchUsers", { author_prefix: "a", limit: 2 }),
+    searchUsers: await call("searchUsers", { author_prefix: "b", min_karma: 100, limit: 2 }),
     getActivity: await call("getActivity", {
       subreddit: community,
       interval: "day",

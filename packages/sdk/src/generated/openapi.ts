@@ -1201,10 +1201,13 @@ export interface operations {
             query?: {
                 /**
                  * @description Only usernames starting with this (case does not matter).
-                 * @example a
+                 * @example b
                  */
                 author_prefix?: string;
-                /** @description Only users whose archived karma is at least this. */
+                /**
+                 * @description Only users whose archived karma is at least this.
+                 * @example 100
+                 */
                 min_karma?: number;
                 /** @description Only users with a post or comment since then: an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y. */
                 active_since?: string | number;
@@ -1214,7 +1217,7 @@ export interface operations {
                 sort?: "asc" | "desc";
                 /**
                  * @description Users per page, 1 to 100.
-                 * @example 1
+                 * @example 2
                  */
                 limit?: number;
                 /** @description Rank of the first user of the page: pass `_service.cursor` of the previous page. The archive ranks at most the first 1,000 users of one search. */
@@ -1271,14 +1274,17 @@ export interface operations {
                 kind?: "posts" | "comments";
                 /**
                  * @description Community name without r/.
-                 * @example x
+                 * @example typescript
                  */
                 subreddit?: string;
                 /** @description Username without u/. */
                 author?: string;
                 /** @description Count only items containing this exact phrase (title and selftext, or body; singular/plural tolerant), within the community or author given. */
                 q?: string;
-                /** @description Bucket size. Buckets are UTC; weeks start on Monday. */
+                /**
+                 * @description Bucket size. Buckets are UTC; weeks start on Monday.
+                 * @example day
+                 */
                 interval?: "hour" | "day" | "week";
                 /**
                  * @description Start of the window (exclusive, required): an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y.
@@ -1287,7 +1293,7 @@ export interface operations {
                 after: string | number;
                 /**
                  * @description End of the window (exclusive); now when omitted: an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y.
-                 * @example 2026-11-02
+                 * @example 2026-11-04
                  */
                 before?: string | number;
             };

@@ -14,6 +14,8 @@ type Json = Record<string, unknown>;
 const PROFILE_META_FIELDS = [
   "num_posts",
   "num_comments",
+  "post_karma",
+  "comment_karma",
   "total_karma",
   "earliest_post_at",
   "earliest_comment_at",
