@@ -1,5 +1,5 @@
 /**
- * The archive's own search through the whole stack over the simulator (docs/api.md#amendments): the
+ * The archive's own search through the whole stack over the simulator (docs/api.md#amendments-to-the-original-contract): the
  * post and comment listing filters, a post's comments as a flat paged list, community search options,
  * user search and activity counts. Each check compares what the API answers with what the same data
  * says read another way (every row of the filtered pages, the comment tree, a count made by paging).

@@ -1,5 +1,5 @@
 /**
- * Parameters that expose more of the archive's own search (docs/api.md#amendments): the post and
+ * Parameters that expose more of the archive's own search (docs/api.md#amendments-to-the-original-contract): the post and
  * comment listing filters, the community search options, user search and activity counts. Each maps
  * onto an upstream parameter of the same meaning (docs/upstream.md#post-and-comment-search), checked
  * here so a bad value is a 400 that costs nothing instead of an upstream error.

@@ -1,4 +1,4 @@
-/** Response data of GET /v1/users/search and GET /v1/activity (docs/api.md#amendments). */
+/** Response data of GET /v1/users/search and GET /v1/activity (docs/api.md#amendments-to-the-original-contract). */
 import { z } from "zod";
 import { userProfileSchema } from "./responses.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Parameters of GET /v1/users/search and GET /v1/activity (docs/api.md#amendments). Like every
+ * Parameters of GET /v1/users/search and GET /v1/activity (docs/api.md#amendments-to-the-original-contract). Like every
  * parameter schema, each is idempotent: its output parses again to the same value.
  */
 import { z } from "zod";

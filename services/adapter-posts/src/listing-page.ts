@@ -122,7 +122,7 @@ async function fetchRows(
     limit: window.limit,
     sort: params.sort,
     fields: upstreamFields,
-    // The archive's own filters (docs/api.md#amendments) go through under their upstream names.
+    // The archive's own filters (docs/api.md#amendments-to-the-original-contract) go through under their upstream names.
     ...upstreamListingFilters(params),
   };
   const result = await client.get(ITEM_KINDS[kind].searchPath, query, context);

@@ -1,5 +1,5 @@
 /**
- * adapter.users.search (docs/api.md#amendments): the archive's user search, paged by rank. The
+ * adapter.users.search (docs/api.md#amendments-to-the-original-contract): the archive's user search, paged by rank. The
  * upstream has no cursor for users, so a page at `offset` asks for the first `offset + limit` users
  * (it ranks up to 1,000 in one answer) and keeps the last `limit`; `_service.cursor` is the rank of
  * the next page's first user.
