@@ -45,6 +45,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Billing, startBilling } from "../../services/billing/src/index.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
+import { createDeviceStore } from "../../services/portal/src/store/devices.ts";
 import { createLoginLinks } from "../../services/portal/src/store/login-links.ts";
 import { createMailLimiter } from "../../services/portal/src/store/mail-limits.ts";
 import { createSessionStore } from "../../services/portal/src/store/sessions.ts";
@@ -244,10 +245,18 @@ describe("Redis with the shipped ACL users", () => {
 
   it("lets the gateway, as its own user, claim, complete, replay and release Idempotency-Key records, and nothing else", async () => {
     const gateway = await as("gateway");
-    const store = createIdempotencyStore(gateway, keys);
+    const store = createIdempotencyStore(gateway, keys, { limits: { maxResponseBytes: 16 } });
     const first = await store.claim("key_acl0000000000001", "retry-1", "GET /v1/posts", 5_000);
     if (first.kind !== "claimed") throw new Error(`not claimed: ${first.kind}`);
     await first.claim.complete({ body: Buffer.from("{}"), creditsUsed: 1, creditsRemaining: 9 });
+    // Its size counters too: a response over the size limit leaves a record that it was not kept.
+    const large = await store.claim("key_acl0000000000001", "retry-3", "GET /v1/posts", 5_000);
+    if (large.kind !== "claimed") throw new Error(`not claimed: ${large.kind}`);
+    await large.claim.complete({ body: Buffer.alloc(64, 0x20), creditsUsed: 1, creditsRemaining: 8 });
+    expect(await store.claim("key_acl0000000000001", "retry-3", "GET /v1/posts", 5_000)).toEqual({
+      kind: "not_kept",
+    });
+    expect(await store.storedBytes()).toBeGreaterThan(0);
     expect(await store.claim("key_acl0000000000001", "retry-1", "GET /v1/posts", 5_000)).toMatchObject({
       kind: "replay",
       response: { creditsUsed: 1, creditsRemaining: 9 },
@@ -286,6 +295,11 @@ describe("Redis with the shipped ACL users", () => {
     const limiter = createMailLimiter(context, { perAddress: 1, perClient: 5, windowSeconds: 60 });
     expect((await limiter.admit(email, "192.0.2.1")).ok).toBe(true);
     expect((await limiter.admit(email, "192.0.2.1")).ok).toBe(false);
+    const devices = createDeviceStore(context);
+    const device = await devices.remember(undefined, email);
+    const known = await devices.knownFor(device, email);
+    expect(known).toEqual(expect.any(String));
+    expect((await limiter.admit(email, "192.0.2.1", known)).ok).toBe(true);
 
     expect(await outcome(portal.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
     expect(await outcome(portal.set(keys.keyIdByHash("0".repeat(64)), "key_acl0000000000001"))).toMatch(

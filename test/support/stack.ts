@@ -40,13 +40,19 @@ import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
 import { startBilling } from "../../services/billing/src/index.ts";
-import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
+import {
+  type GatewayMetrics,
+  type GatewaySettings,
+  type RunningGateway,
+  startGateway,
+} from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
 import { type RunningPaymentsSim, startPaymentsSim } from "../../services/payments-sim/src/index.ts";
 import {
   createSmtpMailer,
   generateSigningKey,
   type PaymentsSettings,
+  type PortalSettings,
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
@@ -64,6 +70,8 @@ export interface StackOptions {
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
+  portalSettings?: Partial<PortalSettings>;
 }
 
 export interface PortalParts {
@@ -117,7 +125,7 @@ export interface Stack {
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
   /** Another gateway replica on the same services and Redis, with its own settings. */
-  startGateway(settings?: Partial<GatewaySettings>): Promise<RunningGateway>;
+  startGateway(settings?: Partial<GatewaySettings>, metrics?: GatewayMetrics): Promise<RunningGateway>;
   /** Sets a simulator fault (POST /__sim/faults: docs/operations.md#fault-control). */
   fault(spec: { mode: string; rate?: number; path?: string; count?: number }): Promise<void>;
   clearFaults(): Promise<void>;
@@ -203,7 +211,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`, webhookSecret)
     : undefined;
   if (sim) stoppers.push(() => sim.sim.close());
-  const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
+  const portalDeps = {
+    redis,
+    nats,
+    subjects,
+    keys,
+    logger,
+    apiUrl: gateway.url,
+    payments: sim?.settings,
+    overrides: options.portalSettings,
+  };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
   const payments: PaymentsParts | undefined = sim && {
@@ -258,9 +275,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async startBilling() {
       billing = await startBilling(billingDeps);
     },
-    async startGateway(overrides = {}) {
+    async startGateway(overrides = {}, metrics) {
       const extra = await startGateway(
-        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides) },
+        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides), metrics },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(() => extra.stop());
@@ -311,6 +328,7 @@ async function startPortalParts(deps: {
   port: number;
   apiUrl: string;
   payments?: PaymentsSettings;
+  overrides?: Partial<PortalSettings>;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
   const signingKey = generateSigningKey();
@@ -338,6 +356,7 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        ...deps.overrides,
       },
     },
     { port: deps.port, host: "127.0.0.1" },

@@ -51,6 +51,13 @@ export {
   redisResponds,
 } from "./redis.ts";
 export { type PortalRedisKeys, type RedisKeys, redisKeys } from "./redis-keys.ts";
+export {
+  checkOutgoingUrl,
+  isPublicAddress,
+  OutgoingRequestRefused,
+  type SafeFetchOptions,
+  safeFetch,
+} from "./safe-fetch.ts";
 export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,

@@ -44,6 +44,10 @@ export const gatewayConfigShape = {
     .int({ error: "must be a positive integer" })
     .min(1, { error: "must be a positive integer" })
     .optional(),
+  /** The Idempotency-Key store's bounds (docs/operations.md#the-idempotency-store). */
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: env.positiveInt(1_048_576),
+  IDEMPOTENCY_KEY_QUOTA_BYTES: env.positiveInt(8 * 1_048_576),
+  IDEMPOTENCY_STORE_MAX_BYTES: env.positiveInt(512 * 1_048_576),
   /** Refused keys a client address may send in a row, and per second after that. */
   FAILED_AUTH_BURST: env.positiveInt(20),
   FAILED_AUTH_QPS: env.positiveInt(1),

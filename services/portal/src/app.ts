@@ -36,6 +36,7 @@ import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
 import { registerRoutes } from "./routes.ts";
 import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOverTls } from "./settings.ts";
 import { createAccountStore } from "./store/accounts.ts";
+import { createDeviceStore } from "./store/devices.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
 import { createSessionStore } from "./store/sessions.ts";
@@ -116,6 +117,11 @@ function checkoutOrigins(payments: PaymentsSettings): string[] {
 function buildContext(deps: PortalDeps): PortalContext {
   const { redis, nats, keys, settings, logger } = deps;
   const store = { redis, keys, now: deps.now ?? Date.now };
+  const billing = createPortalBilling({
+    nats,
+    subjects: deps.subjects,
+    timeoutMs: settings.billingTimeoutMs,
+  });
   return {
     logger,
     settings,
@@ -123,8 +129,9 @@ function buildContext(deps: PortalDeps): PortalContext {
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
     mailLimits: createMailLimiter(store, settings.mailLimits),
+    devices: createDeviceStore(store),
     mailer: deps.mailer,
-    billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
+    billing,
     oauth: createPortalOAuth({
       redis,
       nats,
@@ -136,6 +143,11 @@ function buildContext(deps: PortalDeps): PortalContext {
       signingKey: settings.oauthSigningKey,
       behindProxy: settings.trustProxy !== false,
       renderError: renderProviderError,
+      registrationsPerClientPerHour: settings.oauthRegistrationsPerClientPerHour,
+      keyIsActive: async (accountId, keyId) => {
+        const shown = await billing.showKey(accountId, keyId);
+        return shown.ok ? shown.value !== undefined && !shown.value.revoked : undefined;
+      },
     }),
     cookies: cookieSettings(servedOverTls(settings)),
     payments: settings.payments && {

@@ -6,6 +6,7 @@ import type { Mailer } from "./mail/mailer.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
+import type { DeviceStore } from "./store/devices.ts";
 import type { LoginLinks } from "./store/login-links.ts";
 import type { MailLimiter } from "./store/mail-limits.ts";
 import type { SessionStore } from "./store/sessions.ts";
@@ -17,6 +18,7 @@ export interface PortalContext {
   readonly links: LoginLinks;
   readonly sessions: SessionStore;
   readonly mailLimits: MailLimiter;
+  readonly devices: DeviceStore;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */
@@ -37,5 +39,7 @@ export interface PortalContext {
 export interface CookieSettings {
   readonly session: string;
   readonly csrf: string;
+  /** A browser that signed in before (store/devices.ts). */
+  readonly device: string;
   readonly secure: boolean;
 }

@@ -654,7 +654,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. */
+        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. */
         Error409: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
