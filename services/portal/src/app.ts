@@ -38,6 +38,7 @@ import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOv
 import { createAccountStore } from "./store/accounts.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
+import { createPendingSecrets } from "./store/pending-secrets.ts";
 import { createSessionStore } from "./store/sessions.ts";
 
 export interface PortalDeps {
@@ -122,6 +123,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     accounts: createAccountStore(store),
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
+    pendingSecrets: createPendingSecrets(store),
     mailLimits: createMailLimiter(store, settings.mailLimits),
     mailer: deps.mailer,
     billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),

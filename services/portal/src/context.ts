@@ -8,6 +8,7 @@ import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
 import type { LoginLinks } from "./store/login-links.ts";
 import type { MailLimiter } from "./store/mail-limits.ts";
+import type { PendingSecrets } from "./store/pending-secrets.ts";
 import type { SessionStore } from "./store/sessions.ts";
 
 export interface PortalContext {
@@ -16,6 +17,8 @@ export interface PortalContext {
   readonly accounts: AccountStore;
   readonly links: LoginLinks;
   readonly sessions: SessionStore;
+  /** New key secrets between their form's redirect and the page that shows them once. */
+  readonly pendingSecrets: PendingSecrets;
   readonly mailLimits: MailLimiter;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
