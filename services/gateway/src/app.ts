@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Subjects } from "@rda/contracts";
 import {
+  createFailedAuthLimiter,
+  type FailedAuthLimits,
   type Logger,
   type NatsConnection,
   type Redis,
@@ -16,7 +18,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
-import { createFailedAuthLimiter, type FailedAuthLimits } from "./failed-auth-limiter.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks } from "./http/hooks.ts";
 import { installResponseHeaders } from "./http/response-headers.ts";

@@ -13,6 +13,7 @@ import fastifyStatic from "@fastify/static";
 import fastifyView from "@fastify/view";
 import type { Subjects } from "@rda/contracts";
 import {
+  createFailedAuthLimiter,
   isNatsConnected,
   isRedisReady,
   type Logger,
@@ -34,7 +35,13 @@ import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
 import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
 import { registerRoutes } from "./routes.ts";
-import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOverTls } from "./settings.ts";
+import {
+  DEFAULT_FAILED_AUTH,
+  LOGIN_LINK_TTL_MS,
+  type PaymentsSettings,
+  type PortalSettings,
+  servedOverTls,
+} from "./settings.ts";
 import { createAccountStore } from "./store/accounts.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
@@ -126,6 +133,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     pendingSecrets: createPendingSecrets(store),
     mailLimits: createMailLimiter(store, settings.mailLimits),
     mailer: deps.mailer,
+    failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
     billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
     oauth: createPortalOAuth({
       redis,

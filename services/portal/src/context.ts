@@ -1,5 +1,5 @@
 /** What every route handler needs, built once in `buildPortal`. */
-import type { Logger } from "@rda/service-kit";
+import type { FailedAuthLimiter, Logger } from "@rda/service-kit";
 import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
@@ -22,6 +22,8 @@ export interface PortalContext {
   readonly mailLimits: MailLimiter;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
+  /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
+  readonly failedAuth: FailedAuthLimiter;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */
   readonly oauth: PortalOAuth;
   /** Names and attributes of the portal's cookies (http/cookies.ts). */

@@ -9,9 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BrowserlessClient, csrfTokenOf, linkIn, uniqueClientIp } from "./support/client.ts";
 import { type PortalHarness, startPortalHarness } from "./support/harness.ts";
 
+const FAILED_AUTH_BURST = 5;
+
 let h: PortalHarness;
 beforeAll(async () => {
-  h = await startPortalHarness("portal-keys", { maxActiveKeys: 2, maxKeysCreated: 3 });
+  h = await startPortalHarness("portal-keys", {
+    maxActiveKeys: 2,
+    maxKeysCreated: 3,
+    // Next to no refill, so the test does not depend on how fast it runs.
+    failedAuth: { burst: FAILED_AUTH_BURST, qps: 0.001 },
+  });
 });
 afterAll(() => h.close());
 
@@ -184,6 +191,38 @@ describe("usage as JSON for scripts", () => {
     const badDays = await client.get(`/keys/${key.id}/usage.json?days=0`);
     expect(badDays.status).toBe(400);
     expect(JSON.parse(badDays.body)).toEqual({ error: "days must be a whole number from 1 to 400" });
+  });
+});
+
+describe("usage JSON against a flood of wrong keys", () => {
+  it("throttles an address after its burst of refused keys, as the gateway does, and looks none of them up", async () => {
+    const client = await signedInClient();
+    const key = await createKey(client, "flooded");
+    const ip = uniqueClientIp();
+    const asked = (secret: string, from = ip) =>
+      fetch(`${h.url}/keys/${key.id}/usage.json`, {
+        headers: { "x-api-key": secret, "x-forwarded-for": from },
+      });
+    const random = () => `rdk_${randomBytes(32).toString("base64url").slice(0, 43)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await asked(i % 3 === 0 ? "not-a-key" : random())).status);
+    expect(statuses.slice(0, FAILED_AUTH_BURST)).toEqual(Array(FAILED_AUTH_BURST).fill(401));
+    expect(statuses.slice(FAILED_AUTH_BURST)).toEqual(Array(12 - FAILED_AUTH_BURST).fill(429));
+    const throttled = await asked(random());
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await throttled.json()) as { error: string }).error).toContain("malformed, unknown or revoked");
+    // Another address is untouched, and so is a signed-in browser: the limit is on guessing keys.
+    expect((await asked(key.secret, uniqueClientIp())).status).toBe(200);
+    expect((await client.get(`/keys/${key.id}/usage.json`)).status).toBe(200);
+    // No key at all is someone not signed in: never counted.
+    const anonymousIp = uniqueClientIp();
+    for (let i = 0; i < FAILED_AUTH_BURST + 2; i++) {
+      const anonymous = await fetch(`${h.url}/keys/${key.id}/usage.json`, {
+        headers: { "x-forwarded-for": anonymousIp },
+      });
+      expect(anonymous.status).toBe(401);
+    }
   });
 });
 

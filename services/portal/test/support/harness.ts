@@ -47,6 +47,8 @@ export interface HarnessOptions {
   maxKeysCreated?: number;
   /** Where the portal sends mail instead of the capture inbox (e.g. a closed port). */
   smtpUrl?: string;
+  /** Refused keys a client address may send to the usage JSON. */
+  failedAuth?: PortalSettings["failedAuth"];
 }
 
 export async function startPortalHarness(
@@ -87,6 +89,7 @@ export async function startPortalHarness(
     // Tests name their client address in X-Forwarded-For, as a load balancer in front would.
     trustProxy: true,
     billingTimeoutMs: 5_000,
+    failedAuth: options.failedAuth,
   };
   // Links in emails must point at this very portal, so its port is chosen before it starts.
   const port = await freePort();
