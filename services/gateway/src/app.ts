@@ -32,7 +32,7 @@ import { protectedResource, registerProtectedResourceMetadata } from "./oauth/pr
 import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
 import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
-import { registerDocs } from "./routes/docs.ts";
+import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
@@ -116,7 +116,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     clientErrorHandler: answerClientError(ctx),
   });
   installHooks(app, ctx);
-  installResponseHeaders(app);
+  installResponseHeaders(app, DOCS_PREFIX);
   for (const route of API_ROUTES) app.get(fastifyPath(route.path), route.build(ctx));
   registerProtectedResourceMetadata(app, ctx.oauth.resource);
   registerSystemRoutes(app, ctx, {

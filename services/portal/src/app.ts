@@ -27,7 +27,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createPortalBilling } from "./billing-client.ts";
 import type { PortalContext } from "./context.ts";
 import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
-import { installHooks } from "./http/hooks.ts";
+import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
@@ -80,6 +80,7 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
     routerOptions: { maxParamLength: 1_000 },
   });
   const ctx = buildContext(deps);
+  installSecurityHeaders(app, ctx);
   app.register(fastifyCookie);
   app.register(fastifyCsrf, {
     cookieKey: ctx.cookies.csrf,

@@ -32,6 +32,8 @@ export interface PortalHarness {
   readonly subjects: Subjects;
   readonly inbox: CaptureInbox;
   readonly redis: Redis;
+  /** Every route the portal serves. */
+  readonly routes: RunningPortal["routes"];
   /** Moves the portal's clock (links and sessions expire by it). */
   advanceClock(ms: number): void;
   client(options?: { ip?: string }): BrowserlessClient;
@@ -113,6 +115,7 @@ export async function startPortalHarness(
     subjects,
     inbox,
     redis,
+    routes: portal.routes,
     advanceClock: (ms) => {
       clockOffset += ms;
     },
