@@ -35,6 +35,11 @@ export interface OpenApiOptions {
 
 const DEFAULT_PORTAL_URL = "http://127.0.0.1:8060";
 
+/** The reference's first line: where a reader gets the key every example needs. */
+function getAKey(portalUrl: string): string {
+  return `**[Get a key](${portalUrl}/signup)** in the developer portal: sign up with your email address, and each new key comes with free credits. Keys, balances, usage and buying credits: [${portalUrl}](${portalUrl}).`;
+}
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
   const paths: Record<string, JsonObject> = {};
@@ -49,7 +54,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     info: {
       title: "Reddit Data API",
       version: API_VERSION,
-      description: API_DESCRIPTION,
+      description: `${getAKey(portalUrl)}\n\n${API_DESCRIPTION}`,
       contact: { name: "Reddit Data API developer portal", url: portalUrl },
       license: { name: "Proprietary: use under the terms of the developer portal", url: portalUrl },
     },
