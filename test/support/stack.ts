@@ -79,6 +79,8 @@ export interface PortalParts {
   readonly inbox: CaptureInbox;
   /** The key the portal signs OAuth access tokens with (tests forge tokens with it). */
   readonly signingKey: SigningKey;
+  /** Every route the portal serves (method and URL pattern). */
+  readonly routes: readonly { method: string; url: string }[];
 }
 
 export interface PaymentsParts {
@@ -368,6 +370,7 @@ async function startPortalParts(deps: {
     url,
     inbox,
     signingKey,
+    routes: portal.routes,
     async stop() {
       await portal.stop();
       await stopMail();

@@ -8,6 +8,12 @@ export {
   type TrustProxy,
   trustProxyOption,
 } from "./config.ts";
+export {
+  addressKey,
+  createFailedAuthLimiter,
+  type FailedAuthLimiter,
+  type FailedAuthLimits,
+} from "./failed-auth-limiter.ts";
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
 export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";

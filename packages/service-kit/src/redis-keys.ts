@@ -74,6 +74,12 @@ export interface PortalRedisKeys {
   loginLink(tokenHash: string): string;
   /** String (JSON, expiring): the session whose id hashes to `sessionHash`. */
   session(sessionHash: string): string;
+  /**
+   * String (expiring, single use): a key's new secret waiting to be shown once, after the redirect
+   * that follows its creation or rotation; encrypted with a key only the session's cookie yields,
+   * and named by a hash of the session id and the key id.
+   */
+  pendingSecret(handleHash: string): string;
   /** Counter (expiring): sign-in emails sent to one address in the current window. */
   mailsToAddress(emailHash: string): string;
   /**
@@ -137,6 +143,7 @@ function portalKeys(root: string): PortalRedisKeys {
     accountSessions: (accountId: string) => `${root}:account:{${accountId}}:sessions`,
     loginLink: (tokenHash: string) => `${root}:login-link:${tokenHash}`,
     session: (sessionHash: string) => `${root}:session:${sessionHash}`,
+    pendingSecret: (handleHash: string) => `${root}:pending-secret:${handleHash}`,
     mailsToAddress: (emailHash: string) => `${root}:mail-limit:address:${emailHash}`,
     mailsToAddressFrom: (emailHash: string, requester: string) =>
       `${root}:mail-limit:address-from:${emailHash}:${requester}`,

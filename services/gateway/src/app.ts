@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Subjects } from "@rda/contracts";
 import {
+  createFailedAuthLimiter,
+  type FailedAuthLimits,
   type Logger,
   type NatsConnection,
   type Redis,
@@ -16,7 +18,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
-import { createFailedAuthLimiter, type FailedAuthLimits } from "./failed-auth-limiter.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks } from "./http/hooks.ts";
 import { installResponseHeaders } from "./http/response-headers.ts";
@@ -31,7 +32,7 @@ import { protectedResource, registerProtectedResourceMetadata } from "./oauth/pr
 import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
 import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
-import { registerDocs } from "./routes/docs.ts";
+import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
@@ -117,7 +118,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     clientErrorHandler: answerClientError(ctx),
   });
   installHooks(app, ctx);
-  installResponseHeaders(app);
+  installResponseHeaders(app, DOCS_PREFIX);
   for (const route of API_ROUTES) app.get(fastifyPath(route.path), route.build(ctx));
   registerProtectedResourceMetadata(app, ctx.oauth.resource);
   registerSystemRoutes(app, ctx, {

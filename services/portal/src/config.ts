@@ -70,6 +70,8 @@ export const portalConfigShape = {
   PORTAL_SESSION_HOURS: env.positiveInt(7 * 24),
   PORTAL_TRUST_PROXY: env.trustProxy(),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
+  FAILED_AUTH_BURST: env.positiveInt(20),
+  FAILED_AUTH_QPS: env.positiveInt(1),
   /** Unset: no card payments (the billing page says how else to get credits). */
   STRIPE_SECRET_KEY: z
     .string()
@@ -140,6 +142,7 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     sessionTtlMs: config.PORTAL_SESSION_HOURS * 3_600_000,
     trustProxy: config.PORTAL_TRUST_PROXY,
     billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+    failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
     payments: paymentsSettings(config),
     oauthSigningKey: config.OAUTH_SIGNING_KEY,
     oauthRegistrationsPerClientPerHour: config.OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR,

@@ -1,4 +1,5 @@
 /** What the portal is told at start (main.ts derives it from the environment; tests give it directly). */
+import type { FailedAuthLimits } from "@rda/service-kit";
 import type { SigningKey } from "./oauth/signing-key.ts";
 
 export interface MailLimits {
@@ -26,6 +27,11 @@ export interface PortalSettings {
   /** Fastify's `trustProxy`: whose X-Forwarded-For names the client (for the per-client mail limit). */
   readonly trustProxy: boolean | number | string;
   readonly billingTimeoutMs: number;
+  /**
+   * Refused keys one client address may send to the usage JSON (FAILED_AUTH_BURST, FAILED_AUTH_QPS,
+   * the gateway's variables and its limit); default 20 in a row, then 1 per second.
+   */
+  readonly failedAuth?: FailedAuthLimits;
   /** OAUTH_SIGNING_KEY: signs access tokens; unset, one is made at start (one process only). */
   readonly oauthSigningKey?: SigningKey;
   /** OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR: dynamic client registrations per client address. */
@@ -51,3 +57,5 @@ export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 export function servedOverTls(settings: PortalSettings): boolean {
   return settings.publicUrl.startsWith("https:");
 }
+
+export const DEFAULT_FAILED_AUTH: FailedAuthLimits = { burst: 20, qps: 1 };

@@ -51,8 +51,8 @@ const tokenOf = (text: string) => new URL(linkIn(text)).searchParams.get("token"
 
 async function createKey(client: BrowserlessClient, label: string): Promise<string> {
   const created = await client.submit("/keys", "/keys", { label });
-  expect(created.status).toBe(201);
-  const id = /key_[0-9a-z]{16}/.exec(created.body)?.[0];
+  expect(created.status).toBe(303);
+  const id = /key_[0-9a-z]{16}/.exec(created.location ?? "")?.[0];
   if (!id) throw new Error("no key id on the new key's page");
   return id;
 }

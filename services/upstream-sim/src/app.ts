@@ -7,6 +7,7 @@ import { HeldRequests } from "./faults/held-requests.ts";
 import { RequestStats } from "./http/request-stats.ts";
 import { sendError } from "./http/responses.ts";
 import { Renderer } from "./render/renderer.ts";
+import { registerAggregateRoutes } from "./routes/aggregate.ts";
 import { registerCommentRoutes } from "./routes/comments.ts";
 import { registerCommunityRoutes } from "./routes/communities.ts";
 import type { SimDeps } from "./routes/deps.ts";
@@ -41,6 +42,7 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
   };
   registerTrafficHook(app, deps);
   registerPostRoutes(app, deps);
+  registerAggregateRoutes(app, deps);
   registerCommentRoutes(app, deps);
   registerCommunityRoutes(app, deps);
   registerSimControl(app, deps);

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -16,7 +17,8 @@ function runMain(env: Record<string, string>, whenListening?: (url: string) => P
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: SERVICE,
-      env: { ...process.env, LOG_LEVEL: "info", ...env },
+      // Any free metrics port unless a test names one: the default (9207) may be a running stack's.
+      env: { ...process.env, LOG_LEVEL: "info", METRICS_PORT: "0", ...env },
     });
     const run: Run = { code: null, stdout: "", stderr: "" };
     const killer = setTimeout(() => child.kill("SIGKILL"), 40_000);
@@ -51,6 +53,20 @@ describe("the simulator process", () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(name);
   });
+
+  it("refuses to start, naming METRICS_PORT, when its metrics port is taken, and never says it is listening", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const taken = (holder.address() as { port: number }).port;
+    try {
+      const run = await runMain({ SIM_PORT: "0", SIM_SCALE: "0.05", METRICS_PORT: String(taken) });
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toContain(`METRICS_PORT: port ${taken} on 127.0.0.1 is already in use`);
+      expect(run.stdout).not.toContain("listening");
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
 
   it("logs its corpus size and generation time, serves, and stops cleanly on SIGTERM", async () => {
     let served: unknown;

@@ -75,11 +75,21 @@ export function registerOAuthServer(app: FastifyInstance, ctx: PortalContext): v
   });
 }
 
-/** The portal's page headers on the provider's answers too (its error page, the form_post page). */
+/**
+ * The portal's page headers on the provider's answers too (its error page, the form_post page, its
+ * JSON), which bypass fastify's hooks. The policy has no form-action: the form_post page's form goes
+ * to the app's own redirect URI (oidc-provider adds its inline script's hash to script-src). The
+ * provider may still set its own Cache-Control (it sends no-store on tokens itself).
+ */
 function securityHeaders(response: ServerResponse) {
+  response.setHeader(
+    "content-security-policy",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+  );
   response.setHeader("x-content-type-options", "nosniff");
   response.setHeader("x-frame-options", "DENY");
   response.setHeader("referrer-policy", "no-referrer");
+  response.setHeader("cache-control", "no-store");
 }
 
 /** One access line, as for every portal route: the route pattern, never the URL (it carries codes). */
