@@ -65,7 +65,8 @@ async function signedIn(email: string): Promise<BrowserlessClient> {
 
 async function createKey(client: BrowserlessClient, label: string): Promise<string> {
   const created = await client.submit("/keys", "/keys", { label });
-  const id = /key_[0-9a-z]{16}/.exec(created.body)?.[0];
+  // The new secret is shown after a redirect to the key's page, which names its id.
+  const id = /key_[0-9a-z]{16}/.exec(created.location ?? created.body)?.[0];
   if (!id) throw new Error("no key id on the new key's page");
   return id;
 }
