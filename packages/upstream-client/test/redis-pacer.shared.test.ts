@@ -23,7 +23,10 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function replicas(settings: { requestsPerSecond: number; concurrency: number }): [UpstreamPacer, UpstreamPacer] {
+function replicas(settings: {
+  requestsPerSecond: number;
+  concurrency: number;
+}): [UpstreamPacer, UpstreamPacer] {
   const keys = redisKeys(namespace).upstreamPacer;
   return [createRedisPacer(redis, keys, settings), createRedisPacer(redis, keys, settings)];
 }
@@ -105,8 +108,8 @@ describe("the shared upstream pacer", () => {
   it("frees the place of a replica that died holding it, once its lease runs out", async () => {
     const [a] = replicas({ requestsPerSecond: 1_000, concurrency: 1 });
     const keys = redisKeys(namespace).upstreamPacer;
-    const time = (await redis.time()) as [string, string];
-    const nowMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
+    const [seconds = 0, micros = 0] = (await redis.time()).map(Number);
+    const nowMs = seconds * 1000 + Math.floor(micros / 1000);
     await redis.zadd(keys.leases, nowMs + 400, "lease-of-a-killed-replica");
     const started = Date.now();
     granted(await a.turn({ waitUntilMs: far() })).finish();

@@ -29,7 +29,8 @@ async function start(budget: BudgetQuirks): Promise<RunningSimulator> {
   return sim;
 }
 
-const stats = async (url: string) => (await fetch(`${url}/__sim/stats`)).json();
+const stats = async (url: string) =>
+  (await (await fetch(`${url}/__sim/stats`)).json()) as { budget: Record<string, number> };
 
 describe("the simulator's budget quirks", () => {
   it("counts a window per client and refuses past it with 429, in the upstream's header forms", async () => {
@@ -51,7 +52,7 @@ describe("the simulator's budget quirks", () => {
       maxInFlight: 1,
       heavyLatencyMs: 400,
     });
-    const author = corpus.users[0]!.name;
+    const author = corpus.users[0]!.author;
     const heavy = () => fetch(`${url}/api/posts/search?author=${author}&limit=1&sort=desc`);
     const started = Date.now();
     const [first, second] = await Promise.all([heavy(), heavy()]);
