@@ -95,7 +95,7 @@ describe("the product under the upstream's strict budget", () => {
     const after = await simStats();
 
     const byStatus: Record<string, Answer[]> = {};
-    for (const answer of answers) (byStatus[answer.status] ??= []).push(answer);
+    for (const answer of answers) byStatus[answer.status] = [...(byStatus[answer.status] ?? []), answer];
     const oks = byStatus["200"]?.length ?? 0;
     const limited = byStatus["429"] ?? [];
     const failed = byStatus["502"]?.length ?? 0;
