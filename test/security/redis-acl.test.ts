@@ -308,7 +308,9 @@ describe("Redis with the shipped ACL users", () => {
     // The window the upstream reported spent was recorded: the next turn is refused, nothing sent.
     await waitFor(async () => {
       const next = await pacer.turn({ waitUntilMs: Date.now() + 1_000 });
-      return next.granted ? (next.finish(), undefined) : next.reason === "window_spent" || undefined;
+      if (!next.granted) return next.reason === "window_spent" || undefined;
+      next.finish();
+      return undefined;
     }, "the spent window recorded");
 
     expect(await outcome(adapter.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
