@@ -4,7 +4,7 @@
  * in flight, and heavy queries that take seconds. Off by default; `SIM_PROFILE=strict` turns all of
  * them on, and each has its own flag.
  */
-import { env } from "@rda/service-kit";
+import { z } from "zod";
 
 export interface BudgetQuirks {
   /** Requests one client may make per 60 s window (on minute boundaries); past it, 429. 0: no window. */
@@ -32,12 +32,15 @@ export const STRICT_BUDGET_QUIRKS: BudgetQuirks = {
   heavyLatencyMs: 1_500,
 };
 
-/** The flags, each overriding its profile's value when set. */
+/** A whole number of 0 or more, or unset (the profile's value stands). */
+const flag = () => z.coerce.number({ error: "must be an integer >= 0" }).int().min(0).optional();
+
+/** The flags, each overriding its profile's value when set (SIM_SEND_REMAINING: 1 on, 0 off). */
 export const budgetQuirkFlags = {
-  SIM_WINDOW_LIMIT: env.nonNegativeInt(0).optional(),
-  SIM_SEND_REMAINING: env.nonNegativeInt(0).optional(),
-  SIM_MAX_IN_FLIGHT: env.nonNegativeInt(0).optional(),
-  SIM_HEAVY_LATENCY_MS: env.nonNegativeInt(0).optional(),
+  SIM_WINDOW_LIMIT: flag(),
+  SIM_SEND_REMAINING: flag(),
+  SIM_MAX_IN_FLIGHT: flag(),
+  SIM_HEAVY_LATENCY_MS: flag(),
 };
 
 export interface BudgetQuirkFlags {
