@@ -81,18 +81,33 @@ function send(
   const token = mux.next.toString(36);
   return new Promise((resolve) => {
     let silence: NodeJS.Timeout;
+    let done = false;
     const finish = (result: Result<Uint8Array, NatsRequestFailure>) => {
+      if (done) return;
+      done = true;
       clearTimeout(silence);
       clearTimeout(overall);
       mux.waiting.delete(token);
       resolve(result);
     };
+    let heardAt = Date.now();
+    // A timer that fires late (this process was busy) runs before the messages that arrived
+    // meanwhile are read: the verdict waits for one turn of I/O, so a stall here is not a death there.
+    const judge = () => {
+      if (done) return;
+      const quietMs = Date.now() - heardAt;
+      if (quietMs < options.silenceMs) {
+        silence = setTimeout(judgeAfterIo, options.silenceMs - quietMs);
+        return;
+      }
+      const message = `${subject} went silent for ${quietMs} ms: its responder is gone`;
+      finish(err({ kind: "lost", message }));
+    };
+    const judgeAfterIo = () => setImmediate(judge);
     const listen = () => {
+      heardAt = Date.now();
       clearTimeout(silence);
-      silence = setTimeout(() => {
-        const message = `${subject} went silent for ${options.silenceMs} ms: its responder is gone`;
-        finish(err({ kind: "lost", message }));
-      }, options.silenceMs);
+      silence = setTimeout(judgeAfterIo, options.silenceMs);
     };
     const overall = setTimeout(() => {
       finish(err({ kind: "timeout", message: `${subject} did not answer within ${options.timeoutMs} ms` }));
