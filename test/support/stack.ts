@@ -35,6 +35,7 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
+import { createRedisPacer, type PacerSettings } from "../../packages/upstream-client/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
@@ -56,7 +57,11 @@ import {
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
-import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
+import {
+  type BudgetQuirks,
+  type RunningSimulator,
+  startSimulator,
+} from "../../services/upstream-sim/src/index.ts";
 
 export interface StackOptions {
   /** The shared upstream reserve (billing's); default large so only tests that want it meet it. */
@@ -65,6 +70,14 @@ export interface StackOptions {
   pendingSweepMs?: number;
   /** Adapters' upstream deadline; short keeps fault tests fast. Default 1500 ms. */
   upstreamDeadlineMs?: number;
+  /** Adapters' upstream attempt timeout; default half the deadline. */
+  upstreamAttemptMs?: number;
+  /** The simulator's budget quirks (how the real upstream rations clients); default none. */
+  simulatorBudget?: BudgetQuirks;
+  /** The adapters share one pacer with these settings, as replicas do; default unpaced. */
+  upstreamBudget?: PacerSettings;
+  /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
+  inProcessAdapters?: boolean;
   logger?: Logger;
   /** Also start the developer portal and a capture inbox for its mail. */
   portal?: boolean;
@@ -145,7 +158,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
 
-  const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1" });
+  const simulator = await startSimulator({
+    seed: 42,
+    port: 0,
+    host: "127.0.0.1",
+    budget: options.simulatorBudget,
+  });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
@@ -170,9 +188,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     subjects,
     upstreamUrl: simulator.url,
     logger,
-    upstream: { deadlineMs: options.upstreamDeadlineMs ?? 1_500 },
+    upstream: {
+      deadlineMs: options.upstreamDeadlineMs ?? 1_500,
+      attemptTimeoutMs: options.upstreamAttemptMs,
+    },
+    pacer:
+      options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
   };
-  for (const start of [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers]) {
+  const adapters =
+    options.inProcessAdapters === false
+      ? []
+      : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
+  for (const start of adapters) {
     const adapter = await start(adapterDeps);
     stoppers.push(() => adapter.stop());
   }

@@ -22,3 +22,4 @@ export * from "./reddit-objects.ts";
 export * from "./responses.ts";
 export * from "./result.ts";
 export * from "./subjects.ts";
+export * from "./upstream-budget.ts";

@@ -59,8 +59,18 @@ export interface RedisKeys {
    * voids it. Global, like the reserve: a sweep must find due debits of every key.
    */
   readonly pendingDebits: string;
+  /** The adapters' shared pacing of upstream requests (written only by their pacer's scripts). */
+  readonly upstreamPacer: UpstreamPacerKeys;
   /** The developer portal's own keys. */
   readonly portal: PortalRedisKeys;
+}
+
+/** One hash tag, so the pacer's scripts stay in one Redis Cluster slot. */
+export interface UpstreamPacerKeys {
+  /** Hash: when the next request may go (`next_at`), and the upstream's window as last reported. */
+  readonly state: string;
+  /** Sorted set: the requests in flight upstream (lease ids), scored by the epoch ms their lease ends. */
+  readonly leases: string;
 }
 
 export interface PortalRedisKeys {
@@ -132,6 +142,10 @@ export function redisKeys(namespace = ""): RedisKeys {
     idempotencyStoreBytes: (bucket: number) => `${root}:idempotency:store-bytes:${bucket}`,
     globalReserveBucket: `${root}:ratelimit:global`,
     pendingDebits: `${root}:pending-debits`,
+    upstreamPacer: Object.freeze({
+      state: `${root}:upstream:{pacer}:state`,
+      leases: `${root}:upstream:{pacer}:leases`,
+    }),
     portal: portalKeys(`${root}:portal`),
   });
 }
