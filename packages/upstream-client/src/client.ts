@@ -92,7 +92,13 @@ async function callWithRetries(
   // A turn that comes with less time than this left is not worth an upstream request.
   const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
   for (;;) {
+    const asked = performance.now();
     const turn = await transport.pacer.turn({ waitUntilMs: deadline - attemptFloorMs });
+    transport.observer?.turn?.({
+      operation: labels.operation,
+      outcome: turn.granted ? "granted" : turn.reason,
+      seconds: (performance.now() - asked) / 1000,
+    });
     if (!turn.granted) return logOutcome(logger, path, refusedTurn(turn, state));
     const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, Math.max(1, deadline - Date.now()));
     const { verdict, window } = await attempt(
