@@ -101,13 +101,19 @@ async function callWithRetries(
     });
     if (!turn.granted) return logOutcome(logger, path, refusedTurn(turn, state));
     const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, Math.max(1, deadline - Date.now()));
-    const { verdict, window } = await attempt(
-      transport,
-      labels,
-      buildRequestPath(transport.prefix, path, state.query),
-      timeoutMs,
-    );
-    turn.finish(window);
+    let answered: Awaited<ReturnType<typeof attempt>> | undefined;
+    try {
+      answered = await attempt(
+        transport,
+        labels,
+        buildRequestPath(transport.prefix, path, state.query),
+        timeoutMs,
+      );
+    } finally {
+      // Always: a turn never ended would hold its place in flight, renewed, for good.
+      turn.finish(answered?.window);
+    }
+    const { verdict } = answered;
     state = { ...state, attempts: state.attempts + 1, remainingMs: deadline - Date.now() };
     const decision = decide(verdict, state, transport.settings);
     if ("stop" in decision) return logOutcome(logger, path, decision.stop);
