@@ -92,16 +92,28 @@ async function callWithRetries(
   // A turn that comes with less time than this left is not worth an upstream request.
   const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
   for (;;) {
+    const asked = performance.now();
     const turn = await transport.pacer.turn({ waitUntilMs: deadline - attemptFloorMs });
+    transport.observer?.turn?.({
+      operation: labels.operation,
+      outcome: turn.granted ? "granted" : turn.reason,
+      seconds: (performance.now() - asked) / 1000,
+    });
     if (!turn.granted) return logOutcome(logger, path, refusedTurn(turn, state));
     const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, Math.max(1, deadline - Date.now()));
-    const { verdict, window } = await attempt(
-      transport,
-      labels,
-      buildRequestPath(transport.prefix, path, state.query),
-      timeoutMs,
-    );
-    turn.finish(window);
+    let answered: Awaited<ReturnType<typeof attempt>> | undefined;
+    try {
+      answered = await attempt(
+        transport,
+        labels,
+        buildRequestPath(transport.prefix, path, state.query),
+        timeoutMs,
+      );
+    } finally {
+      // Always: a turn never ended would hold its place in flight, renewed, for good.
+      turn.finish(answered?.window);
+    }
+    const { verdict } = answered;
     state = { ...state, attempts: state.attempts + 1, remainingMs: deadline - Date.now() };
     const decision = decide(verdict, state, transport.settings);
     if ("stop" in decision) return logOutcome(logger, path, decision.stop);

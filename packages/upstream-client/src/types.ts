@@ -90,6 +90,12 @@ export interface UpstreamObserver {
   }): void;
   /** A call answered by joining an identical one in flight (no upstream request of its own). */
   coalesced(operation: string): void;
+  /** A turn asked of the pacer: granted, or why not; `seconds` waited for the answer. */
+  turn?(event: {
+    readonly operation: string;
+    readonly outcome: "granted" | "window_spent" | "queue_full" | "pacer_unavailable";
+    readonly seconds: number;
+  }): void;
 }
 
 export interface UpstreamClientStats {
