@@ -25,7 +25,11 @@ import type {
   UserProfile,
 } from "./types.ts";
 
-const DEFAULT_TIMEOUT_MS = 15_000;
+/**
+ * Longer than the gateway's own wait for a heavy upstream query (35 s, docs/operations.md#timeouts),
+ * so the server, not the client, decides when a slow request has failed (and refunds it).
+ */
+const DEFAULT_TIMEOUT_MS = 45_000;
 
 type Call<N extends OperationName> = (
   params: OperationInput<N>,

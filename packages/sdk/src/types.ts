@@ -77,7 +77,7 @@ export interface GatewayClientOptions {
   baseUrl: string;
   /** Default key for every call; may be omitted when every call passes its own. */
   apiKey?: string;
-  /** Deadline of one attempt, from sending to the last body byte. Default 15 s. */
+  /** Deadline of one attempt, from sending to the last body byte. Default 45 s (above the gateway's 35 s wait for the upstream). */
   timeoutMs?: number;
   /** Retry on 429, 503, network errors and timeouts. Default: no retries. */
   retry?: RetryOptions;
