@@ -19,9 +19,16 @@ const rateLimit = z.object({ qps: z.number().int().min(1), burst: z.number().int
 
 /* ---------- adapters ---------- */
 
+/**
+ * Who is asking, for the upstream budget: a caller waiting on an answer (`interactive`, the default
+ * when absent) or the monitors service's background polls (`monitors`), which may wait their turn.
+ */
+export const adapterPrioritySchema = z.enum(["interactive", "monitors"]);
+export type AdapterPriority = z.infer<typeof adapterPrioritySchema>;
+
 /** Request to an adapter: the operation's parameters, already validated and normalised by the gateway. */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
-  return z.object({ request_id: requestIdSchema, params });
+  return z.object({ request_id: requestIdSchema, params, priority: adapterPrioritySchema.optional() });
 }
 
 /**

@@ -1,0 +1,173 @@
+/**
+ * The monitors service's requests (`monitors.<action>`, contracts' monitors.ts): create, list, get,
+ * update, delete and pull items, always within the asking key's own monitors (another key's is
+ * "not found"). Bodies are validated here, one `{error}` naming every bad field.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  decodeJson,
+  MONITOR_ACTIONS,
+  MONITOR_PAGE_ITEMS,
+  MONITORS_QUEUE_GROUP,
+  type MonitorAction,
+  type MonitorReply,
+  type MonitorRequest,
+  monitorRequestSchema,
+  monitorSubject,
+  type Subjects,
+} from "@rda/contracts";
+import { type Logger, type NatsConnection, type ServedSubject, serveSubject } from "@rda/service-kit";
+import type { z } from "zod";
+import {
+  createMonitorSchema,
+  type MonitorLimits,
+  type MonitorRecord,
+  publicMonitor,
+  sourceKeyOf,
+  updateMonitorSchema,
+} from "./monitor.ts";
+import type { MonitorStore } from "./monitor-store.ts";
+import { fetchSourcePage } from "./source-pages.ts";
+
+export interface ApiDeps {
+  readonly nats: NatsConnection;
+  readonly namespace: string;
+  readonly subjects: Subjects;
+  readonly store: MonitorStore;
+  readonly limits: MonitorLimits;
+  readonly logger: Logger;
+  readonly pageTimeoutMs: number;
+}
+
+type Handler = (request: MonitorRequest, deps: ApiDeps) => Promise<MonitorReply>;
+
+const ok = (value: unknown): MonitorReply => ({ ok: true, value });
+const refuse = (status: number, error: string): MonitorReply => ({ ok: false, status, error });
+const NOT_FOUND = refuse(404, "monitor not found");
+
+export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
+  const handlers: Record<MonitorAction, Handler> = { create, list, get, update, delete: remove, items };
+  return MONITOR_ACTIONS.map((action) =>
+    serveSubject(deps.nats, {
+      subject: monitorSubject(deps.namespace, action),
+      queue: MONITORS_QUEUE_GROUP,
+      logger: deps.logger,
+      handler: async (payload) => {
+        const request = decodeJson(payload, monitorRequestSchema);
+        if (!request.ok) return JSON.stringify(refuse(400, request.error));
+        return JSON.stringify(await handlers[action](request.value, deps));
+      },
+    }),
+  );
+}
+
+/** Every bad field, as `field: reason; field: reason`. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`)
+    .join("; ");
+}
+
+async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+  const body = createMonitorSchema(deps.limits).safeParse(request.body ?? {});
+  if (!body.success) return refuse(400, describeIssues(body.error));
+  const definition = body.data;
+  const monitor: MonitorRecord = {
+    id: `mon_${randomBytes(12).toString("hex")}`,
+    key_id: request.key_id,
+    kind: definition.kind,
+    ...(definition.subreddit !== undefined ? { subreddit: definition.subreddit } : {}),
+    ...(definition.author !== undefined ? { author: definition.author } : {}),
+    ...(definition.phrase !== undefined ? { phrase: definition.phrase } : {}),
+    interval_seconds: definition.interval_seconds,
+    ...(definition.backfill_from !== undefined ? { backfill_from: definition.backfill_from } : {}),
+    paused: false,
+    created_at: Math.floor(Date.now() / 1000),
+    phase: { name: "backfill", cursor: null },
+  };
+  const estimate = await estimateBackfill(deps, monitor);
+  if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerKey)))
+    return refuse(409, `a key may hold at most ${deps.limits.maxMonitorsPerKey} monitors`);
+  return ok({ monitor: publicMonitor(monitor), backfill_estimate: estimate });
+}
+
+/**
+ * The backfill's upstream pages, estimated from its first page's density, and its most credits:
+ * one per pulled page of up to 100 items, and the window holds at most 100 items a page. Null
+ * figures when the estimate could not be made (the monitor is created all the same).
+ */
+async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord) {
+  const from = monitor.backfill_from;
+  if (from === undefined) return { upstream_pages: 0, max_credits: 0 };
+  try {
+    const page = await fetchSourcePage(
+      deps.nats,
+      deps.subjects,
+      monitor,
+      { sort: "asc", after: from - 1, limit: MONITOR_PAGE_ITEMS },
+      deps.pageTimeoutMs,
+    );
+    const now = Math.floor(Date.now() / 1000);
+    const covered = page.cursor === null ? 0 : page.cursor - from + 1;
+    const pages = !page.has_more || covered <= 0 ? 1 : Math.ceil((now - from) / covered);
+    return { upstream_pages: pages, max_credits: pages };
+  } catch {
+    return { upstream_pages: null, max_credits: null };
+  }
+}
+
+async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+  const monitors = await deps.store.listOwned(request.key_id);
+  return ok({ monitors: monitors.map(publicMonitor), limit: deps.limits.maxMonitorsPerKey });
+}
+
+async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRecord | undefined> {
+  if (request.id === undefined) return undefined;
+  const monitor = await deps.store.get(request.id);
+  return monitor?.key_id === request.key_id ? monitor : undefined;
+}
+
+async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+  const monitor = await owned(request, deps);
+  return monitor ? ok({ monitor: publicMonitor(monitor) }) : NOT_FOUND;
+}
+
+async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+  const monitor = await owned(request, deps);
+  if (!monitor) return NOT_FOUND;
+  const body = updateMonitorSchema(deps.limits)
+    .partial()
+    .safeParse(request.body ?? {});
+  if (!body.success) return refuse(400, describeIssues(body.error));
+  const { phrase, interval_seconds, paused } = body.data;
+  const { phrase: _previous, ...rest } = monitor;
+  const next: MonitorRecord = {
+    ...rest,
+    ...(phrase === undefined ? (monitor.phrase !== undefined ? { phrase: monitor.phrase } : {}) : {}),
+    ...(typeof phrase === "string" ? { phrase } : {}),
+    interval_seconds: interval_seconds ?? monitor.interval_seconds,
+    paused: paused ?? monitor.paused,
+  };
+  await deps.store.save(next);
+  return ok({ monitor: publicMonitor(next) });
+}
+
+async function remove(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+  const monitor = await owned(request, deps);
+  if (!monitor) return NOT_FOUND;
+  await deps.store.delete(monitor);
+  await deps.store.forgetSourceIfUnwatched(sourceKeyOf(monitor));
+  return ok({ deleted: true, id: monitor.id });
+}
+
+const CURSOR = /^\d{1,15}-\d{1,10}$/;
+
+async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+  const monitor = await owned(request, deps);
+  if (!monitor) return NOT_FOUND;
+  const cursor = request.cursor ?? null;
+  if (cursor !== null && !CURSOR.test(cursor))
+    return refuse(400, "cursor: must be a cursor this endpoint returned");
+  const page = await deps.store.page(monitor.id, cursor, MONITOR_PAGE_ITEMS);
+  return ok({ items: page.items, cursor: page.cursor });
+}

@@ -1,0 +1,74 @@
+/**
+ * monitors: keeps monitors (Redis), polls their sources (one replica per source at a time, leases in
+ * JetStream key-value) through the adapters, and answers the gateway's `monitors.*` requests in the
+ * `monitors` queue group. A value: connections come in, nothing is read from the environment.
+ */
+import { randomBytes } from "node:crypto";
+import type { Subjects } from "@rda/contracts";
+import type { Logger, NatsConnection, Redis } from "@rda/service-kit";
+import { serveMonitorApi } from "./api.ts";
+import { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "./monitor.ts";
+import { monitorKeys } from "./monitor-keys.ts";
+import { MonitorStore } from "./monitor-store.ts";
+import { type PollerSettings, startPoller } from "./poller.ts";
+import { SourceLeases } from "./source-leases.ts";
+
+export interface MonitorSettings extends PollerSettings {
+  readonly limits: MonitorLimits;
+  /** How long a replica holds a source while polling it; another takes over once it runs out. */
+  readonly leaseMs: number;
+}
+
+export const DEFAULT_MONITOR_SETTINGS: MonitorSettings = {
+  limits: DEFAULT_MONITOR_LIMITS,
+  tickMs: 1_000,
+  leaseMs: 120_000,
+  backfillPagesPerPoll: 20,
+  livePagesPerPoll: 20,
+  pageTimeoutMs: 35_000,
+};
+
+export interface MonitorsDeps {
+  readonly nats: NatsConnection;
+  readonly redis: Redis;
+  readonly namespace: string;
+  readonly subjects: Subjects;
+  readonly logger: Logger;
+  readonly settings?: Partial<MonitorSettings>;
+}
+
+export interface RunningMonitors {
+  stop(): Promise<void>;
+}
+
+export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors> {
+  const settings = { ...DEFAULT_MONITOR_SETTINGS, ...deps.settings };
+  const store = new MonitorStore(deps.redis, monitorKeys(deps.namespace));
+  const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const leases = await SourceLeases.open(deps.nats, deps.namespace, owner, settings.leaseMs);
+  const served = serveMonitorApi({
+    nats: deps.nats,
+    namespace: deps.namespace,
+    subjects: deps.subjects,
+    store,
+    limits: settings.limits,
+    logger: deps.logger,
+    pageTimeoutMs: settings.pageTimeoutMs,
+  });
+  const poller = startPoller({ ...deps, store, leases, settings });
+  let stopping: Promise<void> | undefined;
+  const stopAll = async () => {
+    await Promise.all(served.map((subject) => subject.stop()));
+    await poller.stop();
+  };
+  return {
+    stop() {
+      stopping ??= stopAll();
+      return stopping;
+    },
+  };
+}
+
+export { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "./monitor.ts";
+export { monitorKeys } from "./monitor-keys.ts";
+export { sourceBucketName } from "./source-leases.ts";

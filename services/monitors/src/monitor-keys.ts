@@ -1,0 +1,31 @@
+/**
+ * The monitors service's Redis keys, its own family `…:monitors:…` (the service's ACL user holds
+ * exactly this pattern: deploy/redis/users.acl). One monitor's keys share the hash tag `{id}`, so
+ * the append script touching its items and its delivered ids stays in one Redis Cluster slot.
+ */
+export interface MonitorKeys {
+  /** String: a monitor's record (JSON). */
+  monitor(id: string): string;
+  /** Stream: a monitor's matched items in delivery order; the pull cursor is an entry id. */
+  items(id: string): string;
+  /** Set: ids of every item appended to a monitor, so an item is delivered once. */
+  delivered(id: string): string;
+  /** Set: the monitor ids of one API key. */
+  ownedBy(keyId: string): string;
+  /** Set: the monitor ids watching one source. */
+  watching(sourceKey: string): string;
+  /** Set: every source some monitor watches. */
+  readonly sources: string;
+}
+
+export function monitorKeys(namespace = ""): MonitorKeys {
+  const root = `${namespace === "" ? "rda" : `${namespace}:rda`}:monitors`;
+  return Object.freeze({
+    monitor: (id: string) => `${root}:monitor:{${id}}`,
+    items: (id: string) => `${root}:monitor:{${id}}:items`,
+    delivered: (id: string) => `${root}:monitor:{${id}}:delivered`,
+    ownedBy: (keyId: string) => `${root}:owner:${keyId}`,
+    watching: (sourceKey: string) => `${root}:source:${sourceKey}`,
+    sources: `${root}:sources`,
+  });
+}

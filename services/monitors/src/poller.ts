@@ -1,0 +1,184 @@
+/**
+ * The polling loop of one replica. Every turn it walks the watched sources and polls each one that
+ * is due and whose lease it wins (source-leases.ts), so a source is polled by one replica at a time
+ * and once per interval however many monitors watch it. A poll first advances the monitors still
+ * paging their backfill window, then reads the source's new items once and hands each monitor its
+ * matches. Every step is repeatable: appending skips ids a monitor already holds, so a poll redone
+ * after a crash delivers nothing twice.
+ */
+import { createPhraseMatcher, type Subjects } from "@rda/contracts";
+import type { Logger, NatsConnection } from "@rda/service-kit";
+import { type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
+import type { ListedItem, MonitorStore } from "./monitor-store.ts";
+import type { HeldSource, SourceLeases } from "./source-leases.ts";
+import { fetchSourcePage, type PageQuery } from "./source-pages.ts";
+
+export interface PollerSettings {
+  /** How often the replica looks for due sources, in ms. */
+  readonly tickMs: number;
+  /** Backfill pages one monitor may take per poll, so one long window does not starve the rest. */
+  readonly backfillPagesPerPoll: number;
+  /** Live pages per poll at most (a burst larger than this is read on the next poll). */
+  readonly livePagesPerPoll: number;
+  /** The wait for one adapter page. */
+  readonly pageTimeoutMs: number;
+}
+
+const PAGE_LIMIT = 100;
+/** How long an unwatched source is left alone before it is looked at again. */
+const IDLE_SOURCE_MS = 60_000;
+
+const TEXT_FIELDS = { post: ["title", "selftext"], comment: ["body"] } as const;
+
+export interface PollerDeps {
+  readonly nats: NatsConnection;
+  readonly subjects: Subjects;
+  readonly store: MonitorStore;
+  readonly leases: SourceLeases;
+  readonly logger: Logger;
+  readonly settings: PollerSettings;
+}
+
+export interface Poller {
+  stop(): Promise<void>;
+}
+
+export function startPoller(deps: PollerDeps): Poller {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let turn: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      turn = pollDueSources(deps, () => stopped)
+        .catch((error) => deps.logger.error({ err: error }, "monitor poll turn failed"))
+        .finally(schedule);
+    }, deps.settings.tickMs);
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await turn;
+    },
+  };
+}
+
+async function pollDueSources(deps: PollerDeps, isStopped: () => boolean): Promise<void> {
+  for (const key of await deps.store.sources()) {
+    if (isStopped()) return;
+    const held = await deps.leases.claimIfDue(key, Date.now());
+    if (held === undefined) continue;
+    await pollSource(deps, held);
+  }
+}
+
+async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
+  const source = sourceOfKey(held.key);
+  const all = await deps.store.watching(held.key);
+  const active = all.filter((monitor) => !monitor.paused);
+  if (source === undefined || active.length === 0) {
+    if (all.length === 0) await deps.store.forgetSourceIfUnwatched(held.key);
+    await deps.leases.release(held, held.state.hwm, Date.now() + IDLE_SOURCE_MS);
+    return;
+  }
+  const intervalMs = Math.min(...active.map((monitor) => monitor.interval_seconds)) * 1000;
+  let hwm = held.state.hwm;
+  let backfillLeft = false;
+  try {
+    hwm ??= await newestSecond(deps, source);
+    const live: MonitorRecord[] = [];
+    for (const monitor of active) {
+      const now =
+        monitor.phase.name === "backfill" ? await advanceBackfill(deps, source, monitor, hwm) : monitor;
+      if (now.phase.name === "live") live.push(now);
+      else backfillLeft = true;
+    }
+    if (live.length > 0) hwm = await pollLive(deps, source, hwm, live);
+  } catch (error) {
+    deps.logger.warn({ err: error, source: held.key }, "source poll failed; retried next interval");
+  }
+  // A backfill still paging continues on the next turn rather than a whole interval later.
+  const next = Date.now() + (backfillLeft ? deps.settings.tickMs : intervalMs);
+  if (!(await deps.leases.release(held, hwm, next)))
+    deps.logger.warn({ source: held.key }, "source lease lost during a poll; its result is redone");
+}
+
+/** Where live following starts on a source's first poll: after its newest item. */
+async function newestSecond(deps: PollerDeps, source: Source): Promise<number> {
+  const page = await fetchPage(deps, source, { sort: "desc", limit: 1 });
+  return page.items[0]?.created_utc ?? 0;
+}
+
+/**
+ * Pages the monitor's window oldest-first from where it stands, up to the source's high-water mark;
+ * then it turns live. The live poll reads from the high-water mark's second on, so the two overlap
+ * by at least a second: no gap, and the overlap's ids are already delivered, so no duplicate.
+ */
+async function advanceBackfill(
+  deps: PollerDeps,
+  source: Source,
+  monitor: MonitorRecord,
+  hwm: number,
+): Promise<MonitorRecord> {
+  if (monitor.phase.name !== "backfill") return monitor;
+  const from = monitor.backfill_from;
+  if (from === undefined) return turnLive(deps, monitor, hwm);
+  let cursor = monitor.phase.cursor ?? from - 1;
+  for (let pages = 0; pages < deps.settings.backfillPagesPerPoll; pages += 1) {
+    const page = await fetchPage(deps, source, { sort: "asc", after: cursor, limit: PAGE_LIMIT });
+    await deps.store.append(monitor.id, page.items.filter(matcherOf(monitor)));
+    cursor = page.cursor ?? cursor;
+    if (!page.has_more || cursor >= hwm) return turnLive(deps, monitor, cursor - 1);
+    await deps.store.save({ ...monitor, phase: { name: "backfill", cursor } });
+  }
+  return { ...monitor, phase: { name: "backfill", cursor } };
+}
+
+async function turnLive(deps: PollerDeps, monitor: MonitorRecord, after: number): Promise<MonitorRecord> {
+  const live: MonitorRecord = { ...monitor, phase: { name: "live", after } };
+  await deps.store.save(live);
+  return live;
+}
+
+/** Reads the source from its high-water mark's second on, once, for every live monitor. */
+async function pollLive(
+  deps: PollerDeps,
+  source: Source,
+  hwm: number,
+  live: readonly MonitorRecord[],
+): Promise<number> {
+  let after = hwm - 1;
+  let newest = hwm;
+  for (let pages = 0; pages < deps.settings.livePagesPerPoll; pages += 1) {
+    const page = await fetchPage(deps, source, { sort: "asc", after, limit: PAGE_LIMIT });
+    for (const monitor of live) {
+      const since = monitor.phase.name === "live" ? monitor.phase.after : hwm;
+      const matches = matcherOf(monitor);
+      await deps.store.append(
+        monitor.id,
+        page.items.filter((item) => item.created_utc > since && matches(item)),
+      );
+    }
+    for (const item of page.items) newest = Math.max(newest, item.created_utc);
+    if (!page.has_more || page.cursor === null) break;
+    after = page.cursor;
+  }
+  return newest;
+}
+
+function matcherOf(monitor: MonitorRecord): (item: ListedItem) => boolean {
+  if (monitor.phrase === undefined) return () => true;
+  const matches = createPhraseMatcher(monitor.phrase);
+  const fields = TEXT_FIELDS[monitor.kind];
+  return (item) =>
+    fields.some((field) => {
+      const text = (item as unknown as Record<string, unknown>)[field];
+      return typeof text === "string" && matches(text);
+    });
+}
+
+function fetchPage(deps: PollerDeps, source: Source, query: PageQuery) {
+  return fetchSourcePage(deps.nats, deps.subjects, source, query, deps.settings.pageTimeoutMs);
+}
