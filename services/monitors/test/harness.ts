@@ -43,7 +43,15 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export type Answer = { ok: true; value: any } | { ok: false; status: number; error: string };
+/** The fields the monitors service answers with, as far as the tests read them. */
+export interface AnswerValue {
+  monitor: { id: string; status: string; phrase: string | null; interval_seconds: number };
+  monitors: { id: string }[];
+  backfill_estimate: { upstream_pages: number | null; max_credits: number | null };
+  items: Item[];
+  cursor: string | null;
+}
+export type Answer = { ok: true; value: AnswerValue } | { ok: false; status: number; error: string };
 export interface Item {
   id: string;
   created_utc: number;

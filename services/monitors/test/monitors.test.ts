@@ -107,3 +107,140 @@ describe("monitors", () => {
     await replica.stop();
   }, 120_000);
 });
+
+describe("monitors sharing sources", () => {
+  it("50 monitors on 5 communities cost 5 upstream polls per interval", async () => {
+    const replicas = [await harness.startReplica(), await harness.startReplica()];
+    const communities = harness.simulator.corpus.subreddits.slice(0, 5).map((sub) => sub.name);
+    const ids: string[] = [];
+    for (let index = 0; index < 50; index += 1) {
+      const answer = await harness.ask("create", {
+        key_id: `key_shared_${index % 2}`,
+        body: {
+          kind: "post",
+          subreddit: communities[index % 5],
+          phrase: `word${index}`,
+          interval_seconds: 3,
+        },
+      });
+      if (!answer.ok) throw new Error(answer.error);
+      ids.push(answer.value.monitor.id);
+    }
+    await waitFor(
+      async () => {
+        for (const [index, id] of ids.entries()) {
+          const answer = await harness.ask("get", { key_id: `key_shared_${index % 2}`, id });
+          if (!answer.ok || answer.value.monitor.status !== "live") return false;
+        }
+        return true;
+      },
+      "every monitor to follow its source",
+      30_000,
+    );
+    await fetch(`${harness.simulator.url}/__sim/stats`, { method: "DELETE" });
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const stats = (await (await fetch(`${harness.simulator.url}/__sim/stats`)).json()) as {
+      requests: Record<string, number>;
+    };
+    const elapsedIntervals = (Date.now() - started) / 3_000;
+    const polls = stats.requests["/api/posts/search"] ?? 0;
+    // Each source polled at most once per interval (plus one for a poll under way at either end),
+    // and at least once: never once per monitor.
+    expect(polls).toBeGreaterThanOrEqual(5);
+    expect(polls).toBeLessThanOrEqual(5 * (Math.ceil(elapsedIntervals) + 1));
+    for (const [index, id] of ids.entries())
+      await harness.ask("delete", { key_id: `key_shared_${index % 2}`, id });
+    for (const replica of replicas) await replica.stop();
+  }, 90_000);
+});
+
+describe("a restart", () => {
+  it("loses nothing: a new replica continues the backfill and follows from the same marks", async () => {
+    const first = await harness.startReplica({ backfillPagesPerPoll: 1 });
+    const subreddit = harness.simulator.corpus.subreddits[0]!.name;
+    const created = await harness.ask("create", {
+      key_id: "key_restart",
+      body: { kind: "post", subreddit, interval_seconds: 1, backfill_from: "60d" },
+    });
+    if (!created.ok) throw new Error(created.error);
+    const { id } = created.value.monitor;
+    const from = harness.simNow() - 60 * 86_400;
+    await waitFor(
+      async () => (await pullAll(harness, "key_restart", id)).length > 0,
+      "the backfill to start",
+      30_000,
+    );
+    const before = await pullAll(harness, "key_restart", id);
+    await first.stop();
+    const second = await harness.startReplica();
+    await waitFor(
+      async () => {
+        const answer = await harness.ask("get", { key_id: "key_restart", id });
+        return answer.ok && answer.value.monitor.status === "live";
+      },
+      "the new replica to finish the backfill",
+      60_000,
+    );
+    harness.advance(3600);
+    const expected = await harness.listWithPhrase(subreddit, from - 1, undefined);
+    const delivered = await waitFor(
+      async () => {
+        const items = await pullAll(harness, "key_restart", id);
+        return items.length >= expected.length ? items : undefined;
+      },
+      "the live items after the restart",
+      30_000,
+    );
+    expect(delivered?.slice(0, before.length)).toEqual(before);
+    expect(delivered?.map((item) => item.id)).toEqual(expected.map((item) => item.id));
+    expectOnceInOrder(delivered ?? []);
+    await second.stop();
+  }, 120_000);
+});
+
+describe("the monitors API over NATS", () => {
+  it("keeps a monitor to its own key, validates every field, and enforces the per-key limit", async () => {
+    await harness.startReplica({ limits: { maxMonitorsPerKey: 2, minIntervalSeconds: 60 } });
+    const subreddit = harness.simulator.corpus.subreddits[1]!.name;
+    const bad = await harness.ask("create", {
+      key_id: "key_api",
+      body: { kind: "video", subreddit, interval_seconds: 5, backfill_from: "soon", extra: 1 },
+    });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.status).toBe(400);
+    for (const field of ["kind", "interval_seconds", "backfill_from", "extra"])
+      expect(bad.error).toContain(field);
+    const neither = await harness.ask("create", { key_id: "key_api", body: { kind: "post" } });
+    expect(neither).toMatchObject({ ok: false, status: 400, error: expect.stringContaining("exactly one") });
+
+    const body = { kind: "comment", subreddit, phrase: "hello world", interval_seconds: 60 };
+    const mine = await harness.ask("create", { key_id: "key_api", body });
+    if (!mine.ok) throw new Error(mine.error);
+    const { id } = mine.value.monitor;
+    for (const action of ["get", "items", "update", "delete"] as const)
+      expect(await harness.ask(action, { key_id: "key_other", id, body: { paused: true } })).toMatchObject({
+        ok: false,
+        status: 404,
+      });
+    expect(
+      (await harness.ask("list", { key_id: "key_other" })).ok &&
+        (await harness.ask("list", { key_id: "key_other" })),
+    ).toMatchObject({
+      value: { monitors: [] },
+    });
+
+    const patched = await harness.ask("update", {
+      key_id: "key_api",
+      id,
+      body: { paused: true, phrase: null },
+    });
+    expect(patched).toMatchObject({ ok: true, value: { monitor: { status: "paused", phrase: null } } });
+    await harness.ask("create", { key_id: "key_api", body });
+    const third = await harness.ask("create", { key_id: "key_api", body });
+    expect(third).toMatchObject({ ok: false, status: 409 });
+    expect(await harness.ask("delete", { key_id: "key_api", id })).toMatchObject({ ok: true });
+    expect(await harness.ask("get", { key_id: "key_api", id })).toMatchObject({ ok: false, status: 404 });
+  });
+});
