@@ -1,5 +1,5 @@
 /**
- * The monitors service's NATS requests (served in the `monitors` queue group). Every request names
+ * The monitors service's NATS requests (`Subjects.monitors`, served in the `monitors` queue group). Every request names
  * the API key asking: a monitor is visible to its own key only. Replies are values: `ok` with the
  * answer, or the HTTP status and `{error}` a caller should get.
  */
@@ -9,11 +9,6 @@ export const MONITOR_ACTIONS = ["create", "list", "get", "update", "delete", "it
 export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
 
 export const MONITORS_QUEUE_GROUP = "monitors";
-
-/** `monitors.<action>` under the namespace, like every other subject (subjects.ts). */
-export function monitorSubject(namespace: string, action: MonitorAction): string {
-  return `${namespace === "" ? "" : `${namespace}.`}monitors.${action}`;
-}
 
 export const monitorRequestSchema = z.strictObject({
   key_id: z.string().min(1).max(64),

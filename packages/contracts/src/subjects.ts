@@ -50,6 +50,16 @@ const PORTAL_SUBJECTS = {
   grantRevoked: "portal.events.grant_revoked",
 } as const;
 
+/** The monitors service's requests (monitors.ts), asked by the gateway. */
+const MONITOR_SUBJECTS = {
+  create: "monitors.create",
+  list: "monitors.list",
+  get: "monitors.get",
+  update: "monitors.update",
+  delete: "monitors.delete",
+  items: "monitors.items",
+} as const;
+
 export type AdapterOperation = keyof typeof ADAPTER_SUBJECTS;
 export type BillingSubject = keyof typeof BILLING_SUBJECTS;
 export type PortalSubject = keyof typeof PORTAL_SUBJECTS;
@@ -67,6 +77,7 @@ export interface Subjects {
   readonly adapter: { readonly [K in AdapterOperation]: string };
   readonly billing: { readonly [K in BillingSubject]: string };
   readonly portal: { readonly [K in PortalSubject]: string };
+  readonly monitors: { readonly [K in keyof typeof MONITOR_SUBJECTS]: string };
   /** JetStream stream holding refund messages. */
   readonly refundStream: string;
   /** Durable consumer that billing replicas share, so each refund is handled by one of them. */
@@ -93,6 +104,7 @@ export function buildSubjects(namespace = ""): Subjects {
     adapter: Object.freeze(prefixAll(ADAPTER_SUBJECTS)),
     billing: Object.freeze(prefixAll(BILLING_SUBJECTS)),
     portal: Object.freeze(prefixAll(PORTAL_SUBJECTS)),
+    monitors: Object.freeze(prefixAll(MONITOR_SUBJECTS)),
     refundStream: `${streamPrefix}BILLING_REFUNDS`,
     refundConsumer: "billing-refunds",
   });

@@ -34,6 +34,7 @@ import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
 import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
+import { registerMonitorRoutes } from "./routes/monitors.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
 import { createSettlement } from "./settlement.ts";
@@ -120,6 +121,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   installHooks(app, ctx);
   installResponseHeaders(app, DOCS_PREFIX);
   for (const route of API_ROUTES) app.get(fastifyPath(route.path), route.build(ctx));
+  registerMonitorRoutes(app, ctx, deps.subjects);
   registerProtectedResourceMetadata(app, ctx.oauth.resource);
   registerSystemRoutes(app, ctx, {
     portalUrl: deps.settings.portalUrl,

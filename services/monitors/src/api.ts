@@ -13,7 +13,6 @@ import {
   type MonitorReply,
   type MonitorRequest,
   monitorRequestSchema,
-  monitorSubject,
   type Subjects,
 } from "@rda/contracts";
 import { type Logger, type NatsConnection, type ServedSubject, serveSubject } from "@rda/service-kit";
@@ -27,6 +26,7 @@ import {
   updateMonitorSchema,
 } from "./monitor.ts";
 import type { MonitorStore } from "./monitor-store.ts";
+import type { SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage } from "./source-pages.ts";
 
 export interface ApiDeps {
@@ -34,6 +34,7 @@ export interface ApiDeps {
   readonly namespace: string;
   readonly subjects: Subjects;
   readonly store: MonitorStore;
+  readonly leases: SourceLeases;
   readonly limits: MonitorLimits;
   readonly logger: Logger;
   readonly pageTimeoutMs: number;
@@ -49,7 +50,7 @@ export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
   const handlers: Record<MonitorAction, Handler> = { create, list, get, update, delete: remove, items };
   return MONITOR_ACTIONS.map((action) =>
     serveSubject(deps.nats, {
-      subject: monitorSubject(deps.namespace, action),
+      subject: deps.subjects.monitors[action],
       queue: MONITORS_QUEUE_GROUP,
       logger: deps.logger,
       handler: async (payload) => {
@@ -88,6 +89,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const estimate = await estimateBackfill(deps, monitor);
   if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerKey)))
     return refuse(409, `a key may hold at most ${deps.limits.maxMonitorsPerKey} monitors`);
+  await deps.leases.wake(sourceKeyOf(monitor));
   return ok({ monitor: publicMonitor(monitor), backfill_estimate: estimate });
 }
 
@@ -149,6 +151,7 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     paused: paused ?? monitor.paused,
   };
   await deps.store.save(next);
+  if (!next.paused) await deps.leases.wake(sourceKeyOf(next));
   return ok({ monitor: publicMonitor(next) });
 }
 

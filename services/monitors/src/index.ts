@@ -51,6 +51,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     namespace: deps.namespace,
     subjects: deps.subjects,
     store,
+    leases,
     limits: settings.limits,
     logger: deps.logger,
     pageTimeoutMs: settings.pageTimeoutMs,

@@ -83,6 +83,20 @@ export class SourceLeases {
     }
   }
 
+  /**
+   * Makes the source due now (a monitor was added or resumed and should not wait out an idle
+   * source's delay). A replica polling it meanwhile wins: its own update decides the next poll.
+   */
+  async wake(key: string): Promise<void> {
+    const entry = await this.#kv.get(key);
+    if (entry === null || entry.operation !== "PUT") return;
+    const state = entry.json<SourceState>();
+    if (state.lease !== null || state.next_poll_at <= Date.now()) return;
+    await this.#kv
+      .update(key, JSON.stringify({ ...state, next_poll_at: 0 }), entry.revision)
+      .catch(() => undefined);
+  }
+
   async read(key: string): Promise<SourceState | undefined> {
     const entry = await this.#kv.get(key);
     return entry === null || entry.operation !== "PUT" ? undefined : entry.json<SourceState>();

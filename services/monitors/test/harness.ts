@@ -11,7 +11,6 @@ import {
   decodeAdapterReply,
   type MonitorAction,
   monitorReplySchema,
-  monitorSubject,
   type Subjects,
 } from "@rda/contracts";
 import { type NatsConnection, type Redis, requestJson, requestWithProgress } from "@rda/service-kit";
@@ -106,13 +105,7 @@ export async function startHarness(): Promise<Harness> {
       return replica;
     },
     async ask(action, request) {
-      const answer = await requestJson(
-        nats,
-        monitorSubject(namespace, action),
-        request,
-        monitorReplySchema,
-        15_000,
-      );
+      const answer = await requestJson(nats, subjects.monitors[action], request, monitorReplySchema, 15_000);
       if (!answer.ok) throw new Error(`monitors.${action}: ${answer.error.kind}`);
       return answer.value as Answer;
     },

@@ -1,0 +1,164 @@
+/**
+ * /v1/monitors (docs/api.md#monitors): managing monitors is free and admitted like /v1/account (the
+ * key's own bucket, 0 credits, no upstream reserve); pulling items costs 1 credit for a page holding
+ * at least one item, admitted and settled like a data request, and refunded when the page is empty
+ * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
+ */
+import {
+  type MonitorAction,
+  type MonitorReply,
+  type MonitorRequest,
+  monitorReplySchema,
+  type Subjects,
+} from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { admit } from "../admission.ts";
+import type { GatewayContext } from "../context.ts";
+import { authenticate } from "../http/authenticate.ts";
+import { openCharge } from "../http/charge.ts";
+import { envelope, sendEnvelope } from "../http/envelope.ts";
+import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
+import { sendError } from "../http/send-error.ts";
+
+/** A monitor's definition is a few hundred bytes; anything far larger is refused unread. */
+export const MONITOR_BODY_LIMIT_BYTES = 8_192;
+const MONITORS_TIMEOUT_MS = 10_000;
+/** Managing a monitor creating one may read one upstream page for its backfill estimate. */
+const CREATE_TIMEOUT_MS = 40_000;
+
+type Params = { id?: string };
+type MonitorsContext = GatewayContext & { readonly subjects: Subjects };
+
+const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
+const NOT_FOUND = { ok: false, status: 404, error: "monitor not found" } as const;
+
+interface Managed {
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
+  readonly url: string;
+  readonly action: MonitorAction;
+  readonly status?: number;
+}
+
+const MANAGED: readonly Managed[] = [
+  { method: "POST", url: "/v1/monitors", action: "create", status: 201 },
+  { method: "GET", url: "/v1/monitors", action: "list" },
+  { method: "GET", url: "/v1/monitors/:id", action: "get" },
+  { method: "PATCH", url: "/v1/monitors/:id", action: "update" },
+  { method: "DELETE", url: "/v1/monitors/:id", action: "delete" },
+];
+
+export function registerMonitorRoutes(
+  app: FastifyInstance,
+  gateway: GatewayContext,
+  subjects: Subjects,
+): void {
+  const ctx: MonitorsContext = { ...gateway, subjects };
+  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+    error.statusCode === 413
+      ? sendError(reply, { code: "payload_too_large" }, ctx.errors)
+      : sendError(
+          reply,
+          {
+            code: "invalid_parameter",
+            detail: "the body must be a JSON object (Content-Type: application/json)",
+          },
+          ctx.errors,
+        );
+  for (const route of MANAGED) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      bodyLimit: MONITOR_BODY_LIMIT_BYTES,
+      errorHandler,
+      handler: (request, reply) => manage(ctx, route, request, reply),
+    });
+  }
+  app.get("/v1/monitors/:id/items", (request, reply) => pullItems(ctx, request, reply));
+}
+
+async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
+  const key = await authenticate(request, ctx);
+  if (!key.ok) return sendError(reply, key.error, ctx.errors);
+  const admission = await admit(ctx, key.value, {
+    requestId: request.id,
+    operation: "manageMonitors",
+    credits: 0,
+    reserve: false,
+  });
+  if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+  if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
+  const { id } = request.params as Params;
+  const body = route.method === "POST" || route.method === "PATCH" ? (request.body ?? {}) : undefined;
+  const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
+  const answer = await askMonitors(ctx, route.action, { key_id: key.value.id, id, body }, timeoutMs);
+  if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
+  if (!answer.ok) return sendRefusal(reply, answer);
+  const service = { credits_used: 0, credits_remaining: admission.value.balance };
+  return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(answer.value)), service), service).code(
+    route.status ?? 200,
+  );
+}
+
+async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: FastifyReply) {
+  const key = await authenticate(request, ctx);
+  if (!key.ok) return sendError(reply, key.error, ctx.errors);
+  const { cursor } = request.query as { cursor?: unknown };
+  if (cursor !== undefined && typeof cursor !== "string")
+    return sendError(reply, { code: "invalid_parameter", detail: "cursor: give it once" }, ctx.errors);
+  const credits = 1;
+  const admission = await admit(ctx, key.value, {
+    requestId: request.id,
+    operation: "pullMonitorItems",
+    credits,
+    reserve: false,
+  });
+  if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+  if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
+  const { balance } = admission.value;
+  const { id } = request.params as Params;
+  const answer = await askMonitors(ctx, "items", { key_id: key.value.id, id, cursor }, MONITORS_TIMEOUT_MS);
+  const page = answer?.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
+  if (page === undefined || page.items.length === 0) {
+    // Nothing delivered (an empty page, a refusal, an outage): the credit goes back before answering.
+    const refund = { key_id: key.value.id, request_id: request.id, reason: "empty_page" };
+    const after = await ctx.refunds.refundNow(refund);
+    const remaining = after ?? balance + credits;
+    if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
+    if (!answer.ok) return sendRefusal(reply, answer);
+    const service = { credits_used: 0, credits_remaining: remaining };
+    return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(page)), service), service);
+  }
+  const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim: undefined });
+  const service = { credits_used: credits, credits_remaining: balance };
+  const body = envelope(Buffer.from(JSON.stringify(page)), service);
+  charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
+  return sendEnvelope(reply, body, service);
+}
+
+const unavailable = { code: "service_unavailable", retryAfterSeconds: 1 } as const;
+
+async function askMonitors(
+  ctx: MonitorsContext,
+  action: MonitorAction,
+  request: Omit<MonitorRequest, "id"> & { id?: string | undefined },
+  timeoutMs: number,
+): Promise<MonitorReply | undefined> {
+  if (request.id !== undefined && !MONITOR_ID.test(request.id)) return NOT_FOUND;
+  const payload = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+  const answer = await requestJson(
+    ctx.nats,
+    ctx.subjects.monitors[action],
+    payload,
+    monitorReplySchema,
+    timeoutMs,
+  );
+  return answer.ok ? answer.value : undefined;
+}
+
+function sendRefusal(reply: FastifyReply, refusal: Extract<MonitorReply, { ok: false }>): FastifyReply {
+  return reply
+    .code(refusal.status)
+    .type("application/json; charset=utf-8")
+    .send(JSON.stringify({ error: refusal.error }));
+}
