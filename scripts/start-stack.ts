@@ -26,11 +26,12 @@ const SERVICE_ORDER = [
   "adapter-tree",
   "adapter-communities",
   "adapter-users",
+  "monitors",
   "mcp",
   "portal",
   "gateway",
 ] as const;
-const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95, 91, 92];
+const COLOURS = [36, 33, 35, 32, 34, 96, 93, 95, 91, 92, 94];
 const STOP_GRACE_MS = 15_000;
 const EXIT_WITH_SUPERVISOR = join(ROOT, "scripts", "exit-with-supervisor.ts");
 
