@@ -8,6 +8,7 @@ const healthPorts = {
   "adapter-tree": 9103,
   "adapter-communities": 9104,
   "adapter-users": 9105,
+  monitors: 9111,
 };
 
 function target() {

@@ -35,6 +35,7 @@ export const NATS_IDENTITIES = {
   gateway: "NATS_PASSWORD_GATEWAY",
   billing: "NATS_PASSWORD_BILLING",
   "adapter-posts": "NATS_PASSWORD_ADAPTER_POSTS",
+  monitors: "NATS_PASSWORD_MONITORS",
   "adapter-tree": "NATS_PASSWORD_ADAPTER_TREE",
   "adapter-communities": "NATS_PASSWORD_ADAPTER_COMMUNITIES",
   "adapter-users": "NATS_PASSWORD_ADAPTER_USERS",
@@ -70,6 +71,7 @@ export const REDIS_USERS = {
   gateway: "REDIS_PASSWORD_GATEWAY",
   portal: "REDIS_PASSWORD_PORTAL",
   adapter: "REDIS_PASSWORD_ADAPTER",
+  monitors: "REDIS_PASSWORD_MONITORS",
 } as const;
 export type RedisUserName = keyof typeof REDIS_USERS;
 
