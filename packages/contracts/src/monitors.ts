@@ -4,6 +4,7 @@
  * answer, or the HTTP status and `{error}` a caller should get.
  */
 import { z } from "zod";
+import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 
 export const MONITOR_ACTIONS = ["create", "list", "get", "update", "delete", "items"] as const;
 export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
@@ -29,3 +30,78 @@ export type MonitorReply = z.infer<typeof monitorReplySchema>;
 
 /** The largest page a pull returns. */
 export const MONITOR_PAGE_ITEMS = 100;
+
+/* ---------- the request bodies of /v1/monitors (docs/api.md#monitors) ---------- */
+
+export interface MonitorLimits {
+  /** Monitors one API key may hold at once. */
+  readonly maxMonitorsPerKey: number;
+  /** The shortest interval a monitor may ask for, in seconds. */
+  readonly minIntervalSeconds: number;
+}
+
+export const DEFAULT_MONITOR_LIMITS: MonitorLimits = { maxMonitorsPerKey: 25, minIntervalSeconds: 60 };
+
+const MAX_INTERVAL_SECONDS = 86_400;
+const DEFAULT_INTERVAL_SECONDS = 300;
+/** A backfill reaches at most this far back (the archive's retention of a monitor's interest). */
+const MAX_BACKFILL_SECONDS = 365 * 86_400;
+
+const NAME = /^[A-Za-z0-9_-]{2,32}$/;
+
+function definitionFields(limits: MonitorLimits) {
+  return {
+    kind: z.enum(["post", "comment"], { error: "must be post or comment" }),
+    subreddit: z.string().regex(NAME, { error: "must be a community name without r/" }).optional(),
+    author: z.string().regex(NAME, { error: "must be a username without u/" }).optional(),
+    phrase: z
+      .string({ error: "must be a string" })
+      .trim()
+      .min(1, { error: "must not be empty" })
+      .max(200, { error: "must be at most 200 characters" })
+      .optional(),
+    interval_seconds: z
+      .number({ error: "must be a number of seconds" })
+      .int({ error: "must be a whole number of seconds" })
+      .min(limits.minIntervalSeconds, { error: `must be at least ${limits.minIntervalSeconds}` })
+      .max(MAX_INTERVAL_SECONDS, { error: `must be at most ${MAX_INTERVAL_SECONDS}` }),
+  };
+}
+
+export function createMonitorSchema(limits: MonitorLimits) {
+  const fields = definitionFields(limits);
+  return z
+    .strictObject({
+      ...fields,
+      interval_seconds: fields.interval_seconds.default(DEFAULT_INTERVAL_SECONDS),
+      backfill_from: z
+        .union([z.string(), z.number()], { error: `must be ${TIME_BOUND_HINT}` })
+        .transform((raw, ctx) => {
+          const now = nowEpochSeconds();
+          const parsed = parseTimeBound(raw, now);
+          if (!parsed.ok) {
+            ctx.addIssue({ code: "custom", message: parsed.error });
+            return z.NEVER;
+          }
+          if (parsed.value > now) ctx.addIssue({ code: "custom", message: "must not be in the future" });
+          if (parsed.value < now - MAX_BACKFILL_SECONDS)
+            ctx.addIssue({ code: "custom", message: "must be within the last 365 days" });
+          return parsed.value;
+        })
+        .optional(),
+    })
+    .superRefine((body, ctx) => {
+      if ((body.subreddit === undefined) === (body.author === undefined))
+        ctx.addIssue({ code: "custom", message: "give exactly one of subreddit or author", path: [] });
+    });
+}
+
+/** A change to a monitor: its phrase, its interval, or pausing it. The source and kind stay. */
+export function updateMonitorSchema(limits: MonitorLimits) {
+  const fields = definitionFields(limits);
+  return z.strictObject({
+    phrase: fields.phrase.nullable(),
+    interval_seconds: fields.interval_seconds.optional(),
+    paused: z.boolean({ error: "must be true or false" }).optional(),
+  });
+}

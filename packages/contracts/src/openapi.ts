@@ -21,6 +21,7 @@ import {
   schemaRef,
 } from "./openapi-extras.ts";
 import { API_DESCRIPTION } from "./openapi-intro.ts";
+import { describeMonitorEndpoints, MONITORS_TAG } from "./openapi-monitors.ts";
 import { OPERATION_TAGS, OPERATIONS, type OperationContract, type OperationName } from "./operations.ts";
 
 export const API_VERSION = "1.0.0";
@@ -46,6 +47,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   for (const operation of Object.values(OPERATIONS)) {
     paths[operation.path] = { get: describeOperation(operation) };
   }
+  Object.assign(paths, describeMonitorEndpoints());
   paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
@@ -100,7 +102,7 @@ const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
 
 function describeTags(): JsonObject[] {
   const api = Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }));
-  return [...api, ...EXTRA_TAGS];
+  return [...api, MONITORS_TAG, ...EXTRA_TAGS];
 }
 
 function componentSchemas(): JsonObject {

@@ -5,26 +5,22 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  createMonitorSchema,
   decodeJson,
   MONITOR_ACTIONS,
   MONITOR_PAGE_ITEMS,
   MONITORS_QUEUE_GROUP,
   type MonitorAction,
+  type MonitorLimits,
   type MonitorReply,
   type MonitorRequest,
   monitorRequestSchema,
   type Subjects,
+  updateMonitorSchema,
 } from "@rda/contracts";
 import { type Logger, type NatsConnection, type ServedSubject, serveSubject } from "@rda/service-kit";
 import type { z } from "zod";
-import {
-  createMonitorSchema,
-  type MonitorLimits,
-  type MonitorRecord,
-  publicMonitor,
-  sourceKeyOf,
-  updateMonitorSchema,
-} from "./monitor.ts";
+import { type MonitorRecord, publicMonitor, sourceKeyOf } from "./monitor.ts";
 import type { MonitorStore } from "./monitor-store.ts";
 import type { SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage } from "./source-pages.ts";

@@ -4,10 +4,9 @@
  * `monitors` queue group. A value: connections come in, nothing is read from the environment.
  */
 import { randomBytes } from "node:crypto";
-import type { Subjects } from "@rda/contracts";
+import { DEFAULT_MONITOR_LIMITS, type MonitorLimits, type Subjects } from "@rda/contracts";
 import type { Logger, NatsConnection, Redis } from "@rda/service-kit";
 import { serveMonitorApi } from "./api.ts";
-import { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "./monitor.ts";
 import { monitorKeys } from "./monitor-keys.ts";
 import { MonitorStore } from "./monitor-store.ts";
 import { type PollerSettings, startPoller } from "./poller.ts";
@@ -70,6 +69,6 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   };
 }
 
-export { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "./monitor.ts";
+export { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "@rda/contracts";
 export { monitorKeys } from "./monitor-keys.ts";
 export { sourceBucketName } from "./source-leases.ts";

@@ -44,7 +44,13 @@ export interface Harness {
 
 /** The fields the monitors service answers with, as far as the tests read them. */
 export interface AnswerValue {
-  monitor: { id: string; status: string; phrase: string | null; interval_seconds: number };
+  monitor: {
+    id: string;
+    status: string;
+    phrase: string | null;
+    interval_seconds: number;
+    backfill_from: number | null;
+  };
   monitors: { id: string }[];
   backfill_estimate: { upstream_pages: number | null; max_credits: number | null };
   items: Item[];

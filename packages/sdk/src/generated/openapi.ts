@@ -180,6 +180,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/monitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the key's monitors
+         * @description Free. Oldest first.
+         */
+        get: operations["listMonitors"];
+        put?: never;
+        /**
+         * Create a monitor
+         * @description Free. A key holds at most 25 monitors (409 beyond); the interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.
+         */
+        post: operations["createMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a monitor
+         * @description Free.
+         */
+        get: operations["getMonitor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a monitor and its undelivered items
+         * @description Free.
+         */
+        delete: operations["deleteMonitor"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a monitor's phrase, interval, or pause it
+         * @description Free. `phrase: null` removes the phrase.
+         */
+        patch: operations["updateMonitor"];
+        trace?: never;
+    };
+    "/v1/monitors/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pull a monitor's matched items
+         * @description Up to 100 items after `cursor`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor.
+         */
+        get: operations["pullMonitorItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1373,6 +1445,344 @@ export interface operations {
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listMonitors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's monitors. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            monitors: {
+                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "post" | "comment";
+                                subreddit?: string;
+                                author?: string;
+                                phrase: string | null;
+                                interval_seconds: number;
+                                /** @description Epoch seconds. */
+                                backfill_from: number | null;
+                                /** @enum {string} */
+                                status: "backfilling" | "live" | "paused";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                            }[];
+                            limit: number;
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    createMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "post" | "comment";
+                    subreddit?: string;
+                    author?: string;
+                    phrase?: string;
+                    /** @default 300 */
+                    interval_seconds?: number;
+                    backfill_from?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. Costs nothing. */
+            201: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            monitor: {
+                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "post" | "comment";
+                                subreddit?: string;
+                                author?: string;
+                                phrase: string | null;
+                                interval_seconds: number;
+                                /** @description Epoch seconds. */
+                                backfill_from: number | null;
+                                /** @enum {string} */
+                                status: "backfilling" | "live" | "paused";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                            };
+                            backfill_estimate: {
+                                /** @description The backfill's upstream pages, estimated. */
+                                upstream_pages: number | null;
+                                /** @description The most pulling the backfill can cost. */
+                                max_credits: number | null;
+                            };
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The monitor. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            monitor: {
+                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "post" | "comment";
+                                subreddit?: string;
+                                author?: string;
+                                phrase: string | null;
+                                interval_seconds: number;
+                                /** @description Epoch seconds. */
+                                backfill_from: number | null;
+                                /** @enum {string} */
+                                status: "backfilling" | "live" | "paused";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                            };
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    deleteMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deleted: boolean;
+                            id: string;
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    updateMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    phrase?: string | null;
+                    interval_seconds?: number;
+                    paused?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The changed monitor. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            monitor: {
+                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "post" | "comment";
+                                subreddit?: string;
+                                author?: string;
+                                phrase: string | null;
+                                interval_seconds: number;
+                                /** @description Epoch seconds. */
+                                backfill_from: number | null;
+                                /** @enum {string} */
+                                status: "backfilling" | "live" | "paused";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                            };
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    pullMonitorItems: {
+        parameters: {
+            query?: {
+                /** @description The `cursor` of the previous page; omitted: from the first item. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items. Costs 1 credit when it holds an item, else nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: Record<string, never>[];
+                            cursor: string | null;
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
     };

@@ -1,0 +1,218 @@
+/**
+ * The monitors endpoints in the OpenAPI document (docs/api.md#monitors). Their bodies are the zod
+ * schemas the monitors service validates with (monitors.ts), emitted as JSON Schema, so the document
+ * cannot drift from what is accepted.
+ */
+import { z } from "zod";
+import {
+  createMonitorSchema,
+  DEFAULT_MONITOR_LIMITS,
+  MONITOR_PAGE_ITEMS,
+  updateMonitorSchema,
+} from "./monitors.ts";
+import { type JsonObject, schemaRef } from "./openapi-extras.ts";
+
+export const MONITORS_TAG = {
+  name: "Monitors",
+  description:
+    "Watch a community or an author, optionally by phrase, with an optional backfill of history; pull the matched items. Managing is free; a pulled page holding an item costs 1 credit.",
+} as const;
+
+function bodySchema(schema: z.ZodType): JsonObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "any",
+  }) as JsonObject;
+  return rest;
+}
+
+const monitorSchema: JsonObject = {
+  type: "object",
+  required: ["id", "kind", "phrase", "interval_seconds", "backfill_from", "status", "created_at"],
+  properties: {
+    id: { type: "string", examples: ["mon_3f2a9c0d1e4b5a6978c0d1e2"] },
+    kind: { type: "string", enum: ["post", "comment"] },
+    subreddit: { type: "string" },
+    author: { type: "string" },
+    phrase: { type: ["string", "null"] },
+    interval_seconds: { type: "integer" },
+    backfill_from: { type: ["integer", "null"], description: "Epoch seconds." },
+    status: { type: "string", enum: ["backfilling", "live", "paused"] },
+    created_at: { type: "integer", description: "Epoch seconds." },
+  },
+};
+
+const estimateSchema: JsonObject = {
+  type: "object",
+  required: ["upstream_pages", "max_credits"],
+  properties: {
+    upstream_pages: { type: ["integer", "null"], description: "The backfill's upstream pages, estimated." },
+    max_credits: { type: ["integer", "null"], description: "The most pulling the backfill can cost." },
+  },
+};
+
+function answer(description: string, data: JsonObject, status = "200"): JsonObject {
+  return {
+    [status]: {
+      description,
+      headers: {
+        "x-credits-used": { $ref: "#/components/headers/CreditsUsed" },
+        "x-credits-remaining": { $ref: "#/components/headers/CreditsRemaining" },
+        "x-request-id": { $ref: "#/components/headers/RequestId" },
+      },
+      content: {
+        "application/json": {
+          schema: {
+            type: "object",
+            required: ["data", "_service"],
+            properties: { data, _service: { $ref: schemaRef("CreditServiceMeta") } },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** 404 is the monitors' own (no such monitor for this key); the others are the catalog's. */
+const notFound: JsonObject = {
+  description:
+    "No monitor with this id for this key (another key's monitor is not found either). Not charged.",
+  headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } },
+  content: { "application/json": { schema: { $ref: schemaRef("Error") } } },
+};
+
+const errors = (...statuses: number[]): JsonObject =>
+  Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      status === 404 ? notFound : { $ref: `#/components/responses/Error${status}` },
+    ]),
+  );
+
+const idParameter: JsonObject = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The monitor's id; another key's monitor is not found (404).",
+  schema: { type: "string", pattern: "^mon_[A-Za-z0-9]{1,40}$" },
+};
+
+const jsonBody = (schema: z.ZodType): JsonObject => ({
+  required: true,
+  content: { "application/json": { schema: bodySchema(schema) } },
+});
+
+const oneMonitor: JsonObject = {
+  type: "object",
+  required: ["monitor"],
+  properties: { monitor: monitorSchema },
+};
+
+export function describeMonitorEndpoints(): Record<string, JsonObject> {
+  const limits = DEFAULT_MONITOR_LIMITS;
+  const tags = [MONITORS_TAG.name];
+  return {
+    "/v1/monitors": {
+      post: {
+        operationId: "createMonitor",
+        tags,
+        summary: "Create a monitor",
+        description: `Free. A key holds at most ${limits.maxMonitorsPerKey} monitors (409 beyond); the interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.`,
+        requestBody: jsonBody(createMonitorSchema(limits)),
+        responses: {
+          ...answer(
+            "Created. Costs nothing.",
+            {
+              type: "object",
+              required: ["monitor", "backfill_estimate"],
+              properties: { monitor: monitorSchema, backfill_estimate: estimateSchema },
+            },
+            "201",
+          ),
+          ...errors(400, 401, 409, 413, 429, 503),
+        },
+      },
+      get: {
+        operationId: "listMonitors",
+        tags,
+        summary: "List the key's monitors",
+        description: "Free. Oldest first.",
+        responses: {
+          ...answer("The key's monitors. Costs nothing.", {
+            type: "object",
+            required: ["monitors", "limit"],
+            properties: { monitors: { type: "array", items: monitorSchema }, limit: { type: "integer" } },
+          }),
+          ...errors(401, 429, 503),
+        },
+      },
+    },
+    "/v1/monitors/{id}": {
+      get: {
+        operationId: "getMonitor",
+        tags,
+        summary: "Read a monitor",
+        description: "Free.",
+        parameters: [idParameter],
+        responses: { ...answer("The monitor. Costs nothing.", oneMonitor), ...errors(401, 404, 429, 503) },
+      },
+      patch: {
+        operationId: "updateMonitor",
+        tags,
+        summary: "Change a monitor's phrase, interval, or pause it",
+        description: "Free. `phrase: null` removes the phrase.",
+        parameters: [idParameter],
+        requestBody: jsonBody(updateMonitorSchema(limits)),
+        responses: {
+          ...answer("The changed monitor. Costs nothing.", oneMonitor),
+          ...errors(400, 401, 404, 413, 429, 503),
+        },
+      },
+      delete: {
+        operationId: "deleteMonitor",
+        tags,
+        summary: "Delete a monitor and its undelivered items",
+        description: "Free.",
+        parameters: [idParameter],
+        responses: {
+          ...answer("Deleted. Costs nothing.", {
+            type: "object",
+            required: ["deleted", "id"],
+            properties: { deleted: { type: "boolean" }, id: { type: "string" } },
+          }),
+          ...errors(401, 404, 429, 503),
+        },
+      },
+    },
+    "/v1/monitors/{id}/items": {
+      get: {
+        operationId: "pullMonitorItems",
+        tags,
+        summary: "Pull a monitor's matched items",
+        description: `Up to ${MONITOR_PAGE_ITEMS} items after \`cursor\`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor.`,
+        parameters: [
+          idParameter,
+          {
+            name: "cursor",
+            in: "query",
+            required: false,
+            description: "The `cursor` of the previous page; omitted: from the first item.",
+            schema: { type: "string" },
+          },
+        ],
+        responses: {
+          ...answer("A page of items. Costs 1 credit when it holds an item, else nothing.", {
+            type: "object",
+            required: ["items", "cursor"],
+            properties: {
+              items: { type: "array", items: { type: "object" }, maxItems: MONITOR_PAGE_ITEMS },
+              cursor: { type: ["string", "null"] },
+            },
+          }),
+          ...errors(400, 401, 402, 404, 429, 503),
+        },
+      },
+    },
+  };
+}
