@@ -268,6 +268,21 @@ describe("activity", () => {
     expect(activity.buckets.some((bucket) => bucket.settled)).toBe(true);
   });
 
+  it("counts by paging the search when the archive's own counting fails, with the same result", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const path = `/v1/activity?subreddit=typescript&interval=day&after=${now - 6 * DAY}&before=${now}`;
+    const counted = (await ok(path)).body.data as { source: string; buckets: unknown[] };
+    await stack.fault({ mode: "error", path: "/api/posts/search/aggregate" });
+    try {
+      const paged = (await ok(path)).body.data as { source: string; buckets: unknown[] };
+      expect(counted.source).toBe("aggregate");
+      expect(paged.source).toBe("search");
+      expect(paged.buckets).toEqual(counted.buckets);
+    } finally {
+      await stack.clearFaults();
+    }
+  });
+
   it("counts an author's comments per week (weeks from Monday) as paging them does", async () => {
     const posts = await ok(`/v1/comments?subreddit=Cooking&limit=20&before=${OLDER_THAN_BLACKOUT}`);
     const author = String(

@@ -357,7 +357,7 @@ export interface components {
             /** @description End of the window (exclusive), epoch seconds. */
             before: number;
             /**
-             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count).
+             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
              * @enum {string}
              */
             source: "aggregate" | "search";
