@@ -168,6 +168,10 @@ describe("a post's comments as a flat list (link_id, parent_id)", () => {
     expect(top.map((row) => row.id).sort()).toEqual([...topLevel].sort());
     expect(top.every((row) => row.parent_id === `t3_${post.id}`)).toBe(true);
 
+    // A post's top level by parent_id=t3_…: the same comments.
+    const byPost = await allPages(`/v1/comments?parent_id=t3_${post.id}&limit=100`);
+    expect(byPost.map((row) => row.id).sort()).toEqual([...topLevel].sort());
+
     const parent = comments.find((row) => comments.some((other) => other.parent_id === `t1_${row.id}`))!;
     const replies = await allPages(`/v1/comments?parent_id=t1_${parent.id}&limit=100`);
     const expected = comments.filter((row) => row.parent_id === `t1_${parent.id}`).map((row) => row.id);
@@ -346,6 +350,7 @@ describe("bad values are 400s and cost nothing", () => {
     "/v1/comments?link_id=t1_abc!",
     "/v1/comments?parent_id=x.y",
     "/v1/comments?parent_id=",
+    "/v1/comments?link_id=abc&parent_id=t3_abd",
     "/v1/subreddits/search?q=a&limit=101",
     "/v1/subreddits/search?q=a&limit=0",
     "/v1/subreddits/search?q=a&sort_type=karma",
