@@ -119,13 +119,8 @@ export function upstreamListingFilters(params: Readonly<Record<string, unknown>>
 
 /** A `parent_id` naming a post must name the same post as `link_id`, when both are given. */
 export function parentPostConflict(params: { link_id?: string; parent_id?: string }): boolean {
-  const parent = params.parent_id;
-  return (
-    parent !== undefined &&
-    parent.startsWith("t3_") &&
-    params.link_id !== undefined &&
-    parent.slice(3) !== params.link_id
-  );
+  const parentPost = params.parent_id?.startsWith("t3_") ? params.parent_id.slice(3) : undefined;
+  return parentPost !== undefined && params.link_id !== undefined && parentPost !== params.link_id;
 }
 
 export const timeBoundParam = z
