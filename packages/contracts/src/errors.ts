@@ -196,7 +196,7 @@ export const DATA_ERROR_CODES = [
 
 /**
  * What the account endpoint can answer besides 200: by contract 401 and 429; 503 while a dependency
- * is down (docs/api.md#amendments) and 500 on a fault of ours; and the HTTP layer's own refusals.
+ * is down (docs/api.md#amendments-to-the-original-contract) and 500 on a fault of ours; and the HTTP layer's own refusals.
  */
 export const ACCOUNT_ERROR_CODES = [
   ...EDGE_ERROR_CODES,
