@@ -64,6 +64,8 @@ export interface StackOptions {
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** Where the portal serves the SDK's tarballs from (its PORTAL_SDK_DIR). */
+  portalSdkDir?: string;
 }
 
 export interface PortalParts {
@@ -205,7 +207,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`, webhookSecret)
     : undefined;
   if (sim) stoppers.push(() => sim.sim.close());
-  const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
+  const portalDeps = {
+    redis,
+    nats,
+    subjects,
+    keys,
+    logger,
+    apiUrl: gateway.url,
+    payments: sim?.settings,
+    sdkDir: options.portalSdkDir,
+  };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
   const payments: PaymentsParts | undefined = sim && {
@@ -313,6 +324,7 @@ async function startPortalParts(deps: {
   port: number;
   apiUrl: string;
   payments?: PaymentsSettings;
+  sdkDir?: string;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
   const signingKey = generateSigningKey();
@@ -340,6 +352,7 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        sdkDir: deps.sdkDir,
       },
     },
     { port: deps.port, host: "127.0.0.1" },
