@@ -35,22 +35,33 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
+import { createRedisPacer, type PacerSettings } from "../../packages/upstream-client/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
 import { startBilling } from "../../services/billing/src/index.ts";
-import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
+import {
+  type GatewayMetrics,
+  type GatewaySettings,
+  type RunningGateway,
+  startGateway,
+} from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
 import { type RunningPaymentsSim, startPaymentsSim } from "../../services/payments-sim/src/index.ts";
 import {
   createSmtpMailer,
   generateSigningKey,
   type PaymentsSettings,
+  type PortalSettings,
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
-import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
+import {
+  type BudgetQuirks,
+  type RunningSimulator,
+  startSimulator,
+} from "../../services/upstream-sim/src/index.ts";
 
 export interface StackOptions {
   /** The shared upstream reserve (billing's); default large so only tests that want it meet it. */
@@ -59,13 +70,21 @@ export interface StackOptions {
   pendingSweepMs?: number;
   /** Adapters' upstream deadline; short keeps fault tests fast. Default 1500 ms. */
   upstreamDeadlineMs?: number;
+  /** Adapters' upstream attempt timeout; default half the deadline. */
+  upstreamAttemptMs?: number;
+  /** The simulator's budget quirks (how the real upstream rations clients); default none. */
+  simulatorBudget?: BudgetQuirks;
+  /** The adapters share one pacer with these settings, as replicas do; default unpaced. */
+  upstreamBudget?: PacerSettings;
+  /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
+  inProcessAdapters?: boolean;
   logger?: Logger;
   /** Also start the developer portal and a capture inbox for its mail. */
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
-  /** Where the portal serves the SDK's tarballs from (its PORTAL_SDK_DIR). */
-  portalSdkDir?: string;
+  /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
+  portalSettings?: Partial<PortalSettings>;
 }
 
 export interface PortalParts {
@@ -121,7 +140,7 @@ export interface Stack {
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
   /** Another gateway replica on the same services and Redis, with its own settings. */
-  startGateway(settings?: Partial<GatewaySettings>): Promise<RunningGateway>;
+  startGateway(settings?: Partial<GatewaySettings>, metrics?: GatewayMetrics): Promise<RunningGateway>;
   /** Sets a simulator fault (POST /__sim/faults: docs/operations.md#fault-control). */
   fault(spec: { mode: string; rate?: number; path?: string; count?: number }): Promise<void>;
   clearFaults(): Promise<void>;
@@ -139,7 +158,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
 
-  const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1" });
+  const simulator = await startSimulator({
+    seed: 42,
+    port: 0,
+    host: "127.0.0.1",
+    budget: options.simulatorBudget,
+  });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
@@ -164,9 +188,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     subjects,
     upstreamUrl: simulator.url,
     logger,
-    upstream: { deadlineMs: options.upstreamDeadlineMs ?? 1_500 },
+    upstream: {
+      deadlineMs: options.upstreamDeadlineMs ?? 1_500,
+      attemptTimeoutMs: options.upstreamAttemptMs,
+    },
+    pacer:
+      options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
   };
-  for (const start of [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers]) {
+  const adapters =
+    options.inProcessAdapters === false
+      ? []
+      : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
+  for (const start of adapters) {
     const adapter = await start(adapterDeps);
     stoppers.push(() => adapter.stop());
   }
@@ -215,7 +248,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logger,
     apiUrl: gateway.url,
     payments: sim?.settings,
-    sdkDir: options.portalSdkDir,
+    overrides: options.portalSettings,
   };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
@@ -271,9 +304,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async startBilling() {
       billing = await startBilling(billingDeps);
     },
-    async startGateway(overrides = {}) {
+    async startGateway(overrides = {}, metrics) {
       const extra = await startGateway(
-        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides) },
+        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides), metrics },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(() => extra.stop());
@@ -324,7 +357,7 @@ async function startPortalParts(deps: {
   port: number;
   apiUrl: string;
   payments?: PaymentsSettings;
-  sdkDir?: string;
+  overrides?: Partial<PortalSettings>;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
   const signingKey = generateSigningKey();
@@ -352,7 +385,7 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
-        sdkDir: deps.sdkDir,
+        ...deps.overrides,
       },
     },
     { port: deps.port, host: "127.0.0.1" },

@@ -92,7 +92,9 @@ const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
   [OPERATION_TAGS.items]:
     "Posts and comments of a community or an author, page by page or by id, and a post's whole comment tree.",
   [OPERATION_TAGS.communities]: "Find communities by name prefix and read their rules.",
-  [OPERATION_TAGS.users]: "A user's archived activity and karma aggregates.",
+  [OPERATION_TAGS.users]: "Users' archived activity and karma aggregates: one by name, or a search.",
+  [OPERATION_TAGS.activity]:
+    "How many posts or comments a community or an author made per hour, day or week.",
   [OPERATION_TAGS.account]: "The key's own balance and rate limit, free of charge.",
 };
 

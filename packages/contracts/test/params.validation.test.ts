@@ -206,7 +206,7 @@ describe("path and single-purpose parameters", () => {
     expect(parseHttpParams(OPERATIONS.searchSubreddits, { q: "ask science" })).toMatchObject({ ok: false });
     expect(parseHttpParams(OPERATIONS.searchSubreddits, { q: "r/ask" })).toEqual({
       ok: true,
-      value: { q: "ask" },
+      value: { q: "ask", limit: 10, sort: "desc", sort_type: "subscribers" },
     });
   });
 

@@ -10,6 +10,7 @@ import type { OPERATIONS, OperationTypes } from "./generated/operations.ts";
 type Schemas = components["schemas"];
 export type Post = Schemas["Post"];
 export type Comment = Schemas["Comment"];
+export type Activity = Schemas["Activity"];
 export type CommentTreeNode = Schemas["CommentTreeNode"];
 export type MoreStub = Schemas["MoreStub"];
 export type Community = Schemas["Community"];

@@ -31,7 +31,7 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "rda-sdk-pack-"));
   const served = join(work, "served");
   packSdk(served);
-  stack = await startStack({ portal: true, portalSdkDir: served });
+  stack = await startStack({ portal: true, portalSettings: { sdkDir: served } });
   key = (await stack.createKey({ credits: 50 })).key;
   newKeyPage = await signUpWithKey();
   await installAsThePortalSays();

@@ -77,6 +77,12 @@ export const env = {
       .int({ error: "must be a positive integer" })
       .min(1)
       .default(fallback),
+  /** A rate and the like: fractions allowed (0.5 per second). */
+  positiveNumber: (fallback: number) =>
+    z.coerce
+      .number({ error: "must be a number above 0" })
+      .positive({ error: "must be a number above 0" })
+      .default(fallback),
   nonNegativeInt: (fallback: number) =>
     z.coerce
       .number({ error: "must be an integer >= 0" })

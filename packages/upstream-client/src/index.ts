@@ -1,5 +1,9 @@
 export { createUpstreamClient } from "./client.ts";
 export { jsonArrayPrefix } from "./data-bytes.ts";
+export type { Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer/pacer.ts";
+export { unpaced } from "./pacer/pacer.ts";
+export { createRedisPacer, type PacerSettings } from "./pacer/redis-pacer.ts";
+export { readWindowHeaders, resetMoment } from "./rate-limit-headers.ts";
 export type {
   AttemptCounts,
   CallOptions,

@@ -11,7 +11,7 @@
  * A page that is not full is the end of the listing: returned as is. See the README for the proof.
  */
 import type { OperationContext } from "@rda/adapter-kit";
-import type { ItemKind, ListingParams } from "@rda/contracts";
+import { type ItemKind, type ListingParams, upstreamListingFilters } from "@rda/contracts";
 import {
   jsonArrayPrefix,
   type UpstreamClient,
@@ -122,6 +122,8 @@ async function fetchRows(
     limit: window.limit,
     sort: params.sort,
     fields: upstreamFields,
+    // The archive's own filters (docs/api.md#amendments-to-the-original-contract) go through under their upstream names.
+    ...upstreamListingFilters(params),
   };
   const result = await client.get(ITEM_KINDS[kind].searchPath, query, context);
   if (result.outcome !== "ok") return result;

@@ -43,6 +43,7 @@ import {
   servedOverTls,
 } from "./settings.ts";
 import { createAccountStore } from "./store/accounts.ts";
+import { createDeviceStore } from "./store/devices.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
 import { createPendingSecrets } from "./store/pending-secrets.ts";
@@ -125,6 +126,11 @@ function checkoutOrigins(payments: PaymentsSettings): string[] {
 function buildContext(deps: PortalDeps): PortalContext {
   const { redis, nats, keys, settings, logger } = deps;
   const store = { redis, keys, now: deps.now ?? Date.now };
+  const billing = createPortalBilling({
+    nats,
+    subjects: deps.subjects,
+    timeoutMs: settings.billingTimeoutMs,
+  });
   return {
     logger,
     settings,
@@ -133,9 +139,10 @@ function buildContext(deps: PortalDeps): PortalContext {
     sessions: createSessionStore(store, settings.sessionTtlMs),
     pendingSecrets: createPendingSecrets(store),
     mailLimits: createMailLimiter(store, settings.mailLimits),
+    devices: createDeviceStore(store),
     mailer: deps.mailer,
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
-    billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
+    billing,
     oauth: createPortalOAuth({
       redis,
       nats,
@@ -147,6 +154,11 @@ function buildContext(deps: PortalDeps): PortalContext {
       signingKey: settings.oauthSigningKey,
       behindProxy: settings.trustProxy !== false,
       renderError: renderProviderError,
+      registrationsPerClientPerHour: settings.oauthRegistrationsPerClientPerHour,
+      keyIsActive: async (accountId, keyId) => {
+        const shown = await billing.showKey(accountId, keyId);
+        return shown.ok ? shown.value !== undefined && !shown.value.revoked : undefined;
+      },
     }),
     cookies: cookieSettings(servedOverTls(settings)),
     payments: settings.payments && {

@@ -6,6 +6,7 @@ import type { Mailer } from "./mail/mailer.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
+import type { DeviceStore } from "./store/devices.ts";
 import type { LoginLinks } from "./store/login-links.ts";
 import type { MailLimiter } from "./store/mail-limits.ts";
 import type { PendingSecrets } from "./store/pending-secrets.ts";
@@ -20,6 +21,7 @@ export interface PortalContext {
   /** New key secrets between their form's redirect and the page that shows them once. */
   readonly pendingSecrets: PendingSecrets;
   readonly mailLimits: MailLimiter;
+  readonly devices: DeviceStore;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
   /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
@@ -42,5 +44,7 @@ export interface PortalContext {
 export interface CookieSettings {
   readonly session: string;
   readonly csrf: string;
+  /** A browser that signed in before (store/devices.ts). */
+  readonly device: string;
   readonly secure: boolean;
 }

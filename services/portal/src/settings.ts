@@ -3,8 +3,13 @@ import type { FailedAuthLimits } from "@rda/service-kit";
 import type { SigningKey } from "./oauth/signing-key.ts";
 
 export interface MailLimits {
-  /** Sign-in emails one address may receive per window. */
+  /** Sign-in emails one address may receive per window from one client (or one known browser). */
   readonly perAddress: number;
+  /**
+   * Sign-in emails one address may receive per window from all clients together, browsers that
+   * signed in to it before excepted; default four times `perAddress`.
+   */
+  readonly perAddressAllClients?: number;
   /** Sign-in emails one client address (IP) may request per window. */
   readonly perClient: number;
   readonly windowSeconds: number;
@@ -29,6 +34,8 @@ export interface PortalSettings {
   readonly failedAuth?: FailedAuthLimits;
   /** OAUTH_SIGNING_KEY: signs access tokens; unset, one is made at start (one process only). */
   readonly oauthSigningKey?: SigningKey;
+  /** OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR: dynamic client registrations per client address. */
+  readonly oauthRegistrationsPerClientPerHour?: number;
   /** How long a sign-in link works; 15 minutes unless a test says otherwise. */
   readonly loginLinkTtlMs?: number;
   /** PORTAL_SDK_DIR: where the SDK's tarballs are served from; default routes/sdk.ts' DEFAULT_SDK_DIR. */

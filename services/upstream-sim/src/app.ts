@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import Fastify, { LogController } from "fastify";
+import { BudgetGate } from "./budget/budget-gate.ts";
+import { type BudgetQuirks, hasBudgetQuirks } from "./budget/budget-quirks.ts";
 import type { Corpus } from "./corpus/types.ts";
 import { Messages } from "./errors.ts";
 import { FaultRegistry } from "./faults/fault-registry.ts";
@@ -7,6 +9,7 @@ import { HeldRequests } from "./faults/held-requests.ts";
 import { RequestStats } from "./http/request-stats.ts";
 import { sendError } from "./http/responses.ts";
 import { Renderer } from "./render/renderer.ts";
+import { registerAggregateRoutes } from "./routes/aggregate.ts";
 import { registerCommentRoutes } from "./routes/comments.ts";
 import { registerCommunityRoutes } from "./routes/communities.ts";
 import type { SimDeps } from "./routes/deps.ts";
@@ -21,6 +24,8 @@ export interface SimAppOptions {
   /** Added to every upstream answer (not to /__sim). */
   readonly latencyMs?: number;
   readonly logger?: FastifyBaseLogger;
+  /** How the upstream rations its clients; default none. */
+  readonly budget?: BudgetQuirks;
 }
 
 /** The simulator as a value: no environment, no listening. main.ts and startSimulator() run it. */
@@ -38,9 +43,11 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     faults: new FaultRegistry(options.corpus.seed),
     stats: new RequestStats(),
     held: new HeldRequests(),
+    ...(options.budget && hasBudgetQuirks(options.budget) ? { budget: new BudgetGate(options.budget) } : {}),
   };
   registerTrafficHook(app, deps);
   registerPostRoutes(app, deps);
+  registerAggregateRoutes(app, deps);
   registerCommentRoutes(app, deps);
   registerCommunityRoutes(app, deps);
   registerSimControl(app, deps);

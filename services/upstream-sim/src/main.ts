@@ -13,6 +13,7 @@ import {
 } from "@rda/service-kit";
 import { z } from "zod";
 import { buildSimApp } from "./app.ts";
+import { budgetQuirkFlags, budgetQuirksOf } from "./budget/budget-quirks.ts";
 import { DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
 import { corpusSummary } from "./routes/sim-control.ts";
 
@@ -25,6 +26,9 @@ const configShape = {
   SIM_SCALE: z.coerce.number({ error: "must be a number" }).positive().max(10).default(1),
   /** Epoch seconds to lay the corpus around instead of now: two processes then serve the same data. */
   SIM_ANCHOR: z.coerce.number({ error: "must be epoch seconds" }).int().positive().optional(),
+  /** `strict`: the upstream as it really is (docs/operations.md#upstream-simulator). */
+  SIM_PROFILE: z.enum(["default", "strict"], { error: "must be default or strict" }).default("default"),
+  ...budgetQuirkFlags,
   LOG_LEVEL: env.logLevel(),
   ...observabilityEnv(9207),
 };
@@ -38,10 +42,17 @@ runMain("upstream-sim", async () => {
     anchor: config.SIM_ANCHOR,
     scale: config.SIM_SCALE,
   });
-  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger });
+  const budget = budgetQuirksOf(config.SIM_PROFILE, config);
+  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger, budget });
   const url = await app.listen({ port: config.SIM_PORT, host: config.SIM_HOST });
   logger.info(
-    { url, latency_ms: config.SIM_LATENCY_MS, ...corpusSummary({ corpus }) },
+    {
+      url,
+      latency_ms: config.SIM_LATENCY_MS,
+      profile: config.SIM_PROFILE,
+      budget,
+      ...corpusSummary({ corpus }),
+    },
     "upstream simulator listening",
   );
   const metrics = await observability.serveMetrics();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { buildSimApp } from "./app.ts";
+import type { BudgetQuirks } from "./budget/budget-quirks.ts";
 import type { CorpusOptions } from "./corpus/corpus.ts";
 import { generateCorpus } from "./corpus/corpus.ts";
 import type { Corpus } from "./corpus/types.ts";
@@ -14,6 +15,8 @@ export interface StartOptions extends CorpusOptions {
   readonly clock?: () => number;
   /** Reuse a corpus already generated (generation takes about a second at scale 1). */
   readonly corpus?: Corpus;
+  /** How the upstream rations its clients (budget/budget-quirks.ts); default none. */
+  readonly budget?: BudgetQuirks;
 }
 
 export interface RunningSimulator {
@@ -29,7 +32,7 @@ export interface RunningSimulator {
 export async function startSimulator(options: StartOptions = {}): Promise<RunningSimulator> {
   const corpus = options.corpus ?? generateCorpus(options);
   const clock = options.clock ?? Date.now;
-  const app = buildSimApp({ corpus, clock, latencyMs: options.latencyMs ?? 0 });
+  const app = buildSimApp({ corpus, clock, latencyMs: options.latencyMs ?? 0, budget: options.budget });
   const host = options.host ?? "127.0.0.1";
   await app.listen({ port: options.port ?? 0, host });
   const address = app.server.address();

@@ -48,6 +48,8 @@ describe("the simulator process", () => {
     ["SIM_LATENCY_MS", "soon"],
     ["SIM_SCALE", "0"],
     ["LOG_LEVEL", "loud"],
+    ["SIM_PROFILE", "lenient"],
+    ["SIM_MAX_IN_FLIGHT", "-1"],
   ])("exits at once naming %s when it is %j", async (name, value) => {
     const run = await runMain({ [name]: value });
     expect(run.code).not.toBe(0);
@@ -83,5 +85,16 @@ describe("the simulator process", () => {
       generation_ms: expect.any(Number),
     });
     expect(run.stdout).toContain('"msg":"stopped"');
+  }, 60_000);
+
+  it("rations its clients as the real upstream does under SIM_PROFILE=strict, a flag overriding it", async () => {
+    let stats: { budget?: Record<string, number> } = {};
+    const env = { SIM_PORT: "0", SIM_SCALE: "0.05", SIM_PROFILE: "strict", SIM_WINDOW_LIMIT: "30" };
+    const run = await runMain(env, async (url) => {
+      await fetch(`${url}/api/posts/search?limit=1`);
+      stats = (await (await fetch(`${url}/__sim/stats`)).json()) as typeof stats;
+    });
+    expect(run.code).toBe(0);
+    expect(stats.budget).toMatchObject({ window_limit: 30, max_in_flight_allowed: 2, peak_in_window: 1 });
   }, 60_000);
 });

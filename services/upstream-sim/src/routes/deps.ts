@@ -1,3 +1,4 @@
+import type { BudgetGate } from "../budget/budget-gate.ts";
 import type { Corpus } from "../corpus/types.ts";
 import type { FaultRegistry } from "../faults/fault-registry.ts";
 import type { HeldRequests } from "../faults/held-requests.ts";
@@ -16,6 +17,8 @@ export interface SimDeps {
   readonly faults: FaultRegistry;
   readonly stats: RequestStats;
   readonly held: HeldRequests;
+  /** The budget quirks (budget/budget-quirks.ts); absent when none is on. */
+  readonly budget?: BudgetGate;
 }
 
 function nowSeconds(deps: SimDeps): number {
