@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureLocalServers } from "./local-servers.ts";
+import { packSdk } from "./pack-sdk.mjs";
 import { chooseLogFormat, type Level, type LogFormat, serviceLine, supervisorLine } from "./stack-logs.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
     throw new Error(`LOG_FORMAT must be pretty or json, got '${process.env.LOG_FORMAT}'`);
   const env = stackEnvironment();
   await ensureLocalServers(env.REDIS_URL!, env.NATS_URL!, (line) => say("info", line));
+  // The portal serves the SDK's tarball (npm install <portal>/sdk/rda-sdk-<version>.tgz).
+  say("info", `the SDK for the portal to serve: ${packSdk()}`);
   const services = SERVICE_ORDER.filter((name) => existsSync(join(ROOT, "services", name, "src", "main.ts")));
   const simulatedPayments = !process.env.STRIPE_SECRET_KEY;
   const toStart = services.filter(

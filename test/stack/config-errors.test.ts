@@ -27,6 +27,9 @@ describe("a misconfigured service", () => {
   it.each(present)("%s with %o exits at once naming %s", async (service, badValues, variable) => {
     const outcome = await runServiceMain(service, {
       ...process.env,
+      // Any free port, should one be bound before the bad value is read: a stack may hold the defaults.
+      METRICS_PORT: "0",
+      HEALTH_PORT: "0",
       ...badValues,
       RDA_NAMESPACE: "t-config",
     });

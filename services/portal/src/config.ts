@@ -70,6 +70,7 @@ export const portalConfigShape = {
   PORTAL_SESSION_HOURS: env.positiveInt(7 * 24),
   PORTAL_TRUST_PROXY: env.trustProxy(),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
+  PORTAL_SDK_DIR: z.string().min(1).optional(),
   FAILED_AUTH_BURST: env.positiveInt(20),
   FAILED_AUTH_QPS: env.positiveInt(1),
   /** Unset: no card payments (the billing page says how else to get credits). */
@@ -143,6 +144,7 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     trustProxy: config.PORTAL_TRUST_PROXY,
     billingTimeoutMs: config.BILLING_TIMEOUT_MS,
     failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
+    sdkDir: config.PORTAL_SDK_DIR,
     payments: paymentsSettings(config),
     oauthSigningKey: config.OAUTH_SIGNING_KEY,
     oauthRegistrationsPerClientPerHour: config.OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR,

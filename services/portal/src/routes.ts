@@ -9,6 +9,7 @@ import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from
 import { createKey, keyPage, keysPage, revokeKey, rotateKey, secretPage, usagePanel } from "./routes/keys.ts";
 import { answerConsent, connectionsPage, consentPage, disconnect } from "./routes/oauth-consent.ts";
 import { accountPage, homePage } from "./routes/pages.ts";
+import { sdkTarball } from "./routes/sdk.ts";
 import {
   confirmLinkPage,
   emailFormPage,
@@ -50,6 +51,7 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get("/billing/return", returnPage(ctx));
   app.get("/billing/return/status", returnStatus(ctx));
   app.get("/account", accountPage(ctx));
+  app.get("/sdk/:file", sdkTarball(ctx));
 
   app.get("/livez", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {

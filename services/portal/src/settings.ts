@@ -38,6 +38,8 @@ export interface PortalSettings {
   readonly oauthRegistrationsPerClientPerHour?: number;
   /** How long a sign-in link works; 15 minutes unless a test says otherwise. */
   readonly loginLinkTtlMs?: number;
+  /** PORTAL_SDK_DIR: where the SDK's tarballs are served from; default routes/sdk.ts' DEFAULT_SDK_DIR. */
+  readonly sdkDir?: string;
   /** Card payments through Stripe; undefined: none (the billing page says how else to buy credits). */
   readonly payments?: PaymentsSettings;
 }

@@ -14,6 +14,7 @@ import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { firstRequestSnippets } from "../snippets.ts";
 import type { PendingSecret } from "../store/pending-secrets.ts";
 import { DEFAULT_USAGE_DAYS, USAGE_PERIODS, usageReport, usageView } from "../usage-report.ts";
+import { DEFAULT_SDK_DIR, findSdkTarball } from "./sdk.ts";
 
 const LABEL_MAX = 100;
 
@@ -130,6 +131,11 @@ async function showSecretAfterRedirect(
   return reply.redirect(`/keys/${keyId}/secret`, 303);
 }
 
+function sdkTarballUrl(ctx: PortalContext): string | undefined {
+  const file = findSdkTarball(ctx.settings.sdkDir ?? DEFAULT_SDK_DIR);
+  return file === undefined ? undefined : `${ctx.settings.publicUrl}/sdk/${file}`;
+}
+
 /** The page a new secret is shown on, once; opened again, it leads to the key's page with a notice. */
 export function secretPage(ctx: PortalContext) {
   return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
@@ -161,7 +167,7 @@ export function secretPage(ctx: PortalContext) {
       ...page,
       key,
       secret: pending.secret,
-      snippets: firstRequestSnippets(ctx.settings.apiUrl, pending.secret),
+      snippets: firstRequestSnippets(ctx.settings.apiUrl, pending.secret, sdkTarballUrl(ctx)),
     });
   };
 }
