@@ -27,6 +27,9 @@ const BILLING_SUBJECTS = {
   createAccountKey: "billing.accounts.keys.create",
   revokeAccountKey: "billing.accounts.keys.revoke",
   rotateAccountKey: "billing.accounts.keys.rotate",
+  /** A key's monthly spend cap: the operator's, and the portal's within one account. */
+  setSpendCap: "billing.keys.cap",
+  setAccountSpendCap: "billing.accounts.keys.cap",
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",

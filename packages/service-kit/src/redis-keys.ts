@@ -36,6 +36,12 @@ export interface RedisKeys {
   payment(keyId: string, paymentId: string): string;
   /** Sorted set: the key's payment ids, scored by the epoch ms they were first seen. */
   keyPayments(keyId: string): string;
+  /**
+   * Hash: the key's spend per calendar month (UTC), field `YYYY-MM` → credits debited and not
+   * refunded, changed in the same script as the journal entry it counts and checked against the
+   * record's `monthly_cap` at admission. Kept like the journal (one field a month).
+   */
+  monthlySpend(keyId: string): string;
   /** List: ids of every key a portal account created, oldest first (revoked ones included). */
   accountKeys(accountId: string): string;
   /** Hash: an account's key counters, `active` and `created` (lifetime), checked against its limits. */
@@ -101,6 +107,7 @@ export function redisKeys(namespace = ""): RedisKeys {
     usageDay: (keyId: string, day: string) => `${root}:key:{${keyId}}:usage:${day}`,
     payment: (keyId: string, paymentId: string) => `${root}:key:{${keyId}}:payment:${paymentId}`,
     keyPayments: (keyId: string) => `${root}:key:{${keyId}}:payments`,
+    monthlySpend: (keyId: string) => `${root}:key:{${keyId}}:monthly-spend`,
     accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
     accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,

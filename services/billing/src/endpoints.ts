@@ -19,6 +19,8 @@ import {
   revokeKeyRequestSchema,
   rotateAccountKeyRequestSchema,
   rotateKeyRequestSchema,
+  setAccountSpendCapRequestSchema,
+  setSpendCapRequestSchema,
   settleRequestSchema,
   showKeyRequestSchema,
   topUpRequestSchema,
@@ -27,7 +29,7 @@ import {
 import type { RequestHandler } from "@rda/service-kit";
 import type { z } from "zod";
 import { jsonEndpoint } from "./json-endpoint.ts";
-import { addCredits, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
+import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
   admit,
   type DebitId,
@@ -84,6 +86,14 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     {
       subject: billing.rotateAccountKey,
       handler: endpoint(rotateAccountKeyRequestSchema, (r) => rotate(deps, r), manage),
+    },
+    {
+      subject: billing.setSpendCap,
+      handler: endpoint(setSpendCapRequestSchema, (r) => capSpend(deps, r), manage),
+    },
+    {
+      subject: billing.setAccountSpendCap,
+      handler: endpoint(setAccountSpendCapRequestSchema, (r) => capSpend(deps, r), manage),
     },
     { subject: billing.keyUsage, handler: endpoint(keyUsageRequestSchema, (r) => usage(deps, r), manage) },
     { subject: billing.topUp, handler: endpoint(topUpRequestSchema, (r) => addCredits(deps, r), manage) },

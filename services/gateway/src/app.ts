@@ -173,7 +173,7 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
     idempotency: createIdempotencyStore(redis, deps.keys, settings.idempotencyReplaySeconds),
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
-    errors: { topUpUrl: settings.topUpUrl },
+    errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${portalUrl}/keys` },
     settings: { pendingDebitMs },
     billingTimeoutMs,
     mcpUrl: settings.mcpUrl,

@@ -24,6 +24,7 @@ export {
 } from "./pending-debits.ts";
 export { type RedisClock, startRedisClock } from "./redis-clock.ts";
 export { ALL_SCRIPTS } from "./scripts.ts";
+export { SPEND_CAP_SCRIPTS, setSpendCap } from "./spend-caps.ts";
 export { type TopUpReply, topUp } from "./top-ups.ts";
 export { readUsage } from "./usage.ts";
 export { type VerifyReply, verifyLedger } from "./verify.ts";
