@@ -6,7 +6,15 @@
 import type { FastifyInstance } from "fastify";
 import type { PortalContext } from "./context.ts";
 import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from "./routes/billing.ts";
-import { createKey, keyPage, keysPage, revokeKey, rotateKey, usagePanel } from "./routes/keys.ts";
+import {
+  createKey,
+  keyPage,
+  keysPage,
+  revokeKey,
+  rotateKey,
+  setSpendCap,
+  usagePanel,
+} from "./routes/keys.ts";
 import { answerConsent, connectionsPage, consentPage, disconnect } from "./routes/oauth-consent.ts";
 import { accountPage, homePage } from "./routes/pages.ts";
 import {
@@ -37,6 +45,7 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get("/keys/:id/usage.json", usageJson(ctx));
   app.post("/keys/:id/rotate", rotateKey(ctx));
   app.post("/keys/:id/revoke", revokeKey(ctx));
+  app.post("/keys/:id/cap", setSpendCap(ctx));
 
   app.get("/oauth/consent/:uid", consentPage(ctx));
   app.post("/oauth/consent/:uid", answerConsent(ctx));

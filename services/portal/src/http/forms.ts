@@ -12,6 +12,8 @@ export const NOTICES = {
   "logged-out": "You are logged out on this device.",
   "logged-out-everywhere": "You are logged out on every device. Sign in again with a new email link.",
   canceled: "The payment was canceled: nothing was charged.",
+  "cap-set": "The monthly spend cap is saved. It applies from the next request on.",
+  "cap-removed": "The monthly spend cap is removed: the key spends until its balance is empty.",
 } as const;
 
 export function noticeFor(query: unknown): string | undefined {
