@@ -93,6 +93,15 @@ export interface PortalRedisKeys {
   oauthConnection(grantId: string): string;
   /** Set: grant ids of an account's connections. */
   accountConnections(accountId: string): string;
+  /**
+   * Hash: an account's notice settings: `webhook_url`, `webhook_secret` (sealed, never plain),
+   * `low_balance_threshold`, and `off:<kind>` for each optional kind switched off.
+   */
+  noticeSettings(accountId: string): string;
+  /** String (expiring): a notice already sent, by the SHA-256 of its kind and crossing: once per crossing. */
+  noticeSent(crossingHash: string): string;
+  /** Counter (expiring): optional notices sent to an account in the current hour. */
+  noticesThisHour(accountId: string): string;
 }
 
 export function redisKeys(namespace = ""): RedisKeys {
@@ -132,5 +141,8 @@ function portalKeys(root: string): PortalRedisKeys {
     oauthGrantTokens: (grantId: string) => `${root}:oauth:grant-tokens:${grantId}`,
     oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
+    noticeSettings: (accountId: string) => `${root}:account:{${accountId}}:notices`,
+    noticeSent: (crossingHash: string) => `${root}:notice-sent:${crossingHash}`,
+    noticesThisHour: (accountId: string) => `${root}:notice-limit:{${accountId}}`,
   });
 }

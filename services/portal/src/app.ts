@@ -29,6 +29,8 @@ import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import { noticeSettingsStore } from "./notices/notice-settings.ts";
+import { createNotifier } from "./notices/notifier.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
 import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
@@ -116,10 +118,32 @@ function checkoutOrigins(payments: PaymentsSettings): string[] {
 function buildContext(deps: PortalDeps): PortalContext {
   const { redis, nats, keys, settings, logger } = deps;
   const store = { redis, keys, now: deps.now ?? Date.now };
+  const accounts = createAccountStore(store);
+  const noticeSettings = noticeSettingsStore(redis, keys, settings.notices?.sealingKey);
+  const allowLoopbackWebhooks = settings.notices?.allowLoopbackWebhooks ?? false;
+  if (allowLoopbackWebhooks)
+    logger.warn("WEBHOOKS_ALLOW_LOOPBACK is on: webhooks may go to http://127.0.0.1. Never in production.");
+  const notifier = createNotifier({
+    redis,
+    keys,
+    accounts,
+    settings: noticeSettings,
+    mailer: deps.mailer,
+    logger,
+    portalUrl: settings.publicUrl,
+    perAccountPerHour: settings.notices?.perAccountPerHour ?? 20,
+    allowLoopbackWebhooks,
+  });
   return {
     logger,
     settings,
-    accounts: createAccountStore(store),
+    notices: {
+      settings: noticeSettings,
+      notifier,
+      webhooksEnabled: settings.notices?.sealingKey !== undefined,
+      allowLoopbackWebhooks,
+    },
+    accounts,
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
     mailLimits: createMailLimiter(store, settings.mailLimits),
