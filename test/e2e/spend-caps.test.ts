@@ -75,6 +75,7 @@ describe("a monthly spend cap", () => {
     expect(account.body.data).toEqual({
       credits_balance: 1_950,
       rate_limit: { qps: 100_000, burst: 1_000_000 },
+      low_balance_threshold: 100,
       spend: { month, credits_spent: 50, monthly_cap: 50, resets_at: monthResetsAt(month) },
     });
   });

@@ -122,6 +122,8 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     balance,
     bucket: keyBucketSchema,
     month_spend: monthSpendSchema.optional(),
+    /** The balance below which the key's account is told (notices); absent from older versions. */
+    low_balance_threshold: z.number().int().min(0).optional(),
   }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("insufficient"), balance, bucket: keyBucketSchema }),
@@ -305,6 +307,37 @@ export const setSpendCapReplySchema = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("not_found") }),
 ]);
 export type SetSpendCapReply = z.infer<typeof setSpendCapReplySchema>;
+
+/**
+ * The low-balance threshold an account chose for all its keys (and those it creates later), in
+ * credits; null for the default: a tenth of each key's last top-up, or 100 credits.
+ */
+export const setLowBalanceThresholdRequestSchema = z.object({
+  account_id: accountIdSchema,
+  low_balance_threshold: bounded(KEY_LIMITS.credits).nullable(),
+});
+export const setLowBalanceThresholdReplySchema = z.object({ keys_updated: z.number().int().min(0) });
+
+/**
+ * Published by billing (plain NATS, billing.events.notice) when a debit crosses a line the key's
+ * account is told about: its low-balance threshold, or 80 % or 100 % of its monthly spend cap.
+ * Exactly one admission crosses each line (admissions are serial in the ledger); `crossing` names
+ * it, so the portal sends each notice once whichever replica hears it. `spending_paused` is
+ * published by features that spend on their own (monitors, exports) when they stop for lack of
+ * credits.
+ */
+export const noticeEventSchema = z.object({
+  kind: z.enum(["balance_low", "spend_cap_80", "spend_cap_100", "spending_paused"]),
+  key_id: keyId,
+  account_id: accountIdSchema,
+  crossing: z.string().min(1).max(200),
+  balance: z.number().int().min(0),
+  threshold: z.number().int().min(0).optional(),
+  month_spend: monthSpendSchema.optional(),
+  /** For spending_paused: what paused (a monitor's or export's name, for people). */
+  what: z.string().max(200).optional(),
+});
+export type NoticeEvent = z.infer<typeof noticeEventSchema>;
 
 export const rotateKeyReplySchema = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("rotated"), id: keyId, key: z.string() }),

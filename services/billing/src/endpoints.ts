@@ -20,6 +20,7 @@ import {
   rotateAccountKeyRequestSchema,
   rotateKeyRequestSchema,
   setAccountSpendCapRequestSchema,
+  setLowBalanceThresholdRequestSchema,
   setSpendCapRequestSchema,
   settleRequestSchema,
   showKeyRequestSchema,
@@ -38,8 +39,10 @@ import {
   type Reserve,
   refund,
   refundReply,
+  setLowBalanceThreshold,
   settle,
 } from "./ledger/index.ts";
+import { crossingsOf, publishCrossings } from "./notice-events.ts";
 import type { PaymentCommandDeps } from "./payment-commands.ts";
 import * as payments from "./payment-commands.ts";
 
@@ -86,6 +89,16 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     {
       subject: billing.rotateAccountKey,
       handler: endpoint(rotateAccountKeyRequestSchema, (r) => rotate(deps, r), manage),
+    },
+    {
+      subject: billing.setLowBalanceThreshold,
+      handler: endpoint(
+        setLowBalanceThresholdRequestSchema,
+        async (r) => ({
+          keys_updated: await setLowBalanceThreshold(context, r.account_id, r.low_balance_threshold),
+        }),
+        manage,
+      ),
     },
     {
       subject: billing.setSpendCap,
@@ -136,6 +149,7 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
     deps.reserve,
   );
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
+  publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply, deps.context.now()));
   return reply;
 }
 

@@ -24,6 +24,8 @@ export interface Admitted {
   readonly bucket: KeyBucket;
   /** The key's spend this month against its cap, when billing reports it. */
   readonly monthSpend?: MonthSpend;
+  /** The balance below which the key's account is told, when billing reports it. */
+  readonly lowBalanceThreshold?: number;
 }
 
 /** The key's bucket, whenever billing got as far as the key (for the RateLimit headers). */
@@ -62,7 +64,12 @@ export async function admit(
     case "admitted":
       if (request.credits > 0) ctx.metrics.creditsDebited.inc(request.credits);
       return {
-        ...succeed({ balance: answer.balance, bucket: answer.bucket, monthSpend: answer.month_spend }),
+        ...succeed({
+          balance: answer.balance,
+          bucket: answer.bucket,
+          monthSpend: answer.month_spend,
+          lowBalanceThreshold: answer.low_balance_threshold,
+        }),
         bucket: answer.bucket,
       };
     case "insufficient":

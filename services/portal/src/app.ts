@@ -29,6 +29,7 @@ import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import { listenForNoticeEvents } from "./notices/crossing-notices.ts";
 import { noticeSettingsStore } from "./notices/notice-settings.ts";
 import { createNotifier } from "./notices/notifier.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
@@ -103,6 +104,14 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
   });
   // Stripe's webhooks: the raw body, no session and no CSRF (Stripe's signature is the proof).
   app.register(async (scope) => registerStripeWebhook(scope, ctx));
+  const noticeEvents = listenForNoticeEvents({
+    nats: deps.nats,
+    subjects: deps.subjects,
+    notifier: ctx.notices.notifier,
+    logger: deps.logger,
+    portalUrl: deps.settings.publicUrl,
+  });
+  app.addHook("onClose", async () => noticeEvents.stop());
   return app;
 }
 

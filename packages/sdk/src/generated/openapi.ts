@@ -520,6 +520,8 @@ export interface components {
                 qps: number;
                 burst: number;
             };
+            /** @description Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version. */
+            low_balance_threshold?: number;
             /** @description This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version. */
             spend?: components["schemas"]["MonthlySpend"];
         };

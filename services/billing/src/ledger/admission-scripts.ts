@@ -40,12 +40,28 @@ end
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
- * the cap's step {…, cap (-1: none), month's spend}.
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line}.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
  */
-export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${SPEND_CAP}
+/**
+ * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
+ * its last top-up, else 100 credits. Billing compares it with the balance before and after the
+ * debit to tell the one admission that crossed it (endpoints.ts).
+ */
+const LOW_BALANCE_LINE = `
+local function low_balance_line()
+  local set = redis.call('HMGET', KEYS[1], 'low_balance_at', 'last_topup_credits')
+  local at = tonumber(set[1] or '')
+  if at then return at end
+  local last = tonumber(set[2] or '')
+  if last then return math.floor(last / 10) end
+  return 100
+end
+`;
+
+export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${SPEND_CAP}${LOW_BALANCE_LINE}
 if now > tonumber(ARGV[15]) then return {'expired'} end
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked', 'hash', 'qps', 'burst')
 if not record[1] then return {'unknown_key'} end
@@ -79,7 +95,7 @@ if reserve_qps > 0 then
   end
   bucket_store(KEYS[5], reserve - 1, reserve_qps, reserve_burst)
 end
-if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent} end
+if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()} end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -credits)
 spent = count_spend(credits)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
@@ -87,7 +103,7 @@ journal('debit', -credits, balance, ARGV[1], ARGV[12])
 count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
 redis.call('SET', KEYS[3], 'pending:' .. balance .. ':' .. ARGV[3] .. ':' .. ARGV[13] .. ':' .. credits, 'EX', ARGV[9])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
-return {'admitted', balance, 0, qps, burst, left, full, cap, spent}
+return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()}
 `);
 
 /**

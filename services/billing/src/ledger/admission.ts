@@ -86,7 +86,7 @@ export async function admit(
 }
 
 function admitReply(
-  [outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0, cap, spent]: [
+  [outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0, cap, spent, lowLine]: [
     string,
     ...number[],
   ],
@@ -98,9 +98,13 @@ function admitReply(
     spent === undefined ? undefined : { month, spent, cap: cap === undefined || cap < 0 ? null : cap };
   switch (outcome) {
     case "admitted":
-      return monthSpend
-        ? { outcome, balance, bucket, month_spend: monthSpend }
-        : { outcome, balance, bucket };
+      return {
+        outcome,
+        balance,
+        bucket,
+        ...(monthSpend && { month_spend: monthSpend }),
+        ...(lowLine !== undefined && { low_balance_threshold: lowLine }),
+      };
     case "spend_cap_reached":
       if (!monthSpend) throw new Error("a cap refusal came without the month's spend");
       return { outcome, balance, bucket, month_spend: monthSpend };

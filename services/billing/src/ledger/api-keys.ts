@@ -13,6 +13,7 @@ import { calendarMonthOf } from "@rda/contracts";
 import { hashApiKey } from "@rda/service-kit";
 import { newKeyId, newSecret } from "../secrets.ts";
 import { type LedgerContext, scriptReply, USAGE_TTL_SECONDS, utcDay } from "./context.ts";
+import { inheritLowBalanceThreshold } from "./low-balance.ts";
 import {
   claimAccountKeyScript,
   createKeyScript,
@@ -79,6 +80,7 @@ export async function createKey(
   }
   await redis.sadd(keys.keyIds, id);
   if (account !== "") await redis.rpush(keys.accountKeys(account), id);
+  if (account !== "") await inheritLowBalanceThreshold(context, account, id);
   await redis.set(keys.keyIdByHash(hashApiKey(secret)), id);
   return { outcome: "created", id, key: secret, credits };
 }

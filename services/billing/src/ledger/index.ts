@@ -11,6 +11,7 @@ export {
 } from "./api-keys.ts";
 export type { LedgerContext } from "./context.ts";
 export { listAccountKeys, listKeysByLabel } from "./key-lists.ts";
+export { setLowBalanceThreshold } from "./low-balance.ts";
 export { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
 export { applyPayment, listPayments, reversePayment } from "./payments.ts";
 export {

@@ -29,10 +29,11 @@ export const getAccount: GatewayRoute = {
     });
     if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
     if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
-    const { balance, bucket, monthSpend } = admission.value;
+    const { balance, bucket, monthSpend, lowBalanceThreshold } = admission.value;
     const data: Account = {
       credits_balance: balance,
       rate_limit: { qps: bucket.qps, burst: bucket.burst },
+      ...(lowBalanceThreshold !== undefined && { low_balance_threshold: lowBalanceThreshold }),
       ...(monthSpend && { spend: monthlySpendOf(monthSpend) }),
     };
     const service = { credits_used: operation.credits, credits_remaining: balance };
