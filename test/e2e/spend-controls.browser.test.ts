@@ -36,14 +36,18 @@ describe("spend controls in the portal", () => {
     await page.getByLabel("Credits per month").fill("2");
     await page.getByRole("button", { name: "Save the cap" }).click();
     await page.getByText("The monthly spend cap is saved.").waitFor(SETTLE);
-    expect(await page.locator("#month-spend").textContent()).toMatch(/0\s+credits spent of a\s+2-credit monthly cap/);
+    expect(await page.locator("#month-spend").textContent()).toMatch(
+      /0\s+credits spent of a\s+2-credit monthly cap/,
+    );
     await screenshot(page, "key-with-cap");
 
     await page.getByRole("link", { name: "Notifications" }).click();
     await page.getByLabel("Tell me when a key's balance falls below (credits)").fill("150");
     await page.getByRole("button", { name: "Save the threshold" }).click();
     await page.getByText("The low-balance threshold is saved for all your keys.").waitFor(SETTLE);
-    expect(await page.getByLabel("Tell me when a key's balance falls below (credits)").inputValue()).toBe("150");
+    expect(await page.getByLabel("Tell me when a key's balance falls below (credits)").inputValue()).toBe(
+      "150",
+    );
     await screenshot(page, "notifications");
 
     const account = await getJson(`${stack.gatewayUrl}/v1/account`, withKey(secret));
@@ -57,7 +61,9 @@ describe("spend controls in the portal", () => {
       statuses.push((await getJson(`${stack.gatewayUrl}/v1/subreddits/search?q=a`, withKey(secret))).status);
     expect(statuses).toEqual([200, 200, 402]);
     await page.goto(`${portal.url}/keys/${keyId}`);
-    expect(await page.locator("#month-spend").textContent()).toMatch(/2\s+credits spent of a\s+2-credit monthly cap/);
+    expect(await page.locator("#month-spend").textContent()).toMatch(
+      /2\s+credits spent of a\s+2-credit monthly cap/,
+    );
     await context.close();
   });
 });

@@ -336,7 +336,10 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     expect(listed.ok && listed.value.keys.map((key) => key.label)).toEqual(["from the portal"]);
     const id = created.ok && created.value.outcome === "created" ? created.value.id : "";
     expect(await portal.setSpendCap(account, id, 50)).toMatchObject({ ok: true, value: { outcome: "set" } });
-    expect(await portal.setLowBalanceThreshold(account, 10)).toEqual({ ok: true, value: { keys_updated: 1 } });
+    expect(await portal.setLowBalanceThreshold(account, 10)).toEqual({
+      ok: true,
+      value: { keys_updated: 1 },
+    });
     expect(await portal.rotateKey(account, id)).toMatchObject({ ok: true, value: { outcome: "rotated" } });
     expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
   });
