@@ -85,6 +85,8 @@ export interface StackOptions {
   payments?: boolean;
   /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
   portalSettings?: Partial<PortalSettings>;
+  /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
+  defaultRateLimit?: { qps: number; burst: number };
 }
 
 export interface PortalParts {
@@ -175,7 +177,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logger,
     settings: {
       freeCredits: 333,
-      defaultRateLimit: { qps: 2, burst: 10 },
+      defaultRateLimit: options.defaultRateLimit ?? { qps: 2, burst: 10 },
       reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
       pendingSweepMs: options.pendingSweepMs,
       stripeWebhookSecret: webhookSecret,
@@ -385,6 +387,8 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        // Webhooks to the tests' own receivers on 127.0.0.1: the local switch, as in development.
+        notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
         ...deps.overrides,
       },
     },

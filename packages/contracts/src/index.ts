@@ -21,5 +21,6 @@ export * from "./pricing.ts";
 export * from "./reddit-objects.ts";
 export * from "./responses.ts";
 export * from "./result.ts";
+export * from "./spend-cap.ts";
 export * from "./subjects.ts";
 export * from "./upstream-budget.ts";

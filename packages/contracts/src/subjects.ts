@@ -29,6 +29,11 @@ const BILLING_SUBJECTS = {
   createAccountKey: "billing.accounts.keys.create",
   revokeAccountKey: "billing.accounts.keys.revoke",
   rotateAccountKey: "billing.accounts.keys.rotate",
+  /** A key's monthly spend cap: the operator's, and the portal's within one account. */
+  setSpendCap: "billing.keys.cap",
+  setAccountSpendCap: "billing.accounts.keys.cap",
+  /** The portal's: an account's low-balance threshold, applied to each of its keys. */
+  setLowBalanceThreshold: "billing.accounts.keys.low-balance",
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",
@@ -38,6 +43,8 @@ const BILLING_SUBJECTS = {
   listPayments: "billing.payments.list",
   /** Fan-out event (no queue group): every gateway drops a revoked or rotated key from its cache. */
   keyChanged: "billing.events.key_changed",
+  /** Event: a debit crossed a line the key's account is told about (messages.ts, noticeEventSchema). */
+  notice: "billing.events.notice",
   /** JetStream subject of refund messages (when billing cannot answer at once); deduplicated by request id. */
   refunds: "billing.refunds",
 } as const;

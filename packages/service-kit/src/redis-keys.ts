@@ -36,6 +36,12 @@ export interface RedisKeys {
   payment(keyId: string, paymentId: string): string;
   /** Sorted set: the key's payment ids, scored by the epoch ms they were first seen. */
   keyPayments(keyId: string): string;
+  /**
+   * Hash: the key's spend per calendar month (UTC), field `YYYY-MM` → credits debited and not
+   * refunded, changed in the same script as the journal entry it counts and checked against the
+   * record's `monthly_cap` at admission. Kept like the journal (one field a month).
+   */
+  monthlySpend(keyId: string): string;
   /** List: ids of every key a portal account created, oldest first (revoked ones included). */
   accountKeys(accountId: string): string;
   /** Hash: an account's key counters, `active` and `created` (lifetime), checked against its limits. */
@@ -120,6 +126,15 @@ export interface PortalRedisKeys {
   oauthConnection(grantId: string): string;
   /** Set: grant ids of an account's connections. */
   accountConnections(accountId: string): string;
+  /**
+   * Hash: an account's notice settings: `webhook_url`, `webhook_secret` (sealed, never plain),
+   * `low_balance_threshold`, and `off:<kind>` for each optional kind switched off.
+   */
+  noticeSettings(accountId: string): string;
+  /** String (expiring): a notice already sent, by the SHA-256 of its kind and crossing: once per crossing. */
+  noticeSent(crossingHash: string): string;
+  /** Counter (expiring): optional notices sent to an account in the current hour. */
+  noticesThisHour(accountId: string): string;
 }
 
 export function redisKeys(namespace = ""): RedisKeys {
@@ -134,6 +149,7 @@ export function redisKeys(namespace = ""): RedisKeys {
     usageDay: (keyId: string, day: string) => `${root}:key:{${keyId}}:usage:${day}`,
     payment: (keyId: string, paymentId: string) => `${root}:key:{${keyId}}:payment:${paymentId}`,
     keyPayments: (keyId: string) => `${root}:key:{${keyId}}:payments`,
+    monthlySpend: (keyId: string) => `${root}:key:{${keyId}}:monthly-spend`,
     accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
     accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
@@ -169,5 +185,8 @@ function portalKeys(root: string): PortalRedisKeys {
     oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
     registrationsFromClient: (ip: string) => `${root}:oauth:registrations-from:${ip}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
+    noticeSettings: (accountId: string) => `${root}:account:{${accountId}}:notices`,
+    noticeSent: (crossingHash: string) => `${root}:notice-sent:${crossingHash}`,
+    noticesThisHour: (accountId: string) => `${root}:notice-limit:{${accountId}}`,
   });
 }

@@ -182,7 +182,7 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
     idempotency,
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
-    errors: { topUpUrl: settings.topUpUrl },
+    errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${portalUrl}/keys` },
     settings: { pendingDebitMs },
     billingTimeoutMs,
     mcpUrl: settings.mcpUrl,

@@ -316,12 +316,26 @@ export interface components {
         UserProfileResult: {
             user: components["schemas"]["UserProfile"] | null;
         };
+        MonthlySpend: {
+            /** @description The calendar month (UTC) counted, as YYYY-MM. */
+            month: string;
+            /** @description Credits this key was charged this month; refunded requests do not count. */
+            credits_spent: number;
+            /** @description The most credits the key may spend in a calendar month, set by its owner in the developer portal; null when it has no cap. A request past it is answered 402 and not charged. */
+            monthly_cap: number | null;
+            /** @description When the month's spend starts again from 0: the next month's first instant, UTC. */
+            resets_at: string;
+        };
         Account: {
             credits_balance: number;
             rate_limit: {
                 qps: number;
                 burst: number;
             };
+            /** @description Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version. */
+            low_balance_threshold?: number;
+            /** @description This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version. */
+            spend?: components["schemas"]["MonthlySpend"];
         };
         ListServiceMeta: {
             /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */
@@ -632,7 +646,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The balance is 0; the message carries the top-up link. Not charged. */
+        /** @description The balance is 0; the message carries the top-up link. Not charged. Or: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged. */
         Error402: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
