@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sendFault } from "../faults/fault-responses.ts";
-import { rateLimitHeaders } from "../http/responses.ts";
+import { rateLimitHeaders, sendJsonItems } from "../http/responses.ts";
+import { sendCloudflareBlock } from "../quirks/cloudflare-block.ts";
 import type { SimDeps } from "./deps.ts";
 
 const CONTROL_PREFIX = "/__sim";
@@ -16,6 +17,10 @@ export function registerTrafficHook(app: FastifyInstance, deps: SimDeps): void {
     if (path.startsWith(CONTROL_PREFIX)) return done();
     deps.stats.count(path);
     reply.headers(rateLimitHeaders(deps.clock()));
+    if (deps.quirks.requireUserAgent && !request.headers["user-agent"]) {
+      sendCloudflareBlock(reply);
+      return;
+    }
     if (deps.latencyMs <= 0) return answerOrFault(deps, path, reply, done);
     sleep(deps.latencyMs).then(() => answerOrFault(deps, path, reply, done));
   });
@@ -23,9 +28,14 @@ export function registerTrafficHook(app: FastifyInstance, deps: SimDeps): void {
 
 function answerOrFault(deps: SimDeps, path: string, reply: FastifyReply, done: () => void): void {
   const hit = deps.faults.draw(path);
-  if (hit === undefined) done();
-  else sendFault(reply, hit, deps.clock(), deps.held);
+  if (hit !== undefined) sendFault(reply, hit, deps.clock(), deps.held);
+  else if (SEARCH_PATHS.has(path) && deps.emptyPages.strikes(reply.request.raw.url ?? path)) {
+    sendJsonItems(reply, []);
+  } else done();
 }
+
+/** The listings that may answer a transient empty page (profile.ts). */
+const SEARCH_PATHS = new Set(["/api/posts/search", "/api/comments/search"]);
 
 /** The path without its query string. */
 function pathOf(request: FastifyRequest): string {
