@@ -22,8 +22,13 @@ export interface DataQuirks {
    * numeric strings, as the upstream's dumps store old items. Undefined: always integers.
    */
   readonly stringEpochsBefore: number | undefined;
-  /** `after` includes its boundary second (`created_utc >= after`); `before` stays exclusive. */
+  /** `after` includes its boundary second (`created_utc >= after`). */
   readonly afterInclusive: boolean;
+  /**
+   * `before` includes its boundary second. Not in any profile (the upstream's `before` was measured
+   * exclusive); tests use it to show paging exact under either reading of either bound.
+   */
+  readonly beforeInclusive: boolean;
   /** A request without a `User-Agent` header is answered 403 with a Cloudflare block page (HTML). */
   readonly requireUserAgent: boolean;
   /** Share (0..1) of rules whose `description` is null; which ones is fixed by the seed. */
@@ -46,6 +51,7 @@ export const PROFILE_QUIRKS: Readonly<Record<SimProfile, SimQuirks>> = {
     treeNeedsPrefix: false,
     stringEpochsBefore: undefined,
     afterInclusive: false,
+    beforeInclusive: false,
     requireUserAgent: false,
     nullRuleDescriptionRate: 0,
     transientEmptyPageRate: 0,
@@ -54,6 +60,7 @@ export const PROFILE_QUIRKS: Readonly<Record<SimProfile, SimQuirks>> = {
     treeNeedsPrefix: true,
     stringEpochsBefore: STRICT_STRING_EPOCHS_BEFORE,
     afterInclusive: true,
+    beforeInclusive: false,
     requireUserAgent: true,
     // Far above the 1 % of the dumps, so that every community shows one.
     nullRuleDescriptionRate: 0.25,
@@ -96,6 +103,7 @@ export const quirkEnvShape = {
   SIM_TREE_NEEDS_PREFIX: flag(),
   SIM_STRING_EPOCHS_BEFORE: instantOrOff(),
   SIM_AFTER_INCLUSIVE: flag(),
+  SIM_BEFORE_INCLUSIVE: flag(),
   SIM_REQUIRE_USER_AGENT: flag(),
   SIM_NULL_RULE_DESCRIPTIONS: rate(),
   SIM_TRANSIENT_EMPTY_PAGES: rate(),
@@ -108,6 +116,7 @@ export function quirksFromEnv(config: QuirkEnv): SimQuirks {
   const overrides: Partial<Record<keyof SimQuirks, unknown>> = {
     treeNeedsPrefix: bool(config.SIM_TREE_NEEDS_PREFIX),
     afterInclusive: bool(config.SIM_AFTER_INCLUSIVE),
+    beforeInclusive: bool(config.SIM_BEFORE_INCLUSIVE),
     requireUserAgent: bool(config.SIM_REQUIRE_USER_AGENT),
     nullRuleDescriptionRate: config.SIM_NULL_RULE_DESCRIPTIONS,
     transientEmptyPageRate: config.SIM_TRANSIENT_EMPTY_PAGES,

@@ -120,6 +120,7 @@ describe("the environment", () => {
     SIM_TREE_NEEDS_PREFIX: undefined,
     SIM_STRING_EPOCHS_BEFORE: undefined,
     SIM_AFTER_INCLUSIVE: undefined,
+    SIM_BEFORE_INCLUSIVE: undefined,
     SIM_REQUIRE_USER_AGENT: undefined,
     SIM_NULL_RULE_DESCRIPTIONS: undefined,
     SIM_TRANSIENT_EMPTY_PAGES: undefined,

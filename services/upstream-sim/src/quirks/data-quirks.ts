@@ -50,11 +50,20 @@ export function withNullDescriptions(
 }
 
 /**
- * With `after` inclusive, asking `after=t` selects `created_utc >= t`; over whole seconds that is the
- * exclusive bound ceil(t) - 1 (a bound given in milliseconds can fall inside a second).
+ * The exclusive bounds that select what the upstream would under the profile's reading. With `after`
+ * inclusive, `after=t` selects `created_utc >= t`: over whole seconds the exclusive bound ceil(t) - 1
+ * (a bound given in milliseconds can fall inside a second); with `before` inclusive, floor(t) + 1.
  */
-export function exclusiveAfter(after: number | undefined, quirks: SimQuirks): number | undefined {
-  return after !== undefined && quirks.afterInclusive ? Math.ceil(after) - 1 : after;
+export function exclusiveBounds<T extends { after?: number | undefined; before?: number | undefined }>(
+  search: T,
+  quirks: SimQuirks,
+): T {
+  const { after, before } = search;
+  return {
+    ...search,
+    after: after !== undefined && quirks.afterInclusive ? Math.ceil(after) - 1 : after,
+    before: before !== undefined && quirks.beforeInclusive ? Math.floor(before) + 1 : before,
+  };
 }
 
 const EPOCH_FIELD = /"(created_utc|created|retrieved_on)":(\d+)(?=[,}])/g;

@@ -5,7 +5,7 @@ import { SELECTABLE } from "../query/fields.ts";
 import { readIds } from "../query/ids.ts";
 import { findComment } from "../query/lookup.ts";
 import { readCommentSearch, searchComments } from "../query/search-comments.ts";
-import { exclusiveAfter } from "../quirks/data-quirks.ts";
+import { exclusiveBounds } from "../quirks/data-quirks.ts";
 import { renderTree } from "../render/tree.ts";
 import type { SimDeps } from "./deps.ts";
 import { readerFor } from "./deps.ts";
@@ -13,8 +13,7 @@ import { readerFor } from "./deps.ts";
 export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void {
   app.get("/api/comments/search", (request, reply) => {
     const reader = readerFor(deps, request.query);
-    const read = readCommentSearch(reader);
-    const search = { ...read, after: exclusiveAfter(read.after, deps.quirks) };
+    const search = exclusiveBounds(readCommentSearch(reader), deps.quirks);
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
     const rows = searchComments(deps.corpus, search, now);
