@@ -18,6 +18,7 @@ import {
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
+import { DEFAULT_USER_AGENT } from "@rda/upstream-client";
 import type { StartAdapter } from "./start-adapter.ts";
 
 function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
@@ -27,6 +28,8 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     NATS_PASSWORD: env.natsPassword(),
     UPSTREAM_URL: env.httpUrl().default("http://127.0.0.1:8070"),
     UPSTREAM_DEADLINE_MS: env.positiveInt(8_000),
+    /** docs/operations.md#environment: the product and the operator's contact, sent on every upstream call. */
+    UPSTREAM_USER_AGENT: env.headerText(),
     RDA_NAMESPACE: env.namespace(),
     HEALTH_PORT: env.port(defaultHealthPort),
     HEALTH_HOST: env.host(),
@@ -56,7 +59,7 @@ export function runAdapterMain(
       subjects: buildSubjects(config.RDA_NAMESPACE),
       upstreamUrl: config.UPSTREAM_URL,
       logger,
-      upstream: { deadlineMs: config.UPSTREAM_DEADLINE_MS },
+      upstream: { deadlineMs: config.UPSTREAM_DEADLINE_MS, userAgent: config.UPSTREAM_USER_AGENT },
       registry: observability.registry,
     });
     const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {
@@ -64,6 +67,12 @@ export function runAdapterMain(
     });
     const metrics = await observability.serveMetrics();
     const ports = { healthPort: health.port, metricsPort: metrics.port };
+    if (config.UPSTREAM_USER_AGENT === undefined) {
+      logger.warn(
+        { userAgent: DEFAULT_USER_AGENT },
+        "UPSTREAM_USER_AGENT is not set: the upstream is not told whom to contact about this traffic",
+      );
+    }
     logger.info(
       { ...ports, upstream: config.UPSTREAM_URL, tracing: observability.tracing.enabled },
       "adapter ready",

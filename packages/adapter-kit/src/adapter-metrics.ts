@@ -1,7 +1,7 @@
 /**
  * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
  * class and their latency, calls by outcome and their latency (retries and waits included), retries,
- * and calls coalesced into one already in flight. Fed by the upstream client's observer.
+ * calls coalesced into one already in flight, and calls refused with a block page. Fed by the upstream client's observer.
  */
 import { Counter, Histogram, type Registry } from "@rda/service-kit";
 import type { UpstreamObserver } from "@rda/upstream-client";
@@ -48,6 +48,12 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     labelNames: ["adapter", "operation"],
     registers,
   });
+  const blocked = new Counter({
+    name: "upstream_blocked_total",
+    help: "Upstream calls refused with a block page (a non-JSON 403, such as Cloudflare's), by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    registers,
+  });
   return {
     attempt({ operation, statusClass, seconds }) {
       requests.inc({ adapter, operation, status_class: statusClass });
@@ -59,5 +65,6 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
       if (count > 0) retries.inc({ adapter, operation }, count);
     },
     coalesced: (operation) => coalesced.inc({ adapter, operation }),
+    blocked: (operation) => blocked.inc({ adapter, operation }),
   };
 }

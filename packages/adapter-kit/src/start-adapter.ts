@@ -30,7 +30,12 @@ export interface AdapterDeps {
   readonly subjects: Subjects;
   readonly upstreamUrl: string;
   readonly logger: Logger;
-  readonly upstream?: { readonly deadlineMs?: number; readonly maxRetries?: number };
+  readonly upstream?: {
+    readonly deadlineMs?: number;
+    readonly maxRetries?: number;
+    /** UPSTREAM_USER_AGENT; the client's default when unset. */
+    readonly userAgent?: string;
+  };
   /** Where the upstream metrics go (the process's registry); a private one when not given. */
   readonly registry?: Registry;
 }

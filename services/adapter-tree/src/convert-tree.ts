@@ -7,6 +7,7 @@
  *
  * The upstream objects are never mutated: a coalesced upstream answer may be shared by several requests.
  */
+import { withIntegerEpochs } from "@rda/adapter-kit";
 import type { CommentTreeNode, MoreStub } from "@rda/contracts";
 
 type Thing = { readonly kind: unknown; readonly data: Record<string, unknown> };
@@ -31,7 +32,8 @@ function convertThing(thing: Thing): CommentTreeNode | undefined {
   if (thing.kind === "more") return { kind: "more", data: thing.data as MoreStub, replies: [] };
   if (thing.kind !== "t1") return undefined;
   const { replies, ...comment } = thing.data;
-  return { kind: "t1", data: comment, replies: convertThings(listingChildren(replies)) };
+  // The copy is ours: epochs sent as strings (old threads) become integers (docs/upstream.md#assumptions).
+  return { kind: "t1", data: withIntegerEpochs(comment), replies: convertThings(listingChildren(replies)) };
 }
 
 /** Reddit's convention: a comment without loaded replies has `replies: ""`. */
