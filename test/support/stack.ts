@@ -50,7 +50,11 @@ import {
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
-import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
+import {
+  type RunningSimulator,
+  type StartOptions as SimulatorOptions,
+  startSimulator,
+} from "../../services/upstream-sim/src/index.ts";
 
 export interface StackOptions {
   /** The shared upstream reserve (billing's); default large so only tests that want it meet it. */
@@ -64,6 +68,8 @@ export interface StackOptions {
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
+  simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
 }
 
 export interface PortalParts {
@@ -135,7 +141,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
 
-  const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1" });
+  const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1", ...options.simulator });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
