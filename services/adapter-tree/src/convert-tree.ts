@@ -2,8 +2,9 @@
  * The upstream's nested Listing form → the spec's node form (docs/upstream.md#comment-tree):
  *   upstream  {kind:"t1", data:{...comment, replies: {kind:"Listing", data:{children:[...]}} | ""}}
  *   ours      {kind:"t1", data:{...comment without replies}, replies:[...]}
- * Collapsed `more` stubs are kept as {kind:"more", data:{count, children, id, …}, replies:[]}, so the
- * comments plus the `more` counts give the thread's true size even during the blackout.
+ * Collapsed `more` stubs are kept as {kind:"more", data:{count, children, id, …}, replies:[]}, so a
+ * client sees where comments were left out; `count` is the upstream's, passed on as sent (whether it
+ * covers whole subtrees is not documented upstream: docs/upstream.md#assumptions).
  *
  * The upstream objects are never mutated: a coalesced upstream answer may be shared by several requests.
  */
