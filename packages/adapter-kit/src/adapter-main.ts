@@ -67,7 +67,9 @@ export function runAdapterMain(
     });
     const metrics = await observability.serveMetrics();
     const ports = { healthPort: health.port, metricsPort: metrics.port };
-    if (config.UPSTREAM_USER_AGENT === undefined) {
+    // A local simulator needs no contact; a real upstream should be told whom to ask about the traffic.
+    const local = /^(localhost|127\.|\[::1\]$)/.test(new URL(config.UPSTREAM_URL).hostname);
+    if (config.UPSTREAM_USER_AGENT === undefined && !local) {
       logger.warn(
         { userAgent: DEFAULT_USER_AGENT },
         "UPSTREAM_USER_AGENT is not set: the upstream is not told whom to contact about this traffic",
