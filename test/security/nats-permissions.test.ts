@@ -39,6 +39,7 @@ import {
 } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
+import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
 import { type Billing, startBilling } from "../../services/billing/src/index.ts";
 import { type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
 import { createPortalBilling } from "../../services/portal/src/billing-client.ts";
@@ -222,6 +223,18 @@ beforeAll(async () => {
     upstream: { deadlineMs: 2_000 },
   });
   stoppers.push(() => adapter.stop());
+  // User profiles come from an upstream that takes longer than the gateway's patience with a silent
+  // adapter: only the adapter's progress messages, sent under its permissions, keep the request alive.
+  const slowSimulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1", latencyMs: 2_500 });
+  stoppers.push(() => slowSimulator.close());
+  const slowAdapter = await startAdapterUsers({
+    nats: await as("adapter-users"),
+    subjects,
+    upstreamUrl: slowSimulator.url,
+    logger,
+    upstream: { deadlineMs: 3_500, attemptTimeoutMs: 3_500 },
+  });
+  stoppers.push(() => slowAdapter.stop());
   gateway = await startGateway(
     {
       redis,
@@ -286,6 +299,13 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
 
     expect(response.status).toBe(200);
     expect(((await response.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+    expect(response.headers.get("x-credits-remaining")).toBe("9");
+  });
+
+  it("lets an adapter on a slow upstream call send the gateway its progress until the answer", async () => {
+    const key = await createKeyAsAdmin(10);
+    const response = await fetch(`${gateway.url}/v1/users/someone`, { headers: { "x-api-key": key.key } });
+    expect(response.status).toBe(200);
     expect(response.headers.get("x-credits-remaining")).toBe("9");
   });
 

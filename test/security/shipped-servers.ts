@@ -69,6 +69,7 @@ export const REDIS_USERS = {
   billing: "REDIS_PASSWORD_BILLING",
   gateway: "REDIS_PASSWORD_GATEWAY",
   portal: "REDIS_PASSWORD_PORTAL",
+  adapter: "REDIS_PASSWORD_ADAPTER",
 } as const;
 export type RedisUserName = keyof typeof REDIS_USERS;
 

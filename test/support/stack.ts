@@ -35,22 +35,30 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
+import { createRedisPacer, type PacerSettings } from "../../packages/upstream-client/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
 import { startBilling } from "../../services/billing/src/index.ts";
-import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
+import {
+  type GatewayMetrics,
+  type GatewaySettings,
+  type RunningGateway,
+  startGateway,
+} from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
 import { type RunningPaymentsSim, startPaymentsSim } from "../../services/payments-sim/src/index.ts";
 import {
   createSmtpMailer,
   generateSigningKey,
   type PaymentsSettings,
+  type PortalSettings,
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
 import {
+  type BudgetQuirks,
   type RunningSimulator,
   type StartOptions as SimulatorOptions,
   startSimulator,
@@ -63,6 +71,14 @@ export interface StackOptions {
   pendingSweepMs?: number;
   /** Adapters' upstream deadline; short keeps fault tests fast. Default 1500 ms. */
   upstreamDeadlineMs?: number;
+  /** Adapters' upstream attempt timeout; default half the deadline. */
+  upstreamAttemptMs?: number;
+  /** The simulator's budget quirks (how the real upstream rations clients); default none. */
+  simulatorBudget?: BudgetQuirks;
+  /** The adapters share one pacer with these settings, as replicas do; default unpaced. */
+  upstreamBudget?: PacerSettings;
+  /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
+  inProcessAdapters?: boolean;
   logger?: Logger;
   /** Also start the developer portal and a capture inbox for its mail. */
   portal?: boolean;
@@ -70,6 +86,8 @@ export interface StackOptions {
   payments?: boolean;
   /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
   simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
+  /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
+  portalSettings?: Partial<PortalSettings>;
 }
 
 export interface PortalParts {
@@ -77,6 +95,8 @@ export interface PortalParts {
   readonly inbox: CaptureInbox;
   /** The key the portal signs OAuth access tokens with (tests forge tokens with it). */
   readonly signingKey: SigningKey;
+  /** Every route the portal serves (method and URL pattern). */
+  readonly routes: readonly { method: string; url: string }[];
 }
 
 export interface PaymentsParts {
@@ -123,7 +143,7 @@ export interface Stack {
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
   /** Another gateway replica on the same services and Redis, with its own settings. */
-  startGateway(settings?: Partial<GatewaySettings>): Promise<RunningGateway>;
+  startGateway(settings?: Partial<GatewaySettings>, metrics?: GatewayMetrics): Promise<RunningGateway>;
   /** Sets a simulator fault (POST /__sim/faults: docs/operations.md#fault-control). */
   fault(spec: { mode: string; rate?: number; path?: string; count?: number }): Promise<void>;
   clearFaults(): Promise<void>;
@@ -141,7 +161,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
 
-  const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1", ...options.simulator });
+  const simulator = await startSimulator({
+    seed: 42,
+    port: 0,
+    host: "127.0.0.1",
+    budget: options.simulatorBudget,
+    ...options.simulator,
+  });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
@@ -166,9 +192,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     subjects,
     upstreamUrl: simulator.url,
     logger,
-    upstream: { deadlineMs: options.upstreamDeadlineMs ?? 1_500 },
+    upstream: {
+      deadlineMs: options.upstreamDeadlineMs ?? 1_500,
+      attemptTimeoutMs: options.upstreamAttemptMs,
+    },
+    pacer:
+      options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
   };
-  for (const start of [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers]) {
+  const adapters =
+    options.inProcessAdapters === false
+      ? []
+      : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
+  for (const start of adapters) {
     const adapter = await start(adapterDeps);
     stoppers.push(() => adapter.stop());
   }
@@ -209,7 +244,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`, webhookSecret)
     : undefined;
   if (sim) stoppers.push(() => sim.sim.close());
-  const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
+  const portalDeps = {
+    redis,
+    nats,
+    subjects,
+    keys,
+    logger,
+    apiUrl: gateway.url,
+    payments: sim?.settings,
+    overrides: options.portalSettings,
+  };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
   const payments: PaymentsParts | undefined = sim && {
@@ -264,9 +308,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async startBilling() {
       billing = await startBilling(billingDeps);
     },
-    async startGateway(overrides = {}) {
+    async startGateway(overrides = {}, metrics) {
       const extra = await startGateway(
-        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides) },
+        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides), metrics },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(() => extra.stop());
@@ -317,6 +361,7 @@ async function startPortalParts(deps: {
   port: number;
   apiUrl: string;
   payments?: PaymentsSettings;
+  overrides?: Partial<PortalSettings>;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
   const signingKey = generateSigningKey();
@@ -344,6 +389,7 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        ...deps.overrides,
       },
     },
     { port: deps.port, host: "127.0.0.1" },
@@ -355,6 +401,7 @@ async function startPortalParts(deps: {
     url,
     inbox,
     signingKey,
+    routes: portal.routes,
     async stop() {
       await portal.stop();
       await stopMail();

@@ -1,11 +1,18 @@
 /**
  * The process shell shared by the four adapters: environment (validated once, a bad value exits
- * naming the variable), tracing when configured, NATS, the adapter itself, a health server whose
- * readiness is "NATS connected", the metrics server, and an ordered shutdown (stop taking requests →
- * finish in-flight → drain NATS → close health and metrics → export the last spans).
+ * naming the variable, and time bounds out of order refused), tracing when configured, NATS, Redis
+ * for the product's shared upstream pacer, the adapter itself, a health server whose readiness is
+ * "NATS connected", the metrics server, and an ordered shutdown (stop taking requests → finish
+ * in-flight → drain NATS → quit Redis → close health and metrics → export the last spans).
  */
-import { buildSubjects } from "@rda/contracts";
 import {
+  buildSubjects,
+  UPSTREAM_BUDGET_DEFAULTS,
+  UPSTREAM_TIMEOUT_DEFAULTS,
+  upstreamTimeoutOrderProblem,
+} from "@rda/contracts";
+import {
+  ConfigError,
   connectNats,
   createLogger,
   env,
@@ -14,11 +21,13 @@ import {
   natsIdentity,
   observabilityEnv,
   onShutdown,
+  openRedis,
+  redisKeys,
   runMain,
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { DEFAULT_USER_AGENT } from "@rda/upstream-client";
+import { createRedisPacer, DEFAULT_USER_AGENT } from "@rda/upstream-client";
 import type { StartAdapter } from "./start-adapter.ts";
 
 function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
@@ -27,7 +36,15 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     NATS_USER: env.natsUser(),
     NATS_PASSWORD: env.natsPassword(),
     UPSTREAM_URL: env.httpUrl().default("http://127.0.0.1:8070"),
-    UPSTREAM_DEADLINE_MS: env.positiveInt(8_000),
+    /** The pacer's shared state (docs/upstream.md#rate-limits); the adapters' own Redis user. */
+    REDIS_URL: env.redisUrl(),
+    /** One HTTP attempt: heavy queries take seconds upstream. */
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.attemptMs),
+    UPSTREAM_DEADLINE_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.deadlineMs),
+    /** The gateway's wait for an adapter, read here only to check the order of the bounds. */
+    ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
+    UPSTREAM_REQUESTS_PER_SECOND: env.positiveNumber(UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond),
+    UPSTREAM_CONCURRENCY: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.concurrency),
     /** docs/operations.md#environment: the product and the operator's contact, sent on every upstream call. */
     UPSTREAM_USER_AGENT: env.headerText(),
     RDA_NAMESPACE: env.namespace(),
@@ -50,16 +67,35 @@ export function runAdapterMain(
 ): void {
   runMain(service, async () => {
     const config = loadConfig(adapterEnvShape(defaultPorts.health, defaultPorts.metrics));
+    const attemptTimeoutMs = config.UPSTREAM_ATTEMPT_TIMEOUT_MS;
+    const problem = upstreamTimeoutOrderProblem({
+      UPSTREAM_ATTEMPT_TIMEOUT_MS: attemptTimeoutMs,
+      UPSTREAM_DEADLINE_MS: config.UPSTREAM_DEADLINE_MS,
+      ADAPTER_TIMEOUT_MS: config.ADAPTER_TIMEOUT_MS,
+    });
+    if (problem) throw new ConfigError([problem]);
     const identity = natsIdentity(config);
     const observability = await startObservability(service, moduleUrl, config);
     const logger = createLogger(service, { level: config.LOG_LEVEL });
     const nats = await connectNats(config.NATS_URL, service, logger, identity);
+    const redis = await openRedis(config.REDIS_URL, service, logger);
+    const pacer = createRedisPacer(
+      redis,
+      redisKeys(config.RDA_NAMESPACE).upstreamPacer,
+      { requestsPerSecond: config.UPSTREAM_REQUESTS_PER_SECOND, concurrency: config.UPSTREAM_CONCURRENCY },
+      logger,
+    );
     const adapter = await start({
       nats,
       subjects: buildSubjects(config.RDA_NAMESPACE),
       upstreamUrl: config.UPSTREAM_URL,
       logger,
-      upstream: { deadlineMs: config.UPSTREAM_DEADLINE_MS, userAgent: config.UPSTREAM_USER_AGENT },
+      upstream: {
+        deadlineMs: config.UPSTREAM_DEADLINE_MS,
+        attemptTimeoutMs,
+        userAgent: config.UPSTREAM_USER_AGENT,
+      },
+      pacer,
       registry: observability.registry,
     });
     const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {
@@ -82,6 +118,7 @@ export function runAdapterMain(
     onShutdown(logger, [
       ["adapter", () => adapter.stop()],
       ["nats", () => nats.drain()],
+      ["quit Redis", () => redis.quit()],
       ["health", () => health.close()],
       ["metrics", () => metrics.close()],
       ["export the last spans", () => observability.tracing.shutdown()],

@@ -1,7 +1,8 @@
 /**
  * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
  * class and their latency, calls by outcome and their latency (retries and waits included), retries,
- * calls coalesced into one already in flight, and calls refused with a block page. Fed by the upstream client's observer.
+ * calls coalesced into one already in flight, calls refused with a block page, and turns in the
+ * shared pacer (outcome, wait). Fed by the upstream client's observer.
  */
 import { Counter, Histogram, type Registry } from "@rda/service-kit";
 import type { UpstreamObserver } from "@rda/upstream-client";
@@ -54,7 +55,24 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     labelNames: ["adapter", "operation"],
     registers,
   });
+  const turns = new Counter({
+    name: "upstream_pacer_turns_total",
+    help: "Turns asked of the shared upstream pacer, by outcome: granted, window_spent, queue_full, pacer_unavailable (the last three: nothing was sent).",
+    labelNames: ["adapter", "operation", "outcome"],
+    registers,
+  });
+  const turnWait = new Histogram({
+    name: "upstream_pacer_wait_seconds",
+    help: "Time an upstream request waited for its turn in the shared budget, by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    buckets: UPSTREAM_BUCKETS,
+    registers,
+  });
   return {
+    turn({ operation, outcome, seconds }) {
+      turns.inc({ adapter, operation, outcome });
+      turnWait.observe({ adapter, operation }, seconds);
+    },
     attempt({ operation, statusClass, seconds }) {
       requests.inc({ adapter, operation, status_class: statusClass });
       requestDuration.observe({ adapter, operation }, seconds);

@@ -81,6 +81,14 @@ export const ERRORS = {
     description:
       "Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.",
   },
+  idempotency_response_not_kept: {
+    status: 409,
+    refunded: false,
+    message:
+      "the request with this Idempotency-Key was served and charged, but its response was not kept for replay; send a new Idempotency-Key to fetch it again",
+    description:
+      "The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.",
+  },
   payload_too_large: {
     status: 413,
     refunded: false,
@@ -176,6 +184,7 @@ export const DATA_ERROR_CODES = [
   "auth_failures_throttled",
   "insufficient_credits",
   "idempotency_in_progress",
+  "idempotency_response_not_kept",
   "idempotency_key_reused",
   "rate_limited",
   "global_rate_limited",

@@ -1,5 +1,8 @@
 export * from "./adapter-frame.ts";
 export * from "./api-keys.ts";
+export * from "./archive-params.ts";
+export * from "./archive-responses.ts";
+export * from "./archive-search-params.ts";
 export * from "./dates.ts";
 export * from "./decode-json.ts";
 export * from "./errors.ts";
@@ -19,3 +22,4 @@ export * from "./reddit-objects.ts";
 export * from "./responses.ts";
 export * from "./result.ts";
 export * from "./subjects.ts";
+export * from "./upstream-budget.ts";

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN, KEY_HASH_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
 import type { ErrorCode } from "./errors.ts";
-import { KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
+import { BIDI_CONTROL_PATTERN, KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
 
 const keyId = z.string().regex(KEY_ID_PATTERN);
 const keyHash = z.string().regex(KEY_HASH_PATTERN);
@@ -168,7 +168,14 @@ export const createKeyRequestSchema = z
     rate_limit: z
       .object({ qps: bounded(KEY_LIMITS.qps).optional(), burst: bounded(KEY_LIMITS.burst).optional() })
       .optional(),
-    label: z.string().max(KEY_LIMITS.labelMaxLength).optional(),
+    label: z
+      .string()
+      .max(KEY_LIMITS.labelMaxLength)
+      .refine((label) => !BIDI_CONTROL_PATTERN.test(label), {
+        error:
+          "a label may not contain invisible direction controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C)",
+      })
+      .optional(),
     /** The portal account that owns the key; its limits on active and created keys then apply. */
     account_id: accountIdSchema.optional(),
   })

@@ -35,6 +35,11 @@ export interface OpenApiOptions {
 
 const DEFAULT_PORTAL_URL = "http://127.0.0.1:8060";
 
+/** The reference's first line: where a reader gets the key every example needs. */
+function getAKey(portalUrl: string): string {
+  return `**[Get a key](${portalUrl}/signup)** in the developer portal: sign up with your email address, and each new key comes with free credits. Keys, balances, usage and buying credits: [${portalUrl}](${portalUrl}).`;
+}
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
   const paths: Record<string, JsonObject> = {};
@@ -49,7 +54,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     info: {
       title: "Reddit Data API",
       version: API_VERSION,
-      description: API_DESCRIPTION,
+      description: `${getAKey(portalUrl)}\n\n${API_DESCRIPTION}`,
       contact: { name: "Reddit Data API developer portal", url: portalUrl },
       license: { name: "Proprietary: use under the terms of the developer portal", url: portalUrl },
     },
@@ -87,7 +92,9 @@ const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
   [OPERATION_TAGS.items]:
     "Posts and comments of a community or an author, page by page or by id, and a post's whole comment tree.",
   [OPERATION_TAGS.communities]: "Find communities by name prefix and read their rules.",
-  [OPERATION_TAGS.users]: "A user's archived activity and karma aggregates.",
+  [OPERATION_TAGS.users]: "Users' archived activity and karma aggregates: one by name, or a search.",
+  [OPERATION_TAGS.activity]:
+    "How many posts or comments a community or an author made per hour, day or week.",
   [OPERATION_TAGS.account]: "The key's own balance and rate limit, free of charge.",
 };
 

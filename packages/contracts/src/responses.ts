@@ -12,6 +12,18 @@ export const communitySchema = z
     name: z.string(),
     subscribers: z.number().int(),
     description: z.string(),
+    title: z.string().optional().meta({ description: "The community's title, where the archive has one." }),
+    created_utc: epochSeconds.optional().meta({ description: "When the community was created." }),
+    _meta: z
+      .looseObject({
+        num_posts: z.number().int(),
+        num_comments: z.number().int(),
+      })
+      .partial()
+      .optional()
+      .meta({
+        description: "The archive's counts of the community's posts and comments, where it has them.",
+      }),
   })
   .meta({ id: "Community" });
 export type Community = z.infer<typeof communitySchema>;

@@ -10,6 +10,8 @@ const ADAPTER_SUBJECTS = {
   searchSubreddits: "adapter.subreddits.search",
   getSubredditRules: "adapter.subreddits.rules",
   getUserProfile: "adapter.users.get",
+  searchUsers: "adapter.users.search",
+  getActivity: "adapter.activity.get",
 } as const;
 
 const BILLING_SUBJECTS = {

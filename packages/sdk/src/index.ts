@@ -12,6 +12,7 @@ export type { components, paths } from "./generated/openapi.ts";
 export { OPERATIONS } from "./generated/operations.ts";
 export type {
   Account,
+  Activity,
   CallOptions,
   Comment,
   CommentTreeNode,

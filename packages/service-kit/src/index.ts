@@ -8,6 +8,12 @@ export {
   type TrustProxy,
   trustProxyOption,
 } from "./config.ts";
+export {
+  addressKey,
+  createFailedAuthLimiter,
+  type FailedAuthLimiter,
+  type FailedAuthLimits,
+} from "./failed-auth-limiter.ts";
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
 export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
@@ -31,7 +37,8 @@ export {
   requestJson,
   requestRaw,
 } from "./nats.ts";
-export { type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
+export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
+export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
 export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
 export {
   type Observability,
@@ -50,7 +57,14 @@ export {
   redactUrl,
   redisResponds,
 } from "./redis.ts";
-export { type PortalRedisKeys, type RedisKeys, redisKeys } from "./redis-keys.ts";
+export { type PortalRedisKeys, type RedisKeys, redisKeys, type UpstreamPacerKeys } from "./redis-keys.ts";
+export {
+  checkOutgoingUrl,
+  isPublicAddress,
+  OutgoingRequestRefused,
+  type SafeFetchOptions,
+  safeFetch,
+} from "./safe-fetch.ts";
 export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,

@@ -42,9 +42,14 @@ export interface RedisKeys {
   accountKeyCounts(accountId: string): string;
   /**
    * Hash: the request an `Idempotency-Key` (by its hash) named for this API key, and once served,
-   * the response to replay. Written by the gateway; it is not ledger data.
+   * the response to replay. Written by the gateway; it is not ledger data, and lives in a family of
+   * its own (`…:idempotency:…`): every record expires, so it may be evicted or kept elsewhere.
    */
   idempotentRequest(keyId: string, idempotencyKeyHash: string): string;
+  /** Hash: bytes of stored responses of one API key, by hour bucket (its idempotency quota). */
+  idempotencyKeyBytes(keyId: string): string;
+  /** Counter (expiring): bytes stored by all keys in one hour bucket of the replay window. */
+  idempotencyStoreBytes(bucket: number): string;
   /** Token bucket of one key's rate limit. */
   keyRateBucket(keyId: string): string;
   /** Token bucket of the shared upstream reserve. */
@@ -54,8 +59,18 @@ export interface RedisKeys {
    * voids it. Global, like the reserve: a sweep must find due debits of every key.
    */
   readonly pendingDebits: string;
+  /** The adapters' shared pacing of upstream requests (written only by their pacer's scripts). */
+  readonly upstreamPacer: UpstreamPacerKeys;
   /** The developer portal's own keys. */
   readonly portal: PortalRedisKeys;
+}
+
+/** One hash tag, so the pacer's scripts stay in one Redis Cluster slot. */
+export interface UpstreamPacerKeys {
+  /** Hash: when the next request may go (`next_at`), and the upstream's window as last reported. */
+  readonly state: string;
+  /** Sorted set: the requests in flight upstream (lease ids), scored by the epoch ms their lease ends. */
+  readonly leases: string;
 }
 
 export interface PortalRedisKeys {
@@ -69,8 +84,24 @@ export interface PortalRedisKeys {
   loginLink(tokenHash: string): string;
   /** String (JSON, expiring): the session whose id hashes to `sessionHash`. */
   session(sessionHash: string): string;
+  /**
+   * String (expiring, single use): a key's new secret waiting to be shown once, after the redirect
+   * that follows its creation or rotation; encrypted with a key only the session's cookie yields,
+   * and named by a hash of the session id and the key id.
+   */
+  pendingSecret(handleHash: string): string;
   /** Counter (expiring): sign-in emails sent to one address in the current window. */
   mailsToAddress(emailHash: string): string;
+  /**
+   * Counter (expiring): sign-in emails sent to one address at the request of one client address,
+   * or of one known browser (`device:<id>`), in the current window.
+   */
+  mailsToAddressFrom(emailHash: string, requester: string): string;
+  /**
+   * String (expiring): the hash of the address a browser signed in to, for the device cookie whose
+   * value hashes to `deviceHash` (the owner's own browser passes the address-wide mail limit).
+   */
+  knownDevice(deviceHash: string): string;
   /** Counter (expiring): sign-in emails requested from one client address in the current window. */
   mailsFromClient(ip: string): string;
   /**
@@ -83,6 +114,8 @@ export interface PortalRedisKeys {
   oauthSessionByUid(uidHash: string): string;
   /** Set: `<model>:<id hash>` of every code and refresh token a grant issued, so revoking it ends them. */
   oauthGrantTokens(grantId: string): string;
+  /** Counter (expiring): dynamic client registrations from one client address in the current hour. */
+  registrationsFromClient(ip: string): string;
   /** Hash: one connection, an OAuth client an account allowed to spend one of its keys (by grant id). */
   oauthConnection(grantId: string): string;
   /** Set: grant ids of an account's connections. */
@@ -104,9 +137,15 @@ export function redisKeys(namespace = ""): RedisKeys {
     accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
     accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
-    idempotentRequest: (keyId: string, hash: string) => `${root}:key:{${keyId}}:idempotency:${hash}`,
+    idempotentRequest: (keyId: string, hash: string) => `${root}:idempotency:{${keyId}}:${hash}`,
+    idempotencyKeyBytes: (keyId: string) => `${root}:idempotency:{${keyId}}:bytes`,
+    idempotencyStoreBytes: (bucket: number) => `${root}:idempotency:store-bytes:${bucket}`,
     globalReserveBucket: `${root}:ratelimit:global`,
     pendingDebits: `${root}:pending-debits`,
+    upstreamPacer: Object.freeze({
+      state: `${root}:upstream:{pacer}:state`,
+      leases: `${root}:upstream:{pacer}:leases`,
+    }),
     portal: portalKeys(`${root}:portal`),
   });
 }
@@ -118,12 +157,17 @@ function portalKeys(root: string): PortalRedisKeys {
     accountSessions: (accountId: string) => `${root}:account:{${accountId}}:sessions`,
     loginLink: (tokenHash: string) => `${root}:login-link:${tokenHash}`,
     session: (sessionHash: string) => `${root}:session:${sessionHash}`,
+    pendingSecret: (handleHash: string) => `${root}:pending-secret:${handleHash}`,
     mailsToAddress: (emailHash: string) => `${root}:mail-limit:address:${emailHash}`,
+    mailsToAddressFrom: (emailHash: string, requester: string) =>
+      `${root}:mail-limit:address-from:${emailHash}:${requester}`,
+    knownDevice: (deviceHash: string) => `${root}:device:${deviceHash}`,
     mailsFromClient: (ip: string) => `${root}:mail-limit:client:${ip}`,
     oauthRecord: (model: string, idHash: string) => `${root}:oauth:${model}:${idHash}`,
     oauthSessionByUid: (uidHash: string) => `${root}:oauth:session-uid:${uidHash}`,
     oauthGrantTokens: (grantId: string) => `${root}:oauth:grant-tokens:${grantId}`,
     oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
+    registrationsFromClient: (ip: string) => `${root}:oauth:registrations-from:${ip}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
   });
 }

@@ -3,6 +3,9 @@
  * 200 / 400 / 429 / 502 (docs/architecture.md), and carries how many HTTP attempts it took.
  */
 import type { Logger } from "@rda/service-kit";
+import type { UpstreamPacer } from "./pacer/pacer.ts";
+
+export type { UpstreamPacer };
 
 /** Query parameters of one upstream GET; undefined values are left out. */
 export type UpstreamQuery = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -53,6 +56,13 @@ export interface UpstreamClientOptions {
   /** Longest single attempt; defaults to half the deadline so a hung attempt leaves time for a retry. */
   readonly attemptTimeoutMs?: number;
   readonly maxRetries?: number;
+  /**
+   * Before its one retry, a "busy" answer waits this long plus up to as much again at random: the
+   * upstream asked us to slow down, and a retry within milliseconds would only add to its load.
+   */
+  readonly busyWaitMs?: number;
+  /** Gives every HTTP request its turn in the product's shared budget (pacer/pacer.ts); none: unpaced. */
+  readonly pacer?: UpstreamPacer;
   /** First backoff step; the n-th retry waits a random time in [0, min(cap, base * 2^n)) ("full jitter"). */
   readonly backoffBaseMs?: number;
   readonly backoffCapMs?: number;
@@ -89,6 +99,12 @@ export interface UpstreamObserver {
   coalesced(operation: string): void;
   /** A call the upstream refused with a block page (docs/upstream.md#errors-and-busy-answers). */
   blocked?(operation: string): void;
+  /** A turn asked of the pacer: granted, or why not; `seconds` waited for the answer. */
+  turn?(event: {
+    readonly operation: string;
+    readonly outcome: "granted" | "window_spent" | "queue_full" | "pacer_unavailable";
+    readonly seconds: number;
+  }): void;
 }
 
 export interface UpstreamClientStats {

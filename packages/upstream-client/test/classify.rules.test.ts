@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyAnswer, parseResetSeconds } from "../src/classify.ts";
+import { classifyAnswer } from "../src/classify.ts";
 
 describe("classifyAnswer", () => {
   it("accepts a 200 JSON body with data and no error key", () => {
@@ -51,20 +51,12 @@ describe("classifyAnswer", () => {
     expect(classifyAnswer(503, undefined, '{"error":"overloaded"}').kind).toBe("transient");
   });
 
-  it("reads x-ratelimit-reset seconds on a 429 and ignores an unusable header", () => {
-    expect(classifyAnswer(429, "12", "")).toEqual({ kind: "rate_limited", resetSeconds: 12 });
-    expect(classifyAnswer(429, "soon", "")).toEqual({ kind: "rate_limited", resetSeconds: undefined });
+  it("carries the seconds until the window turns on a 429, when they are known", () => {
+    expect(classifyAnswer(429, 12, "")).toEqual({ kind: "rate_limited", resetSeconds: 12 });
+    expect(classifyAnswer(429, undefined, "")).toEqual({ kind: "rate_limited", resetSeconds: undefined });
   });
 
   it("rejects a JSON body without a data key", () => {
     expect(classifyAnswer(200, undefined, "[1,2]").kind).toBe("unavailable");
-  });
-});
-
-describe("parseResetSeconds", () => {
-  it("takes the first value of a repeated header and refuses negative or huge values", () => {
-    expect(parseResetSeconds(["3", "9"])).toBe(3);
-    expect(parseResetSeconds("-1")).toBeUndefined();
-    expect(parseResetSeconds("99999")).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const fastRetries = { backoffBaseMs: 5, backoffCapMs: 20 };
+const fastRetries = { backoffBaseMs: 5, backoffCapMs: 20, busyWaitMs: 5 };
 
 describe("upstream client over HTTP", () => {
   it("sends requests under the base URL's path prefix with the query as given", async () => {

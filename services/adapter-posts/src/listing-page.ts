@@ -21,7 +21,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { type OperationContext, withIntegerEpochs } from "@rda/adapter-kit";
-import type { ItemKind, ListingParams } from "@rda/contracts";
+import { type ItemKind, type ListingParams, upstreamListingFilters } from "@rda/contracts";
 import {
   jsonArrayPrefix,
   type UpstreamClient,
@@ -175,6 +175,8 @@ async function fetchRowsOnce(
     limit: window.limit,
     sort: params.sort,
     fields: upstreamFields,
+    // The archive's own filters (docs/api.md#amendments-to-the-original-contract) go through under their upstream names.
+    ...upstreamListingFilters(params),
   };
   const result = await client.get(ITEM_KINDS[kind].searchPath, query, context);
   if (result.outcome !== "ok") return result;

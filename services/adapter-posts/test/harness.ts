@@ -19,7 +19,7 @@ export interface Harness {
 export async function startHarness(
   seed = 7,
   scale = 0.1,
-  upstream?: { deadlineMs?: number; maxRetries?: number },
+  upstream?: { deadlineMs?: number; maxRetries?: number; busyWaitMs?: number },
   quirks?: Partial<SimQuirks>,
 ): Promise<Harness> {
   const sim = await startSimulator({ seed, scale, quirks });

@@ -3,7 +3,7 @@
  * billing queue group and applies refunds from the shared durable JetStream consumer. It neither
  * reads the environment nor opens connections (main.ts does), so tests start it in-process.
  */
-import { BALANCE_LIMITS, QUEUE_GROUPS, type Subjects } from "@rda/contracts";
+import { BALANCE_LIMITS, QUEUE_GROUPS, type Subjects, UPSTREAM_BUDGET_DEFAULTS } from "@rda/contracts";
 import {
   jetstreamManager,
   type Logger,
@@ -28,8 +28,11 @@ import { createBillingMetrics, registerRefundLag } from "./metrics.ts";
 import { startRefundConsumer } from "./refund-consumer.ts";
 import { ensureRefundConsumer, ensureRefundStream } from "./refund-stream.ts";
 
-/** The upstream tolerates a couple of requests per second per client and about 2,000 a minute at most. */
-const DEFAULT_RESERVE: Reserve = { qps: 20, burst: 40 };
+/** Sized to the upstream's real budget (docs/upstream.md#rate-limits). */
+const DEFAULT_RESERVE: Reserve = {
+  qps: UPSTREAM_BUDGET_DEFAULTS.reserveQps,
+  burst: UPSTREAM_BUDGET_DEFAULTS.reserveBurst,
+};
 
 export interface BillingSettings {
   /** Credits granted to a new key (FREE_CREDITS). */
@@ -42,7 +45,7 @@ export interface BillingSettings {
   readonly maxKeysCreatedPerAccount?: number;
   /**
    * The shared upstream reserve every data request must find room in (UPSTREAM_RESERVE_QPS and
-   * UPSTREAM_RESERVE_BURST, default 20/s with a burst of 40: see services/billing/README.md).
+   * UPSTREAM_RESERVE_BURST, default 2/s with a burst of 4: docs/upstream.md#rate-limits).
    */
   readonly reserve?: Reserve;
   /**

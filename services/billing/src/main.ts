@@ -4,7 +4,7 @@
  * finish in-flight → drain NATS → quit Redis → export the last spans).
  */
 
-import { buildSubjects, WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
+import { buildSubjects, UPSTREAM_BUDGET_DEFAULTS, WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
 import {
   connectNats,
   createLogger,
@@ -35,12 +35,11 @@ const configShape = {
   RATE_LIMIT_QPS: env.positiveInt(2),
   RATE_LIMIT_BURST: env.positiveInt(10),
   /**
-   * The shared upstream reserve. The upstream allows "a couple requests per second" per client and
-   * about 2000 a minute at most (docs/upstream.md#rate-limits); one adapter call can retry, so 20/s
-   * sustained with a burst of 40 keeps us under ~1200 upstream calls a minute with room for retries.
+   * The shared upstream reserve: data requests admitted per second for every customer together, sized
+   * to what the upstream can serve us (docs/upstream.md#rate-limits).
    */
-  UPSTREAM_RESERVE_QPS: env.positiveInt(20),
-  UPSTREAM_RESERVE_BURST: env.positiveInt(40),
+  UPSTREAM_RESERVE_QPS: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.reserveQps),
+  UPSTREAM_RESERVE_BURST: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.reserveBurst),
   PENDING_SWEEP_MS: env.positiveInt(1_000),
   /** A Redis command without an answer by then fails; billing's hot path then answers 503. */
   REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(REDIS_COMMAND_TIMEOUT_MS),

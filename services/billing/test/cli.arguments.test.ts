@@ -37,6 +37,10 @@ const BAD: [string[], RegExp][] = [
   [["keys", "create", "--credits", "lots"], /--credits must be a whole number/],
   [["keys", "create", "--label", "x".repeat(201)], /--label must be at most 200 characters, got 201/],
   [["keys", "create", "--label"], /--label needs a value/],
+  [
+    ["keys", "create", "--label", "invoice\u202Etxt.exe"],
+    /--label: a label may not contain invisible direction controls/,
+  ],
   [["keys", "create", "--bogus", "1"], /'keys create' has no option --bogus/],
   [["keys", "create", "surplus"], /unexpected argument 'surplus'/],
   [["keys", "create", "--json=yes"], /--json takes no value/],

@@ -40,6 +40,11 @@ runMain("gateway", async () => {
         adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,
         billingTimeoutMs: config.BILLING_TIMEOUT_MS,
         pendingDebitMs,
+        idempotencyLimits: {
+          maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+          keyQuotaBytes: config.IDEMPOTENCY_KEY_QUOTA_BYTES,
+          storeMaxBytes: config.IDEMPOTENCY_STORE_MAX_BYTES,
+        },
         mcpUrl: config.MCP_URL,
         mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
         bodyTimeoutMs: config.BODY_TIMEOUT_MS,

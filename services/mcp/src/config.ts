@@ -1,4 +1,5 @@
 /** The MCP service's environment, validated once at start (docs/architecture.md, services/mcp/README.md). */
+import { UPSTREAM_TIMEOUT_DEFAULTS } from "@rda/contracts";
 import { env, loadConfig } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
@@ -10,7 +11,10 @@ const shape = {
   HOST: env.host(),
   /** The gateway's internal listener (GATEWAY_INTERNAL_PORT), where tool calls go. */
   GATEWAY_URL: env.httpUrl().default("http://127.0.0.1:8081"),
-  GATEWAY_TIMEOUT_MS: env.positiveInt(15_000),
+  /** Outlasts the gateway's own wait for an adapter, so the gateway's answer (a refunded 502) arrives. */
+  GATEWAY_TIMEOUT_MS: env.positiveInt(
+    UPSTREAM_TIMEOUT_DEFAULTS.adapterMs + UPSTREAM_TIMEOUT_DEFAULTS.mcpMarginMs,
+  ),
   MCP_ALLOWED_ORIGINS: env.originList(),
   MCP_BODY_TIMEOUT_MS: env.positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   /** Below a few kilobytes no result could say what it holds. */

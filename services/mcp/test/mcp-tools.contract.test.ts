@@ -17,7 +17,7 @@ describe("the tools' contract", () => {
   });
   afterAll(async () => fixture.close());
 
-  it("lists exactly the seven tools of the spec, each named in OPERATIONS, read-only, with both schemas", async () => {
+  it("lists exactly the nine tools, each named in OPERATIONS, read-only, with both schemas", async () => {
     const { tools } = await agent.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       Object.values(OPERATIONS)
@@ -35,10 +35,28 @@ describe("the tools' contract", () => {
     const { tools } = await agent.listTools();
     const schema = tools.find((tool) => tool.name === "search_posts")?.inputSchema;
     expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(
-      ["after", "author", "before", "fields", "ids", "limit", "q", "sort", "subreddit"].sort(),
+      [
+        "after",
+        "author",
+        "before",
+        "fields",
+        "ids",
+        "limit",
+        "q",
+        "sort",
+        "subreddit",
+        "over_18",
+        "spoiler",
+        "link_flair_text",
+        "author_flair_text",
+        "url",
+        "url_exact",
+        "crosspost_parent_id",
+      ].sort(),
     );
     expect(schema?.properties?.limit).toMatchObject({ minimum: 1, maximum: 100, default: 25 });
     expect(schema?.properties?.sort).toMatchObject({ enum: ["asc", "desc"], default: "desc" });
+    expect(schema?.properties?.over_18).toMatchObject({ type: "boolean" });
   });
 
   it("marks only the free check_credits as idempotent and says it costs nothing", async () => {

@@ -13,6 +13,7 @@ import fastifyStatic from "@fastify/static";
 import fastifyView from "@fastify/view";
 import type { Subjects } from "@rda/contracts";
 import {
+  createFailedAuthLimiter,
   isNatsConnected,
   isRedisReady,
   type Logger,
@@ -26,7 +27,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createPortalBilling } from "./billing-client.ts";
 import type { PortalContext } from "./context.ts";
 import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
-import { installHooks } from "./http/hooks.ts";
+import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
@@ -34,10 +35,18 @@ import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
 import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
 import { registerRoutes } from "./routes.ts";
-import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOverTls } from "./settings.ts";
+import {
+  DEFAULT_FAILED_AUTH,
+  LOGIN_LINK_TTL_MS,
+  type PaymentsSettings,
+  type PortalSettings,
+  servedOverTls,
+} from "./settings.ts";
 import { createAccountStore } from "./store/accounts.ts";
+import { createDeviceStore } from "./store/devices.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
+import { createPendingSecrets } from "./store/pending-secrets.ts";
 import { createSessionStore } from "./store/sessions.ts";
 
 export interface PortalDeps {
@@ -72,6 +81,7 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
     routerOptions: { maxParamLength: 1_000 },
   });
   const ctx = buildContext(deps);
+  installSecurityHeaders(app, ctx);
   app.register(fastifyCookie);
   app.register(fastifyCsrf, {
     cookieKey: ctx.cookies.csrf,
@@ -116,15 +126,23 @@ function checkoutOrigins(payments: PaymentsSettings): string[] {
 function buildContext(deps: PortalDeps): PortalContext {
   const { redis, nats, keys, settings, logger } = deps;
   const store = { redis, keys, now: deps.now ?? Date.now };
+  const billing = createPortalBilling({
+    nats,
+    subjects: deps.subjects,
+    timeoutMs: settings.billingTimeoutMs,
+  });
   return {
     logger,
     settings,
     accounts: createAccountStore(store),
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
+    pendingSecrets: createPendingSecrets(store),
     mailLimits: createMailLimiter(store, settings.mailLimits),
+    devices: createDeviceStore(store),
     mailer: deps.mailer,
-    billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
+    failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
+    billing,
     oauth: createPortalOAuth({
       redis,
       nats,
@@ -136,6 +154,11 @@ function buildContext(deps: PortalDeps): PortalContext {
       signingKey: settings.oauthSigningKey,
       behindProxy: settings.trustProxy !== false,
       renderError: renderProviderError,
+      registrationsPerClientPerHour: settings.oauthRegistrationsPerClientPerHour,
+      keyIsActive: async (accountId, keyId) => {
+        const shown = await billing.showKey(accountId, keyId);
+        return shown.ok ? shown.value !== undefined && !shown.value.revoked : undefined;
+      },
     }),
     cookies: cookieSettings(servedOverTls(settings)),
     payments: settings.payments && {

@@ -63,10 +63,15 @@ export const portalConfigShape = {
   MAIL_FROM: mailFrom(),
   SUPPORT_EMAIL: z.email({ error: "must be an email address" }).optional(),
   PORTAL_MAIL_PER_ADDRESS_PER_HOUR: env.positiveInt(5),
+  PORTAL_MAIL_PER_ADDRESS_ALL_CLIENTS_PER_HOUR: env.positiveInt(20),
   PORTAL_MAIL_PER_CLIENT_PER_HOUR: env.positiveInt(20),
+  /** Dynamic OAuth client registrations one client address may make per hour. */
+  OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR: env.positiveInt(20),
   PORTAL_SESSION_HOURS: env.positiveInt(7 * 24),
   PORTAL_TRUST_PROXY: env.trustProxy(),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
+  FAILED_AUTH_BURST: env.positiveInt(20),
+  FAILED_AUTH_QPS: env.positiveInt(1),
   /** Unset: no card payments (the billing page says how else to get credits). */
   STRIPE_SECRET_KEY: z
     .string()
@@ -130,14 +135,17 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     supportEmail: config.SUPPORT_EMAIL ?? fromAddress,
     mailLimits: {
       perAddress: config.PORTAL_MAIL_PER_ADDRESS_PER_HOUR,
+      perAddressAllClients: config.PORTAL_MAIL_PER_ADDRESS_ALL_CLIENTS_PER_HOUR,
       perClient: config.PORTAL_MAIL_PER_CLIENT_PER_HOUR,
       windowSeconds: 3_600,
     },
     sessionTtlMs: config.PORTAL_SESSION_HOURS * 3_600_000,
     trustProxy: config.PORTAL_TRUST_PROXY,
     billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+    failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
     payments: paymentsSettings(config),
     oauthSigningKey: config.OAUTH_SIGNING_KEY,
+    oauthRegistrationsPerClientPerHour: config.OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR,
   };
 }
 

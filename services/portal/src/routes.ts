@@ -6,7 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import type { PortalContext } from "./context.ts";
 import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from "./routes/billing.ts";
-import { createKey, keyPage, keysPage, revokeKey, rotateKey, usagePanel } from "./routes/keys.ts";
+import { createKey, keyPage, keysPage, revokeKey, rotateKey, secretPage, usagePanel } from "./routes/keys.ts";
 import { answerConsent, connectionsPage, consentPage, disconnect } from "./routes/oauth-consent.ts";
 import { accountPage, homePage } from "./routes/pages.ts";
 import {
@@ -33,6 +33,7 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get("/keys", keysPage(ctx));
   app.post("/keys", createKey(ctx));
   app.get("/keys/:id", keyPage(ctx));
+  app.get("/keys/:id/secret", secretPage(ctx));
   app.get("/keys/:id/usage", usagePanel(ctx));
   app.get("/keys/:id/usage.json", usageJson(ctx));
   app.post("/keys/:id/rotate", rotateKey(ctx));

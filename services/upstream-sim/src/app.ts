@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import Fastify, { LogController } from "fastify";
+import { BudgetGate } from "./budget/budget-gate.ts";
+import { type BudgetQuirks, hasBudgetQuirks } from "./budget/budget-quirks.ts";
 import type { Corpus } from "./corpus/types.ts";
 import { Messages } from "./errors.ts";
 import { FaultRegistry } from "./faults/fault-registry.ts";
@@ -9,6 +11,7 @@ import { sendError } from "./http/responses.ts";
 import { resolveQuirks, type SimQuirks } from "./profile.ts";
 import { stringifyOldEpochs, TransientEmptyPages } from "./quirks/data-quirks.ts";
 import { Renderer } from "./render/renderer.ts";
+import { registerAggregateRoutes } from "./routes/aggregate.ts";
 import { registerCommentRoutes } from "./routes/comments.ts";
 import { registerCommunityRoutes } from "./routes/communities.ts";
 import type { SimDeps } from "./routes/deps.ts";
@@ -25,6 +28,8 @@ export interface SimAppOptions {
   readonly logger?: FastifyBaseLogger;
   /** The upstream's quirks to imitate (profile.ts); default: the `default` profile, none. */
   readonly quirks?: SimQuirks;
+  /** How the upstream rations its clients; default none. */
+  readonly budget?: BudgetQuirks;
 }
 
 /** The simulator as a value: no environment, no listening. main.ts and startSimulator() run it. */
@@ -45,10 +50,12 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     held: new HeldRequests(),
     quirks,
     emptyPages: new TransientEmptyPages(options.corpus.seed, quirks.transientEmptyPageRate),
+    ...(options.budget && hasBudgetQuirks(options.budget) ? { budget: new BudgetGate(options.budget) } : {}),
   };
   registerTrafficHook(app, deps);
   registerStringEpochs(app, quirks.stringEpochsBefore);
   registerPostRoutes(app, deps);
+  registerAggregateRoutes(app, deps);
   registerCommentRoutes(app, deps);
   registerCommunityRoutes(app, deps);
   registerSimControl(app, deps);

@@ -13,6 +13,7 @@ import {
 } from "@rda/service-kit";
 import { z } from "zod";
 import { buildSimApp } from "./app.ts";
+import { budgetQuirkFlags, budgetQuirksOf } from "./budget/budget-quirks.ts";
 import { DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
 import { quirkEnvShape, quirksFromEnv } from "./profile.ts";
 import { corpusSummary } from "./routes/sim-control.ts";
@@ -27,6 +28,7 @@ const configShape = {
   /** Epoch seconds to lay the corpus around instead of now: two processes then serve the same data. */
   SIM_ANCHOR: z.coerce.number({ error: "must be epoch seconds" }).int().positive().optional(),
   ...quirkEnvShape,
+  ...budgetQuirkFlags,
   LOG_LEVEL: env.logLevel(),
   ...observabilityEnv(9207),
 };
@@ -41,7 +43,8 @@ runMain("upstream-sim", async () => {
     scale: config.SIM_SCALE,
   });
   const quirks = quirksFromEnv(config);
-  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger, quirks });
+  const budget = budgetQuirksOf(config.SIM_PROFILE, config);
+  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger, quirks, budget });
   const url = await app.listen({ port: config.SIM_PORT, host: config.SIM_HOST });
   logger.info(
     {
@@ -49,6 +52,7 @@ runMain("upstream-sim", async () => {
       latency_ms: config.SIM_LATENCY_MS,
       profile: config.SIM_PROFILE,
       quirks,
+      budget,
       ...corpusSummary({ corpus }),
     },
     "upstream simulator listening",

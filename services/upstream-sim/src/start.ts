@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { buildSimApp } from "./app.ts";
+import type { BudgetQuirks } from "./budget/budget-quirks.ts";
 import type { CorpusOptions } from "./corpus/corpus.ts";
 import { generateCorpus } from "./corpus/corpus.ts";
 import type { Corpus } from "./corpus/types.ts";
@@ -19,6 +20,8 @@ export interface StartOptions extends CorpusOptions {
   readonly profile?: SimProfile;
   /** Quirks set one by one, over the profile's. */
   readonly quirks?: Partial<SimQuirks>;
+  /** How the upstream rations its clients (budget/budget-quirks.ts); default none. */
+  readonly budget?: BudgetQuirks;
 }
 
 export interface RunningSimulator {
@@ -35,7 +38,13 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
   const corpus = options.corpus ?? generateCorpus(options);
   const clock = options.clock ?? Date.now;
   const quirks = resolveQuirks(options.profile, options.quirks);
-  const app = buildSimApp({ corpus, clock, latencyMs: options.latencyMs ?? 0, quirks });
+  const app = buildSimApp({
+    corpus,
+    clock,
+    latencyMs: options.latencyMs ?? 0,
+    quirks,
+    budget: options.budget,
+  });
   const host = options.host ?? "127.0.0.1";
   await app.listen({ port: options.port ?? 0, host });
   const address = app.server.address();

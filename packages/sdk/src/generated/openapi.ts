@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List posts of a community or author, or fetch posts by id
-         * @description Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.
+         * @description Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. Listing filters (the archive's own): `over_18`, `spoiler`, `link_flair_text`, `author_flair_text`, `url` (prefix, or exact with `url_exact`) and `crosspost_parent_id`. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.
          */
         get: operations["listPosts"];
         put?: never;
@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * List comments of a community or author, or fetch comments by id
-         * @description Same modes and rules as listPosts, with comment ids and `q` over the body. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.
+         * @description Same modes and rules as listPosts, with comment ids and `q` over the body. `link_id` lists one post's comments as a flat list, paged by the same cursor, without `subreddit` or `author`; `parent_id` keeps the replies to one comment, or with an empty value (`parent_id=`) top-level comments only. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.
          */
         get: operations["listComments"];
         put?: never;
@@ -69,7 +69,7 @@ export interface paths {
         };
         /**
          * Search communities by name prefix
-         * @description At most 10 matches, not paginated. 1 credit.
+         * @description 10 matches unless `limit` says otherwise (up to 100), not paginated. Filter by subscribers and NSFW, and order by subscribers, creation time or name. 1 credit.
          */
         get: operations["searchSubreddits"];
         put?: never;
@@ -112,6 +112,46 @@ export interface paths {
          * @description A username with no matching account answers 200 with `user: null` and is still charged. 1 credit.
          */
         get: operations["getUserProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search users by name prefix, karma and recent activity
+         * @description Users with their profile aggregates, ordered by archived karma (default) or by name. Paged by rank: `_service.cursor` is the rank of the next page's first user; pass it as `offset`, and stop when `has_more` is false. The archive ranks at most the first 1,000 users of one search. 1 credit per page.
+         */
+        get: operations["searchUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count posts or comments per hour, day or week
+         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 2,000 items of the community or author in the window (more is a 400, not charged). Buckets less than 36 hours old are marked `settled: false`. 1 credit.
+         */
+        get: operations["getActivity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -224,6 +264,108 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Community: {
+            name: string;
+            subscribers: number;
+            description: string;
+            /** @description The community's title, where the archive has one. */
+            title?: string;
+            /** @description When the community was created. */
+            created_utc?: number;
+            /** @description The archive's counts of the community's posts and comments, where it has them. */
+            _meta?: {
+                num_posts?: number;
+                num_comments?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        CommunityRule: {
+            short_name: string;
+            description: string;
+            priority: number;
+        } & {
+            [key: string]: unknown;
+        };
+        SubredditRules: {
+            subreddit: string;
+            rules: components["schemas"]["CommunityRule"][];
+        };
+        /** @description Archive aggregates; karma is summed from archived items. */
+        UserProfile: {
+            author: string;
+            /** @description Account id without t2_; null for long-inactive accounts. */
+            id: string | null;
+            _meta: {
+                num_posts: number;
+                num_comments: number;
+                post_karma: number;
+                comment_karma: number;
+                total_karma: number;
+                earliest_post_at: number | null;
+                earliest_comment_at: number | null;
+                last_post_at: number | null;
+                last_comment_at: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description user is null when no account matches exactly. */
+        UserProfileResult: {
+            user: components["schemas"]["UserProfile"] | null;
+        };
+        Account: {
+            credits_balance: number;
+            rate_limit: {
+                qps: number;
+                burst: number;
+            };
+        };
+        ListServiceMeta: {
+            /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */
+            cursor: number | null;
+            /** @description True when the listing goes on: the page came back full. A page may hold fewer rows than `limit` while has_more is true, because the rows of one created_utc second are never split across pages; with `q` it may even be empty. Stop paging when it is false. */
+            has_more: boolean;
+            credits_used: number;
+            credits_remaining: number;
+        };
+        CreditServiceMeta: {
+            credits_used: number;
+            credits_remaining: number;
+        };
+        Error: {
+            /** @description What went wrong and what to do about it. */
+            error: string;
+        };
+        ActivityBucket: {
+            /** @description Start of the bucket, epoch seconds (UTC). */
+            start: number;
+            /** @description Items created in the bucket, within the window. */
+            count: number;
+            /** @description False while part of the bucket is younger than 36 hours: the archive fetches every item a second time about 36 h after creation, so items deleted or removed in that time can still change the count. */
+            settled: boolean;
+        };
+        Activity: {
+            /** @enum {string} */
+            kind: "posts" | "comments";
+            /** @enum {string} */
+            interval: "hour" | "day" | "week";
+            /** @description Start of the window (exclusive), epoch seconds. */
+            after: number;
+            /** @description End of the window (exclusive), epoch seconds. */
+            before: number;
+            /**
+             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count).
+             * @enum {string}
+             */
+            source: "aggregate" | "search";
+            /** @description Sum of the bucket counts. */
+            total: number;
+            /** @description Every bucket of the window in time order, empty ones included (count 0). */
+            buckets: components["schemas"]["ActivityBucket"][];
+        };
         /** @description An upstream post (`t3`), untrimmed unless `fields` names the fields to keep. The fields below are the common ones; any other upstream field passes through unchanged. */
         Post: {
             /** @description Base36 id, without the kind prefix. */
@@ -463,70 +605,6 @@ export interface components {
         };
         /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub standing for comments left out; a stub's `count` is the upstream's, passed on as sent. */
         CommentTreeNode: components["schemas"]["CommentNode"] | components["schemas"]["MoreNode"];
-        Community: {
-            name: string;
-            subscribers: number;
-            description: string;
-        };
-        CommunityRule: {
-            short_name: string;
-            description: string;
-            priority: number;
-        } & {
-            [key: string]: unknown;
-        };
-        SubredditRules: {
-            subreddit: string;
-            rules: components["schemas"]["CommunityRule"][];
-        };
-        /** @description Archive aggregates; karma is summed from archived items. */
-        UserProfile: {
-            author: string;
-            /** @description Account id without t2_; null for long-inactive accounts. */
-            id: string | null;
-            _meta: {
-                num_posts: number;
-                num_comments: number;
-                post_karma: number;
-                comment_karma: number;
-                total_karma: number;
-                earliest_post_at: number | null;
-                earliest_comment_at: number | null;
-                last_post_at: number | null;
-                last_comment_at: number | null;
-            } & {
-                [key: string]: unknown;
-            };
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description user is null when no account matches exactly. */
-        UserProfileResult: {
-            user: components["schemas"]["UserProfile"] | null;
-        };
-        Account: {
-            credits_balance: number;
-            rate_limit: {
-                qps: number;
-                burst: number;
-            };
-        };
-        ListServiceMeta: {
-            /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */
-            cursor: number | null;
-            /** @description True when the listing goes on: the page came back full. A page may hold fewer rows than `limit` while has_more is true, because the rows of one created_utc second are never split across pages; with `q` it may even be empty. Stop paging when it is false. */
-            has_more: boolean;
-            credits_used: number;
-            credits_remaining: number;
-        };
-        CreditServiceMeta: {
-            credits_used: number;
-            credits_remaining: number;
-        };
-        Error: {
-            /** @description What went wrong and what to do about it. */
-            error: string;
-        };
     };
     responses: {
         /** @description A parameter is missing, unknown or invalid; the message names it. Not charged. Or: The data source refused the parameters after the debit. The credit is refunded. */
@@ -576,7 +654,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. */
+        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. */
         Error409: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -751,6 +829,20 @@ export interface operations {
                 fields?: string;
                 /** @description Exact-phrase filter over title and selftext of the fetched page (singular/plural tolerant). */
                 q?: string;
+                /** @description Only posts marked NSFW (true) or only those not (false). Also 1/0, yes/no, y/n. */
+                over_18?: boolean | string;
+                /** @description Only spoiler posts (true) or only the others (false). Also 1/0, yes/no, y/n. */
+                spoiler?: boolean | string;
+                /** @description Keyword match on the post's flair (the archive's own keyword search). */
+                link_flair_text?: string;
+                /** @description Keyword match on the author's flair (the archive's own keyword search). */
+                author_flair_text?: string;
+                /** @description Posts whose `url` starts with this (exactly this with `url_exact=true`). */
+                url?: string;
+                /** @description Makes `url` an exact match. Default false. */
+                url_exact?: boolean | string;
+                /** @description Only crossposts of this post (id with or without t3_). */
+                crosspost_parent_id?: string;
             };
             header?: {
                 /**
@@ -826,6 +918,10 @@ export interface operations {
                 fields?: string;
                 /** @description Exact-phrase filter over body of the fetched page (singular/plural tolerant). */
                 q?: string;
+                /** @description Only the comments of this post (id with or without t3_): its whole thread as a flat list, paged by the same cursor. */
+                link_id?: string;
+                /** @description Only the direct replies to this comment (`t1_…` or bare id), or to this post (`t3_…`: its top-level comments). Empty (`parent_id=`) means top-level comments only. */
+                parent_id?: string;
             };
             header?: {
                 /**
@@ -932,6 +1028,18 @@ export interface operations {
     searchSubreddits: {
         parameters: {
             query: {
+                /** @description Only communities with at least this many subscribers. */
+                min_subscribers?: number;
+                /** @description Only communities with at most this many subscribers. */
+                max_subscribers?: number;
+                /** @description Only NSFW communities (true) or only the others (false). Also 1/0, yes/no, y/n. */
+                over18?: boolean | string;
+                /** @description What the matches are ordered by. */
+                sort_type?: "subscribers" | "created_utc" | "name";
+                /** @description Order direction. */
+                sort?: "asc" | "desc";
+                /** @description How many matches, 1 to 100 (10 unless given). */
+                limit?: number;
                 /**
                  * @description Community name or name prefix.
                  * @example typesc
@@ -1070,6 +1178,151 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["UserProfileResult"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    searchUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only usernames starting with this (case does not matter).
+                 * @example b
+                 */
+                author_prefix?: string;
+                /**
+                 * @description Only users whose archived karma is at least this.
+                 * @example 100
+                 */
+                min_karma?: number;
+                /** @description Only users with a post or comment since then: an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y. */
+                active_since?: string | number;
+                /** @description Order by total archived karma or by username. */
+                sort_type?: "karma" | "name";
+                /** @description Order direction. */
+                sort?: "asc" | "desc";
+                /**
+                 * @description Users per page, 1 to 100.
+                 * @example 2
+                 */
+                limit?: number;
+                /** @description Rank of the first user of the page: pass `_service.cursor` of the previous page. The archive ranks at most the first 1,000 users of one search. */
+                offset?: number;
+            };
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Costs 1 credit. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UserProfile"][];
+                        _service: components["schemas"]["ListServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getActivity: {
+        parameters: {
+            query: {
+                /** @description What is counted. */
+                kind?: "posts" | "comments";
+                /**
+                 * @description Community name without r/.
+                 * @example typescript
+                 */
+                subreddit?: string;
+                /** @description Username without u/. */
+                author?: string;
+                /** @description Count only items containing this exact phrase (title and selftext, or body; singular/plural tolerant), within the community or author given. */
+                q?: string;
+                /**
+                 * @description Bucket size. Buckets are UTC; weeks start on Monday.
+                 * @example day
+                 */
+                interval?: "hour" | "day" | "week";
+                /**
+                 * @description Start of the window (exclusive, required): an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y.
+                 * @example 2026-11-01
+                 */
+                after: string | number;
+                /**
+                 * @description End of the window (exclusive); now when omitted: an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y.
+                 * @example 2026-11-04
+                 */
+                before?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Costs 1 credit. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Activity"];
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
                 };

@@ -10,6 +10,7 @@ import {
   err,
   KEY_ID_PATTERN,
   KEY_LIMITS,
+  labelProblem,
   ok,
   parseUsdToCents,
   type Result,
@@ -262,6 +263,8 @@ function buildCreate(json: boolean, _id: string, values: Values): Result<Command
   if (label !== undefined && label.length > KEY_LIMITS.labelMaxLength) {
     return err(`--label must be at most ${KEY_LIMITS.labelMaxLength} characters, got ${label.length}`);
   }
+  const problem = label === undefined ? undefined : labelProblem(label);
+  if (problem !== undefined) return err(`--label: ${problem}`);
   return ok({ name: "keys create", json, credits: credits.value, qps: qps.value, burst: burst.value, label });
 }
 

@@ -8,14 +8,18 @@
  * can be refunded, so every refund is applied exactly once. Markers written before debits were
  * pending say `debited:<balance>[:<operation>:<day>]` and count as pending.
  *
- * Admission touches the key's slot and two global keys (the reserve bucket and the pending index):
- * fine on one Redis primary, which the operator guide prescribes; see there for Redis Cluster.
+ * Admission touches the key's slot and three global keys (the reserve bucket, the pending index, and
+ * the upstream pacer's state, read only): fine on one Redis primary, which the operator guide
+ * prescribes; see there for Redis Cluster.
  */
 import { JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
 import { luaScript } from "./lua-script.ts";
 
 /**
- * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index.
+ * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index, upstream pacer
+ * state (the adapters' pacer writes it: packages/upstream-client/src/pacer/pacer-scripts.ts). While
+ * the upstream has reported its window spent, a data request is refused like a full reserve, with
+ * the wait until the window turns: it would not be sent upstream, so nothing is debited.
  * ARGV: request_id, key hash ('' for a caller bound to the key id, as an OAuth token's), operation,
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock).
@@ -47,6 +51,13 @@ local left, full = math.floor(tokens), seconds_to_full(tokens, qps, burst)
 if balance < credits then return {'insufficient', balance, 0, qps, burst, left, full} end
 local reserve_qps = tonumber(ARGV[6])
 if reserve_qps > 0 then
+  local window = redis.call('HMGET', KEYS[7], 'closed_until', 'reset_at', 'remaining')
+  local spent_until = tonumber(window[1]) or 0
+  local reset_at, remaining = tonumber(window[2]) or 0, tonumber(window[3])
+  if remaining ~= nil and remaining <= 0 and reset_at > spent_until then spent_until = reset_at end
+  if spent_until > now then
+    return {'reserve_exhausted', balance, spent_until - now, qps, burst, left, full}
+  end
   local reserve_burst = tonumber(ARGV[7])
   local reserve = bucket_level(KEYS[5], reserve_qps, reserve_burst)
   if reserve < 1 then

@@ -61,6 +61,7 @@ export async function admit(
       keys.keyRateBucket(keyId),
       keys.globalReserveBucket,
       keys.pendingDebits,
+      keys.upstreamPacer.state,
     ],
     [
       requestId,

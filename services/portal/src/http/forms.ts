@@ -12,6 +12,8 @@ export const NOTICES = {
   "logged-out": "You are logged out on this device.",
   "logged-out-everywhere": "You are logged out on every device. Sign in again with a new email link.",
   canceled: "The payment was canceled: nothing was charged.",
+  "secret-shown":
+    "A new secret is shown only once, and it was shown already. If you did not copy it, rotate the key to get another.",
 } as const;
 
 export function noticeFor(query: unknown): string | undefined {

@@ -1,3 +1,4 @@
+import type { BudgetGate } from "../budget/budget-gate.ts";
 import type { Corpus } from "../corpus/types.ts";
 import type { FaultRegistry } from "../faults/fault-registry.ts";
 import type { HeldRequests } from "../faults/held-requests.ts";
@@ -21,6 +22,8 @@ export interface SimDeps {
   /** The profile's quirks (profile.ts). */
   readonly quirks: SimQuirks;
   readonly emptyPages: TransientEmptyPages;
+  /** The budget quirks (budget/budget-quirks.ts); absent when none is on. */
+  readonly budget?: BudgetGate;
 }
 
 function nowSeconds(deps: SimDeps): number {
