@@ -60,6 +60,7 @@ import {
 import {
   type BudgetQuirks,
   type RunningSimulator,
+  type StartOptions as SimulatorOptions,
   startSimulator,
 } from "../../services/upstream-sim/src/index.ts";
 
@@ -83,6 +84,8 @@ export interface StackOptions {
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
+  simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
   /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
   portalSettings?: Partial<PortalSettings>;
   /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
@@ -165,6 +168,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     port: 0,
     host: "127.0.0.1",
     budget: options.simulatorBudget,
+    ...options.simulator,
   });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.

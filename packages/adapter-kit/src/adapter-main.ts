@@ -27,7 +27,7 @@ import {
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { createRedisPacer } from "@rda/upstream-client";
+import { createRedisPacer, DEFAULT_USER_AGENT } from "@rda/upstream-client";
 import type { StartAdapter } from "./start-adapter.ts";
 
 function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
@@ -45,6 +45,8 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
     UPSTREAM_REQUESTS_PER_SECOND: env.positiveNumber(UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond),
     UPSTREAM_CONCURRENCY: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.concurrency),
+    /** docs/operations.md#environment: the product and the operator's contact, sent on every upstream call. */
+    UPSTREAM_USER_AGENT: env.headerText(),
     RDA_NAMESPACE: env.namespace(),
     HEALTH_PORT: env.port(defaultHealthPort),
     HEALTH_HOST: env.host(),
@@ -88,7 +90,11 @@ export function runAdapterMain(
       subjects: buildSubjects(config.RDA_NAMESPACE),
       upstreamUrl: config.UPSTREAM_URL,
       logger,
-      upstream: { deadlineMs: config.UPSTREAM_DEADLINE_MS, attemptTimeoutMs },
+      upstream: {
+        deadlineMs: config.UPSTREAM_DEADLINE_MS,
+        attemptTimeoutMs,
+        userAgent: config.UPSTREAM_USER_AGENT,
+      },
       pacer,
       registry: observability.registry,
     });
@@ -97,6 +103,14 @@ export function runAdapterMain(
     });
     const metrics = await observability.serveMetrics();
     const ports = { healthPort: health.port, metricsPort: metrics.port };
+    // A local simulator needs no contact; a real upstream should be told whom to ask about the traffic.
+    const local = /^(localhost|127\.|\[::1\]$)/.test(new URL(config.UPSTREAM_URL).hostname);
+    if (config.UPSTREAM_USER_AGENT === undefined && !local) {
+      logger.warn(
+        { userAgent: DEFAULT_USER_AGENT },
+        "UPSTREAM_USER_AGENT is not set: the upstream is not told whom to contact about this traffic",
+      );
+    }
     logger.info(
       { ...ports, upstream: config.UPSTREAM_URL, tracing: observability.tracing.enabled },
       "adapter ready",

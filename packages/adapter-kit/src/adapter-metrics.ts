@@ -1,8 +1,8 @@
 /**
  * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
  * class and their latency, calls by outcome and their latency (retries and waits included), retries,
- * calls coalesced into one already in flight, and turns in the shared pacer (outcome, wait). Fed by
- * the upstream client's observer.
+ * calls coalesced into one already in flight, calls refused with a block page, and turns in the
+ * shared pacer (outcome, wait). Fed by the upstream client's observer.
  */
 import { Counter, Histogram, type Registry } from "@rda/service-kit";
 import type { UpstreamObserver } from "@rda/upstream-client";
@@ -49,6 +49,12 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     labelNames: ["adapter", "operation"],
     registers,
   });
+  const blocked = new Counter({
+    name: "upstream_blocked_total",
+    help: "Upstream calls refused with a block page (a non-JSON 403, such as Cloudflare's), by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    registers,
+  });
   const turns = new Counter({
     name: "upstream_pacer_turns_total",
     help: "Turns asked of the shared upstream pacer, by outcome: granted, window_spent, queue_full, pacer_unavailable (the last three: nothing was sent).",
@@ -77,5 +83,6 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
       if (count > 0) retries.inc({ adapter, operation }, count);
     },
     coalesced: (operation) => coalesced.inc({ adapter, operation }),
+    blocked: (operation) => blocked.inc({ adapter, operation }),
   };
 }

@@ -38,7 +38,7 @@ export interface AdapterDeps {
   readonly logger: Logger;
   readonly upstream?: Pick<
     UpstreamClientOptions,
-    "deadlineMs" | "attemptTimeoutMs" | "maxRetries" | "busyWaitMs"
+    "deadlineMs" | "attemptTimeoutMs" | "maxRetries" | "busyWaitMs" | "userAgent"
   >;
   /** The product's shared upstream budget (`createRedisPacer`); none: this adapter is unpaced. */
   readonly pacer?: UpstreamPacer;

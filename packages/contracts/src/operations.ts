@@ -108,7 +108,7 @@ export const OPERATIONS = {
     path: "/v1/comments/tree",
     summary: "Get a post's whole nested comment tree",
     description:
-      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.",
+      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more`, with the ids of the comments left out directly under their parent and the upstream's count, passed on as sent. 1 credit.",
     params: getCommentTreeParamsSchema,
     pathParams: [],
     integerParams: ["limit"],

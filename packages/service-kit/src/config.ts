@@ -71,6 +71,12 @@ export const env = {
       .max(65_535, { error: "must be a port number from 0 to 65535" })
       .default(fallback),
   host: () => z.string().min(1).default("127.0.0.1"),
+  /** A value sent as an HTTP header (a User-Agent): printable ASCII, so it can never split a header. */
+  headerText: () =>
+    z
+      .string()
+      .regex(/^[\x20-\x7e]{1,200}$/, { error: "must be 1 to 200 printable ASCII characters" })
+      .optional(),
   positiveInt: (fallback: number) =>
     z.coerce
       .number({ error: "must be a positive integer" })

@@ -9,6 +9,7 @@ import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
+import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
 import { type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
 import { readWindowHeaders } from "./rate-limit-headers.ts";
 import { BodyTooLargeError, readBounded } from "./read-body.ts";
@@ -29,6 +30,7 @@ interface Transport {
   readonly prefix: string;
   readonly settings: ClientSettings;
   readonly observer: UpstreamObserver | undefined;
+  readonly userAgent: string;
   readonly pacer: UpstreamPacer;
   sent: number;
 }
@@ -44,12 +46,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const { origin, prefix } = parseBaseUrl(options.baseUrl);
   const pool = new Pool(origin, { connections: settings.connections, keepAliveTimeout: 30_000 });
   const pacer = options.pacer ?? unpaced;
-  const transport: Transport = { pool, prefix, settings, observer: options.observer, pacer, sent: 0 };
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const transport: Transport = {
+    pool,
+    prefix,
+    settings,
+    observer: options.observer,
+    pacer,
+    userAgent,
+    sent: 0,
+  };
+  const appName = options.appName ?? DEFAULT_APP_NAME;
   const coalescer = createCoalescer<UpstreamResult>();
   let coalesced = 0;
   return {
     get(path, query, call = {}) {
-      const tagged = options.appName ? { ...query, "meta-app": options.appName } : query;
+      const tagged = { ...query, "meta-app": appName };
       const key = buildRequestPath(prefix, path, tagged);
       // A joined call is logged under the request that started it.
       const logger = call.logger ?? options.logger;
@@ -77,6 +89,7 @@ async function observedCall(
   const seconds = (performance.now() - started) / 1000;
   const { outcome, retries } = result;
   transport.observer?.call({ operation: labels.operation, outcome, retries, seconds });
+  if (result.outcome === "unavailable" && result.blocked) transport.observer?.blocked?.(labels.operation);
   return result;
 }
 
@@ -198,7 +211,7 @@ async function send(
       path,
       method: "GET",
       signal: controller.signal,
-      headers: { accept: "application/json" },
+      headers: { accept: "application/json", "user-agent": transport.userAgent },
     });
     status = response.statusCode;
     span?.setAttribute("http.response.status_code", status);
@@ -227,7 +240,13 @@ async function send(
 }
 
 function logOutcome(logger: Logger | undefined, path: string, result: UpstreamResult): UpstreamResult {
-  if (result.outcome !== "ok" || result.retries > 0) {
+  if (result.outcome === "unavailable" && result.blocked) {
+    // One line that says what was seen, for the operator the alert sends here.
+    logger?.error(
+      { path, attempts: result.attempts, seen: result.message },
+      "upstream blocked the request; check UPSTREAM_USER_AGENT and the address the adapters call from",
+    );
+  } else if (result.outcome !== "ok" || result.retries > 0) {
     const { outcome, attempts } = result;
     const message = "message" in result ? result.message : undefined;
     logger?.warn({ path, outcome, attempts, message }, "upstream call needed retries or failed");

@@ -38,7 +38,12 @@ export type UpstreamResult = AttemptCounts &
       }
     | { readonly outcome: "bad_request"; readonly message: string }
     | { readonly outcome: "rate_limited"; readonly message: string; readonly retry_after_seconds: number }
-    | { readonly outcome: "unavailable"; readonly message: string }
+    | {
+        readonly outcome: "unavailable";
+        readonly message: string;
+        /** The upstream (its Cloudflare front) refused the request with a block page. */
+        readonly blocked?: true;
+      }
   );
 
 export type UpstreamFailure = Exclude<UpstreamResult, { outcome: "ok" }>;
@@ -67,6 +72,8 @@ export interface UpstreamClientOptions {
   readonly connections?: number;
   /** Sent as `meta-app=<name>` (docs/upstream.md#endpoints-we-use: tags which client sent the request). */
   readonly appName?: string;
+  /** The `User-Agent` header of every request: the product and the operator's contact (UPSTREAM_USER_AGENT). */
+  readonly userAgent?: string;
   readonly logger?: Logger;
   /** Told about every attempt and call, for the metrics; the adapters pass one (adapter-kit). */
   readonly observer?: UpstreamObserver;
@@ -90,6 +97,8 @@ export interface UpstreamObserver {
   }): void;
   /** A call answered by joining an identical one in flight (no upstream request of its own). */
   coalesced(operation: string): void;
+  /** A call the upstream refused with a block page (docs/upstream.md#errors-and-busy-answers). */
+  blocked?(operation: string): void;
   /** A turn asked of the pacer: granted, or why not; `seconds` waited for the answer. */
   turn?(event: {
     readonly operation: string;

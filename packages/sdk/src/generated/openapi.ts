@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a post's whole nested comment tree
-         * @description One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.
+         * @description One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more`, with the ids of the comments left out directly under their parent and the upstream's count, passed on as sent. 1 credit.
          */
         get: operations["getCommentTree"];
         put?: never;
@@ -617,7 +617,7 @@ export interface components {
             /** @description Always empty. */
             replies: components["schemas"]["CommentTreeNode"][];
         };
-        /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub. The comments plus every stub's `count` give the thread's true size, even during the blackout. */
+        /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub standing for comments left out; a stub's `count` is the upstream's, passed on as sent. */
         CommentTreeNode: components["schemas"]["CommentNode"] | components["schemas"]["MoreNode"];
     };
     responses: {
