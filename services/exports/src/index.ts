@@ -32,8 +32,10 @@ export interface ExportSettings extends Partial<WorkerSettings> {
   readonly storageDir?: string;
   readonly adapterTimeoutMs?: number;
   readonly billingTimeoutMs?: number;
-  /** Signs download links; every replica may keep its own (links point at the replica that signed). */
+  /** Signs download links; the same on every replica behind `linkBaseUrl`. Default: random. */
   readonly linkSecret?: string;
+  /** Where the gateway reaches the download listener; default the listener's own address. */
+  readonly linkBaseUrl?: string;
   /** How often expired files are removed. */
   readonly sweepMs?: number;
   /** Set false to serve commands only (no workers on this replica). */
@@ -91,7 +93,7 @@ export async function startExports(
     { links, jobs, objects, logger, ready: () => isNatsConnected(nats) },
     listen,
   );
-  linkBase = server.url;
+  linkBase = deps.settings?.linkBaseUrl ?? server.url;
 
   const commandDeps = {
     nats,

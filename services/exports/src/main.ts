@@ -10,9 +10,11 @@ import {
   env,
   loadConfig,
   natsIdentity,
+  observabilityEnv,
   onShutdown,
   openRedis,
   runMain,
+  startObservability,
 } from "@rda/service-kit";
 import { z } from "zod";
 import { startExports } from "./index.ts";
@@ -35,8 +37,13 @@ const exportsConfigShape = {
   EXPORTS_RETENTION_DAYS: env.positiveInt(7),
   /** How soon a job paused at a zero balance looks for credits again. */
   EXPORTS_BALANCE_RETRY_MS: env.positiveInt(30_000),
-  /** Signs download links; unset, a random one per process (links point at the replica that signed). */
-  EXPORTS_LINK_SECRET: z.string().min(32).optional(),
+  /**
+   * Signs download links; every replica behind EXPORTS_LINK_URL needs the same. Unset: a random one
+   * per process, which works only while one replica serves the links.
+   */
+  EXPORTS_LINK_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  /** Where the gateway reaches this service's download listener; default http://127.0.0.1:EXPORTS_PORT. */
+  EXPORTS_LINK_URL: env.httpUrl().optional(),
   ADAPTER_TIMEOUT_MS: env.positiveInt(10_000),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
   REDIS_URL: env.redisUrl(),
@@ -45,10 +52,13 @@ const exportsConfigShape = {
   NATS_PASSWORD: env.natsPassword(),
   RDA_NAMESPACE: env.namespace(),
   LOG_LEVEL: env.logLevel(),
+  /** Prometheus metrics on their own internal port. */
+  ...observabilityEnv(9210),
 } as const;
 
 runMain("exports", async () => {
   const config = loadConfig(exportsConfigShape);
+  const observability = await startObservability("exports", import.meta.url, config);
   const logger = createLogger("exports", { level: config.LOG_LEVEL });
   const namespace = config.RDA_NAMESPACE ?? "";
   const redis = await openRedis(config.REDIS_URL, "exports", logger);
@@ -68,16 +78,23 @@ runMain("exports", async () => {
         retentionMs: config.EXPORTS_RETENTION_DAYS * DAY_MS,
         balanceRetryMs: config.EXPORTS_BALANCE_RETRY_MS,
         linkSecret: config.EXPORTS_LINK_SECRET,
+        linkBaseUrl: config.EXPORTS_LINK_URL?.replace(/\/+$/, ""),
         adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,
         billingTimeoutMs: config.BILLING_TIMEOUT_MS,
       },
     },
     { port: config.EXPORTS_PORT, host: config.HOST },
   );
-  logger.info({ url: exportsService.url }, "exports listening");
+  const metrics = await observability.serveMetrics();
+  logger.info({ url: exportsService.url, metricsPort: metrics.port }, "exports listening");
+  if (!config.EXPORTS_LINK_SECRET) {
+    logger.warn("EXPORTS_LINK_SECRET is unset: download links work only while this one replica serves them");
+  }
   onShutdown(logger, [
     ["finish the current pages and hand the jobs back", () => exportsService.stop()],
     ["drain NATS", () => nats.drain()],
     ["quit Redis", () => redis.quit()],
+    ["close the metrics server", () => metrics.close()],
+    ["export the last spans", () => observability.tracing.shutdown()],
   ]);
 });
