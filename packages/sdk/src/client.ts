@@ -6,6 +6,7 @@
 
 import { isEnvelope } from "./envelope.ts";
 import { httpError, transportError } from "./errors.ts";
+import { createExportsClient, type ExportsClient } from "./exports.ts";
 import { OPERATIONS } from "./generated/operations.ts";
 import { itemsOf, pagesOf } from "./pagination.ts";
 import { buildRequestPath } from "./request-path.ts";
@@ -31,7 +32,8 @@ type Call<N extends OperationName> = (
   options?: CallOptions,
 ) => Promise<GatewayResult<Envelope<N>>>;
 
-export interface GatewayClient {
+/** Export jobs are in exports.ts: createExport, getExport, waitForExport, downloadExport… */
+export interface GatewayClient extends ExportsClient {
   listPosts: Call<"listPosts">;
   listComments: Call<"listComments">;
   getCommentTree: Call<"getCommentTree">;
@@ -96,7 +98,9 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     pagesOf(call, "listPosts", params, opts);
   const commentPages = (params: OperationInput<"listComments">, opts?: PageOptions) =>
     pagesOf(call, "listComments", params, opts);
+  const exportsClient = createExportsClient({ prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs });
   return {
+    ...exportsClient,
     listPosts: (params, opts) => call("listPosts", params, opts),
     listComments: (params, opts) => call("listComments", params, opts),
     getCommentTree: (params, opts) => call("getCommentTree", params, opts),
