@@ -37,17 +37,24 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
+/** Per call: another key than the client's, the request id to log, a signal to stop waiting. */
+export interface ExportCallOptions {
+  apiKey?: string;
+  requestId?: string;
+  signal?: AbortSignal;
+}
+
 export interface ExportsClient {
-  createExport(request: ExportRequest): Promise<GatewayResult<ExportJob>>;
-  getExport(id: string): Promise<GatewayResult<ExportJob>>;
-  startExport(id: string): Promise<GatewayResult<ExportJob>>;
-  pauseExport(id: string): Promise<GatewayResult<ExportJob>>;
-  resumeExport(id: string): Promise<GatewayResult<ExportJob>>;
-  cancelExport(id: string): Promise<GatewayResult<ExportJob>>;
+  createExport(request: ExportRequest, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  getExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  startExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  pauseExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  resumeExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  cancelExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   /** Polls until the export is done, failed or cancelled (or only quoted); the last state is the value. */
-  waitForExport(id: string, options?: WaitOptions): Promise<GatewayResult<ExportJob>>;
+  waitForExport(id: string, options?: WaitOptions & ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   /** The finished export's file, as bytes. */
-  downloadExport(id: string): Promise<GatewayResult<Uint8Array>>;
+  downloadExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<Uint8Array>>;
 }
 
 const ENDED = new Set(["done", "failed", "cancelled", "quoted"]);
@@ -58,16 +65,19 @@ export function createExportsClient(options: {
   fetch: typeof fetch;
   timeoutMs: number;
 }): ExportsClient {
-  const send = async (method: "GET" | "POST", path: string, body?: unknown) => {
+  const send = async (method: "GET" | "POST", path: string, body: unknown, call: ExportCallOptions = {}) => {
     const headers: Record<string, string> = { accept: "application/json" };
-    if (options.apiKey !== undefined) headers["x-api-key"] = options.apiKey;
+    const apiKey = call.apiKey ?? options.apiKey;
+    if (apiKey !== undefined) headers["x-api-key"] = apiKey;
+    if (call.requestId !== undefined) headers["x-request-id"] = call.requestId;
     if (body !== undefined) headers["content-type"] = "application/json";
+    const timeout = AbortSignal.timeout(options.timeoutMs);
     try {
       const response = await options.fetch(`${options.prefix}${path}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: call.signal ? anySignal(call.signal, timeout) : timeout,
       });
       return { ok: true as const, response };
     } catch (error) {
@@ -78,9 +88,10 @@ export function createExportsClient(options: {
   const job = async (
     method: "GET" | "POST",
     path: string,
-    body?: unknown,
+    body: unknown,
+    call?: ExportCallOptions,
   ): Promise<GatewayResult<ExportJob>> => {
-    const sent = await send(method, path, body);
+    const sent = await send(method, path, body, call);
     if (!sent.ok) return sent;
     const { response } = sent;
     const text = await response.text();
@@ -94,16 +105,16 @@ export function createExportsClient(options: {
   };
   const path = (id: string, action = "") => `/v1/exports/${encodeURIComponent(id)}${action}`;
   const client: ExportsClient = {
-    createExport: (request) => job("POST", "/v1/exports", request),
-    getExport: (id) => job("GET", path(id)),
-    startExport: (id) => job("POST", path(id, "/start")),
-    pauseExport: (id) => job("POST", path(id, "/pause")),
-    resumeExport: (id) => job("POST", path(id, "/resume")),
-    cancelExport: (id) => job("POST", path(id, "/cancel")),
+    createExport: (request, call) => job("POST", "/v1/exports", request, call),
+    getExport: (id, call) => job("GET", path(id), undefined, call),
+    startExport: (id, call) => job("POST", path(id, "/start"), undefined, call),
+    pauseExport: (id, call) => job("POST", path(id, "/pause"), undefined, call),
+    resumeExport: (id, call) => job("POST", path(id, "/resume"), undefined, call),
+    cancelExport: (id, call) => job("POST", path(id, "/cancel"), undefined, call),
     async waitForExport(id, wait = {}) {
       let seen = "";
       for (;;) {
-        const current = await client.getExport(id);
+        const current = await client.getExport(id, wait);
         if (!current.ok) return current;
         const { state, progress } = current.value;
         const mark = `${state}:${progress.pages_done}:${progress.percent}`;
@@ -115,8 +126,8 @@ export function createExportsClient(options: {
         }
       }
     },
-    async downloadExport(id) {
-      const sent = await send("GET", path(id, "/file"));
+    async downloadExport(id, call) {
+      const sent = await send("GET", path(id, "/file"), undefined, call);
       if (!sent.ok) return sent;
       const { response } = sent;
       if (response.status !== 200) {
@@ -133,6 +144,16 @@ export function createExportsClient(options: {
     },
   };
   return client;
+}
+
+/** Either signal aborts; AbortSignal.any is not in every runtime the SDK supports. */
+function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  if (a.aborted || b.aborted) abort();
+  a.addEventListener("abort", abort, { once: true });
+  b.addEventListener("abort", abort, { once: true });
+  return controller.signal;
 }
 
 function parse(text: string): Record<string, unknown> | undefined {

@@ -9,6 +9,7 @@ export {
   unwrap,
 } from "./errors.ts";
 export type {
+  ExportCallOptions,
   ExportJob,
   ExportManifest,
   ExportQuote,

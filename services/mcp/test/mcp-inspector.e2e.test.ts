@@ -90,7 +90,7 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
     expect(existsSync(INSPECTOR)).toBe(true);
   });
 
-  it("lists the seven tools, whose schemas pass the Inspector's own portability check", async () => {
+  it("lists the nine tools, whose schemas pass the Inspector's own portability check", async () => {
     const outcome = await inspect(apiKey, "--method", "tools/list", "--strict");
     // --strict writes each finding, errors and warnings alike, to stderr; there is none.
     expect(outcome.code).toBe(0);
@@ -99,11 +99,13 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       "check_credits",
       "get_comment_tree",
+      "get_export",
       "get_subreddit_rules",
       "get_user_profile",
       "search_comments",
       "search_posts",
       "search_subreddits",
+      "start_export",
     ]);
     for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: "object" });
   });

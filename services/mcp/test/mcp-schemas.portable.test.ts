@@ -121,9 +121,9 @@ beforeAll(async () => {
 });
 afterAll(async () => fixture.close());
 
-describe("the seven tools' schemas, as clients receive them", () => {
-  it("are seven, each with an input and an output schema", () => {
-    expect(tools).toHaveLength(7);
+describe("the tools' schemas, as clients receive them", () => {
+  it("are nine (seven data tools, two export tools), each with an input and an output schema", () => {
+    expect(tools).toHaveLength(9);
     for (const tool of tools) expect(tool.outputSchema).toBeDefined();
   });
 
@@ -194,6 +194,14 @@ describe("the seven tools' schemas, as clients receive them", () => {
       get_subreddit_rules: { name: "r/AskReddit" },
       get_user_profile: { name: "some_user" },
       check_credits: {},
+      start_export: {
+        kind: "posts",
+        subreddit: "AskReddit",
+        after: "30d",
+        before: 1_700_000_000,
+        format: "csv",
+      },
+      get_export: { id: `exp_${"a".repeat(24)}` },
     };
     for (const tool of tools) {
       const valid = ajv.validate(tool.inputSchema, examples[tool.name]);
