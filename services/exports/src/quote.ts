@@ -12,6 +12,7 @@ import { EXPORT_LIMITS, type ExportQuery, type ExportQuote, exportPageParams } f
 import type { PageSource } from "./page-source.ts";
 
 export const PROBES = 6;
+const DAY = 86_400;
 
 export interface QuoteSettings {
   /** The export share of the upstream budget, in pages per second, for the ETA. */
@@ -30,12 +31,16 @@ export async function makeQuote(
   const span = query.before - query.after;
   const strata = Math.max(1, Math.min(PROBES, Math.floor(span / 60)));
   const starts = Array.from({ length: strata }, (_, i) => query.after + Math.floor((i * span) / strata));
+  // Each probe starts at another hour of the day (when its part spans more than a day), so a daily
+  // rhythm of activity is sampled across the day instead of at one hour every time.
+  const partLength = Math.floor(span / strata);
+  const probeAt = starts.map((start, i) =>
+    partLength > 2 * DAY ? start + Math.floor((i * DAY) / strata) : start,
+  );
   // Probes ask without q: pages are cut before the filter, so the page count does not depend on it.
   const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
   const probes = await Promise.all(
-    starts.map((start, i) =>
-      source(query.kind, exportPageParams(probeQuery, start), `${requestIdBase}.q${i}`),
-    ),
+    probeAt.map((at, i) => source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`)),
   );
   let rows = 0;
   let exact = 0;
@@ -44,18 +49,21 @@ export async function makeQuote(
     const probe = probes[i];
     if (probe === undefined || !probe.ok) return { ok: false, reason: probe?.reason ?? "no probe" };
     const start = starts[i] as number;
+    const at = probeAt[i] as number;
     const end = i + 1 < strata ? (starts[i + 1] as number) : query.before;
     const { page } = probe;
     if (page.hasMore) fills.push(page.rows.length);
-    const reached = page.cursor ?? start;
+    const reached = page.cursor ?? at;
+    const times = page.rows.map((row) => row.created_utc as number);
+    // From the probe's first row, not its start: a probe that starts in a quiet spell would
+    // otherwise count that spell against the whole part.
+    const density = times.length > 1 ? (times.length - 1) / Math.max(1, reached - Math.min(...times)) : 0;
+    const before = Math.round(density * (at - start));
     if (!page.hasMore || reached >= end) {
-      rows += page.rows.filter(
-        (row) => (row.created_utc as number) <= end && (row.created_utc as number) < query.before,
-      ).length;
-      exact += 1;
+      rows += before + times.filter((time) => time <= end && time < query.before).length;
+      if (at === start) exact += 1;
     } else {
-      const density = page.rows.length / Math.max(1, reached - start);
-      rows += Math.round(density * (end - start));
+      rows += before + Math.round(density * (end - at));
     }
   }
   const fill = fills.length > 0 ? fills.reduce((a, b) => a + b, 0) / fills.length : EXPORT_LIMITS.pageSize;
@@ -65,7 +73,7 @@ export async function makeQuote(
   const how =
     exact === strata
       ? `counted exactly: ${strata} probe page${strata > 1 ? "s" : ""} covered the whole window`
-      : `sampled: the window cut into ${strata} equal parts, one probe page at the start of each; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
+      : `sampled: the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
   const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
   return {
     ok: true,
