@@ -154,6 +154,7 @@ describe("a worker killed mid-job", () => {
       NATS_URL: testNatsUrl(),
       EXPORTS_DIR: dir,
       EXPORTS_PORT: "0",
+      METRICS_PORT: "0",
       EXPORTS_PAGES_PER_SECOND: "5",
       EXPORTS_CONCURRENCY: "1",
       EXPORTS_ACK_WAIT_MS: "2000",
