@@ -28,6 +28,7 @@ const SERVICE_ORDER = [
   "adapter-communities",
   "adapter-users",
   "mcp",
+  "exports",
   "portal",
   "gateway",
 ] as const;
@@ -119,6 +120,8 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     PUBLIC_API_URL: given.PUBLIC_API_URL || `http://127.0.0.1:${port}`,
     MAIL_SMTP_PORT: given.MAIL_SMTP_PORT || "1025",
     MAIL_UI_PORT: given.MAIL_UI_PORT || "8025",
+    // Export files of this machine's runs (docs/operations.md#environment), kept out of git.
+    EXPORTS_DIR: given.EXPORTS_DIR || join(ROOT, "data", "exports"),
     ...(given.STRIPE_SECRET_KEY ? {} : simulatedStripe(given, portalPort)),
   };
 }

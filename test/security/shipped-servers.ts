@@ -40,6 +40,7 @@ export const NATS_IDENTITIES = {
   "adapter-users": "NATS_PASSWORD_ADAPTER_USERS",
   portal: "NATS_PASSWORD_PORTAL",
   admin: "NATS_PASSWORD_ADMIN",
+  exports: "NATS_PASSWORD_EXPORTS",
 } as const;
 export type NatsIdentityName = keyof typeof NATS_IDENTITIES;
 
@@ -70,6 +71,7 @@ export const REDIS_USERS = {
   gateway: "REDIS_PASSWORD_GATEWAY",
   portal: "REDIS_PASSWORD_PORTAL",
   adapter: "REDIS_PASSWORD_ADAPTER",
+  exports: "REDIS_PASSWORD_EXPORTS",
 } as const;
 export type RedisUserName = keyof typeof REDIS_USERS;
 

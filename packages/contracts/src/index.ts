@@ -6,6 +6,7 @@ export * from "./archive-search-params.ts";
 export * from "./dates.ts";
 export * from "./decode-json.ts";
 export * from "./errors.ts";
+export * from "./exports.ts";
 export * from "./fields.ts";
 export * from "./http-params.ts";
 export * from "./ids.ts";

@@ -19,9 +19,13 @@ const rateLimit = z.object({ qps: z.number().int().min(1), burst: z.number().int
 
 /* ---------- adapters ---------- */
 
-/** Request to an adapter: the operation's parameters, already validated and normalised by the gateway. */
+/**
+ * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
+ * `priority` names the caller's class for the upstream budget: absent for an interactive request,
+ * `exports` for a page of a background export job (exports.ts).
+ */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
-  return z.object({ request_id: requestIdSchema, params });
+  return z.object({ request_id: requestIdSchema, params, priority: z.enum(["exports"]).optional() });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   statusesOf,
 } from "./errors.ts";
 import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
+import { describeExportEndpoints, EXPORTS_TAG } from "./openapi-exports.ts";
 import {
   describeMcpEndpoint,
   describeOperationalEndpoints,
@@ -49,6 +50,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
+  Object.assign(paths, describeExportEndpoints());
   return {
     openapi: "3.1.0",
     info: {
@@ -100,7 +102,7 @@ const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
 
 function describeTags(): JsonObject[] {
   const api = Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }));
-  return [...api, ...EXTRA_TAGS];
+  return [...api, EXPORTS_TAG, ...EXTRA_TAGS];
 }
 
 function componentSchemas(): JsonObject {

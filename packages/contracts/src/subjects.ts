@@ -2,6 +2,7 @@
  * Every NATS name the services use, built in one place. A namespace prefix lets tests (and several
  * stacks sharing one NATS) run side by side without seeing each other's traffic.
  */
+import { buildExportSubjects, type ExportSubjects } from "./exports.ts";
 
 const ADAPTER_SUBJECTS = {
   listPosts: "adapter.posts.list",
@@ -37,6 +38,8 @@ const BILLING_SUBJECTS = {
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",
+  /** An export job's page: 1 credit, once per page id (exports.ts). */
+  debitExportPage: "billing.exports.debit_page",
   /** Card payments, asked by the developer portal (and `payments.list` by the operator CLI). */
   applyPayment: "billing.payments.apply",
   reversePayment: "billing.payments.reverse",
@@ -78,6 +81,8 @@ export interface Subjects {
   readonly refundStream: string;
   /** Durable consumer that billing replicas share, so each refund is handled by one of them. */
   readonly refundConsumer: string;
+  /** Export jobs: the management subject and the work queue (exports.ts). */
+  readonly exports: ExportSubjects;
 }
 
 /**
@@ -102,5 +107,6 @@ export function buildSubjects(namespace = ""): Subjects {
     portal: Object.freeze(prefixAll(PORTAL_SUBJECTS)),
     refundStream: `${streamPrefix}BILLING_REFUNDS`,
     refundConsumer: "billing-refunds",
+    exports: buildExportSubjects(namespace),
   });
 }

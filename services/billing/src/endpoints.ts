@@ -29,6 +29,7 @@ import {
 } from "@rda/contracts";
 import type { RequestHandler } from "@rda/service-kit";
 import type { z } from "zod";
+import { exportEndpoints } from "./export-endpoints.ts";
 import { jsonEndpoint } from "./json-endpoint.ts";
 import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
@@ -127,6 +128,7 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
       subject: billing.verifyLedger,
       handler: endpoint(verifyLedgerRequestSchema, () => verify(deps), { logger, onRefused }),
     },
+    ...exportEndpoints(deps),
   ];
 }
 

@@ -33,6 +33,7 @@ import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
 import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
 import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
+import { registerExportRoutes } from "./routes/exports.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
@@ -126,6 +127,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     topUpUrl: deps.settings.topUpUrl,
   });
   app.register(async (scope) => registerMcpProxy(scope, ctx));
+  app.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
   app.register(async (scope) => registerDocs(scope, OPENAPI_PATH));
   app.addHook("onClose", async () => {
     await ctx.keys.stop();

@@ -191,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Remote MCP server (Streamable HTTP, JSON-RPC)
-         * @description Seven tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
+         * @description Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
          */
         post: operations["mcp"];
         delete?: never;
@@ -252,6 +252,146 @@ export interface paths {
          * @description The OpenAPI 3.1 description of the API, built from the schemas that validate every request. Rendered for people at /docs.
          */
         get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an export, and start it with confirm
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. A key may have 3 exports queued, running or paused at once; the window spans at most 366 days.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's state, progress and, once done, its manifest
+         * @description State (quoted, queued, running, paused, done, failed, cancelled), pages and rows done, credits spent, percent of the window covered and an ETA; why it is paused or failed; once done the manifest and the file's URL. Free.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a quoted export
+         * @description Starts a quoted export (state `queued`). Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["startExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an export
+         * @description Stops after the page under way; nothing is charged while paused. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["pauseExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused export
+         * @description Continues from the last page written. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["resumeExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an export
+         * @description Stops it for good; no page is charged after it. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["cancelExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finished export's file
+         * @description The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free.
+         */
+        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -379,6 +519,76 @@ export interface components {
             total: number;
             /** @description Every bucket of the window in time order, empty ones included (count 0). */
             buckets: components["schemas"]["ActivityBucket"][];
+        };
+        ExportQuote: {
+            estimated_rows: number;
+            estimated_pages: number;
+            /** @description How the estimate was made. */
+            method: string;
+            /** @description The job never spends more than this; it stops there and says so. */
+            ceiling_credits: number;
+            /** @description At the export share of the upstream budget. */
+            eta_seconds: number;
+        };
+        ExportManifest: {
+            rows: number;
+            bytes: number;
+            sha256: string;
+            /** @enum {string} */
+            format: "jsonl" | "csv" | "parquet";
+            gzip: boolean;
+            query: {
+                /** @enum {string} */
+                kind: "posts" | "comments";
+                subreddit?: string;
+                author?: string;
+                after: number;
+                before: number;
+                q?: string;
+                fields?: string;
+            };
+            /** @description The time span the rows actually cover. */
+            covered: {
+                first_created_utc: number | null;
+                last_created_utc: number | null;
+            };
+            pages: number;
+            created_at: string;
+        };
+        ExportJob: {
+            id: string;
+            /** @enum {string} */
+            state: "quoted" | "queued" | "running" | "paused" | "done" | "failed" | "cancelled";
+            query: {
+                /** @enum {string} */
+                kind: "posts" | "comments";
+                subreddit?: string;
+                author?: string;
+                after: number;
+                before: number;
+                q?: string;
+                fields?: string;
+                /** @enum {string} */
+                format: "jsonl" | "csv" | "parquet";
+                gzip: boolean;
+            };
+            quote: components["schemas"]["ExportQuote"];
+            progress: {
+                pages_done: number;
+                rows_done: number;
+                credits_spent: number;
+                cursor: number;
+                percent: number;
+                eta_seconds: number | null;
+            };
+            reason: string | null;
+            created_at: string;
+            finished_at: string | null;
+            expires_at: string | null;
+            result: {
+                file_url: string;
+                manifest: components["schemas"]["ExportManifest"];
+            } | null;
         };
         /** @description An upstream post (`t3`), untrimmed unless `fields` names the fields to keep. The fields below are the common ones; any other upstream field passes through unchanged. */
         Post: {
@@ -1606,6 +1816,529 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "posts",
+                 *       "subreddit": "typescript",
+                 *       "after": "2026-06-01",
+                 *       "before": "2026-07-01",
+                 *       "format": "parquet"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "posts" | "comments";
+                    /** @description The community (give this or author). */
+                    subreddit?: string;
+                    /** @description The author (give this or subreddit). */
+                    author?: string;
+                    /** @description Start of the window (exclusive): the forms of the listing endpoints' after. At most 366 days before before. */
+                    after: number | string;
+                    /** @description End of the window (exclusive). */
+                    before: number | string;
+                    /** @description Exact-phrase filter, as on the listing endpoints. */
+                    q?: string;
+                    /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
+                    fields?: string;
+                    /**
+                     * @default jsonl
+                     * @enum {string}
+                     */
+                    format?: "jsonl" | "csv" | "parquet";
+                    /**
+                     * @description Gzip the file (jsonl and csv only).
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    /** @description The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2). */
+                    max_credits?: number;
+                    /**
+                     * @description Start at once; otherwise the answer is only a quote, started later with /start.
+                     * @default false
+                     */
+                    confirm?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Quoted (state `quoted`); nothing charged. */
+            201: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description Quoted and started (state `queued`). */
+            202: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description A field is missing, unknown or invalid; the message names it. Not charged. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid parameter: kind: must be posts or comments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description With confirm: the balance is below the estimated pages; the message says by how much. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    startExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description The balance is below the quote's estimated pages; the message says how many more credits are needed. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a start (it was already started). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    pauseExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a pause (it has ended). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    resumeExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a resume (it is not paused). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    cancelExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a cancel (it has ended). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: JSONL, CSV (RFC 4180) or Parquet, gzipped when asked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description SHA-256 of the file, as in the manifest. */
+                    "x-export-sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/gzip": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No such export for this key, or its file has expired. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export is not done yet. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the export's file is not ready: the export is running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
 }
