@@ -14,6 +14,7 @@ import {
 import {
   ConfigError,
   connectNats,
+  connectRedis,
   createLogger,
   env,
   isNatsConnected,
@@ -27,7 +28,7 @@ import {
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { createRedisPacer } from "@rda/upstream-client";
+import { createRedisCacheStore, createRedisPacer, DEFAULT_FRESHNESS_BOUNDS } from "@rda/upstream-client";
 import type { StartAdapter } from "./start-adapter.ts";
 
 function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
@@ -45,6 +46,17 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
     UPSTREAM_REQUESTS_PER_SECOND: env.positiveNumber(UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond),
     UPSTREAM_CONCURRENCY: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.concurrency),
+    /**
+     * The response cache (docs/operations.md#the-response-cache): its own Redis when set (advised in
+     * production: maxmemory with allkeys-lru), otherwise the adapters' Redis under CACHE_MAX_BYTES.
+     */
+    CACHE_REDIS_URL: env.optionalRedisUrl(),
+    CACHE_FRESH_S: env.nonNegativeInt(DEFAULT_FRESHNESS_BOUNDS.freshS),
+    CACHE_SETTLED_S: env.nonNegativeInt(DEFAULT_FRESHNESS_BOUNDS.settledS),
+    CACHE_USER_S: env.nonNegativeInt(DEFAULT_FRESHNESS_BOUNDS.userS),
+    /** Bytes of live entries, all together; 0 stores nothing (identical calls still coalesce). */
+    CACHE_MAX_BYTES: env.nonNegativeInt(64 * 1024 * 1024),
+    CACHE_MAX_ENTRY_BYTES: env.positiveInt(2 * 1024 * 1024),
     RDA_NAMESPACE: env.namespace(),
     HEALTH_PORT: env.port(defaultHealthPort),
     HEALTH_HOST: env.host(),
@@ -77,9 +89,25 @@ export function runAdapterMain(
     const logger = createLogger(service, { level: config.LOG_LEVEL });
     const nats = await connectNats(config.NATS_URL, service, logger, identity);
     const redis = await openRedis(config.REDIS_URL, service, logger);
+    // A cache of its own is not waited for: while it is down, requests are fetched uncached.
+    const cacheRedis = config.CACHE_REDIS_URL
+      ? connectRedis(config.CACHE_REDIS_URL, `${service}-cache`, logger)
+      : redis;
+    if (cacheRedis !== redis) cacheRedis.connect().catch(() => {});
+    const keys = redisKeys(config.RDA_NAMESPACE);
+    const bounds = {
+      freshS: config.CACHE_FRESH_S,
+      settledS: config.CACHE_SETTLED_S,
+      userS: config.CACHE_USER_S,
+    };
+    const cacheStore = createRedisCacheStore(cacheRedis, keys.upstreamCache, {
+      maxBytes: config.CACHE_MAX_BYTES,
+      maxEntryBytes: config.CACHE_MAX_ENTRY_BYTES,
+      longestTtlS: Math.max(bounds.freshS, bounds.settledS, bounds.userS),
+    });
     const pacer = createRedisPacer(
       redis,
-      redisKeys(config.RDA_NAMESPACE).upstreamPacer,
+      keys.upstreamPacer,
       { requestsPerSecond: config.UPSTREAM_REQUESTS_PER_SECOND, concurrency: config.UPSTREAM_CONCURRENCY },
       logger,
     );
@@ -91,6 +119,7 @@ export function runAdapterMain(
       upstream: { deadlineMs: config.UPSTREAM_DEADLINE_MS, attemptTimeoutMs },
       pacer,
       registry: observability.registry,
+      cache: { store: cacheStore, bounds },
     });
     const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {
       nats: () => isNatsConnected(nats),
@@ -105,6 +134,10 @@ export function runAdapterMain(
       ["adapter", () => adapter.stop()],
       ["nats", () => nats.drain()],
       ["quit Redis", () => redis.quit()],
+      [
+        "quit the cache's Redis",
+        async () => (cacheRedis === redis ? undefined : void (await cacheRedis.quit())),
+      ],
       ["health", () => health.close()],
       ["metrics", () => metrics.close()],
       ["export the last spans", () => observability.tracing.shutdown()],

@@ -7,6 +7,7 @@
 import { inSpan, type Logger, type Span, SpanKind, tracingActive } from "@rda/service-kit";
 import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
+import { type Fetched, fetchOnce, readCached, type SharedFetchSettings } from "./cache/shared-fetch.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
 import { type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
@@ -45,23 +46,54 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const pool = new Pool(origin, { connections: settings.connections, keepAliveTimeout: 30_000 });
   const pacer = options.pacer ?? unpaced;
   const transport: Transport = { pool, prefix, settings, observer: options.observer, pacer, sent: 0 };
-  const coalescer = createCoalescer<UpstreamResult>();
+  const coalescer = createCoalescer<Fetched>();
+  const cache: SharedFetchSettings | undefined = options.cache && {
+    ...options.cache,
+    logger: options.logger,
+  };
   let coalesced = 0;
+  let cacheHits = 0;
   return {
-    get(path, query, call = {}) {
+    async get(path, query, call = {}) {
       const tagged = options.appName ? { ...query, "meta-app": options.appName } : query;
       const key = buildRequestPath(prefix, path, tagged);
       // A joined call is logged under the request that started it.
       const logger = call.logger ?? options.logger;
       const labels = { path, operation: call.operation ?? "unknown" };
-      const { promise, joined } = coalescer.run(key, () => observedCall(transport, labels, tagged, logger));
-      if (joined) {
+      const upstream = () => observedCall(transport, labels, tagged, logger);
+      const answered = (fetched: Fetched): UpstreamResult => {
+        call.onAnswer?.({ fetchedAtMs: fetched.fetchedAtMs, source: fetched.source });
+        return fetched.result;
+      };
+      const request = {
+        path,
+        query: tagged,
+        requestPath: key,
+        maxAgeS: call.maxAgeS,
+        deadlineMs: settings.deadlineMs,
+      };
+      if (cache) {
+        const cached = await readCached(cache, request);
+        options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
+        if (cached.fetched) {
+          cacheHits += 1;
+          return answered(cached.fetched);
+        }
+      }
+      // Identical calls in this process share one promise; across replicas, fetchOnce's claim.
+      const { promise, joined } = coalescer.run(key, () =>
+        cache
+          ? fetchOnce(cache, request, upstream)
+          : upstream().then((result) => ({ result, fetchedAtMs: Date.now(), source: "upstream" as const })),
+      );
+      const fetched = await promise;
+      if (joined || fetched.source === "joined") {
         coalesced += 1;
         options.observer?.coalesced(labels.operation);
       }
-      return promise;
+      return answered(fetched);
     },
-    stats: () => ({ requests: transport.sent, coalesced }),
+    stats: () => ({ requests: transport.sent, coalesced, cacheHits }),
     close: () => pool.close(),
   };
 }

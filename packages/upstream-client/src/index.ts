@@ -1,3 +1,12 @@
+export {
+  DEFAULT_FRESHNESS_BOUNDS,
+  type FreshnessBounds,
+  type FreshnessClass,
+  judgeFreshness,
+  SETTLING_WINDOW_S,
+} from "./cache/freshness.ts";
+export { type CacheLimits, createRedisCacheStore, type SharedCacheStore } from "./cache/redis-cache.ts";
+export type { FetchSource } from "./cache/shared-fetch.ts";
 export { createUpstreamClient } from "./client.ts";
 export { jsonArrayPrefix } from "./data-bytes.ts";
 export type { Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer/pacer.ts";
