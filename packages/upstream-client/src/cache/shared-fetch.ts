@@ -80,7 +80,10 @@ export async function fetchOnce(
 ): Promise<Fetched> {
   const hash = hashOf(request.requestPath);
   const token = randomUUID();
-  const giveUpAt = Date.now() + request.deadlineMs;
+  const askedAt = Date.now();
+  const giveUpAt = askedAt + request.deadlineMs;
+  // A fetch that ended before this call began is only good within the caller's own bound.
+  const oldestAcceptedMs = request.maxAgeS === undefined ? 0 : askedAt - request.maxAgeS * 1000;
   const { store, logger } = settings;
   for (;;) {
     let holder: string;
@@ -91,7 +94,9 @@ export async function fetchOnce(
       return fetchedNow(await fetchUpstream(), "upstream");
     }
     if (holder === "") return lead(settings, request, hash, token, fetchUpstream);
-    const waited = await waitFor(store, hash, holder, giveUpAt).catch(() => "unreachable" as const);
+    const waited = await waitFor(store, hash, holder, giveUpAt, oldestAcceptedMs).catch(
+      () => "unreachable" as const,
+    );
     if (waited === "unreachable" || waited === "too_long") {
       return fetchedNow(await fetchUpstream(), "upstream");
     }
@@ -107,15 +112,15 @@ async function lead(
   token: string,
   fetchUpstream: () => Promise<UpstreamResult>,
 ): Promise<Fetched> {
-  const { logger } = settings;
   let fetched: Fetched | undefined;
   try {
     fetched = fetchedNow(await fetchUpstream(), "upstream");
     return fetched;
   } finally {
-    // After the answer is in hand: keeping and sharing it must never lose it for this caller.
-    void share(settings, request, hash, token, fetched).catch((error: unknown) =>
-      logger?.warn({ err: String(error) }, "response cache: could not store or share an answer"),
+    // Before answering, so the next identical call finds the entry rather than this claim; keeping
+    // and sharing the answer must never lose it for this caller, so a failure here is only logged.
+    await share(settings, request, hash, token, fetched).catch((error: unknown) =>
+      settings.logger?.warn({ err: String(error) }, "response cache: could not store or share an answer"),
     );
   }
 }
@@ -160,10 +165,14 @@ async function waitFor(
   hash: string,
   holder: string,
   giveUpAt: number,
+  oldestAcceptedMs: number,
 ): Promise<Fetched | "gone" | "too_long"> {
   for (;;) {
     const seen = await store.watch(hash, holder);
-    if (seen.outcome !== undefined) return parseOutcome(seen.outcome) ?? "gone";
+    if (seen.outcome !== undefined) {
+      const fetched = parseOutcome(seen.outcome);
+      return fetched !== undefined && fetched.fetchedAtMs >= oldestAcceptedMs ? fetched : "gone";
+    }
     if (!seen.claimed) return "gone";
     if (Date.now() + WATCH_EVERY_MS > giveUpAt) return "too_long";
     await new Promise((resolve) => setTimeout(resolve, WATCH_EVERY_MS));
