@@ -32,12 +32,13 @@ return redis.call('GET', KEYS[1]) or ''
 `;
 
 /**
- * Publishes a fetch's outcome for its waiters and gives the claim up (only if still this caller's).
+ * Publishes a fetch's outcome for its waiters and gives the claim up (only if still this caller's):
+ * it expires at once (PEXPIRE rather than DEL, so the adapters' Redis user needs no DEL at all).
  * KEYS[1] lock, KEYS[2] outcome; ARGV: token, outcome ('' when too large to share), outcome ttl ms.
  */
 export const FINISH_FETCH = `
 if ARGV[2] ~= '' then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], 1) end
 return 1
 `;
 
