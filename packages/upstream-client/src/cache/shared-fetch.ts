@@ -82,8 +82,9 @@ export async function fetchOnce(
   const token = randomUUID();
   const askedAt = Date.now();
   const giveUpAt = askedAt + request.deadlineMs;
-  // A fetch that ended before this call began is only good within the caller's own bound.
-  const oldestAcceptedMs = request.maxAgeS === undefined ? 0 : askedAt - request.maxAgeS * 1000;
+  // A waiter takes only an answer produced after it asked: one that ended before is either in the
+  // cache (if it may be served again at all) or must not be served again (a failure, an empty page).
+  const oldestAcceptedMs = askedAt;
   const { store, logger } = settings;
   for (;;) {
     let holder: string;
