@@ -1,7 +1,8 @@
 /**
  * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
  * class and their latency, calls by outcome and their latency (retries and waits included), retries,
- * and calls coalesced into one already in flight. Fed by the upstream client's observer.
+ * calls coalesced into one already in flight (in this replica or another), and looks into the shared
+ * response cache. Fed by the upstream client's observer.
  */
 import { Counter, Histogram, type Registry } from "@rda/service-kit";
 import type { UpstreamObserver } from "@rda/upstream-client";
@@ -48,7 +49,14 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     labelNames: ["adapter", "operation"],
     registers,
   });
+  const cacheLookups = new Counter({
+    name: "upstream_cache_lookups_total",
+    help: "Looks into the shared response cache, by adapter, operation and result: hit, miss, bypass (Cache-Control: no-cache) or error (the cache unreachable: fetched uncached).",
+    labelNames: ["adapter", "operation", "result"],
+    registers,
+  });
   return {
+    cacheLookup: ({ operation, lookup }) => cacheLookups.inc({ adapter, operation, result: lookup }),
     attempt({ operation, statusClass, seconds }) {
       requests.inc({ adapter, operation, status_class: statusClass });
       requestDuration.observe({ adapter, operation }, seconds);

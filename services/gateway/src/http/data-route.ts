@@ -58,7 +58,11 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       // docs/api.md#freshness: every answer says when the upstream produced it, and how long ago.
       const { fetchedAtMs } = result.value;
       const freshness = fetchedAtMs === undefined ? {} : { cached_at: Math.floor(fetchedAtMs / 1000) };
-      if (fetchedAtMs !== undefined) reply.header("age", String(ageSeconds(fetchedAtMs)));
+      if (fetchedAtMs !== undefined) {
+        const age = ageSeconds(fetchedAtMs);
+        reply.header("age", String(age));
+        ctx.metrics.answerAge.observe({ operation: operationId }, age);
+      }
       // docs/api.md#response-envelope: cursor and has_more only on list-style endpoints.
       const service =
         operation.meta === "list"
