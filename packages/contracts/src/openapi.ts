@@ -324,7 +324,7 @@ function responseHeaders(): JsonObject {
     },
     Age: {
       description:
-        "Seconds since the upstream produced this data (0 for a fetch just made); `_service.cached_at` gives the moment. Never more than the data's freshness bound: 30 s for anything from the last 36 hours, 10 minutes for user aggregates, 1 hour for settled history, rules and community search (the operator may set lower ones), nor than the request's own `Cache-Control: max-age`. Absent on a replayed idempotent answer.",
+        "Seconds since the upstream produced this data (0 for a fetch just made); `_service.cached_at` gives the moment. Never more than the data's freshness bound (by default 30 s for anything from the last 36 hours, 10 minutes for user aggregates, 1 hour for settled history, rules and community search), nor than the request's own `Cache-Control: max-age`. Absent on a replayed idempotent answer.",
       schema: integer,
     },
     CreditsCharged: {
