@@ -28,7 +28,13 @@ import {
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { createRedisCacheStore, createRedisPacer, DEFAULT_FRESHNESS_BOUNDS } from "@rda/upstream-client";
+import {
+  createRedisCacheStore,
+  createRedisPacer,
+  DEFAULT_BACKGROUND_SHARE,
+  DEFAULT_FRESHNESS_BOUNDS,
+} from "@rda/upstream-client";
+import { budgetMetrics } from "./adapter-metrics.ts";
 import type { StartAdapter } from "./start-adapter.ts";
 
 function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
@@ -46,6 +52,9 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
     UPSTREAM_REQUESTS_PER_SECOND: env.positiveNumber(UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond),
     UPSTREAM_CONCURRENCY: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.concurrency),
+    /** The share of upstream turns monitors and exports are sure of under interactive load (0 to 1). */
+    UPSTREAM_SHARE_MONITORS: env.fraction(DEFAULT_BACKGROUND_SHARE),
+    UPSTREAM_SHARE_EXPORTS: env.fraction(DEFAULT_BACKGROUND_SHARE),
     /**
      * The response cache (docs/operations.md#the-response-cache): its own Redis when set (advised in
      * production: maxmemory with allkeys-lru), otherwise the adapters' Redis under CACHE_MAX_BYTES.
@@ -105,10 +114,20 @@ export function runAdapterMain(
       maxEntryBytes: config.CACHE_MAX_ENTRY_BYTES,
       longestTtlS: Math.max(bounds.freshS, bounds.settledS, bounds.userS),
     });
+    const backgroundShares = {
+      monitors: config.UPSTREAM_SHARE_MONITORS,
+      exports: config.UPSTREAM_SHARE_EXPORTS,
+    };
+    const budget = budgetMetrics(observability.registry, service, backgroundShares);
     const pacer = createRedisPacer(
       redis,
       keys.upstreamPacer,
-      { requestsPerSecond: config.UPSTREAM_REQUESTS_PER_SECOND, concurrency: config.UPSTREAM_CONCURRENCY },
+      {
+        requestsPerSecond: config.UPSTREAM_REQUESTS_PER_SECOND,
+        concurrency: config.UPSTREAM_CONCURRENCY,
+        backgroundShares,
+        onGranted: budget.granted,
+      },
       logger,
     );
     const adapter = await start({

@@ -4,8 +4,8 @@
  * calls coalesced into one already in flight (in this replica or another), and looks into the shared
  * response cache. Fed by the upstream client's observer.
  */
-import { Counter, Histogram, type Registry } from "@rda/service-kit";
-import type { UpstreamObserver } from "@rda/upstream-client";
+import { Counter, Gauge, Histogram, type Registry } from "@rda/service-kit";
+import type { TrafficClass, UpstreamObserver } from "@rda/upstream-client";
 
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16];
 
@@ -68,4 +68,31 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     },
     coalesced: (operation) => coalesced.inc({ adapter, operation }),
   };
+}
+
+/**
+ * The upstream budget by traffic class: turns granted (each one upstream HTTP request) and the share
+ * each background class is sure of (interactive takes what it needs: its share is 1 minus theirs).
+ */
+export function budgetMetrics(
+  registry: Registry,
+  adapter: string,
+  shares: { readonly monitors: number; readonly exports: number },
+): { granted(priority: TrafficClass): void } {
+  const registers = [registry];
+  const turns = new Counter({
+    name: "upstream_budget_turns_total",
+    help: "Turns in the shared upstream budget granted to this adapter, by traffic class (interactive, monitors, exports): one upstream HTTP request each.",
+    labelNames: ["adapter", "class"],
+    registers,
+  });
+  const share = new Gauge({
+    name: "upstream_budget_share",
+    help: "The share of upstream turns each background class is sure of under interactive load (UPSTREAM_SHARE_MONITORS, UPSTREAM_SHARE_EXPORTS).",
+    labelNames: ["adapter", "class"],
+    registers,
+  });
+  share.set({ adapter, class: "monitors" }, shares.monitors);
+  share.set({ adapter, class: "exports" }, shares.exports);
+  return { granted: (priority) => turns.inc({ adapter, class: priority }) };
 }

@@ -90,6 +90,13 @@ export const env = {
       .number({ error: "must be a number above 0" })
       .positive({ error: "must be a number above 0" })
       .default(fallback),
+  /** A share: a number from 0 to 1. */
+  fraction: (fallback: number) =>
+    z.coerce
+      .number({ error: "must be a number from 0 to 1" })
+      .min(0, { error: "must be a number from 0 to 1" })
+      .max(1, { error: "must be a number from 0 to 1" })
+      .default(fallback),
   nonNegativeInt: (fallback: number) =>
     z.coerce
       .number({ error: "must be an integer >= 0" })

@@ -77,6 +77,10 @@ export interface UpstreamPacerKeys {
   readonly state: string;
   /** Sorted set: the requests in flight upstream (lease ids), scored by the epoch ms their lease ends. */
   readonly leases: string;
+  /** Sorted set: interactive callers waiting for a turn now, scored by when their wait lapses. */
+  readonly waiting: string;
+  /** Sorted set: the background requests (monitors, exports) among `leases`. */
+  readonly background: string;
 }
 
 /** `hash`: the SHA-256 of one upstream request path (path and query: no caller data). */
@@ -163,6 +167,8 @@ export function redisKeys(namespace = ""): RedisKeys {
     upstreamPacer: Object.freeze({
       state: `${root}:upstream:{pacer}:state`,
       leases: `${root}:upstream:{pacer}:leases`,
+      waiting: `${root}:upstream:{pacer}:waiting`,
+      background: `${root}:upstream:{pacer}:background`,
     }),
     upstreamCache: upstreamCacheKeys(`${root}:upstream-cache`),
     portal: portalKeys(`${root}:portal`),

@@ -10,7 +10,7 @@ import { sleep } from "./backoff.ts";
 import { type Fetched, fetchOnce, readCached, type SharedFetchSettings } from "./cache/shared-fetch.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
-import { type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
+import { type TrafficClass, type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
 import { readWindowHeaders } from "./rate-limit-headers.ts";
 import { BodyTooLargeError, readBounded } from "./read-body.ts";
 import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
@@ -34,10 +34,11 @@ interface Transport {
   sent: number;
 }
 
-/** One call as the transport sees it: the upstream path and the operation it serves. */
+/** One call as the transport sees it: the upstream path, the operation and the class it serves. */
 interface CallLabels {
   readonly path: string;
   readonly operation: string;
+  readonly priority: TrafficClass;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -59,7 +60,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       const key = buildRequestPath(prefix, path, tagged);
       // A joined call is logged under the request that started it.
       const logger = call.logger ?? options.logger;
-      const labels = { path, operation: call.operation ?? "unknown" };
+      const labels = {
+        path,
+        operation: call.operation ?? "unknown",
+        priority: call.priority ?? "interactive",
+      };
       const upstream = () => observedCall(transport, labels, tagged, logger);
       const answered = (fetched: Fetched): UpstreamResult => {
         call.onAnswer?.({ fetchedAtMs: fetched.fetchedAtMs, source: fetched.source });
@@ -124,7 +129,10 @@ async function callWithRetries(
   // A turn that comes with less time than this left is not worth an upstream request.
   const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
   for (;;) {
-    const turn = await transport.pacer.turn({ waitUntilMs: deadline - attemptFloorMs });
+    const turn = await transport.pacer.turn({
+      waitUntilMs: deadline - attemptFloorMs,
+      priority: labels.priority,
+    });
     if (!turn.granted) return logOutcome(logger, path, refusedTurn(turn, state));
     const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, Math.max(1, deadline - Date.now()));
     const { verdict, window } = await attempt(

@@ -9,9 +9,9 @@ export { type CacheLimits, createRedisCacheStore, type SharedCacheStore } from "
 export type { FetchSource } from "./cache/shared-fetch.ts";
 export { createUpstreamClient } from "./client.ts";
 export { jsonArrayPrefix } from "./data-bytes.ts";
-export type { Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer/pacer.ts";
-export { unpaced } from "./pacer/pacer.ts";
-export { createRedisPacer, type PacerSettings } from "./pacer/redis-pacer.ts";
+export type { TrafficClass, Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer/pacer.ts";
+export { TRAFFIC_CLASSES, unpaced } from "./pacer/pacer.ts";
+export { createRedisPacer, DEFAULT_BACKGROUND_SHARE, type PacerSettings } from "./pacer/redis-pacer.ts";
 export { readWindowHeaders, resetMoment } from "./rate-limit-headers.ts";
 export type {
   AttemptCounts,

@@ -6,7 +6,7 @@ import type { Logger } from "@rda/service-kit";
 import type { FreshnessBounds } from "./cache/freshness.ts";
 import type { SharedCacheStore } from "./cache/redis-cache.ts";
 import type { FetchSource } from "./cache/shared-fetch.ts";
-import type { UpstreamPacer } from "./pacer/pacer.ts";
+import type { TrafficClass, UpstreamPacer } from "./pacer/pacer.ts";
 
 export type { UpstreamPacer };
 
@@ -124,6 +124,11 @@ export interface CallOptions {
    * `no-cache`: never from the cache). None: the data's own freshness bound alone.
    */
   readonly maxAgeS?: number;
+  /**
+   * Who the call serves, for its turn in the upstream budget; default interactive. A call that joins
+   * one in flight (or waits on another replica's fetch) rides on that fetch's turn.
+   */
+  readonly priority?: TrafficClass;
   /** Told when the answer was produced upstream and where it came from: the caller's `Age`. */
   onAnswer?(answer: { readonly fetchedAtMs: number; readonly source: FetchSource }): void;
 }
