@@ -45,7 +45,7 @@ export interface Fetched {
 /** How often a waiting replica looks for the outcome of the fetch it waits on. */
 const WATCH_EVERY_MS = 40;
 /** How long a fetch's outcome stays readable for its waiters. */
-const OUTCOME_TTL_MS = 15_000;
+const OUTCOME_TTL_MS = 5_000;
 
 /** The cache lookup alone; undefined on a miss, a bypass (`no-cache`) or an unreachable cache. */
 export async function readCached(
