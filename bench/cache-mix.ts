@@ -127,11 +127,11 @@ export async function runCacheMixStage(
     ])
       await waitForHttp(url, 60_000);
     const names = await sampleNames(simUrl);
-    const [pollerKeys, agentKeys, researcherKeys] = await Promise.all(
-      [POLLERS, AGENTS, RESEARCHERS].map((count) =>
-        Promise.all(Array.from({ length: count }, () => createKey(infrastructure.natsUrl, namespace))),
-      ),
-    );
+    const keysFor = (count: number) =>
+      Promise.all(Array.from({ length: count }, () => createKey(infrastructure.natsUrl, namespace)));
+    const pollerKeys = await keysFor(POLLERS);
+    const agentKeys = await keysFor(AGENTS);
+    const researcherKeys = await keysFor(RESEARCHERS);
     await fetch(`${simUrl}/__sim/stats`, { method: "DELETE" });
     const served: Served[] = [];
     const statuses: Record<string, number> = {};

@@ -21,6 +21,7 @@ import autocannon, { type Result } from "autocannon";
 import { type CacheMixFigures, runCacheMixStage } from "./cache-mix.ts";
 import { pidListeningOn, startCpuWindow, type WatchedProcess } from "./cpu.ts";
 import { loopbackRoundTripMicros } from "./loopback.ts";
+import { type PriorityFigures, runPriorityStage } from "./priority-share.ts";
 import { freePort, startProcess, stopAll, waitForHttp } from "./processes.ts";
 import { runStrictBudgetStage, type StrictBudgetFigures } from "./strict-budget.ts";
 
@@ -94,15 +95,19 @@ async function main() {
   const namespace = `bench-${process.pid}`;
   const strictBudget = () => runStrictBudgetStage(infrastructure, `${namespace}-strict`, createBenchKey);
   const cacheMix = () => runCacheMixStage(infrastructure, `${namespace}-mix`, createBenchKey);
-  if (ONLY?.every((letter) => letter === "s" || letter === "z")) {
+  const priorities = () => runPriorityStage(infrastructure, `${namespace}-prio`, createBenchKey);
+  if (ONLY?.every((letter) => letter === "s" || letter === "z" || letter === "p")) {
     const strict = ONLY.includes("s") ? await strictBudget() : undefined;
     const mix = ONLY.includes("z") ? await cacheMix() : undefined;
+    const priority = ONLY.includes("p") ? await priorities() : undefined;
     if (strict) printStrictBudget(strict);
     if (mix) printCacheMix(mix);
+    if (priority) printPriority(priority);
     writeReport({
       when: new Date().toISOString(),
       ...(strict && { strict_budget: strict }),
       ...(mix && { cached_mix: mix }),
+      ...(priority && { priorities: priority }),
     });
     return;
   }
@@ -244,6 +249,8 @@ async function main() {
     if (!ONLY || ONLY.includes("s")) strict = await strictBudget();
     let mix: CacheMixFigures | undefined;
     if (!ONLY || ONLY.includes("z")) mix = await cacheMix();
+    let priority: PriorityFigures | undefined;
+    if (!ONLY || ONLY.includes("p")) priority = await priorities();
     const report = {
       when: new Date().toISOString(),
       // Other work on the machine skews the throughput and latency figures; the load average says how much.
@@ -264,10 +271,12 @@ async function main() {
       ratios: ratiosOf(results),
       ...(strict && { strict_budget: strict }),
       ...(mix && { cached_mix: mix }),
+      ...(priority && { priorities: priority }),
     };
     printTables(report.results, report.ratios);
     if (strict) printStrictBudget(strict);
     if (mix) printCacheMix(mix);
+    if (priority) printPriority(priority);
     process.stdout.write(`bench: load average during the run: ${loadavg().map(round).join(" ")}\n`);
     process.stdout.write(
       `bench: a loopback round trip to another process takes ${loopbackMicros} µs at p50 here (see bench/loopback.ts)\n`,
@@ -301,6 +310,14 @@ function printCacheMix(mix: CacheMixFigures): void {
   console.table(mix.latency_ms);
   console.table(mix.oldest_answer_s);
   console.table(mix.cpu_ms_per_hit);
+}
+
+function printPriority(priority: PriorityFigures): void {
+  process.stdout.write(
+    `bench: (p) interactive p50 ${priority.interactive_alone_ms.p50} ms alone, ${priority.interactive_with_exports_ms.p50} ms under exports (${priority.p50_rise_percent} %; done when <= 10 %); exports answered ${priority.exports.answers}\n`,
+  );
+  console.table({ alone: priority.interactive_alone_ms, with_exports: priority.interactive_with_exports_ms });
+  console.table(priority.upstream_requests_per_second);
 }
 
 /** Throughput ratios and the added latency, for the stages that ran. */

@@ -10,8 +10,10 @@
  * ARGV: lease id, interval between requests (ms), most in flight, lease length (ms), traffic class
  * ('interactive', 'monitors', 'exports'), the class's guaranteed share of turns (0 to 1; background
  * only).
- * Interactive callers never wait behind background work: while one waits, background takes no turn,
- * and background never holds the last place in flight. Background is never starved: a class whose
+ * Interactive callers never wait behind background work: while one waits, background takes no turn;
+ * background never holds the last place in flight; and an interactive turn is spaced only from the
+ * interactive turn before it, pushing background's next slot back instead (so over any stretch of
+ * time the rate holds, give or take the one turn borrowed). Background is never starved: a class whose
  * last turn is older than interval / share takes the next turn anyway.
  * Returns {0, 0} granted, {1, ms} wait about that long and ask again, {2, ms} the window is spent
  * for that long.
@@ -52,8 +54,16 @@ if not interactive then
 end
 if redis.call('ZCARD', KEYS[2]) >= cap then return wait(50) end
 local next_at = tonumber(redis.call('HGET', KEYS[1], 'next_at')) or 0
-if next_at > now then return wait(next_at - now) end
-redis.call('HSET', KEYS[1], 'next_at', now + interval, 'last_' .. class, now)
+if interactive then
+  -- Interactive is spaced only by interactive turns: one that finds the next slot taken by
+  -- background borrows it, and the slot after it moves on by one interval for background.
+  local next_interactive = tonumber(redis.call('HGET', KEYS[1], 'next_interactive_at')) or 0
+  if next_interactive > now then return wait(next_interactive - now) end
+  redis.call('HSET', KEYS[1], 'next_interactive_at', now + interval)
+elseif next_at > now then
+  return wait(next_at - now)
+end
+redis.call('HSET', KEYS[1], 'next_at', math.max(next_at, now) + interval, 'last_' .. class, now)
 if window_known then redis.call('HSET', KEYS[1], 'remaining', remaining - 1) end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
 if interactive then
