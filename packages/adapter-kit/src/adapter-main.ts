@@ -155,7 +155,10 @@ export function runAdapterMain(
       ["quit Redis", () => redis.quit()],
       [
         "quit the cache's Redis",
-        async () => (cacheRedis === redis ? undefined : void (await cacheRedis.quit())),
+        // A cache of its own may be down: then there is nothing to quit.
+        async () => {
+          if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
+        },
       ],
       ["health", () => health.close()],
       ["metrics", () => metrics.close()],
