@@ -85,10 +85,10 @@ export interface StackOptions {
   /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
   inProcessAdapters?: boolean;
   /**
-   * The adapters' shared response cache, in the stack's Redis, with these bounds (default: the
-   * product's); none: no cache, as most tests that count the simulator's requests expect.
+   * The adapters' shared response cache, in the stack's Redis (or `redis`), with these bounds
+   * (default: the product's); none: no cache, as most tests that count the simulator's requests expect.
    */
-  responseCache?: { bounds?: FreshnessBounds };
+  responseCache?: { bounds?: FreshnessBounds; redis?: Redis };
   /** Replicas of each in-process adapter, sharing pacer and cache as in production; default 1. */
   adapterReplicas?: number;
   /** The simulator's latency for every answer, in ms; default 0. */
@@ -211,7 +211,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     pacer:
       options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
     cache: options.responseCache && {
-      store: createRedisCacheStore(redis, keys.upstreamCache, {
+      store: createRedisCacheStore(options.responseCache.redis ?? redis, keys.upstreamCache, {
         maxBytes: 64 * 1024 * 1024,
         maxEntryBytes: 2 * 1024 * 1024,
         longestTtlS: 3_600,
