@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureLocalServers } from "./local-servers.ts";
+import { packSdk } from "./pack-sdk.mjs";
 import { chooseLogFormat, type Level, type LogFormat, serviceLine, supervisorLine } from "./stack-logs.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -28,6 +29,7 @@ const SERVICE_ORDER = [
   "adapter-users",
   "monitors",
   "mcp",
+  "exports",
   "portal",
   "gateway",
 ] as const;
@@ -51,6 +53,8 @@ async function main(): Promise<void> {
     throw new Error(`LOG_FORMAT must be pretty or json, got '${process.env.LOG_FORMAT}'`);
   const env = stackEnvironment();
   await ensureLocalServers(env.REDIS_URL!, env.NATS_URL!, (line) => say("info", line));
+  // The portal serves the SDK's tarball (npm install <portal>/sdk/rda-sdk-<version>.tgz).
+  say("info", `the SDK for the portal to serve: ${packSdk()}`);
   const services = SERVICE_ORDER.filter((name) => existsSync(join(ROOT, "services", name, "src", "main.ts")));
   const simulatedPayments = !process.env.STRIPE_SECRET_KEY;
   const toStart = services.filter(
@@ -107,16 +111,20 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     GATEWAY_INTERNAL_PORT: internalPort,
     // The MCP service calls the gateway's internal listener.
     GATEWAY_URL: given.GATEWAY_URL || `http://127.0.0.1:${internalPort}`,
-    // Made for this run, never written anywhere: the gateway's internal credentials and the
-    // portal's OAuth signing key (docs/operations.md#environment).
+    // Made for this run, never written anywhere: the gateway's internal credentials, the portal's
+    // OAuth signing key and the key sealing notice webhooks' secrets (docs/operations.md#environment;
+    // a webhook saved in one run must be saved again in the next).
     GATEWAY_INTERNAL_SECRET: given.GATEWAY_INTERNAL_SECRET || randomBytes(32).toString("base64url"),
     OAUTH_SIGNING_KEY: given.OAUTH_SIGNING_KEY || newSigningKeyPem(),
+    NOTICES_SEALING_KEY: given.NOTICES_SEALING_KEY || randomBytes(32).toString("base64"),
     BUILD_COMMIT: given.BUILD_COMMIT || currentCommit(),
     PORTAL_PORT: portalPort,
     PORTAL_URL: portalUrl,
     PUBLIC_API_URL: given.PUBLIC_API_URL || `http://127.0.0.1:${port}`,
     MAIL_SMTP_PORT: given.MAIL_SMTP_PORT || "1025",
     MAIL_UI_PORT: given.MAIL_UI_PORT || "8025",
+    // Export files of this machine's runs (docs/operations.md#environment), kept out of git.
+    EXPORTS_DIR: given.EXPORTS_DIR || join(ROOT, "data", "exports"),
     ...(given.STRIPE_SECRET_KEY ? {} : simulatedStripe(given, portalPort)),
   };
 }

@@ -67,6 +67,7 @@ async function healthcheck(service: string, status: number): Promise<number | nu
     SIM_PORT: port,
     PAYMENTS_SIM_PORT: port,
     HEALTH_PORT: port,
+    EXPORTS_PORT: port,
   };
   const child = spawn(process.execPath, [join(root, "deploy", "healthcheck.mjs")], { env, stdio: "ignore" });
   const [code] = (await once(child, "exit")) as [number | null];

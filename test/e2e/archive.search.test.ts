@@ -168,6 +168,10 @@ describe("a post's comments as a flat list (link_id, parent_id)", () => {
     expect(top.map((row) => row.id).sort()).toEqual([...topLevel].sort());
     expect(top.every((row) => row.parent_id === `t3_${post.id}`)).toBe(true);
 
+    // A post's top level by parent_id=t3_…: the same comments.
+    const byPost = await allPages(`/v1/comments?parent_id=t3_${post.id}&limit=100`);
+    expect(byPost.map((row) => row.id).sort()).toEqual([...topLevel].sort());
+
     const parent = comments.find((row) => comments.some((other) => other.parent_id === `t1_${row.id}`))!;
     const replies = await allPages(`/v1/comments?parent_id=t1_${parent.id}&limit=100`);
     const expected = comments.filter((row) => row.parent_id === `t1_${parent.id}`).map((row) => row.id);
@@ -268,6 +272,21 @@ describe("activity", () => {
     expect(activity.buckets.some((bucket) => bucket.settled)).toBe(true);
   });
 
+  it("counts by paging the search when the archive's own counting fails, with the same result", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const path = `/v1/activity?subreddit=typescript&interval=day&after=${now - 6 * DAY}&before=${now}`;
+    const counted = (await ok(path)).body.data as { source: string; buckets: unknown[] };
+    await stack.fault({ mode: "error", path: "/api/posts/search/aggregate" });
+    try {
+      const paged = (await ok(path)).body.data as { source: string; buckets: unknown[] };
+      expect(counted.source).toBe("aggregate");
+      expect(paged.source).toBe("search");
+      expect(paged.buckets).toEqual(counted.buckets);
+    } finally {
+      await stack.clearFaults();
+    }
+  });
+
   it("counts an author's comments per week (weeks from Monday) as paging them does", async () => {
     const posts = await ok(`/v1/comments?subreddit=Cooking&limit=20&before=${OLDER_THAN_BLACKOUT}`);
     const author = String(
@@ -331,6 +350,7 @@ describe("bad values are 400s and cost nothing", () => {
     "/v1/comments?link_id=t1_abc!",
     "/v1/comments?parent_id=x.y",
     "/v1/comments?parent_id=",
+    "/v1/comments?link_id=abc&parent_id=t3_abd",
     "/v1/subreddits/search?q=a&limit=101",
     "/v1/subreddits/search?q=a&limit=0",
     "/v1/subreddits/search?q=a&sort_type=karma",

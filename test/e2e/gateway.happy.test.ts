@@ -22,10 +22,20 @@ function expectEnvelope(result: Awaited<ReturnType<typeof getJson>>, list: boole
   expect(result.status).toBe(200);
   expect(Object.keys(result.body).sort()).toEqual(["_service", "data"]);
   const service = result.body._service as Record<string, unknown>;
-  const expectedKeys = list
-    ? ["credits_remaining", "credits_used", "cursor", "has_more"]
-    : ["credits_remaining", "credits_used"];
+  // docs/api.md#freshness: every data answer says when its data was produced (the account is no data).
+  const data = creditsUsed > 0;
+  const expectedKeys = [
+    ...(data ? ["cached_at"] : []),
+    "credits_remaining",
+    "credits_used",
+    ...(list ? ["cursor", "has_more"] : []),
+  ];
   expect(Object.keys(service).sort()).toEqual(expectedKeys);
+  if (data) {
+    const age = Number(result.headers.get("age"));
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(service.cached_at).toBeLessThanOrEqual(Date.now() / 1000);
+  } else expect(result.headers.get("age")).toBeNull();
   expect(service.credits_used).toBe(creditsUsed);
   expect(result.headers.get("x-credits-used")).toBe(String(service.credits_used));
   expect(result.headers.get("x-credits-remaining")).toBe(String(service.credits_remaining));
@@ -107,7 +117,17 @@ describe("the seven endpoints through the whole stack", () => {
       `${stack.gatewayUrl}/v1/account`,
       withKey((await stack.createKey({ credits: 333, qps: 2, burst: 10 })).key),
     );
-    expect(fresh.body.data).toEqual({ credits_balance: 333, rate_limit: { qps: 2, burst: 10 } });
+    expect(fresh.body.data).toEqual({
+      credits_balance: 333,
+      rate_limit: { qps: 2, burst: 10 },
+      low_balance_threshold: 100,
+      spend: {
+        month: expect.stringMatching(/^\d{4}-\d{2}$/),
+        credits_spent: 0,
+        monthly_cap: null,
+        resets_at: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/),
+      },
+    });
   });
 
   it("proxies /mcp to the MCP service for a valid key, which lists the seven tools", async () => {

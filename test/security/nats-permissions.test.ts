@@ -345,7 +345,7 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     await waitFor(async () => (await balanceOf(key.id)) === 10, "the refund applied by billing");
   });
 
-  it("lets the portal create, list, rotate and revoke an account's keys", async () => {
+  it("lets the portal create, list, cap, rotate and revoke an account's keys, and set its low-balance threshold", async () => {
     const portal = createPortalBilling({ nats: await as("portal"), subjects, timeoutMs: TIMEOUT_MS });
     const account = `acct_${"0".repeat(8)}${Date.now().toString(36).slice(-8).padStart(8, "0")}`;
 
@@ -355,6 +355,11 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     expect(created).toMatchObject({ ok: true, value: { outcome: "created", credits: 5 } });
     expect(listed.ok && listed.value.keys.map((key) => key.label)).toEqual(["from the portal"]);
     const id = created.ok && created.value.outcome === "created" ? created.value.id : "";
+    expect(await portal.setSpendCap(account, id, 50)).toMatchObject({ ok: true, value: { outcome: "set" } });
+    expect(await portal.setLowBalanceThreshold(account, 10)).toEqual({
+      ok: true,
+      value: { keys_updated: 1 },
+    });
     expect(await portal.rotateKey(account, id)).toMatchObject({ ok: true, value: { outcome: "rotated" } });
     expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
   });
@@ -387,6 +392,8 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
       ["portal", create, { label: "outside any account" }],
       ["portal", subjects.billing.revokeKey, { id: key.id }],
       ["portal", subjects.billing.rotateKey, { id: key.id }],
+      ["portal", subjects.billing.setSpendCap, { id: key.id, monthly_cap: 1 }],
+      ["gateway", subjects.billing.setSpendCap, { id: key.id, monthly_cap: 1 }],
     ];
 
     for (const [user, subject, payload] of attempts) await publishRefused(user, subject, payload);

@@ -41,6 +41,7 @@ export const NATS_IDENTITIES = {
   "adapter-users": "NATS_PASSWORD_ADAPTER_USERS",
   portal: "NATS_PASSWORD_PORTAL",
   admin: "NATS_PASSWORD_ADMIN",
+  exports: "NATS_PASSWORD_EXPORTS",
 } as const;
 export type NatsIdentityName = keyof typeof NATS_IDENTITIES;
 
@@ -72,6 +73,7 @@ export const REDIS_USERS = {
   portal: "REDIS_PASSWORD_PORTAL",
   adapter: "REDIS_PASSWORD_ADAPTER",
   monitors: "REDIS_PASSWORD_MONITORS",
+  exports: "REDIS_PASSWORD_EXPORTS",
 } as const;
 export type RedisUserName = keyof typeof REDIS_USERS;
 

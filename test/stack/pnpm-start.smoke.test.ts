@@ -51,6 +51,7 @@ describe("pnpm start", () => {
       PORTAL_URL: "",
       TOPUP_URL: "",
       HEALTH_PORT: "0",
+      EXPORTS_PORT: "0",
       // Any free ports: the defaults (9200-9209) may belong to a stack running beside the tests.
       METRICS_PORT: "0",
       RDA_NAMESPACE: testNamespace("start"),
@@ -125,6 +126,21 @@ describe("pnpm start", () => {
     expect(body._service).toMatchObject({ credits_used: 1, credits_remaining: credits - 1, has_more: true });
     expect(response.headers.get("x-credits-used")).toBe("1");
     expect(response.headers.get("x-credits-remaining")).toBe(String(credits - 1));
+  });
+
+  it("runs the exports service: an export is quoted for free", async () => {
+    const created = runAdmin(["keys", "create", "--label", "smoke-export", "--json"], env);
+    const { key, credits } = JSON.parse(created.stdout) as { key: string; credits: number };
+    const response = await fetch(`${apiUrl}/v1/exports`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ kind: "posts", subreddit: "dataisbeautiful", after: "40d", before: "10d" }),
+    });
+    const body = (await response.json()) as { data: { state: string; quote: { estimated_pages: number } } };
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    expect(body.data.state).toBe("quoted");
+    expect(body.data.quote.estimated_pages).toBeGreaterThan(0);
+    expect(response.headers.get("x-credits-remaining")).toBe(String(credits));
   });
 
   it("runs the developer portal, whose sign-up email lands in the local capture inbox", async () => {

@@ -54,6 +54,7 @@ describe("the pnpm start supervisor", () => {
       MAIL_SMTP_PORT: String(smtpPort),
       MAIL_UI_PORT: String(mailUiPort),
       HEALTH_PORT: "0",
+      EXPORTS_PORT: "0",
       METRICS_PORT: "0",
       RDA_NAMESPACE: namespace,
       UPSTREAM_URL: "",
@@ -114,6 +115,7 @@ describe("the pnpm start supervisor", () => {
       "adapter-tree",
       "adapter-users",
       "billing",
+      "exports",
       "gateway",
       "mail",
       "mcp",
@@ -163,9 +165,9 @@ describe("the supervisor's log format", () => {
       pid: 7,
     });
     expect(supervisorLine("pretty", "info", "stopping every service")).toBe("[stack] stopping every service");
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the colour codes of a terminal
-    expect(serviceLine("pretty", "mail", 31)("plain text", "info")).toMatch(
-      /^\u001b\[31m\[mail\]\u001b\[0m plain text$/,
+    // The colour codes of a terminal around the name.
+    expect(serviceLine("pretty", "mail", 31)("plain text", "info")).toBe(
+      "\u001b[31m[mail]\u001b[0m plain text",
     );
   });
 });

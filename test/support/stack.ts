@@ -35,7 +35,13 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
-import { createRedisPacer, type PacerSettings } from "../../packages/upstream-client/src/index.ts";
+import {
+  createRedisCacheStore,
+  createRedisPacer,
+  DEFAULT_FRESHNESS_BOUNDS,
+  type FreshnessBounds,
+  type PacerSettings,
+} from "../../packages/upstream-client/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
@@ -60,6 +66,7 @@ import {
 import {
   type BudgetQuirks,
   type RunningSimulator,
+  type StartOptions as SimulatorOptions,
   startSimulator,
 } from "../../services/upstream-sim/src/index.ts";
 
@@ -78,13 +85,26 @@ export interface StackOptions {
   upstreamBudget?: PacerSettings;
   /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
   inProcessAdapters?: boolean;
+  /**
+   * The adapters' shared response cache, in the stack's Redis (or `redis`), with these bounds
+   * (default: the product's); none: no cache, as most tests that count the simulator's requests expect.
+   */
+  responseCache?: { bounds?: FreshnessBounds; redis?: Redis };
+  /** Replicas of each in-process adapter, sharing pacer and cache as in production; default 1. */
+  adapterReplicas?: number;
+  /** The simulator's latency for every answer, in ms; default 0. */
+  simulatorLatencyMs?: number;
   logger?: Logger;
   /** Also start the developer portal and a capture inbox for its mail. */
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
+  simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
   /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
   portalSettings?: Partial<PortalSettings>;
+  /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
+  defaultRateLimit?: { qps: number; burst: number };
 }
 
 export interface PortalParts {
@@ -163,6 +183,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     port: 0,
     host: "127.0.0.1",
     budget: options.simulatorBudget,
+    latencyMs: options.simulatorLatencyMs,
+    ...options.simulator,
   });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
@@ -175,7 +197,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logger,
     settings: {
       freeCredits: 333,
-      defaultRateLimit: { qps: 2, burst: 10 },
+      defaultRateLimit: options.defaultRateLimit ?? { qps: 2, burst: 10 },
       reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
       pendingSweepMs: options.pendingSweepMs,
       stripeWebhookSecret: webhookSecret,
@@ -194,14 +216,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     pacer:
       options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
+    cache: options.responseCache && {
+      store: createRedisCacheStore(options.responseCache.redis ?? redis, keys.upstreamCache, {
+        maxBytes: 64 * 1024 * 1024,
+        maxEntryBytes: 2 * 1024 * 1024,
+        longestTtlS: 3_600,
+      }),
+      bounds: options.responseCache.bounds ?? DEFAULT_FRESHNESS_BOUNDS,
+    },
   };
   const adapters =
     options.inProcessAdapters === false
       ? []
       : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
   for (const start of adapters) {
-    const adapter = await start(adapterDeps);
-    stoppers.push(() => adapter.stop());
+    for (let replica = 0; replica < (options.adapterReplicas ?? 1); replica++) {
+      const adapter = await start(adapterDeps);
+      stoppers.push(() => adapter.stop());
+    }
   }
 
   const withPortal = options.portal || options.payments;
@@ -385,6 +417,8 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        // Webhooks to the tests' own receivers on 127.0.0.1: the local switch, as in development.
+        notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
         ...deps.overrides,
       },
     },

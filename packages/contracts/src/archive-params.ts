@@ -98,14 +98,29 @@ export const COMMENT_FILTERS = {
 export const POST_FILTER_NAMES = Object.keys(POST_FILTERS);
 export const COMMENT_FILTER_NAMES = Object.keys(COMMENT_FILTERS);
 
-/** The upstream query for the filters present in validated listing parameters. */
+/**
+ * The upstream query for the filters present in validated listing parameters. The upstream documents
+ * `parent_id` as a comment id or empty, so a post's top level (`t3_…`) is sent in its documented form:
+ * that post as `link_id` and an empty `parent_id`.
+ */
 export function upstreamListingFilters(params: Readonly<Record<string, unknown>>): Record<string, string> {
   const query: Record<string, string> = {};
   for (const name of [...POST_FILTER_NAMES, ...COMMENT_FILTER_NAMES]) {
     const value = params[name];
     if (value !== undefined) query[name] = String(value);
   }
+  const parent = query.parent_id;
+  if (parent?.startsWith("t3_")) {
+    query.link_id = parent.slice(3);
+    query.parent_id = "";
+  }
   return query;
+}
+
+/** A `parent_id` naming a post must name the same post as `link_id`, when both are given. */
+export function parentPostConflict(params: { link_id?: string; parent_id?: string }): boolean {
+  const parentPost = params.parent_id?.startsWith("t3_") ? params.parent_id.slice(3) : undefined;
+  return parentPost !== undefined && params.link_id !== undefined && parentPost !== params.link_id;
 }
 
 export const timeBoundParam = z

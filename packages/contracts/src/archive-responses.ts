@@ -23,7 +23,7 @@ export const activitySchema = z
     before: z.number().int().meta({ description: "End of the window (exclusive), epoch seconds." }),
     source: z.enum(["aggregate", "search"]).meta({
       description:
-        "How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count).",
+        "How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).",
     }),
     total: z.number().int().min(0).meta({ description: "Sum of the bucket counts." }),
     buckets: z.array(activityBucketSchema).meta({

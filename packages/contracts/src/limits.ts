@@ -8,6 +8,8 @@ export const KEY_LIMITS = {
   qps: { min: 1, max: 100_000 },
   burst: { min: 1, max: 1_000_000 },
   labelMaxLength: 200,
+  /** A key's monthly spend cap, in credits per calendar month (UTC). */
+  monthlyCap: { min: 1, max: 1_000_000_000 },
 } as const;
 
 /** One top-up: at least 5 USD (the price ladder starts there), at most 10,000 USD. */

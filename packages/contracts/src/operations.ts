@@ -108,7 +108,7 @@ export const OPERATIONS = {
     path: "/v1/comments/tree",
     summary: "Get a post's whole nested comment tree",
     description:
-      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.",
+      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more`, with the ids of the comments left out directly under their parent and the upstream's count, passed on as sent. 1 credit.",
     params: getCommentTreeParamsSchema,
     pathParams: [],
     integerParams: ["limit"],
@@ -187,7 +187,7 @@ export const OPERATIONS = {
     path: "/v1/activity",
     summary: "Count posts or comments per hour, day or week",
     description:
-      "How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 2,000 items of the community or author in the window (more is a 400, not charged). Buckets less than 36 hours old are marked `settled: false`. 1 credit.",
+      "How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 1,000 items of the community or author in the window (more is a 400, not charged); the same paging stands in when the archive's counting fails. Buckets less than 36 hours old are marked `settled: false`. 1 credit.",
     params: getActivityParamsSchema,
     pathParams: [],
     integerParams: [],

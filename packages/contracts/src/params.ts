@@ -4,7 +4,12 @@
  * its output parses again to the same value, so an adapter can re-validate what the gateway sends.
  */
 import { z } from "zod";
-import { COMMENT_FILTERS, COMMUNITY_SEARCH_OPTIONS, POST_FILTERS } from "./archive-params.ts";
+import {
+  COMMENT_FILTERS,
+  COMMUNITY_SEARCH_OPTIONS,
+  POST_FILTERS,
+  parentPostConflict,
+} from "./archive-params.ts";
 import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 import { KNOWN_FIELDS } from "./fields.ts";
 import { type ItemKind, MAX_IDS_PER_BATCH, normaliseItemId } from "./ids.ts";
@@ -134,6 +139,9 @@ function listingParams(kind: ItemKind) {
         const also = kind === "comment" ? ", link_id or parent_id" : " or ids";
         const names = kind === "comment" ? "subreddit, author, ids" : "subreddit, author";
         ctx.addIssue({ code: "custom", message: `give at least one of ${names}${also}`, path: [] });
+      }
+      if (parentPostConflict(scope)) {
+        ctx.addIssue({ code: "custom", message: "names another post than link_id", path: ["parent_id"] });
       }
       const inListingMode = params.ids === undefined;
       if (

@@ -6,6 +6,7 @@
 
 import { isEnvelope } from "./envelope.ts";
 import { httpError, transportError } from "./errors.ts";
+import { createExportsClient, type ExportsClient } from "./exports.ts";
 import { OPERATIONS } from "./generated/operations.ts";
 import { itemsOf, pagesOf, rankedPagesOf } from "./pagination.ts";
 import { buildRequestPath } from "./request-path.ts";
@@ -36,7 +37,8 @@ type Call<N extends OperationName> = (
   options?: CallOptions,
 ) => Promise<GatewayResult<Envelope<N>>>;
 
-export interface GatewayClient {
+/** Export jobs are in exports.ts: createExport, getExport, waitForExport, downloadExport… */
+export interface GatewayClient extends ExportsClient {
   listPosts: Call<"listPosts">;
   listComments: Call<"listComments">;
   getCommentTree: Call<"getCommentTree">;
@@ -112,7 +114,9 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     pagesOf(call, "listComments", params, opts);
   const userPages = (params: OperationInput<"searchUsers">, opts?: PageOptions) =>
     rankedPagesOf(call, params, opts);
+  const exportsClient = createExportsClient({ prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs });
   return {
+    ...exportsClient,
     listPosts: (params, opts) => call("listPosts", params, opts),
     listComments: (params, opts) => call("listComments", params, opts),
     getCommentTree: (params, opts) => call("getCommentTree", params, opts),

@@ -36,6 +36,12 @@ export interface RedisKeys {
   payment(keyId: string, paymentId: string): string;
   /** Sorted set: the key's payment ids, scored by the epoch ms they were first seen. */
   keyPayments(keyId: string): string;
+  /**
+   * Hash: the key's spend per calendar month (UTC), field `YYYY-MM` → credits debited and not
+   * refunded, changed in the same script as the journal entry it counts and checked against the
+   * record's `monthly_cap` at admission. Kept like the journal (one field a month).
+   */
+  monthlySpend(keyId: string): string;
   /** List: ids of every key a portal account created, oldest first (revoked ones included). */
   accountKeys(accountId: string): string;
   /** Hash: an account's key counters, `active` and `created` (lifetime), checked against its limits. */
@@ -61,6 +67,12 @@ export interface RedisKeys {
   readonly pendingDebits: string;
   /** The adapters' shared pacing of upstream requests (written only by their pacer's scripts). */
   readonly upstreamPacer: UpstreamPacerKeys;
+  /**
+   * The adapters' shared response cache and their coalescing of identical upstream calls: a family of
+   * its own (`<root>:upstream-cache:*`), so it can live in a Redis of its own and no other service's
+   * rights reach it.
+   */
+  readonly upstreamCache: UpstreamCacheKeys;
   /** The developer portal's own keys. */
   readonly portal: PortalRedisKeys;
 }
@@ -71,6 +83,22 @@ export interface UpstreamPacerKeys {
   readonly state: string;
   /** Sorted set: the requests in flight upstream (lease ids), scored by the epoch ms their lease ends. */
   readonly leases: string;
+  /** Sorted set: interactive callers waiting for a turn now, scored by when their wait lapses. */
+  readonly waiting: string;
+  /** Sorted set: the background requests (monitors, exports) among `leases`. */
+  readonly background: string;
+}
+
+/** `hash`: the SHA-256 of one upstream request path (path and query: no caller data). */
+export interface UpstreamCacheKeys {
+  /** String: one cached answer (when it was fetched, its bound, the body). */
+  entry(hash: string): string;
+  /** String: the token of the replica fetching this request right now (coalescing). */
+  lock(hash: string): string;
+  /** String: the outcome of one fetch, for the replicas that waited on it; seconds-long. */
+  outcome(hash: string, token: string): string;
+  /** Integer: bytes of the entries that expire within one minute (the cache's size cap). */
+  bytes(minute: number): string;
 }
 
 export interface PortalRedisKeys {
@@ -120,6 +148,15 @@ export interface PortalRedisKeys {
   oauthConnection(grantId: string): string;
   /** Set: grant ids of an account's connections. */
   accountConnections(accountId: string): string;
+  /**
+   * Hash: an account's notice settings: `webhook_url`, `webhook_secret` (sealed, never plain),
+   * `low_balance_threshold`, and `off:<kind>` for each optional kind switched off.
+   */
+  noticeSettings(accountId: string): string;
+  /** String (expiring): a notice already sent, by the SHA-256 of its kind and crossing: once per crossing. */
+  noticeSent(crossingHash: string): string;
+  /** Counter (expiring): optional notices sent to an account in the current hour. */
+  noticesThisHour(accountId: string): string;
 }
 
 export function redisKeys(namespace = ""): RedisKeys {
@@ -134,6 +171,7 @@ export function redisKeys(namespace = ""): RedisKeys {
     usageDay: (keyId: string, day: string) => `${root}:key:{${keyId}}:usage:${day}`,
     payment: (keyId: string, paymentId: string) => `${root}:key:{${keyId}}:payment:${paymentId}`,
     keyPayments: (keyId: string) => `${root}:key:{${keyId}}:payments`,
+    monthlySpend: (keyId: string) => `${root}:key:{${keyId}}:monthly-spend`,
     accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
     accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
@@ -145,8 +183,20 @@ export function redisKeys(namespace = ""): RedisKeys {
     upstreamPacer: Object.freeze({
       state: `${root}:upstream:{pacer}:state`,
       leases: `${root}:upstream:{pacer}:leases`,
+      waiting: `${root}:upstream:{pacer}:waiting`,
+      background: `${root}:upstream:{pacer}:background`,
     }),
+    upstreamCache: upstreamCacheKeys(`${root}:upstream-cache`),
     portal: portalKeys(`${root}:portal`),
+  });
+}
+
+function upstreamCacheKeys(root: string): UpstreamCacheKeys {
+  return Object.freeze({
+    entry: (hash: string) => `${root}:entry:${hash}`,
+    lock: (hash: string) => `${root}:lock:${hash}`,
+    outcome: (hash: string, token: string) => `${root}:outcome:${hash}:${token}`,
+    bytes: (minute: number) => `${root}:bytes:${minute}`,
   });
 }
 
@@ -169,5 +219,8 @@ function portalKeys(root: string): PortalRedisKeys {
     oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
     registrationsFromClient: (ip: string) => `${root}:oauth:registrations-from:${ip}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
+    noticeSettings: (accountId: string) => `${root}:account:{${accountId}}:notices`,
+    noticeSent: (crossingHash: string) => `${root}:notice-sent:${crossingHash}`,
+    noticesThisHour: (accountId: string) => `${root}:notice-limit:{${accountId}}`,
   });
 }

@@ -13,9 +13,12 @@ export type AttemptVerdict =
   /** 429; `resetSeconds` until the window turns, when the upstream's headers said (rate-limit-headers.ts). */
   | { readonly kind: "rate_limited"; readonly resetSeconds: number | undefined }
   | { readonly kind: "bad_request"; readonly reason: string }
+  /** Refused before reaching the API (a Cloudflare block page): final, never retried in a loop. */
+  | { readonly kind: "blocked"; readonly reason: string }
   | { readonly kind: "unavailable"; readonly reason: string };
 
 import { locateDataBytes } from "./data-bytes.ts";
+import { classifyNonJson, describePage } from "./non-json-answer.ts";
 import type { UpstreamBody } from "./types.ts";
 
 /** "Timeout. Maybe slow down a bit" (#66), "Slow down a little" (#12), "Query timed out" (documented). */
@@ -28,9 +31,10 @@ export function classifyAnswer(
 ): AttemptVerdict {
   if (status === 429) return { kind: "rate_limited", resetSeconds };
   const bytes = typeof body === "string" ? Buffer.from(body) : body;
-  const parsed = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const parsed = parseJson(text);
   if (parsed === undefined)
-    return { kind: "transient", reason: `HTTP ${status} with a body that is not JSON` };
+    return { kind: classifyNonJson(status, text), reason: describePage(status, text) };
   if (isRecord(parsed) && "error" in parsed) return classifyErrorBody(status, parsed.error);
   if (status >= 500) return { kind: "transient", reason: `HTTP ${status}` };
   if (status === 400) return { kind: "bad_request", reason: "HTTP 400" };

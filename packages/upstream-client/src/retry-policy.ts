@@ -31,6 +31,16 @@ export function decide(verdict: AttemptVerdict, state: CallState, settings: Clie
     case "bad_request":
     case "unavailable":
       return { stop: { outcome: verdict.kind, message: `upstream: ${verdict.reason}`, ...counts } };
+    case "blocked":
+      // docs/upstream.md#errors-and-busy-answers: the same request would get the same block page.
+      return {
+        stop: {
+          outcome: "unavailable",
+          message: `upstream blocked the request: ${verdict.reason}`,
+          blocked: true,
+          ...counts,
+        },
+      };
     case "transient":
       return retriesLeft
         ? backoff(state, settings, state.query, state.busyRetried)

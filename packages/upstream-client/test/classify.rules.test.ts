@@ -31,6 +31,22 @@ describe("classifyAnswer", () => {
     expect(classifyAnswer(200, undefined, '{"data":[').kind).toBe("transient");
   });
 
+  it("classifies a 403 page, or a 4xx page saying the client is blocked, as blocked and says what it was", () => {
+    const page = "<!DOCTYPE html><html><head><title>Attention Required! | Cloudflare</title></head></html>";
+    expect(classifyAnswer(403, undefined, page)).toEqual({
+      kind: "blocked",
+      reason: 'HTTP 403 with an HTML page: "Attention Required! | Cloudflare"',
+    });
+    expect(classifyAnswer(403, undefined, "error code: 1020").kind).toBe("blocked");
+    expect(classifyAnswer(409, undefined, "<html><h1>Sorry, you have been blocked</h1></html>").kind).toBe(
+      "blocked",
+    );
+  });
+
+  it("classifies any other 4xx page as final, not retried", () => {
+    expect(classifyAnswer(404, undefined, "<html><title>Not Found</title></html>").kind).toBe("unavailable");
+  });
+
   it("classifies a 5xx JSON error as transient", () => {
     expect(classifyAnswer(503, undefined, '{"error":"overloaded"}').kind).toBe("transient");
   });

@@ -22,7 +22,9 @@ describe("upstream client over HTTP", () => {
     });
     await client.close();
     expect(result).toMatchObject({ outcome: "ok", attempts: 1, retries: 0 });
-    expect(server.paths).toEqual(["/mirror/as/api/posts/search?subreddit=pics&limit=5&sort=asc"]);
+    expect(server.paths).toEqual([
+      "/mirror/as/api/posts/search?subreddit=pics&limit=5&sort=asc&meta-app=reddit-data-api",
+    ]);
   });
 
   it("coalesces identical concurrent calls into one upstream request", async () => {
@@ -39,7 +41,7 @@ describe("upstream client over HTTP", () => {
     await client.close();
     expect(results.every((result) => result.outcome === "ok")).toBe(true);
     expect(server.paths).toHaveLength(2);
-    expect(client.stats()).toEqual({ requests: 2, coalesced: 4 });
+    expect(client.stats()).toEqual({ requests: 2, coalesced: 4, cacheHits: 0 });
   });
 
   it("waits out a 429 whose x-ratelimit-reset fits in the deadline, counting the retry", async () => {
@@ -85,7 +87,7 @@ describe("upstream client over HTTP", () => {
     const result = await client.get("/api/comments/search", { author: "x", limit: 100, sort: "desc" });
     await client.close();
     expect(result).toMatchObject({ outcome: "ok", retries: 1, query: { limit: 50 } });
-    expect(server.paths[1]).toBe("/api/comments/search?author=x&limit=50&sort=desc");
+    expect(server.paths[1]).toBe("/api/comments/search?author=x&limit=50&sort=desc&meta-app=reddit-data-api");
   });
 
   it("gives up on an upstream that never answers once the deadline has passed, after retrying", async () => {

@@ -5,7 +5,8 @@
  * it cannot: its keyword search is not our exact-phrase match (docs/api.md#phrase-filter). The items
  * of the window are then paged through with the listing's own exact cursor (listing-page.ts), each
  * counted once by id, and matched here; past MAX_SEARCH_PAGES the request is refused (400, refunded)
- * rather than answered with a partial count.
+ * rather than answered with a partial count. The same paging stands in for an aggregate that fails
+ * (the upstream times out on heavy aggregates), so a small window is still answered.
  */
 import { badRequestReply, failureReply, type OperationContext, okReply } from "@rda/adapter-kit";
 import {
@@ -43,10 +44,19 @@ export async function getActivity(
 ): Promise<Uint8Array> {
   const now = Math.floor(Date.now() / 1000);
   const window = { after: params.after, before: params.before ?? now };
-  const counted =
+  let source: Activity["source"] = params.q === undefined ? "aggregate" : "search";
+  let counted =
     params.q === undefined
       ? await countByAggregate(client, params, window, context)
       : await countBySearch(client, params, params.q, window, context);
+  if ("outcome" in counted && counted.outcome === "unavailable" && source === "aggregate") {
+    const aggregateFailure = counted;
+    context.logger.warn({ reason: counted.message }, "aggregate failed; counting by paging the search");
+    source = "search";
+    counted = await countBySearch(client, params, undefined, window, context);
+    // Past the paging limit the aggregate's own failure (a 502, refunded) is the honest answer.
+    if ("tooMany" in counted) return failureReply(aggregateFailure);
+  }
   if ("outcome" in counted) return failureReply(counted);
   if ("tooMany" in counted) {
     const what = params.kind;
@@ -58,7 +68,7 @@ export async function getActivity(
     kind: params.kind,
     interval: params.interval,
     ...window,
-    source: params.q === undefined ? "aggregate" : "search",
+    source,
     ...bucketsOf(counted.counts, params.interval, window, now),
   };
   return okReply(JSON.stringify(activity));
@@ -93,16 +103,17 @@ async function countByAggregate(
   return { counts };
 }
 
+/** Pages the window's items and counts them, or only those containing `phrase` when given. */
 async function countBySearch(
   client: UpstreamClient,
   params: GetActivityParams,
-  phrase: string,
+  phrase: string | undefined,
   window: Window,
   context: OperationContext,
 ): Promise<{ counts: Counts } | { tooMany: true } | UpstreamFailure> {
   const kind = params.kind === "posts" ? "post" : "comment";
   const { textFields } = ITEM_KINDS[kind];
-  const matches = createPhraseMatcher(phrase);
+  const matches = phrase === undefined ? () => true : createPhraseMatcher(phrase);
   const counts: Counts = new Map();
   const seen = new Set<unknown>();
   let after = window.after;
@@ -115,14 +126,17 @@ async function countBySearch(
       limit: PAGE_SIZE,
       sort: "asc",
     } as ListingParams;
-    const upstreamFields = ["id", "created_utc", ...textFields].join(",");
+    const needed = phrase === undefined ? ["id", "created_utc"] : ["id", "created_utc", ...textFields];
+    const upstreamFields = needed.join(",");
     const fetched = await fetchListingPage(client, { kind, params: listing, upstreamFields }, context);
     if ("outcome" in fetched) return fetched;
     for (const row of fetched.rows) {
       if (seen.has(row.id)) continue;
       seen.add(row.id);
-      const text = textFields.map((field) => row[field]).filter((value) => typeof value === "string");
-      if (!text.some((value) => matches(value as string))) continue;
+      if (phrase !== undefined) {
+        const text = textFields.map((field) => row[field]).filter((value) => typeof value === "string");
+        if (!text.some((value) => matches(value as string))) continue;
+      }
       const bucket = activityBucketStart(row.created_utc, params.interval);
       counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
     }

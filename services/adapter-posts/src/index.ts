@@ -1,7 +1,6 @@
 /**
  * adapter-posts: serves adapter.posts.list, adapter.comments.list and adapter.activity.get (it pages
- * the same listings) in the adapter-posts queue group,
- * so every replica shares the load. A value: connections come in, nothing is read from the environment.
+ * the same listings) in the adapter-posts queue group, so every replica shares the load. A value: connections come in, nothing is read from the environment.
  */
 import { type AdapterDeps, type RunningAdapter, startAdapter } from "@rda/adapter-kit";
 import { QUEUE_GROUPS } from "@rda/contracts";

@@ -19,6 +19,9 @@ import {
   revokeKeyRequestSchema,
   rotateAccountKeyRequestSchema,
   rotateKeyRequestSchema,
+  setAccountSpendCapRequestSchema,
+  setLowBalanceThresholdRequestSchema,
+  setSpendCapRequestSchema,
   settleRequestSchema,
   showKeyRequestSchema,
   topUpRequestSchema,
@@ -26,8 +29,9 @@ import {
 } from "@rda/contracts";
 import type { RequestHandler } from "@rda/service-kit";
 import type { z } from "zod";
+import { exportEndpoints } from "./export-endpoints.ts";
 import { jsonEndpoint } from "./json-endpoint.ts";
-import { addCredits, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
+import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
   admit,
   type DebitId,
@@ -36,8 +40,10 @@ import {
   type Reserve,
   refund,
   refundReply,
+  setLowBalanceThreshold,
   settle,
 } from "./ledger/index.ts";
+import { crossingsOf, publishCrossings } from "./notice-events.ts";
 import type { PaymentCommandDeps } from "./payment-commands.ts";
 import * as payments from "./payment-commands.ts";
 
@@ -85,6 +91,24 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
       subject: billing.rotateAccountKey,
       handler: endpoint(rotateAccountKeyRequestSchema, (r) => rotate(deps, r), manage),
     },
+    {
+      subject: billing.setLowBalanceThreshold,
+      handler: endpoint(
+        setLowBalanceThresholdRequestSchema,
+        async (r) => ({
+          keys_updated: await setLowBalanceThreshold(context, r.account_id, r.low_balance_threshold),
+        }),
+        manage,
+      ),
+    },
+    {
+      subject: billing.setSpendCap,
+      handler: endpoint(setSpendCapRequestSchema, (r) => capSpend(deps, r), manage),
+    },
+    {
+      subject: billing.setAccountSpendCap,
+      handler: endpoint(setAccountSpendCapRequestSchema, (r) => capSpend(deps, r), manage),
+    },
     { subject: billing.keyUsage, handler: endpoint(keyUsageRequestSchema, (r) => usage(deps, r), manage) },
     { subject: billing.topUp, handler: endpoint(topUpRequestSchema, (r) => addCredits(deps, r), manage) },
     {
@@ -104,6 +128,7 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
       subject: billing.verifyLedger,
       handler: endpoint(verifyLedgerRequestSchema, () => verify(deps), { logger, onRefused }),
     },
+    ...exportEndpoints(deps),
   ];
 }
 
@@ -126,6 +151,7 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
     deps.reserve,
   );
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
+  publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply, deps.context.now()));
   return reply;
 }
 

@@ -22,6 +22,7 @@ import {
   type LedgerContext,
   PAYMENT_SCRIPTS,
   type Reserve,
+  SPEND_CAP_SCRIPTS,
   startRedisClock,
 } from "./ledger/index.ts";
 import { createBillingMetrics, registerRefundLag } from "./metrics.ts";
@@ -142,7 +143,7 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
 async function preloadScripts(redis: Redis, logger: Logger): Promise<void> {
   try {
     await Promise.all(
-      [...ALL_SCRIPTS, ...ADMISSION_SCRIPTS, ...PAYMENT_SCRIPTS].map((script) =>
+      [...ALL_SCRIPTS, ...ADMISSION_SCRIPTS, ...PAYMENT_SCRIPTS, ...SPEND_CAP_SCRIPTS].map((script) =>
         redis.script("LOAD", script.source),
       ),
     );

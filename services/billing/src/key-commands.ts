@@ -9,6 +9,8 @@ import {
   type KeyChangedEvent,
   type KeyUsageReply,
   type ListKeysReply,
+  type SetSpendCapReply,
+  type SetSpendCapRequest,
   type Subjects,
 } from "@rda/contracts";
 import type { Logger, NatsConnection } from "@rda/service-kit";
@@ -21,6 +23,7 @@ import {
   readUsage,
   revokeKey,
   rotateKey,
+  setSpendCap,
   showKey,
   topUp,
   verifyLedger,
@@ -85,6 +88,14 @@ export async function rotate(deps: KeyCommandDeps, request: { id: string; accoun
     announce(deps, { key_id: request.id, change: "rotated" });
     deps.logger.info({ key_id: request.id }, "key rotated");
   }
+  return reply;
+}
+
+export async function capSpend(deps: KeyCommandDeps, request: SetSpendCapRequest): Promise<SetSpendCapReply> {
+  if (!isKeyId(request.id)) return { outcome: "not_found" };
+  const reply = await setSpendCap(deps.context, request);
+  if (reply.outcome === "set")
+    deps.logger.info({ key_id: request.id, monthly_cap: request.monthly_cap }, "monthly spend cap set");
   return reply;
 }
 

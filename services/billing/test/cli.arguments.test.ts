@@ -61,6 +61,13 @@ const BAD: [string[], RegExp][] = [
   [["keys", "usage", ID, "--days", "0"], /--days must be a whole number from 1 to 400/],
   [["keys", "usage", ID, "--days", "401"], /--days must be a whole number from 1 to 400/],
   [["keys", "list"], /'keys list' needs --account ID or --label TEXT/],
+  [["keys", "cap", ID], /'keys cap' needs --monthly N \(credits a month\) or --monthly none/],
+  [
+    ["keys", "cap", ID, "--monthly", "0"],
+    /--monthly must be a whole number from 1 to 1,000,000,000, got '0', or none/,
+  ],
+  [["keys", "cap", ID, "--monthly", "lots"], /--monthly must be a whole number/],
+  [["keys", "cap", "--monthly", "5"], /'keys cap' needs a key id/],
   [["keys", "list", "--account", "acct_1", "--label", "x"], /needs --account ID or --label TEXT/],
   [["keys", "list", "--account", "someone"], /'someone' is not an account id/],
   [["ledger", "verify", "--days", "3"], /'ledger verify' has no option --days/],

@@ -33,6 +33,7 @@ import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
 import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
 import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
+import { registerExportRoutes } from "./routes/exports.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { registerMonitorRoutes } from "./routes/monitors.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
@@ -128,6 +129,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     topUpUrl: deps.settings.topUpUrl,
   });
   app.register(async (scope) => registerMcpProxy(scope, ctx));
+  app.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
   app.register(async (scope) => registerDocs(scope, OPENAPI_PATH));
   app.addHook("onClose", async () => {
     await ctx.keys.stop();
@@ -184,7 +186,7 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
     idempotency,
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
-    errors: { topUpUrl: settings.topUpUrl },
+    errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${portalUrl}/keys` },
     settings: { pendingDebitMs },
     billingTimeoutMs,
     mcpUrl: settings.mcpUrl,

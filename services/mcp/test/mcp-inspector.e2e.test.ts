@@ -100,12 +100,14 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
       "check_credits",
       "get_activity",
       "get_comment_tree",
+      "get_export",
       "get_subreddit_rules",
       "get_user_profile",
       "search_comments",
       "search_posts",
       "search_subreddits",
       "search_users",
+      "start_export",
     ]);
     for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: "object" });
   });

@@ -121,9 +121,9 @@ beforeAll(async () => {
 });
 afterAll(async () => fixture.close());
 
-describe("the nine tools' schemas, as clients receive them", () => {
-  it("are nine, each with an input and an output schema", () => {
-    expect(tools).toHaveLength(9);
+describe("the tools' schemas, as clients receive them", () => {
+  it("are eleven (nine data tools, two export tools), each with an input and an output schema", () => {
+    expect(tools).toHaveLength(11);
     for (const tool of tools) expect(tool.outputSchema).toBeDefined();
   });
 
@@ -203,6 +203,14 @@ describe("the nine tools' schemas, as clients receive them", () => {
       search_users: { author_prefix: "spez", min_karma: 100, sort_type: "name", offset: 25 },
       get_activity: { subreddit: "AskReddit", q: "new phone", interval: "day", after: "7d" },
       check_credits: {},
+      start_export: {
+        kind: "posts",
+        subreddit: "AskReddit",
+        after: "30d",
+        before: 1_700_000_000,
+        format: "csv",
+      },
+      get_export: { id: `exp_${"a".repeat(24)}` },
     };
     for (const tool of tools) {
       const valid = ajv.validate(tool.inputSchema, examples[tool.name]);

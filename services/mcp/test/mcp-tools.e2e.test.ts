@@ -175,11 +175,11 @@ const CALLS: {
   { tool: "check_credits", operation: "getAccount", args: () => ({}) },
 ];
 
-describe("the nine tools through the gateway's /mcp", () => {
-  it("lists nine tools, each with an input schema, an output schema and read-only annotations", async () => {
+describe("the nine data tools through the gateway's /mcp", () => {
+  it("lists nine read-only data tools and the two export tools, each with an input and an output schema", async () => {
     const { tools } = await agent.listTools();
-    expect(tools).toHaveLength(9);
-    for (const tool of tools) {
+    expect(tools).toHaveLength(11);
+    for (const tool of tools.filter((listed) => !listed.name.endsWith("_export"))) {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.properties).toHaveProperty("_service");
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -207,8 +207,13 @@ describe("the nine tools through the gateway's /mcp", () => {
     } else if (call.operation === "getCommentTree")
       expect(shapeOf(envelope.data)).toEqual(lean(overHttp.value.data));
     else expect(envelope.data).toEqual(lean(overHttp.value.data));
-    const { credits_remaining: _mcpRemaining, ...mcpMeta } = envelope._service;
-    const { credits_remaining: _httpRemaining, ...httpMeta } = overHttp.value._service;
+    // And when each was fetched: two requests, two fetches.
+    const { credits_remaining: _mcpRemaining, cached_at: _mcpFetched, ...mcpMeta } = envelope._service;
+    const {
+      credits_remaining: _httpRemaining,
+      cached_at: _httpFetched,
+      ...httpMeta
+    } = overHttp.value._service;
     expect(mcpMeta).toEqual(httpMeta);
   });
 
@@ -303,7 +308,7 @@ describe("the nine tools through the gateway's /mcp", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(9);
+    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(11);
   });
 
   it("refuses a web page's request from an origin not configured, through the gateway, with 403", async () => {

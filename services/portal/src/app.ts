@@ -30,6 +30,9 @@ import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import { listenForNoticeEvents } from "./notices/crossing-notices.ts";
+import { noticeSettingsStore } from "./notices/notice-settings.ts";
+import { createNotifier } from "./notices/notifier.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
 import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
@@ -111,6 +114,14 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
   });
   // Stripe's webhooks: the raw body, no session and no CSRF (Stripe's signature is the proof).
   app.register(async (scope) => registerStripeWebhook(scope, ctx));
+  const noticeEvents = listenForNoticeEvents({
+    nats: deps.nats,
+    subjects: deps.subjects,
+    notifier: ctx.notices.notifier,
+    logger: deps.logger,
+    portalUrl: deps.settings.publicUrl,
+  });
+  app.addHook("onClose", async () => noticeEvents.stop());
   return app;
 }
 
@@ -131,10 +142,32 @@ function buildContext(deps: PortalDeps): PortalContext {
     subjects: deps.subjects,
     timeoutMs: settings.billingTimeoutMs,
   });
+  const accounts = createAccountStore(store);
+  const noticeSettings = noticeSettingsStore(redis, keys, settings.notices?.sealingKey);
+  const allowLoopbackWebhooks = settings.notices?.allowLoopbackWebhooks ?? false;
+  if (allowLoopbackWebhooks)
+    logger.warn("WEBHOOKS_ALLOW_LOOPBACK is on: webhooks may go to http://127.0.0.1. Never in production.");
+  const notifier = createNotifier({
+    redis,
+    keys,
+    accounts,
+    settings: noticeSettings,
+    mailer: deps.mailer,
+    logger,
+    portalUrl: settings.publicUrl,
+    perAccountPerHour: settings.notices?.perAccountPerHour ?? 20,
+    allowLoopbackWebhooks,
+  });
   return {
     logger,
     settings,
-    accounts: createAccountStore(store),
+    notices: {
+      settings: noticeSettings,
+      notifier,
+      webhooksEnabled: settings.notices?.sealingKey !== undefined,
+      allowLoopbackWebhooks,
+    },
+    accounts,
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
     pendingSecrets: createPendingSecrets(store),

@@ -24,7 +24,10 @@ import {
   reversePaymentReplySchema,
   revokeKeyReplySchema,
   rotateKeyReplySchema,
+  type SetSpendCapReply,
   type Subjects,
+  setLowBalanceThresholdReplySchema,
+  setSpendCapReplySchema,
   showKeyReplySchema,
 } from "@rda/contracts";
 import { type NatsConnection, type NatsRequestFailure, requestJson } from "@rda/service-kit";
@@ -42,6 +45,10 @@ export interface PortalBilling {
   revokeKey(accountId: string, keyId: string): Answer<RevokeOutcome>;
   rotateKey(accountId: string, keyId: string): Answer<RotateReply>;
   usage(accountId: string | undefined, keyId: string, days: number): Answer<KeyUsageReply>;
+  /** The account's low-balance threshold for all its keys; null for the default. */
+  setLowBalanceThreshold(accountId: string, threshold: number | null): Answer<{ keys_updated: number }>;
+  /** The key's monthly spend cap in credits, or null for none. */
+  setSpendCap(accountId: string, keyId: string, monthlyCap: number | null): Answer<SetSpendCapReply>;
   /** Which key a secret belongs to (its SHA-256 only), for scripts that read usage with the key. */
   lookup(keyHash: string): Answer<LookupKeyReply>;
   /** Card payments (billing.payments.*): credit a paid one, take back what went back, list them. */
@@ -75,6 +82,14 @@ export function createPortalBilling(deps: {
       map(ask(subjects.revokeAccountKey, { id, account_id }, revokeKeyReplySchema), (reply) => reply.outcome),
     rotateKey: (account_id, id) => ask(subjects.rotateAccountKey, { id, account_id }, rotateKeyReplySchema),
     usage: (account_id, id, days) => ask(subjects.keyUsage, { id, account_id, days }, keyUsageReplySchema),
+    setLowBalanceThreshold: (account_id, low_balance_threshold) =>
+      ask(
+        subjects.setLowBalanceThreshold,
+        { account_id, low_balance_threshold },
+        setLowBalanceThresholdReplySchema,
+      ),
+    setSpendCap: (account_id, id, monthly_cap) =>
+      ask(subjects.setAccountSpendCap, { id, account_id, monthly_cap }, setSpendCapReplySchema),
     lookup: (key_hash) => ask(subjects.lookupKey, { key_hash }, lookupKeyReplySchema),
     applyPayment: (request) => ask(subjects.applyPayment, request, applyPaymentReplySchema),
     reversePayment: (request) => ask(subjects.reversePayment, request, reversePaymentReplySchema),

@@ -3,6 +3,8 @@ import type { FailedAuthLimiter, Logger } from "@rda/service-kit";
 import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
+import type { Notifier } from "./notices/notifier.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
@@ -36,6 +38,14 @@ export interface PortalContext {
     readonly webhookSecret: string;
     /** Where "Pay" redirects the browser (the CSP's form-action must allow it). */
     readonly checkoutOrigins: readonly string[];
+  };
+  /** Notices by email and signed webhook (notices/). */
+  readonly notices: {
+    readonly settings: NoticeSettingsStore;
+    readonly notifier: Notifier;
+    /** False without a sealing key: the page then says webhooks are not set up here. */
+    readonly webhooksEnabled: boolean;
+    readonly allowLoopbackWebhooks: boolean;
   };
   /** Readiness checks: Redis ready, NATS connected. */
   readonly readiness: () => Record<string, boolean>;

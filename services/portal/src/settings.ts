@@ -38,8 +38,21 @@ export interface PortalSettings {
   readonly oauthRegistrationsPerClientPerHour?: number;
   /** How long a sign-in link works; 15 minutes unless a test says otherwise. */
   readonly loginLinkTtlMs?: number;
+  /** PORTAL_SDK_DIR: where the SDK's tarballs are served from; default routes/sdk.ts' DEFAULT_SDK_DIR. */
+  readonly sdkDir?: string;
   /** Card payments through Stripe; undefined: none (the billing page says how else to buy credits). */
   readonly payments?: PaymentsSettings;
+  /** Notices by email and webhook; defaults: no webhooks (no sealing key), 20 an hour. */
+  readonly notices?: NoticesSettings;
+}
+
+export interface NoticesSettings {
+  /** NOTICES_SEALING_KEY: seals webhook signing secrets at rest; unset, webhooks cannot be set up. */
+  readonly sealingKey?: Buffer;
+  /** NOTICES_PER_ACCOUNT_PER_HOUR: optional notices one account may get per hour. */
+  readonly perAccountPerHour?: number;
+  /** WEBHOOKS_ALLOW_LOOPBACK: also deliver to http://127.0.0.1, for local development only. */
+  readonly allowLoopbackWebhooks?: boolean;
 }
 
 export interface PaymentsSettings {

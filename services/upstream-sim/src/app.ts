@@ -8,6 +8,8 @@ import { FaultRegistry } from "./faults/fault-registry.ts";
 import { HeldRequests } from "./faults/held-requests.ts";
 import { RequestStats } from "./http/request-stats.ts";
 import { sendError } from "./http/responses.ts";
+import { resolveQuirks, type SimQuirks } from "./profile.ts";
+import { stringifyOldEpochs, TransientEmptyPages } from "./quirks/data-quirks.ts";
 import { Renderer } from "./render/renderer.ts";
 import { registerAggregateRoutes } from "./routes/aggregate.ts";
 import { registerCommentRoutes } from "./routes/comments.ts";
@@ -24,6 +26,8 @@ export interface SimAppOptions {
   /** Added to every upstream answer (not to /__sim). */
   readonly latencyMs?: number;
   readonly logger?: FastifyBaseLogger;
+  /** The upstream's quirks to imitate (profile.ts); default: the `default` profile, none. */
+  readonly quirks?: SimQuirks;
   /** How the upstream rations its clients; default none. */
   readonly budget?: BudgetQuirks;
 }
@@ -35,6 +39,7 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     // One log line per request would cost more than answering it.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  const quirks = options.quirks ?? resolveQuirks();
   const deps: SimDeps = {
     corpus: options.corpus,
     renderer: new Renderer(options.corpus),
@@ -43,9 +48,12 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     faults: new FaultRegistry(options.corpus.seed),
     stats: new RequestStats(),
     held: new HeldRequests(),
+    quirks,
+    emptyPages: new TransientEmptyPages(options.corpus.seed, quirks.transientEmptyPageRate),
     ...(options.budget && hasBudgetQuirks(options.budget) ? { budget: new BudgetGate(options.budget) } : {}),
   };
   registerTrafficHook(app, deps);
+  registerStringEpochs(app, quirks.stringEpochsBefore);
   registerPostRoutes(app, deps);
   registerAggregateRoutes(app, deps);
   registerCommentRoutes(app, deps);
@@ -64,4 +72,13 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+/** Old epochs leave as strings on every upstream answer, whichever route built it (profile.ts). */
+function registerStringEpochs(app: FastifyInstance, before: number | undefined): void {
+  if (before === undefined) return;
+  app.addHook("onSend", (request, _reply, payload, done) => {
+    const upstream = request.raw.url?.startsWith("/api/") ?? false;
+    done(null, upstream && typeof payload === "string" ? stringifyOldEpochs(payload, before) : payload);
+  });
 }

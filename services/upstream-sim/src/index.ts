@@ -14,5 +14,12 @@ export { type CorpusOptions, DEFAULT_SEED, generateCorpus } from "./corpus/corpu
 export type { Corpus, Rule, UserMeta, UserRecord } from "./corpus/types.ts";
 export { FAULT_MODES, type FaultMode, type FaultSpec, faultSpecSchema } from "./faults/fault-registry.ts";
 export { CorpusProbe, type PostInfo, type PostQuery } from "./probe.ts";
+export {
+  PROFILE_QUIRKS,
+  resolveQuirks,
+  SIM_PROFILES,
+  type SimProfile,
+  type SimQuirks,
+} from "./profile.ts";
 export { parseDate } from "./query/dates.ts";
 export { type RunningSimulator, type StartOptions, startSimulator } from "./start.ts";

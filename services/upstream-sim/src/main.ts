@@ -15,6 +15,7 @@ import { z } from "zod";
 import { buildSimApp } from "./app.ts";
 import { budgetQuirkFlags, budgetQuirksOf } from "./budget/budget-quirks.ts";
 import { DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
+import { quirkEnvShape, quirksFromEnv } from "./profile.ts";
 import { corpusSummary } from "./routes/sim-control.ts";
 
 const configShape = {
@@ -26,8 +27,7 @@ const configShape = {
   SIM_SCALE: z.coerce.number({ error: "must be a number" }).positive().max(10).default(1),
   /** Epoch seconds to lay the corpus around instead of now: two processes then serve the same data. */
   SIM_ANCHOR: z.coerce.number({ error: "must be epoch seconds" }).int().positive().optional(),
-  /** `strict`: the upstream as it really is (docs/operations.md#upstream-simulator). */
-  SIM_PROFILE: z.enum(["default", "strict"], { error: "must be default or strict" }).default("default"),
+  ...quirkEnvShape,
   ...budgetQuirkFlags,
   LOG_LEVEL: env.logLevel(),
   ...observabilityEnv(9207),
@@ -42,14 +42,16 @@ runMain("upstream-sim", async () => {
     anchor: config.SIM_ANCHOR,
     scale: config.SIM_SCALE,
   });
+  const quirks = quirksFromEnv(config);
   const budget = budgetQuirksOf(config.SIM_PROFILE, config);
-  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger, budget });
+  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger, quirks, budget });
   const url = await app.listen({ port: config.SIM_PORT, host: config.SIM_HOST });
   logger.info(
     {
       url,
       latency_ms: config.SIM_LATENCY_MS,
       profile: config.SIM_PROFILE,
+      quirks,
       budget,
       ...corpusSummary({ corpus }),
     },

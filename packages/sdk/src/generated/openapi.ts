@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a post's whole nested comment tree
-         * @description One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.
+         * @description One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more`, with the ids of the comments left out directly under their parent and the upstream's count, passed on as sent. 1 credit.
          */
         get: operations["getCommentTree"];
         put?: never;
@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Count posts or comments per hour, day or week
-         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 2,000 items of the community or author in the window (more is a 400, not charged). Buckets less than 36 hours old are marked `settled: false`. 1 credit.
+         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 1,000 items of the community or author in the window (more is a 400, not charged); the same paging stands in when the archive's counting fails. Buckets less than 36 hours old are marked `settled: false`. 1 credit.
          */
         get: operations["getActivity"];
         put?: never;
@@ -263,7 +263,7 @@ export interface paths {
         put?: never;
         /**
          * Remote MCP server (Streamable HTTP, JSON-RPC)
-         * @description Seven tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
+         * @description Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
          */
         post: operations["mcp"];
         delete?: never;
@@ -332,6 +332,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an export, and start it with confirm
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. A key may have 3 exports queued, running or paused at once; the window spans at most 366 days.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's state, progress and, once done, its manifest
+         * @description State (quoted, queued, running, paused, done, failed, cancelled), pages and rows done, credits spent, percent of the window covered and an ETA; why it is paused or failed; once done the manifest and the file's URL. Free.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a quoted export
+         * @description Starts a quoted export (state `queued`). Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["startExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an export
+         * @description Stops after the page under way; nothing is charged while paused. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["pauseExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused export
+         * @description Continues from the last page written. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["resumeExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an export
+         * @description Stops it for good; no page is charged after it. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["cancelExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finished export's file
+         * @description The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -388,12 +528,26 @@ export interface components {
         UserProfileResult: {
             user: components["schemas"]["UserProfile"] | null;
         };
+        MonthlySpend: {
+            /** @description The calendar month (UTC) counted, as YYYY-MM. */
+            month: string;
+            /** @description Credits this key was charged this month; refunded requests do not count. */
+            credits_spent: number;
+            /** @description The most credits the key may spend in a calendar month, set by its owner in the developer portal; null when it has no cap. A request past it is answered 402 and not charged. */
+            monthly_cap: number | null;
+            /** @description When the month's spend starts again from 0: the next month's first instant, UTC. */
+            resets_at: string;
+        };
         Account: {
             credits_balance: number;
             rate_limit: {
                 qps: number;
                 burst: number;
             };
+            /** @description Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version. */
+            low_balance_threshold?: number;
+            /** @description This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version. */
+            spend?: components["schemas"]["MonthlySpend"];
         };
         ListServiceMeta: {
             /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */
@@ -402,10 +556,14 @@ export interface components {
             has_more: boolean;
             credits_used: number;
             credits_remaining: number;
+            /** @description When the upstream produced this data, epoch seconds (the `Age` header gives the same in seconds ago). An answer served again from the shared cache keeps the time it was first fetched. Absent on the account endpoint. */
+            cached_at?: number;
         };
         CreditServiceMeta: {
             credits_used: number;
             credits_remaining: number;
+            /** @description When the upstream produced this data, epoch seconds (the `Age` header gives the same in seconds ago). An answer served again from the shared cache keeps the time it was first fetched. Absent on the account endpoint. */
+            cached_at?: number;
         };
         Error: {
             /** @description What went wrong and what to do about it. */
@@ -429,7 +587,7 @@ export interface components {
             /** @description End of the window (exclusive), epoch seconds. */
             before: number;
             /**
-             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count).
+             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
              * @enum {string}
              */
             source: "aggregate" | "search";
@@ -437,6 +595,76 @@ export interface components {
             total: number;
             /** @description Every bucket of the window in time order, empty ones included (count 0). */
             buckets: components["schemas"]["ActivityBucket"][];
+        };
+        ExportQuote: {
+            estimated_rows: number;
+            estimated_pages: number;
+            /** @description How the estimate was made. */
+            method: string;
+            /** @description The job never spends more than this; it stops there and says so. */
+            ceiling_credits: number;
+            /** @description At the export share of the upstream budget. */
+            eta_seconds: number;
+        };
+        ExportManifest: {
+            rows: number;
+            bytes: number;
+            sha256: string;
+            /** @enum {string} */
+            format: "jsonl" | "csv" | "parquet";
+            gzip: boolean;
+            query: {
+                /** @enum {string} */
+                kind: "posts" | "comments";
+                subreddit?: string;
+                author?: string;
+                after: number;
+                before: number;
+                q?: string;
+                fields?: string;
+            };
+            /** @description The time span the rows actually cover. */
+            covered: {
+                first_created_utc: number | null;
+                last_created_utc: number | null;
+            };
+            pages: number;
+            created_at: string;
+        };
+        ExportJob: {
+            id: string;
+            /** @enum {string} */
+            state: "quoted" | "queued" | "running" | "paused" | "done" | "failed" | "cancelled";
+            query: {
+                /** @enum {string} */
+                kind: "posts" | "comments";
+                subreddit?: string;
+                author?: string;
+                after: number;
+                before: number;
+                q?: string;
+                fields?: string;
+                /** @enum {string} */
+                format: "jsonl" | "csv" | "parquet";
+                gzip: boolean;
+            };
+            quote: components["schemas"]["ExportQuote"];
+            progress: {
+                pages_done: number;
+                rows_done: number;
+                credits_spent: number;
+                cursor: number;
+                percent: number;
+                eta_seconds: number | null;
+            };
+            reason: string | null;
+            created_at: string;
+            finished_at: string | null;
+            expires_at: string | null;
+            result: {
+                file_url: string;
+                manifest: components["schemas"]["ExportManifest"];
+            } | null;
         };
         /** @description An upstream post (`t3`), untrimmed unless `fields` names the fields to keep. The fields below are the common ones; any other upstream field passes through unchanged. */
         Post: {
@@ -675,7 +903,7 @@ export interface components {
             /** @description Always empty. */
             replies: components["schemas"]["CommentTreeNode"][];
         };
-        /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub. The comments plus every stub's `count` give the thread's true size, even during the blackout. */
+        /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub standing for comments left out; a stub's `count` is the upstream's, passed on as sent. */
         CommentTreeNode: components["schemas"]["CommentNode"] | components["schemas"]["MoreNode"];
     };
     responses: {
@@ -704,7 +932,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The balance is 0; the message carries the top-up link. Not charged. */
+        /** @description The balance is 0; the message carries the top-up link. Not charged. Or: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged. */
         Error402: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -841,6 +1069,11 @@ export interface components {
          * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
          */
         IdempotencyKey: string;
+        /**
+         * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+         * @example max-age=10
+         */
+        CacheControl: string;
     };
     requestBodies: never;
     headers: {
@@ -860,6 +1093,8 @@ export interface components {
         RateLimit: string;
         /** @description `true` when this answer is the stored response of an earlier request with the same `Idempotency-Key`, replayed and not charged again. */
         IdempotentReplayed: "true";
+        /** @description Seconds since the upstream produced this data (0 for a fetch just made); `_service.cached_at` gives the moment. Never more than the data's freshness bound (by default 30 s for anything from the last 36 hours, 10 minutes for user aggregates, 1 hour for settled history, rules and community search), nor than the request's own `Cache-Control: max-age`. Absent on a replayed idempotent answer. */
+        Age: number;
         /** @description When the request was debited and then refunded: the credits it was charged (1). */
         CreditsCharged: number;
         /** @description When the request was debited and then refunded: the credits given back (1). */
@@ -922,6 +1157,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -937,6 +1177,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1001,6 +1242,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1016,6 +1262,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1059,6 +1306,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1074,6 +1326,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1124,6 +1377,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1139,6 +1397,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1171,6 +1430,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path: {
                 /**
@@ -1192,6 +1456,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1224,6 +1489,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path: {
                 /**
@@ -1245,6 +1515,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1301,6 +1572,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1316,6 +1592,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1375,6 +1652,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1390,6 +1672,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2002,6 +2285,529 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "posts",
+                 *       "subreddit": "typescript",
+                 *       "after": "2026-06-01",
+                 *       "before": "2026-07-01",
+                 *       "format": "parquet"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "posts" | "comments";
+                    /** @description The community (give this or author). */
+                    subreddit?: string;
+                    /** @description The author (give this or subreddit). */
+                    author?: string;
+                    /** @description Start of the window (exclusive): the forms of the listing endpoints' after. At most 366 days before before. */
+                    after: number | string;
+                    /** @description End of the window (exclusive). */
+                    before: number | string;
+                    /** @description Exact-phrase filter, as on the listing endpoints. */
+                    q?: string;
+                    /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
+                    fields?: string;
+                    /**
+                     * @default jsonl
+                     * @enum {string}
+                     */
+                    format?: "jsonl" | "csv" | "parquet";
+                    /**
+                     * @description Gzip the file (jsonl and csv only).
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    /** @description The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2). */
+                    max_credits?: number;
+                    /**
+                     * @description Start at once; otherwise the answer is only a quote, started later with /start.
+                     * @default false
+                     */
+                    confirm?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Quoted (state `quoted`); nothing charged. */
+            201: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description Quoted and started (state `queued`). */
+            202: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description A field is missing, unknown or invalid; the message names it. Not charged. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid parameter: kind: must be posts or comments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description With confirm: the balance is below the estimated pages; the message says by how much. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    startExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description The balance is below the quote's estimated pages; the message says how many more credits are needed. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a start (it was already started). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    pauseExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a pause (it has ended). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    resumeExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a resume (it is not paused). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    cancelExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a cancel (it has ended). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: JSONL, CSV (RFC 4180) or Parquet, gzipped when asked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description SHA-256 of the file, as in the manifest. */
+                    "x-export-sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/gzip": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No such export for this key, or its file has expired. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export is not done yet. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the export's file is not ready: the export is running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
 }

@@ -16,19 +16,56 @@ import { JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
 import { luaScript } from "./lua-script.ts";
 
 /**
+ * The key's monthly spend cap, a step of its own in admission: the record's `monthly_cap` (absent
+ * or '': no cap) against the month's spend, field ARGV[16] (YYYY-MM) of KEYS[8]. Checked after the
+ * balance, in the same script as the debit, so it is exact however many requests race for the last
+ * credits under the cap, on however many gateways. The debit adds to the month's spend; a refund
+ * gives it back (refundScript).
+ */
+const SPEND_CAP = `
+local function month_spend()
+  local cap = tonumber(redis.call('HGET', KEYS[1], 'monthly_cap') or '') or -1
+  return cap, tonumber(redis.call('HGET', KEYS[8], ARGV[16]) or '0')
+end
+local function cap_refuses(cap, spent, credits)
+  return credits > 0 and cap >= 0 and spent + credits > cap
+end
+local function count_spend(credits)
+  return redis.call('HINCRBY', KEYS[8], ARGV[16], credits)
+end
+`;
+
+/**
+ * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
+ * its last top-up, else 100 credits. Billing compares it with the balance before and after the
+ * debit to tell the one admission that crossed it (endpoints.ts).
+ */
+const LOW_BALANCE_LINE = `
+local function low_balance_line()
+  local set = redis.call('HMGET', KEYS[1], 'low_balance_at', 'last_topup_credits')
+  local at = tonumber(set[1] or '')
+  if at then return at end
+  local last = tonumber(set[2] or '')
+  if last then return math.floor(last / 10) end
+  return 100
+end
+`;
+
+/**
  * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index, upstream pacer
- * state (the adapters' pacer writes it: packages/upstream-client/src/pacer/pacer-scripts.ts). While
- * the upstream has reported its window spent, a data request is refused like a full reserve, with
+ * state (the adapters' pacer writes it: packages/upstream-client/src/pacer/pacer-scripts.ts), monthly
+ * spend. While the upstream has reported its window spent, a data request is refused like a full reserve, with
  * the wait until the window turns: it would not be sent upstream, so nothing is debited.
  * ARGV: request_id, key hash ('' for a caller bound to the key id, as an OAuth token's), operation,
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
- * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock).
- * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}.
+ * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
+ * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line}.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
  */
-export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}
+export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${SPEND_CAP}${LOW_BALANCE_LINE}
 if now > tonumber(ARGV[15]) then return {'expired'} end
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked', 'hash', 'qps', 'burst')
 if not record[1] then return {'unknown_key'} end
@@ -49,6 +86,10 @@ tokens = tokens - wanted
 bucket_store(KEYS[4], tokens, qps, burst)
 local left, full = math.floor(tokens), seconds_to_full(tokens, qps, burst)
 if balance < credits then return {'insufficient', balance, 0, qps, burst, left, full} end
+local cap, spent = month_spend()
+if cap_refuses(cap, spent, credits) then
+  return {'spend_cap_reached', balance, 0, qps, burst, left, full, cap, spent}
+end
 local reserve_qps = tonumber(ARGV[6])
 if reserve_qps > 0 then
   local window = redis.call('HMGET', KEYS[7], 'closed_until', 'reset_at', 'remaining')
@@ -65,14 +106,15 @@ if reserve_qps > 0 then
   end
   bucket_store(KEYS[5], reserve - 1, reserve_qps, reserve_burst)
 end
-if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full} end
+if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()} end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -credits)
+spent = count_spend(credits)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
 journal('debit', -credits, balance, ARGV[1], ARGV[12])
 count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
 redis.call('SET', KEYS[3], 'pending:' .. balance .. ':' .. ARGV[3] .. ':' .. ARGV[13] .. ':' .. credits, 'EX', ARGV[9])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
-return {'admitted', balance, 0, qps, burst, left, full}
+return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()}
 `);
 
 /**
@@ -90,9 +132,12 @@ return 1
 `);
 
 /**
- * KEYS: record, journal, debit marker, pending index. ARGV: request_id, at (ms), marker ttl (s), usage
- * key prefix, usage ttl (s), pending member, final state ('refunded' or 'voided').
- * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged.
+ * KEYS: record, journal, debit marker, pending index, monthly spend. ARGV: request_id, at (ms),
+ * marker ttl (s), usage key prefix, usage ttl (s), pending member, final state ('refunded' or
+ * 'voided').
+ * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged,
+ * and taken off the spend of that day's month (never below 0: a debit from before spend was counted
+ * has none to give back).
  * Replies {outcome, balance} (balance -1 when the key has no record); the outcome is `refunded`,
  * `already_ended` (settled, refunded or voided before) or `unknown_debit` (no such debit recorded:
  * nothing to give back, whoever asks).
@@ -110,6 +155,11 @@ credits = tonumber(credits) or 1
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
 journal('refund', credits, balance, ARGV[1], ARGV[2])
 if day then count(ARGV[4] .. day, 'refunded:' .. operation, 1, ARGV[5]) end
+if day and day ~= '' then
+  local month = string.sub(day, 1, 7)
+  local spent = tonumber(redis.call('HGET', KEYS[5], month) or '0')
+  if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, credits)) end
+end
 redis.call('SET', KEYS[3], ARGV[7] .. ':' .. balance .. ':' .. (operation or '') .. ':' .. (day or '') .. ':' .. credits,
   'EX', ARGV[3])
 return {'refunded', balance}

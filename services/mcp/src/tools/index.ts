@@ -1,4 +1,4 @@
-/** The nine tools, listed here so the wiring is greppable. */
+/** The data tools, listed here so the wiring is greppable. */
 import { checkCredits } from "./check-credits.ts";
 import { prepareTool, type ReadyTool, type ToolDefinition } from "./define-tool.ts";
 import { getActivity } from "./get-activity.ts";

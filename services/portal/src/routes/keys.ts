@@ -4,7 +4,14 @@
  * Billing answers every question scoped to the signed-in account: another account's key is "not
  * found" there, and a 404 here.
  */
-import { type AccountKeyLimits, KEY_ID_PATTERN, type KeyDetails, labelProblem } from "@rda/contracts";
+import {
+  type AccountKeyLimits,
+  KEY_ID_PATTERN,
+  KEY_LIMITS,
+  type KeyDetails,
+  labelProblem,
+  monthResetsAt,
+} from "@rda/contracts";
 import type { NatsRequestFailure } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
@@ -14,6 +21,7 @@ import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { firstRequestSnippets } from "../snippets.ts";
 import type { PendingSecret } from "../store/pending-secrets.ts";
 import { DEFAULT_USAGE_DAYS, USAGE_PERIODS, usageReport, usageView } from "../usage-report.ts";
+import { DEFAULT_SDK_DIR, findSdkTarball } from "./sdk.ts";
 
 const LABEL_MAX = 100;
 
@@ -130,6 +138,11 @@ async function showSecretAfterRedirect(
   return reply.redirect(`/keys/${keyId}/secret`, 303);
 }
 
+function sdkTarballUrl(ctx: PortalContext): string | undefined {
+  const file = findSdkTarball(ctx.settings.sdkDir ?? DEFAULT_SDK_DIR);
+  return file === undefined ? undefined : `${ctx.settings.publicUrl}/sdk/${file}`;
+}
+
 /** The page a new secret is shown on, once; opened again, it leads to the key's page with a notice. */
 export function secretPage(ctx: PortalContext) {
   return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
@@ -161,7 +174,7 @@ export function secretPage(ctx: PortalContext) {
       ...page,
       key,
       secret: pending.secret,
-      snippets: firstRequestSnippets(ctx.settings.apiUrl, pending.secret),
+      snippets: firstRequestSnippets(ctx.settings.apiUrl, pending.secret, sdkTarballUrl(ctx)),
     });
   };
 }
@@ -191,7 +204,9 @@ async function loadKey(
 }
 
 function keyLocals(ctx: PortalContext, loaded: { key: KeyDetails; usage: ReturnType<typeof usageView> }) {
-  return { ...loaded, periods: USAGE_PERIODS, portalUrl: ctx.settings.publicUrl };
+  const month = loaded.key.month_spend?.month;
+  const capResetsAt = month === undefined ? undefined : monthResetsAt(month);
+  return { ...loaded, periods: USAGE_PERIODS, portalUrl: ctx.settings.publicUrl, capResetsAt };
 }
 
 async function renderKey(
@@ -266,5 +281,36 @@ export function revokeKey(ctx: PortalContext) {
     if (revoked.value === "not_found") return sendPageError(ctx, reply, "not_found");
     request.log.info({ key_id: id, account_id: signedIn.accountId }, "key revoked");
     return reply.redirect(`/keys/${id}?done=revoked`, 303);
+  };
+}
+
+/** The cap form's field: empty removes the cap; otherwise a whole number within the contract's bounds. */
+function readMonthlyCap(raw: string | undefined): { cap: number | null } | undefined {
+  const text = (raw ?? "").trim().replace(/[,_\s]/g, "");
+  if (text === "") return { cap: null };
+  if (!/^\d{1,10}$/.test(text)) return undefined;
+  const cap = Number(text);
+  const { min, max } = KEY_LIMITS.monthlyCap;
+  return cap >= min && cap <= max ? { cap } : undefined;
+}
+
+export function setSpendCap(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const id = request.params.id;
+    if (!KEY_ID_PATTERN.test(id)) return sendPageError(ctx, reply, "not_found");
+    const typed = field(request.body, "monthly_cap");
+    const read = readMonthlyCap(typed);
+    if (read === undefined) {
+      const { min, max } = KEY_LIMITS.monthlyCap;
+      const capError = `Give the cap as a whole number of credits from ${min} to ${max.toLocaleString("en-US")}, or leave it empty for no cap.`;
+      return renderKey(ctx, reply, signedIn, id, { extra: { capError, capValue: typed ?? "" }, status: 400 });
+    }
+    const set = await ctx.billing.setSpendCap(signedIn.accountId, id, read.cap);
+    if (!set.ok) return billingFailed(ctx, reply, set.error);
+    if (set.value.outcome === "not_found") return sendPageError(ctx, reply, "not_found");
+    request.log.info({ key_id: id, account_id: signedIn.accountId, monthly_cap: read.cap }, "spend cap set");
+    return reply.redirect(`/keys/${id}?done=${read.cap === null ? "cap-removed" : "cap-set"}`, 303);
   };
 }

@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isHeavyQuery } from "../budget/budget-gate.ts";
 import { Messages } from "../errors.ts";
 import { sendFault } from "../faults/fault-responses.ts";
-import { errorBody, rateLimitHeaders } from "../http/responses.ts";
+import { errorBody, rateLimitHeaders, sendJsonItems } from "../http/responses.ts";
+import { sendCloudflareBlock } from "../quirks/cloudflare-block.ts";
 import type { SimDeps } from "./deps.ts";
 
 const CONTROL_PREFIX = "/__sim";
@@ -18,6 +19,11 @@ export function registerTrafficHook(app: FastifyInstance, deps: SimDeps): void {
     if (path.startsWith(CONTROL_PREFIX)) return done();
     deps.stats.count(path);
     reply.headers(rateLimitHeaders(deps.clock()));
+    // Cloudflare refuses before the origin counts anything.
+    if (deps.quirks.requireUserAgent && !request.headers["user-agent"]) {
+      sendCloudflareBlock(reply);
+      return;
+    }
     const extraMs = rationed(deps, request, reply, path);
     if (extraMs === undefined) return;
     const delayMs = deps.latencyMs + extraMs;
@@ -56,9 +62,14 @@ function rationed(
 
 function answerOrFault(deps: SimDeps, path: string, reply: FastifyReply, done: () => void): void {
   const hit = deps.faults.draw(path);
-  if (hit === undefined) done();
-  else sendFault(reply, hit, deps.clock(), deps.held);
+  if (hit !== undefined) sendFault(reply, hit, deps.clock(), deps.held);
+  else if (SEARCH_PATHS.has(path) && deps.emptyPages.strikes(reply.request.raw.url ?? path)) {
+    sendJsonItems(reply, []);
+  } else done();
 }
+
+/** The listings that may answer a transient empty page (profile.ts). */
+const SEARCH_PATHS = new Set(["/api/posts/search", "/api/comments/search"]);
 
 /** The path without its query string. */
 function pathOf(request: FastifyRequest): string {
