@@ -33,6 +33,8 @@ const configShape = {
   MONITOR_MIN_INTERVAL_SECONDS: env.positiveInt(DEFAULT_MONITOR_LIMITS.minIntervalSeconds),
   /** How often a replica looks for due sources. */
   MONITOR_TICK_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.tickMs),
+  /** Backfill pages one monitor may take per poll (fairness between long windows and the rest). */
+  MONITOR_BACKFILL_PAGES_PER_POLL: env.positiveInt(DEFAULT_MONITOR_SETTINGS.backfillPagesPerPoll),
   /** How long a replica holds a source while polling it before another may take it over. */
   MONITOR_LEASE_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.leaseMs),
   HEALTH_PORT: env.port(9111),
@@ -61,6 +63,7 @@ runMain("monitors", async () => {
       },
       tickMs: config.MONITOR_TICK_MS,
       leaseMs: config.MONITOR_LEASE_MS,
+      backfillPagesPerPoll: config.MONITOR_BACKFILL_PAGES_PER_POLL,
     },
   });
   const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {

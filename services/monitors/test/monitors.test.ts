@@ -3,8 +3,9 @@
  * delivers every match of the window once and in order; a shared source costs one poll per interval
  * however many monitors watch it; a replica's restart loses nothing; another key sees nothing.
  */
-import { waitFor } from "@rda/service-kit/testing";
+import { testNatsUrl, testRedisUrl, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnService } from "../../../test/support/service-processes.ts";
 import { type Harness, type Item, pullAll, startHarness } from "./harness.ts";
 
 let harness: Harness;
@@ -244,4 +245,68 @@ describe("the monitors API over NATS", () => {
     expect(await harness.ask("delete", { key_id: "key_api", id })).toMatchObject({ ok: true });
     expect(await harness.ask("get", { key_id: "key_api", id })).toMatchObject({ ok: false, status: 404 });
   });
+});
+
+describe("a crash", () => {
+  it("kill -9 of a replica mid-backfill loses nothing and delivers nothing twice", async () => {
+    const crashing = spawnService("monitors", {
+      ...process.env,
+      RDA_NAMESPACE: harness.namespace,
+      NATS_URL: testNatsUrl(),
+      REDIS_URL: testRedisUrl(),
+      HEALTH_PORT: "0",
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      MONITOR_MIN_INTERVAL_SECONDS: "1",
+      MONITOR_TICK_MS: "150",
+      MONITOR_BACKFILL_PAGES_PER_POLL: "1",
+      MONITOR_LEASE_MS: "1500",
+    });
+    try {
+      await crashing.waitForLine(/monitors ready/);
+      const { corpus } = harness.simulator;
+      const subreddit = corpus.subreddits[2]!.name;
+      const created = await harness.ask("create", {
+        key_id: "key_crash",
+        body: { kind: "post", subreddit, interval_seconds: 1, backfill_from: "90d" },
+      });
+      if (!created.ok) throw new Error(created.error);
+      const { id, backfill_from } = created.value.monitor;
+      await waitFor(
+        async () => (await pullAll(harness, "key_crash", id)).length > 0,
+        "the backfill to start",
+        30_000,
+      );
+      const before = await harness.ask("get", { key_id: "key_crash", id });
+      crashing.child.kill("SIGKILL");
+      await new Promise((resolve) => crashing.child.once("exit", resolve));
+      // The crash came mid-backfill: what follows resumes it rather than starting a new one.
+      expect(before.ok && before.value.monitor.status).toBe("backfilling");
+
+      const successor = await harness.startReplica();
+      await waitFor(
+        async () => {
+          const answer = await harness.ask("get", { key_id: "key_crash", id });
+          return answer.ok && answer.value.monitor.status === "live";
+        },
+        "the successor to take the source over once the lease ran out, and finish",
+        60_000,
+      );
+      harness.advance(1800);
+      const expected = await harness.listWithPhrase(subreddit, (backfill_from ?? 0) - 1, undefined);
+      const delivered = await waitFor(
+        async () => {
+          const items = await pullAll(harness, "key_crash", id);
+          return items.length >= expected.length ? items : undefined;
+        },
+        "every item of the window and the half hour after",
+        30_000,
+      );
+      expect(delivered?.map((item) => item.id)).toEqual(expected.map((item) => item.id));
+      expectOnceInOrder(delivered ?? []);
+      await successor.stop();
+    } finally {
+      await crashing.stop();
+    }
+  }, 120_000);
 });
