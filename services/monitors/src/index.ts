@@ -5,8 +5,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { DEFAULT_MONITOR_LIMITS, type MonitorLimits, type Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection, Redis } from "@rda/service-kit";
+import type { Logger, NatsConnection, Redis, Registry } from "@rda/service-kit";
 import { serveMonitorApi } from "./api.ts";
+import { createMonitorMetrics } from "./metrics.ts";
 import { monitorKeys } from "./monitor-keys.ts";
 import { MonitorStore } from "./monitor-store.ts";
 import { type PollerSettings, startPoller } from "./poller.ts";
@@ -33,6 +34,8 @@ export interface MonitorsDeps {
   readonly namespace: string;
   readonly subjects: Subjects;
   readonly logger: Logger;
+  /** Where the metrics go (the process's registry); a private one when not given. */
+  readonly registry?: Registry;
   readonly settings?: Partial<MonitorSettings>;
 }
 
@@ -55,7 +58,8 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     logger: deps.logger,
     pageTimeoutMs: settings.pageTimeoutMs,
   });
-  const poller = startPoller({ ...deps, store, leases, settings });
+  const metrics = createMonitorMetrics(deps.registry);
+  const poller = startPoller({ ...deps, store, leases, metrics, settings });
   let stopping: Promise<void> | undefined;
   const stopAll = async () => {
     await Promise.all(served.map((subject) => subject.stop()));

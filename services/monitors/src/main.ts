@@ -56,6 +56,7 @@ runMain("monitors", async () => {
     namespace,
     subjects: buildSubjects(namespace),
     logger,
+    registry: observability.registry,
     settings: {
       limits: {
         maxMonitorsPerKey: config.MONITORS_PER_KEY,

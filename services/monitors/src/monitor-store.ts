@@ -12,12 +12,13 @@ import type { MonitorKeys } from "./monitor-keys.ts";
 const MAX_ITEMS_PER_MONITOR = 100_000;
 
 // KEYS: items stream, delivered set. ARGV: max length, then pairs of (item id, item JSON).
+// Returns the 1-based positions of the items appended (the others were delivered before).
 const APPEND = `
-local appended = 0
+local appended = {}
 for i = 2, #ARGV, 2 do
   if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
     redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[i + 1])
-    appended = appended + 1
+    appended[#appended + 1] = i / 2
   end
 end
 return appended
@@ -112,12 +113,19 @@ export class MonitorStore {
       .exec();
   }
 
-  /** Appends the items not delivered to this monitor before, in the order given; how many were new. */
-  async append(monitorId: string, items: readonly ListedItem[]): Promise<number> {
-    if (items.length === 0) return 0;
+  /** Appends the items not delivered to this monitor before, in the order given; returns those. */
+  async append(monitorId: string, items: readonly ListedItem[]): Promise<ListedItem[]> {
+    if (items.length === 0) return [];
     const args = items.flatMap((item) => [item.id, JSON.stringify(item)]);
     const keys = [this.#keys.items(monitorId), this.#keys.delivered(monitorId)];
-    return (await this.#redis.eval(APPEND, 2, ...keys, MAX_ITEMS_PER_MONITOR, ...args)) as number;
+    const positions = (await this.#redis.eval(
+      APPEND,
+      2,
+      ...keys,
+      MAX_ITEMS_PER_MONITOR,
+      ...args,
+    )) as number[];
+    return positions.map((position) => items[position - 1]!);
   }
 
   /** Up to `count` items after `cursor` (an entry id; null: from the start), in delivery order. */

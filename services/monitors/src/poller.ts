@@ -8,6 +8,7 @@
  */
 import { createPhraseMatcher, type Subjects } from "@rda/contracts";
 import type { Logger, NatsConnection } from "@rda/service-kit";
+import type { MonitorMetrics } from "./metrics.ts";
 import { type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
 import type { ListedItem, MonitorStore } from "./monitor-store.ts";
 import type { HeldSource, SourceLeases } from "./source-leases.ts";
@@ -36,6 +37,7 @@ export interface PollerDeps {
   readonly store: MonitorStore;
   readonly leases: SourceLeases;
   readonly logger: Logger;
+  readonly metrics: MonitorMetrics;
   readonly settings: PollerSettings;
 }
 
@@ -79,6 +81,7 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
   const all = await deps.store.watching(held.key);
   const active = all.filter((monitor) => !monitor.paused);
   if (source === undefined || active.length === 0) {
+    deps.metrics.polls.inc({ outcome: "idle" });
     if (all.length === 0) await deps.store.forgetSourceIfUnwatched(held.key);
     await deps.leases.release(held, held.state.hwm, Date.now() + IDLE_SOURCE_MS);
     return;
@@ -96,7 +99,9 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
       else backfillLeft = true;
     }
     if (live.length > 0) hwm = await pollLive(deps, source, hwm, live);
+    deps.metrics.polls.inc({ outcome: "ok" });
   } catch (error) {
+    deps.metrics.polls.inc({ outcome: "failed" });
     deps.logger.warn({ err: error, source: held.key }, "source poll failed; retried next interval");
   }
   // A backfill still paging continues on the next turn rather than a whole interval later.
@@ -156,10 +161,12 @@ async function pollLive(
     for (const monitor of live) {
       const since = monitor.phase.name === "live" ? monitor.phase.after : hwm;
       const matches = matcherOf(monitor);
-      await deps.store.append(
+      const delivered = await deps.store.append(
         monitor.id,
         page.items.filter((item) => item.created_utc > since && matches(item)),
       );
+      const now = Date.now() / 1000;
+      for (const item of delivered) deps.metrics.deliveryDelay.observe(Math.max(0, now - item.created_utc));
     }
     for (const item of page.items) newest = Math.max(newest, item.created_utc);
     if (!page.has_more || page.cursor === null) break;

@@ -13,7 +13,13 @@ import {
   monitorReplySchema,
   type Subjects,
 } from "@rda/contracts";
-import { type NatsConnection, type Redis, requestJson, requestWithProgress } from "@rda/service-kit";
+import {
+  type NatsConnection,
+  type Redis,
+  type Registry,
+  requestJson,
+  requestWithProgress,
+} from "@rda/service-kit";
 import {
   connectTestNats,
   connectTestRedis,
@@ -35,7 +41,7 @@ export interface Harness {
   simNow(): number;
   /** Moves the simulator's clock forward: items created meanwhile become visible. */
   advance(seconds: number): void;
-  startReplica(settings?: Partial<MonitorSettings>): Promise<RunningMonitors>;
+  startReplica(settings?: Partial<MonitorSettings>, registry?: Registry): Promise<RunningMonitors>;
   ask(action: MonitorAction, request: Record<string, unknown>): Promise<Answer>;
   /** Pages the adapters' own listing with `q`, oldest first: what the API answers for the window. */
   listWithPhrase(subreddit: string, after: number, phrase: string | undefined): Promise<Item[]>;
@@ -98,13 +104,14 @@ export async function startHarness(): Promise<Harness> {
     advance(seconds) {
       offsetMs += seconds * 1000;
     },
-    async startReplica(settings) {
+    async startReplica(settings, registry) {
       const replica = await startMonitors({
         nats,
         redis,
         namespace,
         subjects,
         logger,
+        registry,
         settings: { ...TEST_SETTINGS, ...settings },
       });
       replicas.push(replica);

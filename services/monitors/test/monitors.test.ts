@@ -3,6 +3,7 @@
  * delivers every match of the window once and in order; a shared source costs one poll per interval
  * however many monitors watch it; a replica's restart loses nothing; another key sees nothing.
  */
+import { Registry } from "@rda/service-kit";
 import { testNatsUrl, testRedisUrl, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnService } from "../../../test/support/service-processes.ts";
@@ -65,7 +66,8 @@ function expectOnceInOrder(items: readonly Item[]) {
 
 describe("monitors", () => {
   it("backfills 30 days oldest-first, then follows live: every match once, in order, new ones within two intervals", async () => {
-    const replica = await harness.startReplica();
+    const registry = new Registry();
+    const replica = await harness.startReplica({}, registry);
     const { subreddit, phrase } = await pickSourceAndPhrase(harness);
     const created = await harness.ask("create", {
       key_id: "key_backfill",
@@ -105,6 +107,10 @@ describe("monitors", () => {
     const delivered = await pullAll(harness, "key_backfill", monitor.id);
     expect(delivered.map((item) => item.id)).toEqual(everything.map((item) => item.id));
     expectOnceInOrder(delivered);
+    // Every live delivery's delay from created_utc is measured; the backfill's history is not.
+    const metrics = await registry.metrics();
+    const measured = Number(/^monitors_delivery_delay_seconds_count (\d+)$/m.exec(metrics)?.[1]);
+    expect(measured).toBe(everything.length - window.length);
     await replica.stop();
   }, 120_000);
 });

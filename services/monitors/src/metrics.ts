@@ -1,0 +1,29 @@
+/**
+ * The monitors service's own metrics. The delivery delay is the honest freshness figure: from an
+ * item's `created_utc` to the moment a live poll delivered it, which includes the archive's own
+ * ingestion delay (docs/upstream.md), not only our polling interval.
+ */
+import { Counter, Histogram, Registry } from "@rda/service-kit";
+
+export interface MonitorMetrics {
+  readonly deliveryDelay: Histogram<string>;
+  readonly polls: Counter<string>;
+}
+
+export function createMonitorMetrics(registry: Registry = new Registry()): MonitorMetrics {
+  const registers = [registry];
+  return {
+    deliveryDelay: new Histogram({
+      name: "monitors_delivery_delay_seconds",
+      help: "From a live item's created_utc to its delivery to a monitor (includes the archive's ingestion delay).",
+      buckets: [10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400],
+      registers,
+    }),
+    polls: new Counter({
+      name: "monitors_source_polls_total",
+      help: "Source polls by outcome (ok, failed, idle).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+  };
+}
