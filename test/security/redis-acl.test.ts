@@ -42,7 +42,7 @@ import {
 } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Billing, startBilling } from "../../services/billing/src/index.ts";
+import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
 import { createLoginLinks } from "../../services/portal/src/store/login-links.ts";
@@ -123,7 +123,12 @@ beforeAll(async () => {
     subjects,
     keys,
     logger,
-    settings: { freeCredits: 10, defaultRateLimit: { qps: 100, burst: 100 }, pendingSweepMs: 100 },
+    settings: billingSettingsFromEnv({
+      FREE_CREDITS: "10",
+      RATE_LIMIT_QPS: "100",
+      RATE_LIMIT_BURST: "100",
+      PENDING_SWEEP_MS: "100",
+    }),
   });
 });
 

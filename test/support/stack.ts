@@ -35,12 +35,22 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
+import { loadAdapterConfig } from "../../packages/adapter-kit/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
-import { startBilling } from "../../services/billing/src/index.ts";
-import { type GatewaySettings, type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
+import {
+  type BillingSettings,
+  billingSettingsFromEnv,
+  startBilling,
+} from "../../services/billing/src/index.ts";
+import {
+  type GatewaySettings,
+  gatewaySettingsFromEnv,
+  type RunningGateway,
+  startGateway,
+} from "../../services/gateway/src/index.ts";
 import { startMcp } from "../../services/mcp/src/index.ts";
 import { type RunningPaymentsSim, startPaymentsSim } from "../../services/payments-sim/src/index.ts";
 import {
@@ -88,6 +98,12 @@ export interface KeyOptions {
 }
 
 export interface Stack {
+  /**
+   * The environment the stack's services were configured from, as a deployment shares one, and the
+   * settings billing and the gateways resolved from it with the code their main.ts runs.
+   */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  readonly settings: { readonly billing: BillingSettings; readonly gateway: GatewaySettings };
   readonly namespace: string;
   readonly subjects: Subjects;
   readonly keys: RedisKeys;
@@ -139,49 +155,48 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
-  const billingDeps = {
-    nats,
-    redis,
-    subjects,
-    keys,
-    logger,
-    settings: {
-      freeCredits: 333,
-      defaultRateLimit: { qps: 2, burst: 10 },
-      reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
-      pendingSweepMs: options.pendingSweepMs,
-      stripeWebhookSecret: webhookSecret,
-    },
-  };
-  let billing = await startBilling(billingDeps);
-  stoppers.push(() => billing.stop());
-  const adapterDeps = {
-    nats,
-    subjects,
-    upstreamUrl: simulator.url,
-    logger,
-    upstream: { deadlineMs: options.upstreamDeadlineMs ?? 1_500 },
-  };
-  for (const start of [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers]) {
-    const adapter = await start(adapterDeps);
-    stoppers.push(() => adapter.stop());
-  }
-
   const withPortal = options.portal || options.payments;
   const portalPort = withPortal ? await freePort() : 0;
   const portalUrl = `http://127.0.0.1:${portalPort}`;
   // The public gateway's port is known before it starts: it is the OAuth resource the portal issues
   // tokens for, and the replicas share the secret of the MCP service's internal credentials.
   const gatewayPort = await freePort();
-  const publicUrl = `http://127.0.0.1:${gatewayPort}`;
   const internalSecret = randomBytes(32).toString("base64url");
+  const upstreamDeadlineMs = options.upstreamDeadlineMs ?? 1_500;
+  const reserve = options.reserve ?? { qps: 10_000, burst: 10_000 };
+  // The only values the stack chooses; every other setting is production's default, resolved by
+  // the services' own settings code.
+  const environment = {
+    UPSTREAM_DEADLINE_MS: String(upstreamDeadlineMs),
+    ADAPTER_TIMEOUT_MS: String(upstreamDeadlineMs + 2_000),
+    UPSTREAM_RESERVE_QPS: String(reserve.qps),
+    UPSTREAM_RESERVE_BURST: String(reserve.burst),
+    PENDING_SWEEP_MS: options.pendingSweepMs?.toString(),
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+    TOPUP_URL: withPortal ? `${portalUrl}/billing` : "https://example.com/topup",
+    MCP_URL: "http://127.0.0.1:9",
+    PORTAL_URL: portalUrl,
+    PUBLIC_API_URL: `http://127.0.0.1:${gatewayPort}`,
+    GATEWAY_INTERNAL_SECRET: internalSecret,
+  };
+  const billingDeps = { nats, redis, subjects, keys, logger, settings: billingSettingsFromEnv(environment) };
+  let billing = await startBilling(billingDeps);
+  stoppers.push(() => billing.stop());
+  const adapterConfig = loadAdapterConfig({ health: 0, metrics: 0 }, environment);
+  const adapterDeps = {
+    nats,
+    subjects,
+    upstreamUrl: simulator.url,
+    logger,
+    upstream: { deadlineMs: adapterConfig.UPSTREAM_DEADLINE_MS },
+  };
+  for (const start of [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers]) {
+    const adapter = await start(adapterDeps);
+    stoppers.push(() => adapter.stop());
+  }
+
   const gatewaySettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
-    topUpUrl: withPortal ? `${portalUrl}/billing` : "https://example.com/topup",
-    adapterTimeoutMs: (options.upstreamDeadlineMs ?? 1_500) + 2_000,
-    mcpUrl: "http://127.0.0.1:9",
-    portalUrl,
-    publicUrl,
-    internalSecret,
+    ...gatewaySettingsFromEnv(environment),
     ...overrides,
   });
   // The gateway proxies /mcp to the MCP service, which calls a gateway back on its internal
@@ -216,6 +231,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   return {
+    environment,
+    settings: { billing: billingDeps.settings, gateway: gatewaySettings() },
     namespace,
     subjects,
     keys,

@@ -4,8 +4,14 @@
  * readiness is "NATS connected", the metrics server, and an ordered shutdown (stop taking requests →
  * finish in-flight → drain NATS → close health and metrics → export the last spans).
  */
-import { buildSubjects } from "@rda/contracts";
 import {
+  buildSubjects,
+  DEADLINE_DEFAULTS,
+  deadlineOrderProblems,
+  deadlinesWithDefaults,
+} from "@rda/contracts";
+import {
+  ConfigError,
   connectNats,
   createLogger,
   env,
@@ -26,13 +32,29 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     NATS_USER: env.natsUser(),
     NATS_PASSWORD: env.natsPassword(),
     UPSTREAM_URL: env.httpUrl().default("http://127.0.0.1:8070"),
-    UPSTREAM_DEADLINE_MS: env.positiveInt(8_000),
+    UPSTREAM_DEADLINE_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamDeadlineMs),
+    /**
+     * How long the gateway waits for an adapter (the gateway's variable), read here only to check
+     * that the upstream deadline ends first; set it to the gateway's value.
+     */
+    ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
     RDA_NAMESPACE: env.namespace(),
     HEALTH_PORT: env.port(defaultHealthPort),
     HEALTH_HOST: env.host(),
     LOG_LEVEL: env.logLevel(),
     ...observabilityEnv(defaultMetricsPort),
   };
+}
+
+/** The adapter's environment, validated and checked against the bounds it shares with the gateway. */
+export function loadAdapterConfig(
+  defaultPorts: { readonly health: number; readonly metrics: number },
+  source: Record<string, string | undefined> = process.env,
+) {
+  const config = loadConfig(adapterEnvShape(defaultPorts.health, defaultPorts.metrics), source);
+  const problems = deadlineOrderProblems(deadlinesWithDefaults(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
 }
 
 /**
@@ -46,7 +68,7 @@ export function runAdapterMain(
   start: StartAdapter,
 ): void {
   runMain(service, async () => {
-    const config = loadConfig(adapterEnvShape(defaultPorts.health, defaultPorts.metrics));
+    const config = loadAdapterConfig(defaultPorts);
     const identity = natsIdentity(config);
     const observability = await startObservability(service, moduleUrl, config);
     const logger = createLogger(service, { level: config.LOG_LEVEL });

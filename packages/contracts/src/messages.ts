@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN, KEY_HASH_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
+import { PENDING_DEBIT_LIMITS } from "./bounds.ts";
 import type { ErrorCode } from "./errors.ts";
 import { KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
 
@@ -85,7 +86,7 @@ export const admitRequestSchema = z.object({
   credits: z.number().int().min(0).max(100),
   tokens: z.number().int().min(1).max(1_000).default(1),
   reserve: z.boolean(),
-  pending_ms: z.number().int().min(1_000).max(600_000),
+  pending_ms: z.number().int().min(PENDING_DEBIT_LIMITS.minMs).max(PENDING_DEBIT_LIMITS.maxMs),
 });
 export type AdmitRequest = z.input<typeof admitRequestSchema>;
 

@@ -5,13 +5,14 @@
  * background. A command that timed out may still run once Redis resumes: callers whose effects must
  * not land late guard against that themselves (billing's admission carries a deadline).
  */
+import { DEADLINE_DEFAULTS } from "@rda/contracts";
 import { Redis } from "ioredis";
 import type { Logger } from "./logger.ts";
 
 export type { Redis };
 
 /** How long a command may take by default (REDIS_COMMAND_TIMEOUT_MS, docs/operations.md#timeouts). */
-export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+export const REDIS_COMMAND_TIMEOUT_MS = DEADLINE_DEFAULTS.redisCommandTimeoutMs;
 
 export interface RedisOptions {
   /** A command without an answer by then is rejected; default REDIS_COMMAND_TIMEOUT_MS. */

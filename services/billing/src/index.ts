@@ -21,54 +21,21 @@ import {
   type KeyDefaults,
   type LedgerContext,
   PAYMENT_SCRIPTS,
-  type Reserve,
   startRedisClock,
 } from "./ledger/index.ts";
 import { createBillingMetrics, registerRefundLag } from "./metrics.ts";
 import { startRefundConsumer } from "./refund-consumer.ts";
 import { ensureRefundConsumer, ensureRefundStream } from "./refund-stream.ts";
+import type { BillingSettings } from "./settings.ts";
 
-/** The upstream tolerates a couple of requests per second per client and about 2,000 a minute at most. */
-const DEFAULT_RESERVE: Reserve = { qps: 20, burst: 40 };
-
-export interface BillingSettings {
-  /** Credits granted to a new key (FREE_CREDITS). */
-  readonly freeCredits: number;
-  /** Rate limit of new keys (RATE_LIMIT_QPS, RATE_LIMIT_BURST). */
-  readonly defaultRateLimit: { readonly qps: number; readonly burst: number };
-  /** Keys a portal account may hold unrevoked (ACCOUNT_MAX_ACTIVE_KEYS, default 10). */
-  readonly maxActiveKeysPerAccount?: number;
-  /** Keys a portal account may create in its lifetime (ACCOUNT_MAX_KEYS_CREATED, default 25). */
-  readonly maxKeysCreatedPerAccount?: number;
-  /**
-   * The shared upstream reserve every data request must find room in (UPSTREAM_RESERVE_QPS and
-   * UPSTREAM_RESERVE_BURST, default 20/s with a burst of 40: see services/billing/README.md).
-   */
-  readonly reserve?: Reserve;
-  /**
-   * The most credits a balance may hold: a top-up past it is refused. Default and ceiling: the
-   * contract's BALANCE_LIMITS.maxCredits (tests lower it to reach it quickly).
-   */
-  readonly maxBalance?: number;
-  /** How often pending debits past their deadline are voided (PENDING_SWEEP_MS, default 1000). */
-  readonly pendingSweepMs?: number;
-  /**
-   * How long the hot path waits for Redis before answering a service error (REDIS_COMMAND_TIMEOUT_MS
-   * in main.ts; default here 2 s). An admission Redis runs later than that is refused.
-   */
-  readonly storeTimeoutMs?: number;
-  /**
-   * Copies of the refund stream in a NATS cluster (REFUND_STREAM_REPLICAS, default 1). Set 3 on a
-   * three-node cluster so pending refunds survive the loss of a node.
-   */
-  readonly refundStreamReplicas?: number;
-  /**
-   * Stripe's webhook signing secret (STRIPE_WEBHOOK_SECRET), the one the developer portal verifies
-   * deliveries with. When set, a card payment or reversal is applied only with the event Stripe
-   * signed (payment-evidence.ts); when unset, billing trusts the portal's word for payments.
-   */
-  readonly stripeWebhookSecret?: string;
-}
+export {
+  type BillingConfig,
+  type BillingSettings,
+  billingConfigShape,
+  billingSettingsFromEnv,
+  billingSettingsOf,
+  loadBillingConfig,
+} from "./settings.ts";
 
 export interface BillingDeps {
   readonly nats: NatsConnection;
@@ -93,12 +60,12 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   const context: LedgerContext = { redis: deps.redis, keys: deps.keys, now: deps.now ?? Date.now };
   await preloadScripts(deps.redis, logger);
   const jsm = await jetstreamManager(nats);
-  await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas ?? 1);
+  await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas);
   await ensureRefundConsumer(jsm, subjects);
   const redisClock = await startRedisClock(deps.redis, logger);
   const registry = deps.registry ?? new Registry();
   const metrics = createBillingMetrics(registry);
-  metrics.reserveQps.set((settings.reserve ?? DEFAULT_RESERVE).qps);
+  metrics.reserveQps.set(settings.reserve.qps);
   registerRefundLag(registry, jsm, subjects);
   const endpoints = billingEndpoints({
     metrics,
@@ -109,12 +76,12 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
     defaults: {
       freeCredits: settings.freeCredits,
       rateLimit: settings.defaultRateLimit,
-      maxActiveKeysPerAccount: settings.maxActiveKeysPerAccount ?? 10,
-      maxKeysCreatedPerAccount: settings.maxKeysCreatedPerAccount ?? 25,
-      maxBalance: Math.min(settings.maxBalance ?? BALANCE_LIMITS.maxCredits, BALANCE_LIMITS.maxCredits),
+      maxActiveKeysPerAccount: settings.maxActiveKeysPerAccount,
+      maxKeysCreatedPerAccount: settings.maxKeysCreatedPerAccount,
+      maxBalance: Math.min(settings.maxBalance, BALANCE_LIMITS.maxCredits),
     } satisfies KeyDefaults,
-    storeTimeoutMs: settings.storeTimeoutMs ?? 2_000,
-    reserve: settings.reserve ?? DEFAULT_RESERVE,
+    storeTimeoutMs: settings.storeTimeoutMs,
+    reserve: settings.reserve,
     redisClock,
     webhookSecret: settings.stripeWebhookSecret,
   });
@@ -122,7 +89,7 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
     serveSubject(nats, { subject, queue: QUEUE_GROUPS.billing, logger, handler }),
   );
   const refunds = await startRefundConsumer(nats, subjects, context, logger, metrics);
-  const voider = startDebitVoider(context, logger, settings.pendingSweepMs ?? 1_000, metrics);
+  const voider = startDebitVoider(context, logger, settings.pendingSweepMs, metrics);
   logger.info({ subjects: served.length, refundStream: subjects.refundStream }, "billing started");
   let stopped: Promise<void> | undefined;
   const stopAll = async () => {

@@ -1,6 +1,20 @@
-/** The gateway's environment, validated once at start (docs/operations.md#environment). */
-import { ConfigError, env, observabilityEnv, REDIS_COMMAND_TIMEOUT_MS } from "@rda/service-kit";
+/**
+ * The gateway's environment, validated once at start (docs/operations.md#environment), and the one
+ * resolution of its settings: `main.ts` and the test stacks both build the gateway's settings with
+ * `gatewaySettingsOf(loadGatewayConfig(env))`, so a default is written only here (or, for a bound
+ * the gateway shares with another process, in `@rda/contracts`' bounds).
+ */
+import {
+  DEADLINE_DEFAULTS,
+  deadlineOrderProblems,
+  deadlinesWithDefaults,
+  PENDING_DEBIT_LIMITS,
+} from "@rda/contracts";
+import { ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
+import type { GatewaySettings } from "./app.ts";
+import { REPLAY_SECONDS } from "./idempotency.ts";
+import { KEY_CACHE_TTL_MS } from "./key-directory.ts";
 
 export const gatewayConfigShape = {
   PORT: env.port(8080),
@@ -30,11 +44,16 @@ export const gatewayConfigShape = {
   TOPUP_URL: env.httpUrl().optional(),
   /** The developer portal's public URL: the API reference's contact, and where credits are bought. */
   PORTAL_URL: env.httpUrl().default("http://127.0.0.1:8060"),
-  ADAPTER_TIMEOUT_MS: env.positiveInt(10_000),
+  ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
+  /**
+   * The adapters' upstream deadline, read here only to check it against ADAPTER_TIMEOUT_MS; set it
+   * to the value the adapters run with.
+   */
+  UPSTREAM_DEADLINE_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamDeadlineMs),
   /** Billing answers from Redis; anything slower than this is an outage, answered 503. */
-  BILLING_TIMEOUT_MS: env.positiveInt(2_000),
+  BILLING_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.billingTimeoutMs),
   /** A Redis command (the Idempotency-Key store) without an answer by then: 503. */
-  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(REDIS_COMMAND_TIMEOUT_MS),
+  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.redisCommandTimeoutMs),
   /**
    * How long a debit may stay pending before billing voids (refunds) it; unset, ADAPTER_TIMEOUT_MS
    * plus 20 s. It must exceed ADAPTER_TIMEOUT_MS: an answer is written, then settled, after that.
@@ -42,7 +61,10 @@ export const gatewayConfigShape = {
   PENDING_DEBIT_MS: z.coerce
     .number({ error: "must be a positive integer" })
     .int({ error: "must be a positive integer" })
-    .min(1, { error: "must be a positive integer" })
+    .min(PENDING_DEBIT_LIMITS.minMs, { error: `must be at least ${PENDING_DEBIT_LIMITS.minMs}` })
+    .max(PENDING_DEBIT_LIMITS.maxMs, {
+      error: `must be at most ${PENDING_DEBIT_LIMITS.maxMs}, the longest deadline billing accepts`,
+    })
     .optional(),
   /** Refused keys a client address may send in a row, and per second after that. */
   FAILED_AUTH_BURST: env.positiveInt(20),
@@ -61,19 +83,42 @@ export const gatewayConfigShape = {
 
 export type GatewayConfig = Readonly<z.output<z.ZodObject<typeof gatewayConfigShape>>>;
 
+/** The environment, validated and checked against the bounds it shares with other processes. */
+export function loadGatewayConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
+  const config = loadConfig(gatewayConfigShape, source);
+  const problems = deadlineOrderProblems(deadlinesWithDefaults(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Every setting of `buildGateway`, resolved from the configuration. */
+export function gatewaySettingsOf(config: GatewayConfig): GatewaySettings {
+  const portalUrl = config.PORTAL_URL.replace(/\/+$/, "");
+  return {
+    topUpUrl: topUpUrlOf(config),
+    portalUrl,
+    adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,
+    billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+    pendingDebitMs: deadlinesWithDefaults(config).PENDING_DEBIT_MS,
+    idempotencyReplaySeconds: REPLAY_SECONDS,
+    keyCacheTtlMs: KEY_CACHE_TTL_MS,
+    mcpUrl: config.MCP_URL,
+    mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
+    trustProxy: config.GATEWAY_TRUST_PROXY,
+    publicUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
+    oauthJwksUrl: config.OAUTH_JWKS_URL ?? `${portalUrl}/oauth/jwks`,
+    internalSecret: config.GATEWAY_INTERNAL_SECRET,
+  };
+}
+
+/** The settings production would run with under this environment (tests pass their own few). */
+export function gatewaySettingsFromEnv(source: Record<string, string | undefined>): GatewaySettings {
+  return gatewaySettingsOf(loadGatewayConfig(source));
+}
+
 /** Where a 402 answer sends people to add credits: TOPUP_URL, else the portal's billing page. */
 export function topUpUrlOf(config: Pick<GatewayConfig, "TOPUP_URL" | "PORTAL_URL">): string {
   return config.TOPUP_URL ?? `${config.PORTAL_URL.replace(/\/+$/, "")}/billing`;
-}
-
-/** PENDING_DEBIT_MS, or its default; refused at start when it would void answers being written. */
-export function pendingDebitMsOf(
-  config: Pick<GatewayConfig, "PENDING_DEBIT_MS" | "ADAPTER_TIMEOUT_MS">,
-): number {
-  const pendingMs = config.PENDING_DEBIT_MS ?? config.ADAPTER_TIMEOUT_MS + 20_000;
-  if (pendingMs <= config.ADAPTER_TIMEOUT_MS)
-    throw new ConfigError([
-      `PENDING_DEBIT_MS: must exceed ADAPTER_TIMEOUT_MS (${config.ADAPTER_TIMEOUT_MS})`,
-    ]);
-  return pendingMs;
 }

@@ -1,18 +1,31 @@
 import { loadConfig } from "@rda/service-kit";
 import { describe, expect, it } from "vitest";
-import { gatewayConfigShape, pendingDebitMsOf } from "../src/index.ts";
+import { gatewayConfigShape, gatewaySettingsFromEnv, loadGatewayConfig } from "../src/index.ts";
 
 const load = (env: Record<string, string>) => loadConfig(gatewayConfigShape, env);
 
 describe("the gateway's edge settings", () => {
   it("voids a pending debit 20 s after the adapter timeout unless PENDING_DEBIT_MS says otherwise", () => {
-    expect(pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "5000" }))).toBe(25_000);
-    expect(pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "5000", PENDING_DEBIT_MS: "8000" }))).toBe(8_000);
+    expect(gatewaySettingsFromEnv({ ADAPTER_TIMEOUT_MS: "15000" }).pendingDebitMs).toBe(35_000);
+    const set = gatewaySettingsFromEnv({ ADAPTER_TIMEOUT_MS: "15000", PENDING_DEBIT_MS: "18000" });
+    expect(set.pendingDebitMs).toBe(18_000);
   });
 
   it("refuses at start a PENDING_DEBIT_MS that would void answers still being written", () => {
-    expect(() => pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "5000", PENDING_DEBIT_MS: "5000" }))).toThrow(
-      /PENDING_DEBIT_MS: must exceed ADAPTER_TIMEOUT_MS/,
+    expect(() => loadGatewayConfig({ ADAPTER_TIMEOUT_MS: "10000", PENDING_DEBIT_MS: "9000" })).toThrow(
+      /PENDING_DEBIT_MS \(9000\) must exceed ADAPTER_TIMEOUT_MS \(10000\)/,
+    );
+  });
+
+  it("refuses at start a PENDING_DEBIT_MS billing would refuse on every request", () => {
+    expect(() => loadGatewayConfig({ PENDING_DEBIT_MS: "700000" })).toThrow(
+      /PENDING_DEBIT_MS: must be at most 600000/,
+    );
+  });
+
+  it("refuses at start an adapter timeout shorter than the adapters' upstream deadline", () => {
+    expect(() => loadGatewayConfig({ ADAPTER_TIMEOUT_MS: "6000" })).toThrow(
+      /UPSTREAM_DEADLINE_MS \(8000\) must be below ADAPTER_TIMEOUT_MS \(6000\)/,
     );
   });
 

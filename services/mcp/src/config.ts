@@ -1,5 +1,6 @@
 /** The MCP service's environment, validated once at start (docs/architecture.md, services/mcp/README.md). */
-import { env, loadConfig } from "@rda/service-kit";
+import { DEADLINE_DEFAULTS, deadlineOrderProblems, deadlinesWithDefaults } from "@rda/contracts";
+import { ConfigError, env, loadConfig } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
 
@@ -10,7 +11,9 @@ const shape = {
   HOST: env.host(),
   /** The gateway's internal listener (GATEWAY_INTERNAL_PORT), where tool calls go. */
   GATEWAY_URL: env.httpUrl().default("http://127.0.0.1:8081"),
-  GATEWAY_TIMEOUT_MS: env.positiveInt(15_000),
+  GATEWAY_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.mcpGatewayTimeoutMs),
+  /** The gateway's wait for an adapter, read here only to check GATEWAY_TIMEOUT_MS against it. */
+  ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
   MCP_ALLOWED_ORIGINS: env.originList(),
   MCP_BODY_TIMEOUT_MS: env.positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   /** Below a few kilobytes no result could say what it holds. */
@@ -31,6 +34,8 @@ export interface McpConfig {
 
 export function loadMcpConfig(environment: Record<string, string | undefined> = process.env): McpConfig {
   const raw = loadConfig(shape, environment);
+  const problems = deadlineOrderProblems(deadlinesWithDefaults(raw));
+  if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     port: raw.MCP_PORT,
     host: raw.MCP_HOST ?? raw.HOST,

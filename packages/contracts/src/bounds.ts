@@ -1,0 +1,108 @@
+/**
+ * The values two processes must agree on, written once. Each side's environment schema takes its
+ * defaults and limits from here, and `deadlineOrderProblems` is the one check of their order: the
+ * gateway, billing and every adapter run it at start, so a combination that would turn paid requests
+ * into 503s or voided answers stops the process instead of surfacing mid-request.
+ *
+ * The chain, innermost first: an upstream attempt ends within the upstream deadline (adapters), which
+ * ends before the gateway stops waiting for the adapter (ADAPTER_TIMEOUT_MS), which ends before
+ * billing voids the request's debit (PENDING_DEBIT_MS, at most what billing accepts); the MCP
+ * service's wait for a tool call's answer (GATEWAY_TIMEOUT_MS) outlasts the adapter wait. Raising one
+ * link is a value edit here; the check then says which neighbour must move with it.
+ */
+
+const SECOND_MS = 1_000;
+const DAY_SECONDS = 86_400;
+
+export const DEADLINE_DEFAULTS = {
+  /** UPSTREAM_DEADLINE_MS (adapters): one upstream call, retries and waits included. */
+  upstreamDeadlineMs: 8 * SECOND_MS,
+  /** ADAPTER_TIMEOUT_MS (gateway): how long the gateway waits for an adapter's reply. */
+  adapterTimeoutMs: 10 * SECOND_MS,
+  /**
+   * PENDING_DEBIT_MS unset: ADAPTER_TIMEOUT_MS plus this, the time to write a large answer to a
+   * slow client and settle it before billing would void the debit.
+   */
+  pendingDebitMarginMs: 20 * SECOND_MS,
+  /** GATEWAY_TIMEOUT_MS (MCP service): how long a tool call waits for the gateway's answer. */
+  mcpGatewayTimeoutMs: 15 * SECOND_MS,
+  /** BILLING_TIMEOUT_MS (gateway, portal): how long a caller waits for billing's reply. */
+  billingTimeoutMs: 2 * SECOND_MS,
+  /** REDIS_COMMAND_TIMEOUT_MS: a Redis command without an answer by then fails (billing answers 503). */
+  redisCommandTimeoutMs: 1 * SECOND_MS,
+} as const;
+
+/** The deadline a debit may carry (`pending_ms` of billing.admit); billing refuses any other. */
+export const PENDING_DEBIT_LIMITS = { minMs: 1 * SECOND_MS, maxMs: 600 * SECOND_MS } as const;
+
+/**
+ * How long ledger records outlive the messages that refer to them. A refund waiting in the refund
+ * stream names its debit record, so the stream must drop it before the record expires: a refund
+ * applied after that would find no record and be dropped as `unknown_debit`.
+ */
+export const LEDGER_RETENTION = {
+  /** A debit record (its state and what it debited) lives this long after admission. */
+  debitRecordTtlSeconds: 14 * DAY_SECONDS,
+  /** A top-up's idempotency marker. */
+  topUpMarkerTtlSeconds: 30 * DAY_SECONDS,
+  /** A refund not applied within this is dropped from the refund stream (its max age). */
+  refundStreamMaxAgeMs: 7 * DAY_SECONDS * SECOND_MS,
+} as const;
+
+/** The deadlines as configured, each under the variable name its process reads. */
+export interface Deadlines {
+  readonly UPSTREAM_DEADLINE_MS: number;
+  readonly ADAPTER_TIMEOUT_MS: number;
+  readonly PENDING_DEBIT_MS: number;
+  readonly GATEWAY_TIMEOUT_MS: number;
+  readonly BILLING_TIMEOUT_MS: number;
+  readonly REDIS_COMMAND_TIMEOUT_MS: number;
+}
+
+/** The default PENDING_DEBIT_MS for an adapter timeout. */
+export function defaultPendingDebitMs(adapterTimeoutMs: number): number {
+  return adapterTimeoutMs + DEADLINE_DEFAULTS.pendingDebitMarginMs;
+}
+
+/** The deadlines a process did not read take their defaults (and PENDING_DEBIT_MS its rule). */
+export function deadlinesWithDefaults(given: Partial<Deadlines>): Deadlines {
+  const adapterTimeoutMs = given.ADAPTER_TIMEOUT_MS ?? DEADLINE_DEFAULTS.adapterTimeoutMs;
+  return {
+    UPSTREAM_DEADLINE_MS: given.UPSTREAM_DEADLINE_MS ?? DEADLINE_DEFAULTS.upstreamDeadlineMs,
+    ADAPTER_TIMEOUT_MS: adapterTimeoutMs,
+    PENDING_DEBIT_MS: given.PENDING_DEBIT_MS ?? defaultPendingDebitMs(adapterTimeoutMs),
+    GATEWAY_TIMEOUT_MS: given.GATEWAY_TIMEOUT_MS ?? DEADLINE_DEFAULTS.mcpGatewayTimeoutMs,
+    BILLING_TIMEOUT_MS: given.BILLING_TIMEOUT_MS ?? DEADLINE_DEFAULTS.billingTimeoutMs,
+    REDIS_COMMAND_TIMEOUT_MS: given.REDIS_COMMAND_TIMEOUT_MS ?? DEADLINE_DEFAULTS.redisCommandTimeoutMs,
+  };
+}
+
+/**
+ * Every way the deadlines break their order, one sentence each naming both variables; empty when
+ * they are consistent.
+ */
+export function deadlineOrderProblems(deadlines: Deadlines): string[] {
+  const d = deadlines;
+  const problems: string[] = [];
+  if (d.UPSTREAM_DEADLINE_MS >= d.ADAPTER_TIMEOUT_MS)
+    problems.push(
+      `UPSTREAM_DEADLINE_MS (${d.UPSTREAM_DEADLINE_MS}) must be below ADAPTER_TIMEOUT_MS (${d.ADAPTER_TIMEOUT_MS}), or the gateway gives up on adapters still waiting for the upstream.`,
+    );
+  if (d.PENDING_DEBIT_MS <= d.ADAPTER_TIMEOUT_MS)
+    problems.push(
+      `PENDING_DEBIT_MS (${d.PENDING_DEBIT_MS}) must exceed ADAPTER_TIMEOUT_MS (${d.ADAPTER_TIMEOUT_MS}), or billing voids debits of answers still being written.`,
+    );
+  if (d.PENDING_DEBIT_MS < PENDING_DEBIT_LIMITS.minMs || d.PENDING_DEBIT_MS > PENDING_DEBIT_LIMITS.maxMs)
+    problems.push(
+      `PENDING_DEBIT_MS (${d.PENDING_DEBIT_MS}, by default ADAPTER_TIMEOUT_MS + ${DEADLINE_DEFAULTS.pendingDebitMarginMs}) must be from ${PENDING_DEBIT_LIMITS.minMs} to ${PENDING_DEBIT_LIMITS.maxMs}, the deadlines billing accepts.`,
+    );
+  if (d.GATEWAY_TIMEOUT_MS <= d.ADAPTER_TIMEOUT_MS)
+    problems.push(
+      `GATEWAY_TIMEOUT_MS (${d.GATEWAY_TIMEOUT_MS}) must exceed ADAPTER_TIMEOUT_MS (${d.ADAPTER_TIMEOUT_MS}), or MCP tool calls give up on answers the gateway still waits for and charges.`,
+    );
+  if (d.REDIS_COMMAND_TIMEOUT_MS >= d.BILLING_TIMEOUT_MS)
+    problems.push(
+      `REDIS_COMMAND_TIMEOUT_MS (${d.REDIS_COMMAND_TIMEOUT_MS}) must be below BILLING_TIMEOUT_MS (${d.BILLING_TIMEOUT_MS}), or callers give up on billing before it can answer that its store is down.`,
+    );
+  return problems;
+}
