@@ -43,6 +43,7 @@ export {
 export {
   connectRedis,
   isRedisReady,
+  isStoreFailure,
   openRedis,
   REDIS_COMMAND_TIMEOUT_MS,
   type Redis,

@@ -101,3 +101,21 @@ export function redactUrl(url: string): string {
     })
     .join(",");
 }
+
+/**
+ * Redis answers that say the store cannot serve now, rather than that the command was wrong: the
+ * server is loading, busy with a script, out of memory, read-only or failing over.
+ */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|OOM|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+/** What the client says when no answer came: closed, never connected, or too slow. */
+const NO_ANSWER =
+  /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Reached the max retries/;
+
+/**
+ * Whether an error means the Redis store was unreachable or unable to serve (an outage, answered
+ * 503), as opposed to a bug in how it was used (a wrong type, a script error: a 500).
+ */
+export function isStoreFailure(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return UNAVAILABLE_REPLY.test(message) || NO_ANSWER.test(message);
+}

@@ -24,7 +24,7 @@ import {
   topUpRequestSchema,
   verifyLedgerRequestSchema,
 } from "@rda/contracts";
-import type { RequestHandler } from "@rda/service-kit";
+import { type RequestHandler, ServiceError } from "@rda/service-kit";
 import type { z } from "zod";
 import { jsonEndpoint } from "./json-endpoint.ts";
 import { addCredits, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
@@ -50,8 +50,9 @@ export interface EndpointDeps extends PaymentCommandDeps {
 export function billingEndpoints(deps: EndpointDeps): { subject: string; handler: RequestHandler }[] {
   const { context, logger } = deps;
   const onRefused = (subject: string) => deps.metrics.refusedRequests.inc({ subject });
-  const hot = { logger, onRefused, timeoutMs: deps.storeTimeoutMs };
-  const manage = { logger, onRefused, timeoutMs: deps.storeTimeoutMs * 5 };
+  const onBug = (subject: string) => deps.metrics.internalErrors.inc({ subject });
+  const hot = { logger, onRefused, onBug, timeoutMs: deps.storeTimeoutMs };
+  const manage = { logger, onRefused, onBug, timeoutMs: deps.storeTimeoutMs * 5 };
   const billing = deps.subjects.billing;
   const endpoint = jsonEndpoint;
   return [
@@ -102,7 +103,7 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     // Unbounded: verifying a large ledger takes as long as it takes.
     {
       subject: billing.verifyLedger,
-      handler: endpoint(verifyLedgerRequestSchema, () => verify(deps), { logger, onRefused }),
+      handler: endpoint(verifyLedgerRequestSchema, () => verify(deps), { logger, onRefused, onBug }),
     },
   ];
 }
@@ -125,6 +126,8 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
     },
     deps.reserve,
   );
+  if (reply.outcome === "expired")
+    throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
   return reply;
 }

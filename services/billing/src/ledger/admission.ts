@@ -44,11 +44,17 @@ export interface Reserve {
   readonly burst: number;
 }
 
+/**
+ * The script ran only after its deadline (Redis was stalled): it decided and took nothing, and
+ * billing has already answered that it could not reach its store.
+ */
+export type LateAdmission = { readonly outcome: "expired" };
+
 export async function admit(
   context: LedgerContext,
   admission: Admission,
   reserve: Reserve,
-): Promise<AdmitReply> {
+): Promise<AdmitReply | LateAdmission> {
   const { keys } = context;
   const { keyId, requestId } = admission;
   const at = context.now();
@@ -86,7 +92,7 @@ export async function admit(
 function admitReply([outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0]: [
   string,
   ...number[],
-]): AdmitReply {
+]): AdmitReply | LateAdmission {
   const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
   switch (outcome) {
     case "admitted":
@@ -99,7 +105,7 @@ function admitReply([outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remai
     case "revoked":
       return { outcome };
     case "expired":
-      throw new Error("the admission reached Redis after billing had stopped waiting for it");
+      return { outcome };
     default:
       throw new Error(`unexpected admission outcome '${outcome}'`);
   }
