@@ -12,6 +12,7 @@ export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthS
 export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
+export { type LuaArg, type LuaCall, type LuaScript, luaScript, preloadScripts } from "./lua-script.ts";
 export {
   type BuildInfo,
   Counter,

@@ -8,6 +8,7 @@ import {
   jetstreamManager,
   type Logger,
   type NatsConnection,
+  preloadScripts,
   type Redis,
   type RedisKeys,
   Registry,
@@ -15,14 +16,7 @@ import {
 } from "@rda/service-kit";
 import { startDebitVoider } from "./debit-voider.ts";
 import { billingEndpoints } from "./endpoints.ts";
-import {
-  ADMISSION_SCRIPTS,
-  ALL_SCRIPTS,
-  type KeyDefaults,
-  type LedgerContext,
-  PAYMENT_SCRIPTS,
-  startRedisClock,
-} from "./ledger/index.ts";
+import { type KeyDefaults, LEDGER_SCRIPTS, type LedgerContext, startRedisClock } from "./ledger/index.ts";
 import { createBillingMetrics, registerRefundLag } from "./metrics.ts";
 import { startRefundConsumer } from "./refund-consumer.ts";
 import { ensureRefundConsumer, ensureRefundStream } from "./refund-stream.ts";
@@ -58,7 +52,7 @@ export interface Billing {
 export async function startBilling(deps: BillingDeps): Promise<Billing> {
   const { nats, subjects, logger, settings } = deps;
   const context: LedgerContext = { redis: deps.redis, keys: deps.keys, now: deps.now ?? Date.now };
-  await preloadScripts(deps.redis, logger);
+  await preloadLedgerScripts(deps.redis, logger);
   const jsm = await jetstreamManager(nats);
   await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas);
   await ensureRefundConsumer(jsm, subjects);
@@ -103,13 +97,9 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
 }
 
 /** Loading the scripts up front saves the first requests a round trip; EVAL remains the fallback. */
-async function preloadScripts(redis: Redis, logger: Logger): Promise<void> {
+async function preloadLedgerScripts(redis: Redis, logger: Logger): Promise<void> {
   try {
-    await Promise.all(
-      [...ALL_SCRIPTS, ...ADMISSION_SCRIPTS, ...PAYMENT_SCRIPTS].map((script) =>
-        redis.script("LOAD", script.source),
-      ),
-    );
+    await preloadScripts(redis, LEDGER_SCRIPTS);
   } catch (error) {
     logger.warn({ err: String(error) }, "could not preload ledger scripts; they load on first use");
   }

@@ -10,8 +10,9 @@
  * Admission touches the key's slot and two global keys (the reserve bucket and the pending index):
  * fine on one Redis primary, which the operator guide prescribes; see there for Redis Cluster.
  */
+
+import { luaScript } from "@rda/service-kit";
 import { DEBIT_RECORD, JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
-import { luaScript } from "./lua-script.ts";
 
 /**
  * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index.
@@ -110,4 +111,4 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 `);
 
-export const ALL_SCRIPTS = [admitScript, settleScript, refundScript, dueDebitsScript];
+export const ADMISSION_SCRIPTS = [admitScript, settleScript, refundScript, dueDebitsScript];

@@ -1,5 +1,8 @@
+import { ADMISSION_SCRIPTS } from "./admission-scripts.ts";
+import { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
+import { KEY_SCRIPTS } from "./scripts.ts";
+
 export { type Admission, admit, type Reserve } from "./admission.ts";
-export { ALL_SCRIPTS as ADMISSION_SCRIPTS } from "./admission-scripts.ts";
 export {
   createKey,
   type KeyDefaults,
@@ -11,7 +14,6 @@ export {
 } from "./api-keys.ts";
 export type { LedgerContext } from "./context.ts";
 export { listAccountKeys, listKeysByLabel } from "./key-lists.ts";
-export { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
 export { applyPayment, listPayments, reversePayment } from "./payments.ts";
 export {
   type DebitId,
@@ -23,7 +25,9 @@ export {
   voidDueDebits,
 } from "./pending-debits.ts";
 export { type RedisClock, startRedisClock } from "./redis-clock.ts";
-export { ALL_SCRIPTS } from "./scripts.ts";
 export { type TopUpReply, topUp } from "./top-ups.ts";
 export { readUsage } from "./usage.ts";
 export { type VerifyReply, verifyLedger } from "./verify.ts";
+
+/** Every script of the ledger, to load into Redis at start. */
+export const LEDGER_SCRIPTS = [...KEY_SCRIPTS, ...ADMISSION_SCRIPTS, ...PAYMENT_SCRIPTS];

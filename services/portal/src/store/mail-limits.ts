@@ -5,6 +5,7 @@
  */
 import { isIPv6 } from "node:net";
 import { err, ok, type Result } from "@rda/contracts";
+import { luaScript } from "@rda/service-kit";
 import type { MailLimits } from "../settings.ts";
 import type { StoreContext } from "./context.ts";
 import { sha256 } from "./secrets.ts";
@@ -24,7 +25,7 @@ export interface MailLimiter {
  * last place. Returns 0, or the seconds until the window ends. One key per script: the two counters
  * may live on different Redis Cluster nodes.
  */
-const TAKE_SCRIPT = `
+const takeScript = luaScript(`
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 if count <= tonumber(ARGV[1]) then return 0 end
@@ -32,15 +33,17 @@ redis.call('DECR', KEYS[1])
 local ttl = redis.call('TTL', KEYS[1])
 if ttl < 1 then return 1 end
 return ttl
-`;
+`);
 
 /** Gives a place back, unless its window has ended meanwhile (a bare DECR would start a window at -1). */
-const GIVE_BACK_SCRIPT = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`;
+const giveBackScript = luaScript(
+  `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`,
+);
 
 export function createMailLimiter(context: StoreContext, limits: MailLimits): MailLimiter {
   const { redis, keys } = context;
   const take = async (key: string, max: number) =>
-    Number(await redis.eval(TAKE_SCRIPT, 1, key, max, limits.windowSeconds));
+    Number(await takeScript.run(redis, [key], [max, limits.windowSeconds]));
   return {
     async admit(email, clientIp) {
       const addressKey = keys.mailsToAddress(sha256(email));
@@ -48,7 +51,7 @@ export function createMailLimiter(context: StoreContext, limits: MailLimits): Ma
       if (addressWait > 0) return err({ scope: "address", retryAfterSeconds: addressWait });
       const clientWait = await take(keys.mailsFromClient(clientBucket(clientIp)), limits.perClient);
       if (clientWait === 0) return ok(undefined);
-      await redis.eval(GIVE_BACK_SCRIPT, 1, addressKey);
+      await giveBackScript.run(redis, [addressKey], []);
       return err({ scope: "client", retryAfterSeconds: clientWait });
     },
   };
