@@ -1,5 +1,6 @@
 export * from "./adapter-frame.ts";
 export * from "./api-keys.ts";
+export * from "./billing-rpc.ts";
 export * from "./bounds.ts";
 export * from "./dates.ts";
 export * from "./decode-json.ts";

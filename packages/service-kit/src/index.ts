@@ -1,4 +1,5 @@
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey } from "./api-keys.ts";
+export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
   ConfigError,
   env,

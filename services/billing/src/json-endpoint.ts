@@ -6,7 +6,13 @@
  * a service error 503 at once, so the gateway answers 503 instead of waiting out its own timeout;
  * anything else thrown is a bug: a service error 500, logged as an error and counted.
  */
-import { decodeJson } from "@rda/contracts";
+import {
+  BILLING_RPC,
+  type BillingRpcDecoded,
+  type BillingRpcName,
+  decodeJson,
+  type Subjects,
+} from "@rda/contracts";
 import { isStoreFailure, type Logger, type RequestHandler, ServiceError } from "@rda/service-kit";
 import type { z } from "zod";
 
@@ -48,6 +54,18 @@ export function jsonEndpoint<S extends z.ZodType>(
       throw new ServiceError(500, "billing failed unexpectedly");
     }
   };
+}
+
+/** One entry of BILLING_RPC served: its subject, its request decoded with the entry's schema. */
+export function billingEndpoint<N extends BillingRpcName>(
+  subjects: Subjects,
+  name: N,
+  run: (request: BillingRpcDecoded<N>) => Promise<z.input<(typeof BILLING_RPC)[N]["reply"]>>,
+  options: EndpointOptions,
+): { subject: string; handler: RequestHandler } {
+  // TypeScript cannot narrow an entry of the table by a generic name; the table pairs them.
+  const schema = BILLING_RPC[name].request as unknown as z.ZodType<BillingRpcDecoded<N>>;
+  return { subject: subjects.billing[name], handler: jsonEndpoint(schema, run, options) };
 }
 
 async function withTimeout<T>(work: Promise<T>, timeoutMs: number | undefined): Promise<T> {
