@@ -4,6 +4,7 @@
  * changes lands together or not at all. `runMany` sends many calls of one script in one round trip.
  */
 import { createHash } from "node:crypto";
+import { err, ok, type Result } from "@rda/contracts";
 import type { Redis } from "ioredis";
 import { traced } from "./tracing.ts";
 
@@ -20,11 +21,12 @@ export interface LuaScript {
   readonly source: string;
   run(redis: Redis, keys: readonly string[], args: readonly LuaArg[]): Promise<unknown>;
   /**
-   * Runs every call in one pipelined round trip and returns each reply, in order; a call Redis
-   * refused rejects the whole. When Redis lost the script, it is loaded and the calls are sent once
-   * more: only for scripts whose calls may run twice (idempotent ones, or refused whole by NOSCRIPT).
+   * Runs every call in one pipelined round trip and returns each call's reply, or the error Redis
+   * answered it with, in order; the promise rejects only when Redis could not be asked at all. When
+   * Redis lost the script (a restart), NOSCRIPT refused every call unrun: it is loaded and the calls
+   * are sent once more.
    */
-  runMany(redis: Redis, calls: readonly LuaCall[]): Promise<unknown[]>;
+  runMany(redis: Redis, calls: readonly LuaCall[]): Promise<Result<unknown, Error>[]>;
 }
 
 const isNoScript = (error: unknown) => String(error).includes("NOSCRIPT");
@@ -57,10 +59,7 @@ export function luaScript(source: string): LuaScript {
           await redis.script("LOAD", source);
           results = await sendAll(redis, calls);
         }
-        return results.map(([error, value]) => {
-          if (error) throw error;
-          return value;
-        });
+        return results.map(([error, value]) => (error ? err(error) : ok(value)));
       });
     },
   };

@@ -29,13 +29,23 @@ describe("a Lua script", () => {
       { keys: [`${namespace}:b`], args: [10] },
       { keys: [`${namespace}:a`], args: [3] },
     ]);
-    expect(replies).toEqual([1, 11, 5]);
+    expect(replies).toEqual([
+      { ok: true, value: 1 },
+      { ok: true, value: 11 },
+      { ok: true, value: 5 },
+    ]);
   });
 
-  it("rejects a batch whose call Redis refused, naming the error", async () => {
+  it("answers each call of a batch on its own: one Redis refused does not fail the others", async () => {
     await redis.set(`${namespace}:a`, "not a number");
-    await expect(counter.runMany(redis, [{ keys: [`${namespace}:a`], args: [1] }])).rejects.toThrow(
-      /not an integer/,
-    );
+    const [refused, counted] = await counter.runMany(redis, [
+      { keys: [`${namespace}:a`], args: [1] },
+      { keys: [`${namespace}:b`], args: [1] },
+    ]);
+    expect(refused).toMatchObject({
+      ok: false,
+      error: expect.objectContaining({ message: expect.stringMatching(/not an integer/) }),
+    });
+    expect(counted).toEqual({ ok: true, value: 12 });
   });
 });

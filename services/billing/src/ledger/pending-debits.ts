@@ -30,13 +30,17 @@ export interface DebitId {
  */
 export async function settle(context: LedgerContext, debits: readonly DebitId[]) {
   // A settlement is idempotent, so runMany may send the batch again after Redis lost the script.
-  const results = await settleScript.runMany(
+  const replies = await settleScript.runMany(
     context.redis,
     debits.map(({ key_id, request_id }) => ({
       keys: [context.keys.debitMarker(key_id, request_id), context.keys.pendingDebits],
       args: [pendingMember(key_id, request_id)],
     })),
   );
+  const results = replies.map((reply) => {
+    if (!reply.ok) throw reply.error;
+    return reply.value;
+  });
   const settled = results.filter((result) => result === 1).length;
   const unknown = results.filter((result) => result === -1).length;
   return { settled, ignored: debits.length - settled, unknown };
