@@ -1,4 +1,4 @@
-export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey } from "./api-keys.ts";
+export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
   ConfigError,
@@ -54,6 +54,7 @@ export {
   redisResponds,
 } from "./redis.ts";
 export { type PortalRedisKeys, type RedisKeys, redisKeys } from "./redis-keys.ts";
+export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,

@@ -7,7 +7,7 @@ import { failureReply, type OperationContext, okReply, unavailableReply } from "
 import type { Community, SearchSubredditsParams } from "@rda/contracts";
 import type { UpstreamClient } from "@rda/upstream-client";
 
-/** Spec §4: at most 10 matches; only the three fields we return are fetched (all are selectable). */
+/** At most 10 matches (docs/api.md#subreddit-search); only the three fields we return are fetched (all are selectable). */
 const SEARCH_QUERY = {
   limit: 10,
   sort: "desc",
