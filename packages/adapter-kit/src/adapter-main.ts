@@ -4,14 +4,9 @@
  * readiness is "NATS connected", the metrics server, and an ordered shutdown (stop taking requests →
  * finish in-flight → drain NATS → close health and metrics → export the last spans).
  */
+import { buildSubjects, DEADLINE_DEFAULTS } from "@rda/contracts";
 import {
-  buildSubjects,
-  DEADLINE_DEFAULTS,
-  deadlineOrderProblems,
-  deadlinesWithDefaults,
-} from "@rda/contracts";
-import {
-  ConfigError,
+  assertDeadlineOrder,
   connectNats,
   createLogger,
   env,
@@ -52,8 +47,7 @@ export function loadAdapterConfig(
   source: Record<string, string | undefined> = process.env,
 ) {
   const config = loadConfig(adapterEnvShape(defaultPorts.health, defaultPorts.metrics), source);
-  const problems = deadlineOrderProblems(deadlinesWithDefaults(config));
-  if (problems.length > 0) throw new ConfigError(problems);
+  assertDeadlineOrder(config);
   return config;
 }
 

@@ -77,31 +77,49 @@ export function deadlinesWithDefaults(given: Partial<Deadlines>): Deadlines {
   };
 }
 
+/** One broken order: the variables it involves, and the sentence that says so. */
+export interface DeadlineProblem {
+  readonly names: readonly (keyof Deadlines)[];
+  readonly sentence: string;
+}
+
 /**
  * Every way the deadlines break their order, one sentence each naming both variables; empty when
- * they are consistent.
+ * they are consistent. `readBy`: only the pairs whose two variables are both among these (those a
+ * process reads: it checks each pair it can mend, and every pair has a process that reads both).
  */
-export function deadlineOrderProblems(deadlines: Deadlines): string[] {
-  const d = deadlines;
-  const problems: string[] = [];
+export function deadlineOrderProblems(deadlines: Deadlines, readBy?: readonly string[]): string[] {
+  return deadlineChecks(deadlines)
+    .filter((problem) => !readBy || problem.names.every((name) => readBy.includes(name)))
+    .map((problem) => problem.sentence);
+}
+
+function deadlineChecks(d: Deadlines): DeadlineProblem[] {
+  const problems: DeadlineProblem[] = [];
+  const broken = (names: (keyof Deadlines)[], sentence: string) => problems.push({ names, sentence });
   if (d.UPSTREAM_DEADLINE_MS >= d.ADAPTER_TIMEOUT_MS)
-    problems.push(
+    broken(
+      ["UPSTREAM_DEADLINE_MS", "ADAPTER_TIMEOUT_MS"],
       `UPSTREAM_DEADLINE_MS (${d.UPSTREAM_DEADLINE_MS}) must be below ADAPTER_TIMEOUT_MS (${d.ADAPTER_TIMEOUT_MS}), or the gateway gives up on adapters still waiting for the upstream.`,
     );
   if (d.PENDING_DEBIT_MS <= d.ADAPTER_TIMEOUT_MS)
-    problems.push(
+    broken(
+      ["PENDING_DEBIT_MS", "ADAPTER_TIMEOUT_MS"],
       `PENDING_DEBIT_MS (${d.PENDING_DEBIT_MS}) must exceed ADAPTER_TIMEOUT_MS (${d.ADAPTER_TIMEOUT_MS}), or billing voids debits of answers still being written.`,
     );
   if (d.PENDING_DEBIT_MS < PENDING_DEBIT_LIMITS.minMs || d.PENDING_DEBIT_MS > PENDING_DEBIT_LIMITS.maxMs)
-    problems.push(
+    broken(
+      ["PENDING_DEBIT_MS", "ADAPTER_TIMEOUT_MS"],
       `PENDING_DEBIT_MS (${d.PENDING_DEBIT_MS}, by default ADAPTER_TIMEOUT_MS + ${DEADLINE_DEFAULTS.pendingDebitMarginMs}) must be from ${PENDING_DEBIT_LIMITS.minMs} to ${PENDING_DEBIT_LIMITS.maxMs}, the deadlines billing accepts.`,
     );
   if (d.GATEWAY_TIMEOUT_MS <= d.ADAPTER_TIMEOUT_MS)
-    problems.push(
+    broken(
+      ["GATEWAY_TIMEOUT_MS", "ADAPTER_TIMEOUT_MS"],
       `GATEWAY_TIMEOUT_MS (${d.GATEWAY_TIMEOUT_MS}) must exceed ADAPTER_TIMEOUT_MS (${d.ADAPTER_TIMEOUT_MS}), or MCP tool calls give up on answers the gateway still waits for and charges.`,
     );
   if (d.REDIS_COMMAND_TIMEOUT_MS >= d.BILLING_TIMEOUT_MS)
-    problems.push(
+    broken(
+      ["REDIS_COMMAND_TIMEOUT_MS", "BILLING_TIMEOUT_MS"],
       `REDIS_COMMAND_TIMEOUT_MS (${d.REDIS_COMMAND_TIMEOUT_MS}) must be below BILLING_TIMEOUT_MS (${d.BILLING_TIMEOUT_MS}), or callers give up on billing before it can answer that its store is down.`,
     );
   return problems;

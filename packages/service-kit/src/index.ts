@@ -1,6 +1,7 @@
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
+  assertDeadlineOrder,
   ConfigError,
   env,
   loadConfig,

@@ -4,14 +4,8 @@
  * `billingSettingsOf(loadBillingConfig(env))`, so a default is written only here (or, for a bound
  * billing shares with another process, in `@rda/contracts`' bounds).
  */
-import {
-  BALANCE_LIMITS,
-  DEADLINE_DEFAULTS,
-  deadlineOrderProblems,
-  deadlinesWithDefaults,
-  WEBHOOK_SECRET_PATTERN,
-} from "@rda/contracts";
-import { ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
+import { BALANCE_LIMITS, DEADLINE_DEFAULTS, WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
+import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import type { Reserve } from "./ledger/index.ts";
 
@@ -103,8 +97,7 @@ export interface BillingSettings {
 /** The environment, validated and checked against the bounds billing shares with its callers. */
 export function loadBillingConfig(source: Record<string, string | undefined> = process.env): BillingConfig {
   const config = loadConfig(billingConfigShape, source);
-  const problems = deadlineOrderProblems(deadlinesWithDefaults(config));
-  if (problems.length > 0) throw new ConfigError(problems);
+  assertDeadlineOrder(config);
   return config;
 }
 

@@ -4,13 +4,8 @@
  * `gatewaySettingsOf(loadGatewayConfig(env))`, so a default is written only here (or, for a bound
  * the gateway shares with another process, in `@rda/contracts`' bounds).
  */
-import {
-  DEADLINE_DEFAULTS,
-  deadlineOrderProblems,
-  deadlinesWithDefaults,
-  PENDING_DEBIT_LIMITS,
-} from "@rda/contracts";
-import { ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
+import { DEADLINE_DEFAULTS, deadlinesWithDefaults, PENDING_DEBIT_LIMITS } from "@rda/contracts";
+import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import type { GatewaySettings } from "./app.ts";
 import { REPLAY_SECONDS } from "./idempotency.ts";
@@ -86,8 +81,7 @@ export type GatewayConfig = Readonly<z.output<z.ZodObject<typeof gatewayConfigSh
 /** The environment, validated and checked against the bounds it shares with other processes. */
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(gatewayConfigShape, source);
-  const problems = deadlineOrderProblems(deadlinesWithDefaults(config));
-  if (problems.length > 0) throw new ConfigError(problems);
+  assertDeadlineOrder(config);
   return config;
 }
 

@@ -1,6 +1,6 @@
 /** The MCP service's environment, validated once at start (docs/architecture.md, services/mcp/README.md). */
-import { DEADLINE_DEFAULTS, deadlineOrderProblems, deadlinesWithDefaults } from "@rda/contracts";
-import { ConfigError, env, loadConfig } from "@rda/service-kit";
+import { DEADLINE_DEFAULTS } from "@rda/contracts";
+import { assertDeadlineOrder, env, loadConfig } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
 
@@ -34,8 +34,7 @@ export interface McpConfig {
 
 export function loadMcpConfig(environment: Record<string, string | undefined> = process.env): McpConfig {
   const raw = loadConfig(shape, environment);
-  const problems = deadlineOrderProblems(deadlinesWithDefaults(raw));
-  if (problems.length > 0) throw new ConfigError(problems);
+  assertDeadlineOrder(raw);
   return Object.freeze({
     port: raw.MCP_PORT,
     host: raw.MCP_HOST ?? raw.HOST,
