@@ -1,7 +1,8 @@
 /**
- * Comments cite only what a reader of the repository can open: its own files and docs. A "spec §N"
- * or an issue number ("#66") points at something the repository does not hold, so no source file
- * may carry one.
+ * Comments cite only what a reader of the repository can open: its own files and docs. A spec's
+ * section sign and number, or an issue number ("#66"), points at something the repository does not
+ * hold, so no source file may carry one, in any case (markdown-links.test.ts checks the lower-case
+ * form in every tracked file).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -13,7 +14,7 @@ const SOURCE = /\.(ts|mts|mjs|js|eta|lua|sh|ya?ml|conf|acl)$/;
 /** This file names what it looks for. */
 const THIS_FILE = join(import.meta.dirname, "citations.test.ts");
 const SKIPPED = new Set(["node_modules", "dist", "generated", "results", ".git"]);
-/** "spec §4", "Spec §", and "#66" or "(#12)", but not an HTML entity (&#39;) nor a CSS colour. */
+/** A spec section ("Spec" and the section sign), and "#66" or "(#12)", but not an HTML entity (&#39;) nor a CSS colour. */
 const STALE = [/spec\s*§/i, /(?<![&\w:])#\d+\b(?![0-9a-f;])/];
 
 function* sourceFiles(dir: string): Generator<string> {
