@@ -8,7 +8,8 @@
  * latency each adds. Every service runs as its own process (its own main.ts); needs local Redis
  * and NATS. Each stage runs BENCH_RUNS times (default 3) and the median is reported, with the CPU
  * time each process spent per request over the measured window (read from /proc): the figure that
- * moves least with the load of the machine.
+ * moves least with the load of the machine. Last, (s): the product inside the upstream's strict
+ * budget (bench/strict-budget.ts), reporting customer answers by status and upstream requests a second.
  */
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -21,6 +22,7 @@ import { type AdmissionFigures, measureAdmissions } from "./billing-admissions.t
 import { pidListeningOn, startCpuWindow, type WatchedProcess } from "./cpu.ts";
 import { loopbackRoundTripMicros } from "./loopback.ts";
 import { freePort, startProcess, stopAll, waitForHttp } from "./processes.ts";
+import { runStrictBudgetStage, type StrictBudgetFigures } from "./strict-budget.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -93,6 +95,13 @@ async function measure(stage: Stage): Promise<Figures & { runs: number[] }> {
 async function main() {
   const infrastructure = await findInfrastructure();
   const namespace = `bench-${process.pid}`;
+  const strictBudget = () => runStrictBudgetStage(infrastructure, `${namespace}-strict`, createBenchKey);
+  if (ONLY?.every((letter) => letter === "s")) {
+    const strict = await strictBudget();
+    printStrictBudget(strict);
+    writeReport({ when: new Date().toISOString(), strict_budget: strict });
+    return;
+  }
   const common = {
     REDIS_URL: infrastructure.redisUrl,
     NATS_URL: infrastructure.natsUrl,
@@ -127,6 +136,9 @@ async function main() {
       ...common,
       UPSTREAM_URL: simUrl,
       HEALTH_PORT: String(adapterHealth),
+      // And the upstream pacer's rate and cap: these stages measure the path, not the budget.
+      UPSTREAM_REQUESTS_PER_SECOND: "1000000",
+      UPSTREAM_CONCURRENCY: "1000",
     }),
     gateway: startProcess("services/gateway/src/main.ts", {
       ...common,
@@ -248,6 +260,8 @@ async function main() {
       );
     }
     const loopbackMicros = await loopbackRoundTripMicros();
+    let strict: StrictBudgetFigures | undefined;
+    if (!ONLY || ONLY.includes("s")) strict = await strictBudget();
     const report = {
       when: new Date().toISOString(),
       // Other work on the machine skews the throughput and latency figures; the load average says how much.
@@ -267,18 +281,32 @@ async function main() {
       results,
       ...(admissions && { g_billing_admissions: admissions }),
       ratios: ratiosOf(results),
+      ...(strict && { strict_budget: strict }),
     };
     printTables(report.results, report.ratios);
+    if (strict) printStrictBudget(strict);
     process.stdout.write(`bench: load average during the run: ${loadavg().map(round).join(" ")}\n`);
     process.stdout.write(
       `bench: a loopback round trip to another process takes ${loopbackMicros} µs at p50 here (see bench/loopback.ts)\n`,
     );
-    mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
-    writeFileSync(new URL("./results/latest.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write("bench: wrote bench/results/latest.json\n");
+    writeReport(report);
   } finally {
     await stopAll(Object.values(children));
   }
+}
+
+function writeReport(report: object): void {
+  mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+  writeFileSync(new URL("./results/latest.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write("bench: wrote bench/results/latest.json\n");
+}
+
+function printStrictBudget(strict: StrictBudgetFigures): void {
+  process.stdout.write(
+    `bench: (s) strict budget: ${strict.customers} customers, ${strict.duration_s} s; upstream ${strict.upstream_requests_per_second} req/s\n`,
+  );
+  console.table(strict.customer_answers_by_status);
+  console.table(strict.simulator_budget);
 }
 
 /** Throughput ratios and the added latency, for the stages that ran. */

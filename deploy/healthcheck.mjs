@@ -14,6 +14,7 @@ function target() {
   const env = process.env;
   if (service === "gateway") return `http://127.0.0.1:${env.PORT || 8080}/readyz`;
   if (service === "mcp") return `http://127.0.0.1:${env.MCP_PORT || 8090}/readyz`;
+  if (service === "exports") return `http://127.0.0.1:${env.EXPORTS_PORT || 9110}/readyz`;
   if (service === "portal") return `http://127.0.0.1:${env.PORTAL_PORT || 8060}/readyz`;
   if (service === "upstream-sim") return `http://127.0.0.1:${env.SIM_PORT || 8070}/__sim/stats`;
   if (service === "payments-sim") return `http://127.0.0.1:${env.PAYMENTS_SIM_PORT || 8075}/readyz`;

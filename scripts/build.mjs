@@ -13,6 +13,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync }
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packSdk } from "./pack-sdk.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -44,9 +45,10 @@ const VENDORED_FILES = {
   portal: [["htmx.org/dist/htmx.min.js", "public/vendor/htmx.min.js"]],
 };
 
-/** Copies a service's run-time folders and vendored files into its dist/. */
+/** Copies a service's run-time folders and vendored files into its dist/ (the portal: the SDK too). */
 export function copyRuntimeFiles(name) {
   const service = join(ROOT, "services", name);
+  if (name === "portal") packSdk(join(service, "dist", "sdk"));
   for (const folder of RUNTIME_FOLDERS) {
     const source = join(service, "src", folder);
     if (existsSync(source)) cpSync(source, join(service, "dist", folder), { recursive: true });

@@ -47,6 +47,13 @@ try {
     searchSubreddits: search,
     getSubredditRules: await call("getSubredditRules", { name: community }),
     getUserProfile: await indexedUser(call, community),
+    searchUsers: await call("searchUsers", { author_prefix: "b", min_karma: 100, limit: 2 }),
+    getActivity: await call("getActivity", {
+      subreddit: community,
+      interval: "day",
+      after: "2026-11-01",
+      before: "2026-11-04",
+    }),
     getAccount: await call("getAccount", {}),
   };
   await writeFile(OUTPUT, `${JSON.stringify(examples, null, 2)}\n`);

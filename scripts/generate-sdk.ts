@@ -56,9 +56,10 @@ function renderOperations(): string {
 }
 
 /** Listing mode pages by created_utc through `before` and `after`. */
+/** Paged by the created_utc cursor: a list with both bounds (an activity window has them too, unpaged). */
 function isPaginated(operation: OperationContract): boolean {
   const shape = shapeOf(operation);
-  return "before" in shape && "after" in shape;
+  return operation.meta === "list" && "before" in shape && "after" in shape;
 }
 
 /** Every operation's params schema is an object schema; its shape names the parameters. */

@@ -1,7 +1,7 @@
 /**
  * `pnpm start`: the whole local stack in the foreground. Each service runs as its own Node process
- * with its log lines prefixed by its name (pretty-printed in a terminal, JSON when piped: see
- * stack-logs.ts); the upstream simulator runs unless UPSTREAM_URL is set, a local capture inbox
+ * with its log lines pretty-printed behind its name in a terminal, and one JSON object per line when
+ * piped (see stack-logs.ts); the upstream simulator runs unless UPSTREAM_URL is set, a local capture inbox
  * (MailDev) for the portal's mail unless SMTP_URL is set, and the payments simulator, with a local
  * test key and signing secret given to it and to the portal, unless STRIPE_SECRET_KEY is set. Ready when the gateway's and the portal's
  * /readyz answer 200; Ctrl-C stops every service cleanly, and if this supervisor dies any other way
@@ -14,7 +14,8 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureLocalServers } from "./local-servers.ts";
-import { chooseLogFormat, type LogFormat, lineFormatter } from "./stack-logs.ts";
+import { packSdk } from "./pack-sdk.mjs";
+import { chooseLogFormat, type Level, type LogFormat, serviceLine, supervisorLine } from "./stack-logs.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Start order: what others depend on first; the gateway last, since its readiness means "up". */
@@ -27,6 +28,7 @@ const SERVICE_ORDER = [
   "adapter-communities",
   "adapter-users",
   "mcp",
+  "exports",
   "portal",
   "gateway",
 ] as const;
@@ -36,13 +38,22 @@ const EXIT_WITH_SUPERVISOR = join(ROOT, "scripts", "exit-with-supervisor.ts");
 
 const running = new Map<string, ChildProcess>();
 let stopping = false;
+const chosenFormat = chooseLogFormat(process.env.LOG_FORMAT, process.stdout.isTTY === true);
+
+/** The supervisor's own messages: info on stdout, errors on stderr, each one line in the log format. */
+function say(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+  const line = supervisorLine(chosenFormat ?? "json", level, message, fields);
+  (level === "error" ? process.stderr : process.stdout).write(`${line}\n`);
+}
 
 async function main(): Promise<void> {
-  const format = chooseLogFormat(process.env.LOG_FORMAT, process.stdout.isTTY === true);
+  const format = chosenFormat;
   if (format === undefined)
     throw new Error(`LOG_FORMAT must be pretty or json, got '${process.env.LOG_FORMAT}'`);
   const env = stackEnvironment();
-  await ensureLocalServers(env.REDIS_URL!, env.NATS_URL!, (line) => console.log(`[stack] ${line}`));
+  await ensureLocalServers(env.REDIS_URL!, env.NATS_URL!, (line) => say("info", line));
+  // The portal serves the SDK's tarball (npm install <portal>/sdk/rda-sdk-<version>.tgz).
+  say("info", `the SDK for the portal to serve: ${packSdk()}`);
   const services = SERVICE_ORDER.filter((name) => existsSync(join(ROOT, "services", name, "src", "main.ts")));
   const simulatedPayments = !process.env.STRIPE_SECRET_KEY;
   const toStart = services.filter(
@@ -71,8 +82,9 @@ async function main(): Promise<void> {
   const payments = simulatedPayments
     ? `card payments by the payments simulator at ${env.STRIPE_API_URL}`
     : "card payments by Stripe";
-  console.log(
-    `[stack] API ready at ${gatewayUrl} (MCP at ${gatewayUrl}/mcp, ${upstream}); developer portal at ${env.PORTAL_URL} (${mail}; ${payments}); Ctrl-C stops it`,
+  say(
+    "info",
+    `API ready at ${gatewayUrl} (MCP at ${gatewayUrl}/mcp, ${upstream}); developer portal at ${env.PORTAL_URL} (${mail}; ${payments}); Ctrl-C stops it`,
   );
 }
 
@@ -108,6 +120,8 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     PUBLIC_API_URL: given.PUBLIC_API_URL || `http://127.0.0.1:${port}`,
     MAIL_SMTP_PORT: given.MAIL_SMTP_PORT || "1025",
     MAIL_UI_PORT: given.MAIL_UI_PORT || "8025",
+    // Export files of this machine's runs (docs/operations.md#environment), kept out of git.
+    EXPORTS_DIR: given.EXPORTS_DIR || join(ROOT, "data", "exports"),
     ...(given.STRIPE_SECRET_KEY ? {} : simulatedStripe(given, portalPort)),
   };
 }
@@ -181,20 +195,22 @@ function startProcess(
       detached: true,
     },
   );
-  const prefix = format === "pretty" ? `\u001b[${colour}m[${name}]\u001b[0m ` : `[${name}] `;
-  const show = lineFormatter(format);
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on("line", (line) => process.stdout.write(`${prefix}${show(line)}\n`));
+  const show = serviceLine(format, name, colour);
+  for (const [stream, level] of [
+    [child.stdout, "info"],
+    [child.stderr, "error"],
+  ] as const) {
+    createInterface({ input: stream }).on("line", (line) => process.stdout.write(`${show(line, level)}\n`));
   }
   child.once("exit", (code, signal) => onServiceExit(name, code, signal));
   running.set(name, child);
-  console.log(`[stack] started ${name} (pid ${child.pid})`);
+  say("info", `started ${name} (pid ${child.pid})`, { started: name, pid: child.pid });
 }
 
 function onServiceExit(name: string, code: number | null, signal: NodeJS.Signals | null): void {
   running.delete(name);
   if (stopping) return;
-  console.error(`[stack] ${name} exited (${signal ?? `code ${code}`}); stopping the stack`);
+  say("error", `${name} exited (${signal ?? `code ${code}`}); stopping the stack`);
   void stopAll(1);
 }
 
@@ -208,14 +224,14 @@ async function waitUntilReady(url: string, name: string, timeoutMs = 120_000): P
     if (ready) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  console.error(`[stack] the ${name} was not ready at ${url} after ${timeoutMs / 1000} s; stopping`);
+  say("error", `the ${name} was not ready at ${url} after ${timeoutMs / 1000} s; stopping`);
   await stopAll(1);
 }
 
 async function stopAll(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  console.log("[stack] stopping every service");
+  say("info", "stopping every service");
   const exits = [...running.values()].map(
     (child) =>
       new Promise<void>((resolve) =>
@@ -237,6 +253,6 @@ function displayHost(host: string): string {
 }
 
 main().catch((error: unknown) => {
-  console.error(`[stack] ${error instanceof Error ? error.message : String(error)}`);
+  say("error", error instanceof Error ? error.message : String(error));
   void stopAll(1);
 });

@@ -67,6 +67,7 @@ async function healthcheck(service: string, status: number): Promise<number | nu
     SIM_PORT: port,
     PAYMENTS_SIM_PORT: port,
     HEALTH_PORT: port,
+    EXPORTS_PORT: port,
   };
   const child = spawn(process.execPath, [join(root, "deploy", "healthcheck.mjs")], { env, stdio: "ignore" });
   const [code] = (await once(child, "exit")) as [number | null];
@@ -330,11 +331,7 @@ describe("internal plane checks: identities, credentials, network policies", () 
   it("reject chart values whose Redis rules differ from users.acl, or whose NATS lacks auth.conf or TLS", async () => {
     const copy = brokenCopy(({ k8s }) => {
       const dependencies = join(k8s, "dependencies");
-      replaceIn(
-        join(dependencies, "redis-values.yaml"),
-        'keys: "~rda:key:*:idempotency:*"',
-        'keys: "~rda:*"',
-      );
+      replaceIn(join(dependencies, "redis-values.yaml"), 'keys: "~rda:idempotency:*"', 'keys: "~rda:*"');
       replaceIn(join(dependencies, "nats-values.yaml"), "    00$include: auth.conf\n", "");
       replaceIn(join(dependencies, "nats-values.yaml"), "        verify: true\n", "");
     });

@@ -145,6 +145,7 @@ const EXTERNAL_SECRETS = [
   "rda-nats-ca",
   "rda-stripe",
   "rda-oauth",
+  "rda-exports",
 ] as const;
 
 /** Single-replica development helpers of the dev overlay: no PodDisruptionBudget needed. */

@@ -45,7 +45,12 @@ describe("GET /docs in a real browser", () => {
       return route.abort();
     });
     const page = await browser.newPage();
+    const refusedByPolicy: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
+    });
     const response = await page.goto(`${stack.gatewayUrl}/docs`);
+    expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
     expect(response?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe("/docs/");
 
@@ -57,6 +62,10 @@ describe("GET /docs in a real browser", () => {
       await page.getByText(summary, { exact: true }).first().waitFor({ state: "attached", timeout: 20_000 });
     }
     await page.getByText("fewer rows than", { exact: false }).first().waitFor({ state: "attached" });
+    // Where the key every example needs comes from, first thing on the page.
+    const getAKey = page.getByRole("link", { name: "Get a key" }).first();
+    await getAKey.waitFor();
+    expect(await getAKey.getAttribute("href")).toMatch(/^https?:\/\/[^/]+\/signup$/);
     await mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "docs.png") });
     // The first operation opened, with its parameters, example request and example response.
@@ -64,5 +73,7 @@ describe("GET /docs in a real browser", () => {
     await page.getByText("1795", { exact: false }).first().waitFor({ state: "attached" });
     await page.screenshot({ path: join(ARTIFACTS, "docs-list-posts.png") });
     expect(elsewhere).toEqual([]);
+    // The page's security policy lets the reference do everything it needs.
+    expect(refusedByPolicy).toEqual([]);
   }, 60_000);
 });

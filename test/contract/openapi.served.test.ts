@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_ROUTES, MCP_PREFIX, SYSTEM_PATHS } from "../../services/gateway/src/index.ts";
+import { API_ROUTES, EXPORT_PATHS, MCP_PREFIX, SYSTEM_PATHS } from "../../services/gateway/src/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const run = promisify(execFile);
@@ -41,6 +41,10 @@ describe("GET /openapi.json", () => {
     for (const route of API_ROUTES) expect(document.paths[route.path]?.get, route.path).toBeDefined();
     for (const path of SYSTEM_PATHS) expect(document.paths[path]?.get, path).toBeDefined();
     expect(document.paths[MCP_PREFIX]?.post).toBeDefined();
+    for (const path of EXPORT_PATHS) {
+      const methods = Object.keys(document.paths[path] ?? {});
+      expect(methods, path).toEqual([path === "/v1/exports/{id}" || path.endsWith("/file") ? "get" : "post"]);
+    }
   });
 
   it("describes both auth schemes and the credit, retry and scope headers", () => {

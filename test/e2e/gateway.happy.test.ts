@@ -107,7 +107,17 @@ describe("the seven endpoints through the whole stack", () => {
       `${stack.gatewayUrl}/v1/account`,
       withKey((await stack.createKey({ credits: 333, qps: 2, burst: 10 })).key),
     );
-    expect(fresh.body.data).toEqual({ credits_balance: 333, rate_limit: { qps: 2, burst: 10 } });
+    expect(fresh.body.data).toEqual({
+      credits_balance: 333,
+      rate_limit: { qps: 2, burst: 10 },
+      low_balance_threshold: 100,
+      spend: {
+        month: expect.stringMatching(/^\d{4}-\d{2}$/),
+        credits_spent: 0,
+        monthly_cap: null,
+        resets_at: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/),
+      },
+    });
   });
 
   it("proxies /mcp to the MCP service for a valid key, which lists the seven tools", async () => {

@@ -3,8 +3,8 @@
  * the MCP SDK's own OAuth client (discovery from the 401, dynamic registration, PKCE, the token
  * exchange) with a real browser (Debian's Chromium) for the person's part in the portal: signing in
  * by email link, creating a key, picking it on the consent page. Then a tool call charged to that
- * key, a refresh that rotates the tokens, codes that cannot be replayed, and the two ways to end it:
- * disconnecting the app in the portal, and revoking its key. Screenshots in test-artifacts/oauth/.
+ * key, a refresh that rotates the tokens (a reused refresh token or a replayed code ends the grant at
+ * once), and the two ways a person ends it: disconnecting the app in the portal, and revoking its key. Screenshots in test-artifacts/oauth/.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -194,9 +194,15 @@ describe("an MCP client connecting by OAuth", () => {
     const renewed = await refresh(firstTokens.refresh_token!);
     expect(renewed.access_token).not.toBe(firstTokens.access_token);
     expect(renewed.refresh_token).not.toBe(firstTokens.refresh_token);
-    await expect(refresh(firstTokens.refresh_token!)).rejects.toThrow(/invalid_grant|grant/i);
-    agent.saveTokens(renewed);
     expect(await statusWithToken(renewed.access_token)).toBe(200);
+    // The old one again is a stolen copy, or a confused client: the whole grant ends, at once.
+    await expect(refresh(firstTokens.refresh_token!)).rejects.toThrow(/invalid_grant|grant/i);
+    await waitFor(
+      async () => (await statusWithToken(renewed.access_token)) === 401,
+      "the renewed token to be refused",
+      1_000,
+    );
+    await expect(refresh(renewed.refresh_token!)).rejects.toThrow(/invalid_grant|grant/i);
   });
 
   it("refuses a wrong PKCE verifier and a replayed code with invalid_grant", async () => {
@@ -224,11 +230,26 @@ describe("an MCP client connecting by OAuth", () => {
     );
     const second = await exchange(started.codeVerifier);
     expect(second.access_token).toEqual(expect.any(String));
+    expect(await statusWithToken(second.access_token)).toBe(200);
+    // A replayed code means it leaked: the tokens it already gave stop working at once.
     await expect(exchange(started.codeVerifier)).rejects.toThrow(/invalid_grant|grant/i);
+    await waitFor(
+      async () => (await statusWithToken(second.access_token)) === 401,
+      "the replayed code's tokens to be refused",
+      1_000,
+    );
   });
 
   it("lists the app under Connected apps; disconnecting it refuses its token at once and ends its refresh", async () => {
-    const current = agent.saved!;
+    // Its earlier grants ended above: it connects again, as a client does after invalid_grant.
+    const again = new MemoryOAuthClient();
+    again.information = agent.information;
+    await expect(connectWith(again)).rejects.toThrow(UnauthorizedError);
+    const params = await authorizeInBrowser(page, again.authorizationUrl!, "agent key");
+    await new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: again }).finishAuth(
+      params.get("code")!,
+    );
+    const current = again.saved!;
     const grantId = claimsOf(current.access_token).grant_id!;
     await page.goto(`${portalUrl}/connections`);
     await expectAccessibleBasics(page);

@@ -114,6 +114,10 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
     UPSTREAM_URL: simUrl,
     ADAPTER_TIMEOUT_MS: String(ADAPTER_TIMEOUT_MS),
     UPSTREAM_DEADLINE_MS: "1500",
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: "750",
+    // The trickle measures the product's own faults, not the upstream's budget.
+    UPSTREAM_REQUESTS_PER_SECOND: "1000",
+    UPSTREAM_CONCURRENCY: "64",
     UPSTREAM_RESERVE_QPS: "1000",
     UPSTREAM_RESERVE_BURST: "1000",
     PENDING_SWEEP_MS: "250",

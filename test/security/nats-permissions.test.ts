@@ -39,6 +39,7 @@ import {
 } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
+import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import {
   gatewaySettingsFromEnv,
@@ -226,6 +227,18 @@ beforeAll(async () => {
     upstream: { deadlineMs: 2_000 },
   });
   stoppers.push(() => adapter.stop());
+  // User profiles come from an upstream that takes longer than the gateway's patience with a silent
+  // adapter: only the adapter's progress messages, sent under its permissions, keep the request alive.
+  const slowSimulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1", latencyMs: 2_500 });
+  stoppers.push(() => slowSimulator.close());
+  const slowAdapter = await startAdapterUsers({
+    nats: await as("adapter-users"),
+    subjects,
+    upstreamUrl: slowSimulator.url,
+    logger,
+    upstream: { deadlineMs: 3_500, attemptTimeoutMs: 3_500 },
+  });
+  stoppers.push(() => slowAdapter.stop());
   gateway = await startGateway(
     {
       redis,
@@ -294,6 +307,13 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     expect(response.headers.get("x-credits-remaining")).toBe("9");
   });
 
+  it("lets an adapter on a slow upstream call send the gateway its progress until the answer", async () => {
+    const key = await createKeyAsAdmin(10);
+    const response = await fetch(`${gateway.url}/v1/users/someone`, { headers: { "x-api-key": key.key } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-credits-remaining")).toBe("9");
+  });
+
   it("drops a key the operator revokes from the gateway's cache: billing's event reaches the gateway", async () => {
     const key = await createKeyAsAdmin(10);
     const account = () => fetch(`${gateway.url}/v1/account`, { headers: { "x-api-key": key.key } });
@@ -330,7 +350,7 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     await waitFor(async () => (await balanceOf(key.id)) === 10, "the refund applied by billing");
   });
 
-  it("lets the portal create, list, rotate and revoke an account's keys", async () => {
+  it("lets the portal create, list, cap, rotate and revoke an account's keys, and set its low-balance threshold", async () => {
     const portal = createPortalBilling({ nats: await as("portal"), subjects, timeoutMs: TIMEOUT_MS });
     const account = `acct_${"0".repeat(8)}${Date.now().toString(36).slice(-8).padStart(8, "0")}`;
 
@@ -340,6 +360,11 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     expect(created).toMatchObject({ ok: true, value: { outcome: "created", credits: 5 } });
     expect(listed.ok && listed.value.keys.map((key) => key.label)).toEqual(["from the portal"]);
     const id = created.ok && created.value.outcome === "created" ? created.value.id : "";
+    expect(await portal.setSpendCap(account, id, 50)).toMatchObject({ ok: true, value: { outcome: "set" } });
+    expect(await portal.setLowBalanceThreshold(account, 10)).toEqual({
+      ok: true,
+      value: { keys_updated: 1 },
+    });
     expect(await portal.rotateKey(account, id)).toMatchObject({ ok: true, value: { outcome: "rotated" } });
     expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
   });
@@ -372,6 +397,8 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
       ["portal", create, { label: "outside any account" }],
       ["portal", subjects.billing.revokeKey, { id: key.id }],
       ["portal", subjects.billing.rotateKey, { id: key.id }],
+      ["portal", subjects.billing.setSpendCap, { id: key.id, monthly_cap: 1 }],
+      ["gateway", subjects.billing.setSpendCap, { id: key.id, monthly_cap: 1 }],
     ];
 
     for (const [user, subject, payload] of attempts) await publishRefused(user, subject, payload);

@@ -3,7 +3,8 @@
  * passwords by deploy/redis/render-acl.sh as compose's redis container renders it): each service's
  * real code does its whole job as its own user, and is refused the others' keys and every command
  * it does not need — the gateway cannot write a balance, the portal cannot read the ledger, billing
- * cannot read the portal's sessions, nobody but the operator can flush, configure or list keys.
+ * cannot read the portal's sessions, the adapters touch only the upstream pacer, nobody but the
+ * operator can flush, configure or list keys.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -42,9 +43,11 @@ import {
 } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisPacer } from "../../packages/upstream-client/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
+import { createDeviceStore } from "../../services/portal/src/store/devices.ts";
 import { createLoginLinks } from "../../services/portal/src/store/login-links.ts";
 import { createMailLimiter } from "../../services/portal/src/store/mail-limits.ts";
 import { createSessionStore } from "../../services/portal/src/store/sessions.ts";
@@ -249,10 +252,18 @@ describe("Redis with the shipped ACL users", () => {
 
   it("lets the gateway, as its own user, claim, complete, replay and release Idempotency-Key records, and nothing else", async () => {
     const gateway = await as("gateway");
-    const store = createIdempotencyStore(gateway, keys);
+    const store = createIdempotencyStore(gateway, keys, { limits: { maxResponseBytes: 16 } });
     const first = await store.claim("key_acl0000000000001", "retry-1", "GET /v1/posts", 5_000);
     if (first.kind !== "claimed") throw new Error(`not claimed: ${first.kind}`);
     await first.claim.complete({ body: Buffer.from("{}"), creditsUsed: 1, creditsRemaining: 9 });
+    // Its size counters too: a response over the size limit leaves a record that it was not kept.
+    const large = await store.claim("key_acl0000000000001", "retry-3", "GET /v1/posts", 5_000);
+    if (large.kind !== "claimed") throw new Error(`not claimed: ${large.kind}`);
+    await large.claim.complete({ body: Buffer.alloc(64, 0x20), creditsUsed: 1, creditsRemaining: 8 });
+    expect(await store.claim("key_acl0000000000001", "retry-3", "GET /v1/posts", 5_000)).toEqual({
+      kind: "not_kept",
+    });
+    expect(await store.storedBytes()).toBeGreaterThan(0);
     expect(await store.claim("key_acl0000000000001", "retry-1", "GET /v1/posts", 5_000)).toMatchObject({
       kind: "replay",
       response: { creditsUsed: 1, creditsRemaining: 9 },
@@ -291,6 +302,11 @@ describe("Redis with the shipped ACL users", () => {
     const limiter = createMailLimiter(context, { perAddress: 1, perClient: 5, windowSeconds: 60 });
     expect((await limiter.admit(email, "192.0.2.1")).ok).toBe(true);
     expect((await limiter.admit(email, "192.0.2.1")).ok).toBe(false);
+    const devices = createDeviceStore(context);
+    const device = await devices.remember(undefined, email);
+    const known = await devices.knownFor(device, email);
+    expect(known).toEqual(expect.any(String));
+    expect((await limiter.admit(email, "192.0.2.1", known)).ok).toBe(true);
 
     expect(await outcome(portal.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
     expect(await outcome(portal.set(keys.keyIdByHash("0".repeat(64)), "key_acl0000000000001"))).toMatch(
@@ -302,13 +318,38 @@ describe("Redis with the shipped ACL users", () => {
     ).toMatch(NOPERM);
   });
 
+  it("lets the adapters, as their own user, pace the upstream through the pacer's scripts, and nothing else", async () => {
+    const adapter = await as("adapter");
+    const pacer = createRedisPacer(adapter, keys.upstreamPacer, { requestsPerSecond: 100, concurrency: 2 });
+    const turn = await pacer.turn({ waitUntilMs: Date.now() + 5_000 });
+    if (!turn.granted) throw new Error(`no turn: ${turn.reason}`);
+    turn.finish({ rateLimited: false, remaining: 0, resetAtMs: Date.now() + 3_000 });
+    // The window the upstream reported spent was recorded: the next turn is refused, nothing sent.
+    await waitFor(async () => {
+      const next = await pacer.turn({ waitUntilMs: Date.now() + 1_000 });
+      if (!next.granted) return next.reason === "window_spent" || undefined;
+      next.finish();
+      return undefined;
+    }, "the spent window recorded");
+
+    expect(await outcome(adapter.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
+    expect(await outcome(adapter.hset(keys.globalReserveBucket, "tokens", "1000"))).toMatch(NOPERM);
+    expect(await outcome(adapter.get(keys.portal.session("0".repeat(64))))).toMatch(NOPERM);
+    expect(await outcome(adapter.del(keys.upstreamPacer.state))).toMatch(NOPERM);
+    const sneaky = `redis.call('HSET', ARGV[1], 'balance', '1000000000') return 1`;
+    const ledgerKey = keys.keyRecord("key_acl0000000000001");
+    expect(await outcome(adapter.eval(sneaky, 1, keys.upstreamPacer.state, ledgerKey))).toMatch(
+      /can't access/,
+    );
+  });
+
   it("refuses billing the portal's sessions, and every application user the operator's commands", async () => {
     const billingUser = await as("billing");
     expect(await outcome(billingUser.get(keys.portal.session("0".repeat(64))))).toMatch(NOPERM);
     expect(await outcome(billingUser.smembers(keys.portal.accountSessions("acct_0000000000000000")))).toMatch(
       NOPERM,
     );
-    for (const user of ["billing", "gateway", "portal"] as const) {
+    for (const user of ["billing", "gateway", "portal", "adapter"] as const) {
       const client = await as(user);
       for (const command of [
         () => client.flushall(),
@@ -358,7 +399,7 @@ describe("Redis with the shipped ACL users", () => {
   });
 
   it("lets each service end its connection as its shutdown does (QUIT)", async () => {
-    for (const user of ["billing", "gateway", "portal"] as const) {
+    for (const user of ["billing", "gateway", "portal", "adapter"] as const) {
       const client = await as(user);
       if (user === "billing") await billing.stop();
       expect(await client.quit(), user).toBe("OK");

@@ -5,7 +5,9 @@
  * shows a password.
  */
 import { once } from "node:events";
-import { freePort, waitFor } from "@rda/service-kit/testing";
+import { buildSubjects, exportReplySchema } from "@rda/contracts";
+import { connectNats, requestJson } from "@rda/service-kit";
+import { freePort, silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ServiceProcess, spawnService } from "../support/service-processes.ts";
 import {
@@ -119,5 +121,40 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
     expect(halfCode).toBe(1);
     expect(half.lines().join("\n")).toMatch(/NATS_PASSWORD: must be set with NATS_USER/);
     expect([...leaked(wrong), ...leaked(half)]).toEqual([]);
+  });
+
+  it("runs the exports service as its own identity: it makes its work queue, and answers the gateway", async () => {
+    const exportsPort = await freePort();
+    const exports = await start("exports", {
+      NATS_USER: "exports",
+      NATS_PASSWORD: natsPasswords.exports,
+      REDIS_URL: redisUrl("exports", redisPasswords.exports),
+      EXPORTS_PORT: String(exportsPort),
+      EXPORTS_DIR: `/tmp/rda-exports-credentials-${exportsPort}`,
+    });
+    await exports.waitForLine(/"msg":"exports listening"/, 30_000);
+    const gateway = await connectNats(nats.url, "test-gateway", silentLogger(), {
+      user: "gateway",
+      password: natsPasswords.gateway,
+    });
+    // A job the exports service looks up in its own Redis family (as its ACL user) and does not find.
+    const command = { action: "show", key_id: "key_0000000000000000", id: `exp_${"0".repeat(24)}` };
+    const reply = await requestJson(
+      gateway,
+      buildSubjects("").exports.commands,
+      command,
+      exportReplySchema,
+      5_000,
+    );
+    await gateway.close();
+    const ready = await fetch(`http://127.0.0.1:${exportsPort}/readyz`);
+    await exports.stop();
+
+    expect(reply).toEqual({
+      ok: true,
+      value: { outcome: "refused", status: 404, message: "no such export" },
+    });
+    expect(ready.status).toBe(200);
+    expect(leaked(exports)).toEqual([]);
   });
 });

@@ -40,6 +40,7 @@ export const NATS_IDENTITIES = {
   "adapter-users": "NATS_PASSWORD_ADAPTER_USERS",
   portal: "NATS_PASSWORD_PORTAL",
   admin: "NATS_PASSWORD_ADMIN",
+  exports: "NATS_PASSWORD_EXPORTS",
 } as const;
 export type NatsIdentityName = keyof typeof NATS_IDENTITIES;
 
@@ -69,6 +70,8 @@ export const REDIS_USERS = {
   billing: "REDIS_PASSWORD_BILLING",
   gateway: "REDIS_PASSWORD_GATEWAY",
   portal: "REDIS_PASSWORD_PORTAL",
+  adapter: "REDIS_PASSWORD_ADAPTER",
+  exports: "REDIS_PASSWORD_EXPORTS",
 } as const;
 export type RedisUserName = keyof typeof REDIS_USERS;
 

@@ -15,6 +15,9 @@ const CASES = [
   ["adapter-users", { UPSTREAM_URL: "ftp://x" }, "UPSTREAM_URL"],
   ["mcp", { MCP_PORT: "99999" }, "MCP_PORT"],
   ["upstream-sim", { SIM_PORT: "-1" }, "SIM_PORT"],
+  ["upstream-sim", { SIM_PROFILE: "lenient" }, "SIM_PROFILE"],
+  ["upstream-sim", { SIM_NULL_RULE_DESCRIPTIONS: "2" }, "SIM_NULL_RULE_DESCRIPTIONS"],
+  ["adapter-tree", { UPSTREAM_USER_AGENT: "agent\u00e9" }, "UPSTREAM_USER_AGENT"],
   ["portal", { PORTAL_URL: "not a url" }, "PORTAL_URL"],
   ["portal", { SMTP_URL: "http://mail.example.com" }, "SMTP_URL"],
   ["portal", { PORTAL_TRUST_PROXY: "everyone" }, "PORTAL_TRUST_PROXY"],
@@ -34,18 +37,18 @@ const COMBINATIONS = [
   ],
   [
     "gateway",
-    { UPSTREAM_DEADLINE_MS: "12000" },
-    /UPSTREAM_DEADLINE_MS \(12000\) must be below ADAPTER_TIMEOUT_MS \(10000\)/,
+    { UPSTREAM_DEADLINE_MS: "40000" },
+    /UPSTREAM_DEADLINE_MS \(40000\) must be below ADAPTER_TIMEOUT_MS \(35000\)/,
   ],
   [
     "adapter-posts",
-    { UPSTREAM_DEADLINE_MS: "12000" },
-    /UPSTREAM_DEADLINE_MS \(12000\) must be below ADAPTER_TIMEOUT_MS \(10000\)/,
+    { UPSTREAM_DEADLINE_MS: "40000" },
+    /UPSTREAM_DEADLINE_MS \(40000\) must be below ADAPTER_TIMEOUT_MS \(35000\)/,
   ],
   [
     "mcp",
-    { ADAPTER_TIMEOUT_MS: "20000" },
-    /GATEWAY_TIMEOUT_MS \(15000\) must exceed ADAPTER_TIMEOUT_MS \(20000\)/,
+    { ADAPTER_TIMEOUT_MS: "50000" },
+    /GATEWAY_TIMEOUT_MS \(40000\) must exceed ADAPTER_TIMEOUT_MS \(50000\)/,
   ],
   [
     "billing",
@@ -60,6 +63,9 @@ describe("a misconfigured service", () => {
   it.each(present)("%s with %o exits at once naming %s", async (service, badValues, variable) => {
     const outcome = await runServiceMain(service, {
       ...process.env,
+      // Any free port, should one be bound before the bad value is read: a stack may hold the defaults.
+      METRICS_PORT: "0",
+      HEALTH_PORT: "0",
       ...badValues,
       RDA_NAMESPACE: "t-config",
     });

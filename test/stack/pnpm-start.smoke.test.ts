@@ -1,7 +1,8 @@
 /**
  * The README's promise, checked as a user would: `pnpm start` brings the whole stack up as separate
  * processes, a key from `pnpm admin keys create --json` gets a 200 page of posts through gateway →
- * NATS → adapter → simulator, and Ctrl-C (SIGINT) stops every service.
+ * NATS → adapter → simulator, its output piped to a program is one JSON object per line (what `jq`
+ * reads), and Ctrl-C (SIGINT) stops every service.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -17,6 +18,8 @@ const PAYMENTS_LINE = /card payments by the payments simulator at (http:\/\/\S+)
 describe("pnpm start", () => {
   let stack: ChildProcess;
   let output = "";
+  /** What went to stdout, line by line: the stream a `| jq` would read. */
+  const stdoutLines: string[] = [];
   let apiUrl = "";
   let env: NodeJS.ProcessEnv;
   let simUrl = "";
@@ -48,18 +51,26 @@ describe("pnpm start", () => {
       PORTAL_URL: "",
       TOPUP_URL: "",
       HEALTH_PORT: "0",
+      EXPORTS_PORT: "0",
       // Any free ports: the defaults (9200-9209) may belong to a stack running beside the tests.
       METRICS_PORT: "0",
       RDA_NAMESPACE: testNamespace("start"),
       UPSTREAM_URL: "",
       LOG_LEVEL: "warn",
     };
-    stack = spawn("pnpm", ["start"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    // --silent: without it pnpm prints its own "> reddit-data-api@ start" header first (README).
+    stack = spawn("pnpm", ["--silent", "start"], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     apiUrl = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`stack not ready after 120 s:\n${output}`)), 120_000);
       for (const stream of [stack.stdout!, stack.stderr!]) {
         createInterface({ input: stream }).on("line", (line) => {
           output += `${line}\n`;
+          if (stream === stack.stdout) stdoutLines.push(line);
           const ready = READY_LINE.exec(line);
           const portal = PORTAL_LINE.exec(line);
           const payments = PAYMENTS_LINE.exec(line);
@@ -78,8 +89,20 @@ describe("pnpm start", () => {
     if (stack.exitCode === null) process.kill(-stack.pid!, "SIGKILL");
   });
 
-  it("prefixes each service's log lines with its name", () => {
-    expect(output).toMatch(/\[stack\] API ready at/);
+  it("writes one JSON object per line when piped, each naming its service, so jq can read it", () => {
+    expect(stdoutLines.length).toBeGreaterThan(10);
+    const parsed = stdoutLines.map((line) => {
+      const value: unknown = JSON.parse(line);
+      expect(typeof value === "object" && value !== null && !Array.isArray(value), line).toBe(true);
+      return value as { service?: string; msg?: string; started?: string };
+    });
+    expect(parsed.filter((line) => typeof line.service !== "string")).toEqual([]);
+    expect(parsed.find((line) => line.msg?.startsWith("API ready at"))?.service).toBe("stack");
+    // Each line is the supervisor's or a service's it started.
+    const started = parsed.flatMap((line) => (line.started ? [line.started] : []));
+    expect(started).toEqual(expect.arrayContaining(["gateway", "billing", "portal", "mail"]));
+    const known = new Set(["stack", ...started]);
+    expect(parsed.filter((line) => !known.has(line.service!))).toEqual([]);
   });
 
   it("serves a page of posts to a key made with pnpm admin keys create --json", async () => {
@@ -103,6 +126,21 @@ describe("pnpm start", () => {
     expect(body._service).toMatchObject({ credits_used: 1, credits_remaining: credits - 1, has_more: true });
     expect(response.headers.get("x-credits-used")).toBe("1");
     expect(response.headers.get("x-credits-remaining")).toBe(String(credits - 1));
+  });
+
+  it("runs the exports service: an export is quoted for free", async () => {
+    const created = runAdmin(["keys", "create", "--label", "smoke-export", "--json"], env);
+    const { key, credits } = JSON.parse(created.stdout) as { key: string; credits: number };
+    const response = await fetch(`${apiUrl}/v1/exports`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ kind: "posts", subreddit: "dataisbeautiful", after: "40d", before: "10d" }),
+    });
+    const body = (await response.json()) as { data: { state: string; quote: { estimated_pages: number } } };
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    expect(body.data.state).toBe("quoted");
+    expect(body.data.quote.estimated_pages).toBeGreaterThan(0);
+    expect(response.headers.get("x-credits-remaining")).toBe(String(credits));
   });
 
   it("runs the developer portal, whose sign-up email lands in the local capture inbox", async () => {
@@ -145,7 +183,7 @@ describe("pnpm start", () => {
     for (const url of [apiUrl, simUrl, mcpUrl, portalUrl, inboxUrl, paymentsUrl]) {
       await waitFor(async () => !(await isListening(url)), `${url} to stop listening`, 30_000);
     }
-    await waitFor(() => output.includes("[stack] stopping every service"), "the runner's stop line");
+    await waitFor(() => output.includes('"msg":"stopping every service"'), "the runner's stop line");
   }, 40_000);
 });
 

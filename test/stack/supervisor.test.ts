@@ -17,7 +17,7 @@ import {
   waitFor,
 } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chooseLogFormat, lineFormatter } from "../../scripts/stack-logs.ts";
+import { chooseLogFormat, lineFormatter, serviceLine, supervisorLine } from "../../scripts/stack-logs.ts";
 import { ROOT } from "./support.ts";
 
 const STARTED = /\[stack\] started (\S+) \(pid (\d+)\)/;
@@ -54,6 +54,7 @@ describe("the pnpm start supervisor", () => {
       MAIL_SMTP_PORT: String(smtpPort),
       MAIL_UI_PORT: String(mailUiPort),
       HEALTH_PORT: "0",
+      EXPORTS_PORT: "0",
       METRICS_PORT: "0",
       RDA_NAMESPACE: namespace,
       UPSTREAM_URL: "",
@@ -114,6 +115,7 @@ describe("the pnpm start supervisor", () => {
       "adapter-tree",
       "adapter-users",
       "billing",
+      "exports",
       "gateway",
       "mail",
       "mcp",
@@ -144,5 +146,28 @@ describe("the supervisor's log format", () => {
       /^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: refund not applied yet \{"key_id":"key_1"\}$/,
     );
     expect(lineFormatter("pretty", false)("    at a stack frame")).toBe("    at a stack frame");
+  });
+
+  it("makes every piped line a JSON object: other text is wrapped, naming its service; no prefixes", () => {
+    const json = serviceLine("json", "mail", 31);
+    const pino = '{"level":30,"time":1,"service":"portal","msg":"portal listening"}';
+    expect(json(pino, "info")).toBe(pino);
+    expect(JSON.parse(json("MailDev webapp running at http://127.0.0.1:8025/", "info"))).toMatchObject({
+      level: 30,
+      service: "mail",
+      msg: "MailDev webapp running at http://127.0.0.1:8025/",
+    });
+    expect(JSON.parse(json("    at a stack frame", "error"))).toMatchObject({ level: 50, service: "mail" });
+    expect(JSON.parse(json("[1,2]", "info"))).toMatchObject({ msg: "[1,2]" });
+    expect(JSON.parse(supervisorLine("json", "info", "started gateway (pid 7)", { pid: 7 }))).toMatchObject({
+      service: "stack",
+      msg: "started gateway (pid 7)",
+      pid: 7,
+    });
+    expect(supervisorLine("pretty", "info", "stopping every service")).toBe("[stack] stopping every service");
+    // The colour codes of a terminal around the name.
+    expect(serviceLine("pretty", "mail", 31)("plain text", "info")).toBe(
+      "\u001b[31m[mail]\u001b[0m plain text",
+    );
   });
 });

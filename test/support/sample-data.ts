@@ -44,6 +44,34 @@ export function sampleData(
       });
     case "getUserProfile":
       return unpaged({ user: null });
+    case "searchUsers":
+      return unpaged([
+        {
+          author: "someone",
+          id: "u1",
+          _meta: {
+            num_posts: 3,
+            num_comments: 9,
+            post_karma: 40,
+            comment_karma: 12,
+            total_karma: 52,
+            earliest_post_at: BASE_TIME - 86_400,
+            earliest_comment_at: BASE_TIME - 86_400,
+            last_post_at: BASE_TIME,
+            last_comment_at: BASE_TIME,
+          },
+        },
+      ]);
+    case "getActivity":
+      return unpaged({
+        kind: "posts",
+        interval: "day",
+        after: BASE_TIME - 1,
+        before: BASE_TIME + 86_400,
+        source: "aggregate",
+        total: 4,
+        buckets: [{ start: BASE_TIME - (BASE_TIME % 86_400), count: 4, settled: true }],
+      });
     case "getAccount":
       return unpaged({ credits_balance: balance, rate_limit: { qps: 2, burst: 10 } });
   }

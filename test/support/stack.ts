@@ -36,6 +36,7 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import { loadAdapterConfig } from "../../packages/adapter-kit/src/index.ts";
+import { createRedisPacer, type PacerSettings } from "../../packages/upstream-client/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
@@ -46,6 +47,7 @@ import {
   startBilling,
 } from "../../services/billing/src/index.ts";
 import {
+  type GatewayMetrics,
   type GatewaySettings,
   gatewaySettingsFromEnv,
   type RunningGateway,
@@ -57,10 +59,16 @@ import {
   createSmtpMailer,
   generateSigningKey,
   type PaymentsSettings,
+  type PortalSettings,
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
-import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
+import {
+  type BudgetQuirks,
+  type RunningSimulator,
+  type StartOptions as SimulatorOptions,
+  startSimulator,
+} from "../../services/upstream-sim/src/index.ts";
 
 export interface StackOptions {
   /** The shared upstream reserve (billing's); default large so only tests that want it meet it. */
@@ -69,11 +77,25 @@ export interface StackOptions {
   pendingSweepMs?: number;
   /** Adapters' upstream deadline; short keeps fault tests fast. Default 1500 ms. */
   upstreamDeadlineMs?: number;
+  /** Adapters' upstream attempt timeout; default half the deadline. */
+  upstreamAttemptMs?: number;
+  /** The simulator's budget quirks (how the real upstream rations clients); default none. */
+  simulatorBudget?: BudgetQuirks;
+  /** The adapters share one pacer with these settings, as replicas do; default unpaced. */
+  upstreamBudget?: PacerSettings;
+  /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
+  inProcessAdapters?: boolean;
   logger?: Logger;
   /** Also start the developer portal and a capture inbox for its mail. */
   portal?: boolean;
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
+  /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
+  simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
+  /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
+  portalSettings?: Partial<PortalSettings>;
+  /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
+  defaultRateLimit?: { qps: number; burst: number };
 }
 
 export interface PortalParts {
@@ -81,6 +103,8 @@ export interface PortalParts {
   readonly inbox: CaptureInbox;
   /** The key the portal signs OAuth access tokens with (tests forge tokens with it). */
   readonly signingKey: SigningKey;
+  /** Every route the portal serves (method and URL pattern). */
+  readonly routes: readonly { method: string; url: string }[];
 }
 
 export interface PaymentsParts {
@@ -133,7 +157,7 @@ export interface Stack {
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
   /** Another gateway replica on the same services and Redis, with its own settings. */
-  startGateway(settings?: Partial<GatewaySettings>): Promise<RunningGateway>;
+  startGateway(settings?: Partial<GatewaySettings>, metrics?: GatewayMetrics): Promise<RunningGateway>;
   /** Sets a simulator fault (POST /__sim/faults: docs/operations.md#fault-control). */
   fault(spec: { mode: string; rate?: number; path?: string; count?: number }): Promise<void>;
   clearFaults(): Promise<void>;
@@ -151,7 +175,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
 
-  const simulator = await startSimulator({ seed: 42, port: 0, host: "127.0.0.1" });
+  const simulator = await startSimulator({
+    seed: 42,
+    port: 0,
+    host: "127.0.0.1",
+    budget: options.simulatorBudget,
+    ...options.simulator,
+  });
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
@@ -163,15 +193,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const gatewayPort = await freePort();
   const internalSecret = randomBytes(32).toString("base64url");
   const upstreamDeadlineMs = options.upstreamDeadlineMs ?? 1_500;
+  // The upstream client's own rule when no attempt timeout is given: half the call's deadline.
+  const upstreamAttemptMs = options.upstreamAttemptMs ?? Math.ceil(upstreamDeadlineMs / 2);
   const reserve = options.reserve ?? { qps: 10_000, burst: 10_000 };
   // The only values the stack chooses; every other setting is production's default, resolved by
   // the services' own settings code.
   const environment = {
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: String(upstreamAttemptMs),
     UPSTREAM_DEADLINE_MS: String(upstreamDeadlineMs),
     ADAPTER_TIMEOUT_MS: String(upstreamDeadlineMs + 2_000),
     UPSTREAM_RESERVE_QPS: String(reserve.qps),
     UPSTREAM_RESERVE_BURST: String(reserve.burst),
     PENDING_SWEEP_MS: options.pendingSweepMs?.toString(),
+    RATE_LIMIT_QPS: options.defaultRateLimit?.qps.toString(),
+    RATE_LIMIT_BURST: options.defaultRateLimit?.burst.toString(),
     STRIPE_WEBHOOK_SECRET: webhookSecret,
     TOPUP_URL: withPortal ? `${portalUrl}/billing` : "https://example.com/topup",
     MCP_URL: "http://127.0.0.1:9",
@@ -188,9 +223,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     subjects,
     upstreamUrl: simulator.url,
     logger,
-    upstream: { deadlineMs: adapterConfig.UPSTREAM_DEADLINE_MS },
+    upstream: {
+      deadlineMs: adapterConfig.UPSTREAM_DEADLINE_MS,
+      attemptTimeoutMs: adapterConfig.UPSTREAM_ATTEMPT_TIMEOUT_MS,
+    },
+    pacer:
+      options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
   };
-  for (const start of [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers]) {
+  const adapters =
+    options.inProcessAdapters === false
+      ? []
+      : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
+  for (const start of adapters) {
     const adapter = await start(adapterDeps);
     stoppers.push(() => adapter.stop());
   }
@@ -218,7 +262,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ? await startSimulatedStripe(`${portalUrl}/stripe/webhook`, webhookSecret)
     : undefined;
   if (sim) stoppers.push(() => sim.sim.close());
-  const portalDeps = { redis, nats, subjects, keys, logger, apiUrl: gateway.url, payments: sim?.settings };
+  const portalDeps = {
+    redis,
+    nats,
+    subjects,
+    keys,
+    logger,
+    apiUrl: gateway.url,
+    payments: sim?.settings,
+    overrides: options.portalSettings,
+  };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
   const payments: PaymentsParts | undefined = sim && {
@@ -275,9 +328,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     async startBilling() {
       billing = await startBilling(billingDeps);
     },
-    async startGateway(overrides = {}) {
+    async startGateway(overrides = {}, metrics) {
       const extra = await startGateway(
-        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides) },
+        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides), metrics },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(() => extra.stop());
@@ -328,6 +381,7 @@ async function startPortalParts(deps: {
   port: number;
   apiUrl: string;
   payments?: PaymentsSettings;
+  overrides?: Partial<PortalSettings>;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
   const signingKey = generateSigningKey();
@@ -355,6 +409,9 @@ async function startPortalParts(deps: {
         billingTimeoutMs: BILLING_TIMEOUT_MS,
         payments: deps.payments,
         oauthSigningKey: signingKey,
+        // Webhooks to the tests' own receivers on 127.0.0.1: the local switch, as in development.
+        notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
+        ...deps.overrides,
       },
     },
     { port: deps.port, host: "127.0.0.1" },
@@ -366,6 +423,7 @@ async function startPortalParts(deps: {
     url,
     inbox,
     signingKey,
+    routes: portal.routes,
     async stop() {
       await portal.stop();
       await stopMail();

@@ -1,7 +1,8 @@
 /**
  * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
  * class and their latency, calls by outcome and their latency (retries and waits included), retries,
- * and calls coalesced into one already in flight. Fed by the upstream client's observer.
+ * calls coalesced into one already in flight, calls refused with a block page, and turns in the
+ * shared pacer (outcome, wait). Fed by the upstream client's observer.
  */
 import { Counter, Histogram, type Registry } from "@rda/service-kit";
 import type { UpstreamObserver } from "@rda/upstream-client";
@@ -48,7 +49,30 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     labelNames: ["adapter", "operation"],
     registers,
   });
+  const blocked = new Counter({
+    name: "upstream_blocked_total",
+    help: "Upstream calls refused with a block page (a non-JSON 403, such as Cloudflare's), by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    registers,
+  });
+  const turns = new Counter({
+    name: "upstream_pacer_turns_total",
+    help: "Turns asked of the shared upstream pacer, by outcome: granted, window_spent, queue_full, pacer_unavailable (the last three: nothing was sent).",
+    labelNames: ["adapter", "operation", "outcome"],
+    registers,
+  });
+  const turnWait = new Histogram({
+    name: "upstream_pacer_wait_seconds",
+    help: "Time an upstream request waited for its turn in the shared budget, by adapter and operation.",
+    labelNames: ["adapter", "operation"],
+    buckets: UPSTREAM_BUCKETS,
+    registers,
+  });
   return {
+    turn({ operation, outcome, seconds }) {
+      turns.inc({ adapter, operation, outcome });
+      turnWait.observe({ adapter, operation }, seconds);
+    },
     attempt({ operation, statusClass, seconds }) {
       requests.inc({ adapter, operation, status_class: statusClass });
       requestDuration.observe({ adapter, operation }, seconds);
@@ -59,5 +83,6 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
       if (count > 0) retries.inc({ adapter, operation }, count);
     },
     coalesced: (operation) => coalesced.inc({ adapter, operation }),
+    blocked: (operation) => blocked.inc({ adapter, operation }),
   };
 }

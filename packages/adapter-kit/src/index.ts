@@ -1,5 +1,6 @@
 export { loadAdapterConfig, runAdapterMain } from "./adapter-main.ts";
 export { badRequestReply, failureReply, okReply, unavailableReply } from "./adapter-reply.ts";
+export { epochSeconds, hasLooseEpochs, withIntegerEpochs } from "./integer-epochs.ts";
 export {
   type AdapterDeps,
   type AdapterOperations,

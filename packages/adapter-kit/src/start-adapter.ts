@@ -7,6 +7,7 @@
  * finish, then closes the upstream pool.
  */
 import {
+  ADAPTER_PROGRESS,
   type AdapterOperation,
   adapterRequestSchema,
   decodeJson,
@@ -21,7 +22,12 @@ import {
   type RequestHandler,
   serveSubject,
 } from "@rda/service-kit";
-import { createUpstreamClient, type UpstreamClient } from "@rda/upstream-client";
+import {
+  createUpstreamClient,
+  type UpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamPacer,
+} from "@rda/upstream-client";
 import { upstreamObserver } from "./adapter-metrics.ts";
 import { badRequestReply } from "./adapter-reply.ts";
 
@@ -30,7 +36,12 @@ export interface AdapterDeps {
   readonly subjects: Subjects;
   readonly upstreamUrl: string;
   readonly logger: Logger;
-  readonly upstream?: { readonly deadlineMs?: number; readonly maxRetries?: number };
+  readonly upstream?: Pick<
+    UpstreamClientOptions,
+    "deadlineMs" | "attemptTimeoutMs" | "maxRetries" | "busyWaitMs" | "userAgent"
+  >;
+  /** The product's shared upstream budget (`createRedisPacer`); none: this adapter is unpaced. */
+  readonly pacer?: UpstreamPacer;
   /** Where the upstream metrics go (the process's registry); a private one when not given. */
   readonly registry?: Registry;
 }
@@ -66,11 +77,25 @@ export async function startAdapter(
 ): Promise<RunningAdapter> {
   const { nats, subjects, logger } = deps;
   const observer = upstreamObserver(deps.registry ?? new Registry(), queue);
-  const client = createUpstreamClient({ baseUrl: deps.upstreamUrl, logger, observer, ...deps.upstream });
+  const client = createUpstreamClient({
+    baseUrl: deps.upstreamUrl,
+    logger,
+    observer,
+    pacer: deps.pacer,
+    ...deps.upstream,
+  });
   const served = Object.entries(operations).map(([name, work]) => {
     const operation = name as AdapterOperation;
     const handler = operationHandler(operation, work as OperationWork<AdapterOperation>, client, logger);
-    return serveSubject(nats, { subject: subjects.adapter[operation], queue, logger, handler });
+    // A long upstream call tells the gateway, every ADAPTER_PROGRESS.everyMs, that this replica lives.
+    const progressEveryMs = ADAPTER_PROGRESS.everyMs;
+    return serveSubject(nats, {
+      subject: subjects.adapter[operation],
+      queue,
+      logger,
+      handler,
+      progressEveryMs,
+    });
   });
   return {
     async stop() {

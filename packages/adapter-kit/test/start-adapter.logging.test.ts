@@ -1,5 +1,5 @@
 import { buildSubjects } from "@rda/contracts";
-import { requestRaw } from "@rda/service-kit";
+import { requestWithProgress } from "@rda/service-kit";
 import { capturingLogger, connectTestNats, testNamespace } from "@rda/service-kit/testing";
 import { simControl } from "@rda/upstream-client/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +37,10 @@ describe("an adapter's log lines", () => {
   it("carry the gateway's request id, the operation's own lines and the upstream client's failure lines", async () => {
     await simControl(sim.url).addFault({ mode: "error", rate: 1, path: "/api/users/search" });
     const request = { request_id: "req-follow-me-1", params: { name: "someone" } };
-    const reply = await requestRaw(nats, subjects.adapter.getUserProfile, JSON.stringify(request), 5_000);
+    const reply = await requestWithProgress(nats, subjects.adapter.getUserProfile, JSON.stringify(request), {
+      timeoutMs: 5_000,
+      silenceMs: 5_000,
+    });
     expect(reply.ok).toBe(true);
     const lines = capture
       .lines()

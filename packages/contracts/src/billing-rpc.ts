@@ -10,6 +10,7 @@
  * caller must not repeat blindly.
  */
 import type { z } from "zod";
+import { exportPageDebitReplySchema, exportPageDebitRequestSchema } from "./exports.ts";
 import {
   admitReplySchema,
   admitRequestSchema,
@@ -30,6 +31,11 @@ import {
   rotateAccountKeyRequestSchema,
   rotateKeyReplySchema,
   rotateKeyRequestSchema,
+  setAccountSpendCapRequestSchema,
+  setLowBalanceThresholdReplySchema,
+  setLowBalanceThresholdRequestSchema,
+  setSpendCapReplySchema,
+  setSpendCapRequestSchema,
   settleReplySchema,
   settleRequestSchema,
   showKeyReplySchema,
@@ -74,9 +80,15 @@ export const BILLING_RPC = {
   createAccountKey: rpc(createAccountKeyRequestSchema, createKeyReplySchema, false),
   revokeAccountKey: rpc(revokeAccountKeyRequestSchema, revokeKeyReplySchema, true),
   rotateAccountKey: rpc(rotateAccountKeyRequestSchema, rotateKeyReplySchema, false),
+  // Setting a cap or a threshold to a value twice leaves it at that value.
+  setSpendCap: rpc(setSpendCapRequestSchema, setSpendCapReplySchema, true),
+  setAccountSpendCap: rpc(setAccountSpendCapRequestSchema, setSpendCapReplySchema, true),
+  setLowBalanceThreshold: rpc(setLowBalanceThresholdRequestSchema, setLowBalanceThresholdReplySchema, true),
   keyUsage: rpc(keyUsageRequestSchema, keyUsageReplySchema, true),
   topUp: rpc(topUpRequestSchema, topUpReplySchema, true),
   verifyLedger: rpc(verifyLedgerRequestSchema, verifyLedgerReplySchema, true),
+  // Keyed by the page's debit id: a retried page finds its record and charges nothing more.
+  debitExportPage: rpc(exportPageDebitRequestSchema, exportPageDebitReplySchema, true),
   applyPayment: rpc(applyPaymentRequestSchema, applyPaymentReplySchema, true),
   reversePayment: rpc(reversePaymentRequestSchema, reversePaymentReplySchema, true),
   listPayments: rpc(listPaymentsRequestSchema, listPaymentsReplySchema, true),

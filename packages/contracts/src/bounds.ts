@@ -4,33 +4,47 @@
  * gateway, billing and every adapter run it at start, so a combination that would turn paid requests
  * into 503s or voided answers stops the process instead of surfacing mid-request.
  *
- * The chain, innermost first: an upstream attempt ends within the upstream deadline (adapters), which
- * ends before the gateway stops waiting for the adapter (ADAPTER_TIMEOUT_MS), which ends before
+ * The chain, innermost first: one HTTP attempt (UPSTREAM_ATTEMPT_TIMEOUT_MS) fits in the upstream
+ * deadline (adapters), which ends before the gateway stops waiting for the adapter
+ * (ADAPTER_TIMEOUT_MS), which ends before
  * billing voids the request's debit (PENDING_DEBIT_MS, at most what billing accepts); the MCP
  * service's wait for a tool call's answer (GATEWAY_TIMEOUT_MS) outlasts the adapter wait. Raising one
- * link is a value edit here; the check then says which neighbour must move with it.
+ * link is a value edit here; the check then says which neighbour must move with it. Why these values:
+ * docs/upstream.md#rate-limits and docs/operations.md#timeouts.
  */
 
 const SECOND_MS = 1_000;
 const DAY_SECONDS = 86_400;
 
 export const DEADLINE_DEFAULTS = {
-  /** UPSTREAM_DEADLINE_MS (adapters): one upstream call, retries and waits included. */
-  upstreamDeadlineMs: 8 * SECOND_MS,
-  /** ADAPTER_TIMEOUT_MS (gateway): how long the gateway waits for an adapter's reply. */
-  adapterTimeoutMs: 10 * SECOND_MS,
+  /** UPSTREAM_ATTEMPT_TIMEOUT_MS (adapters): one HTTP attempt; heavy queries take seconds upstream. */
+  upstreamAttemptMs: 20 * SECOND_MS,
+  /** UPSTREAM_DEADLINE_MS (adapters): one upstream call, every attempt, wait and turn in the pacer's queue. */
+  upstreamDeadlineMs: 30 * SECOND_MS,
+  /** ADAPTER_TIMEOUT_MS (gateway): the upstream call's deadline and room to frame the reply. */
+  adapterTimeoutMs: 35 * SECOND_MS,
   /**
    * PENDING_DEBIT_MS unset: ADAPTER_TIMEOUT_MS plus this, the time to write a large answer to a
    * slow client and settle it before billing would void the debit.
    */
   pendingDebitMarginMs: 20 * SECOND_MS,
-  /** GATEWAY_TIMEOUT_MS (MCP service): how long a tool call waits for the gateway's answer. */
-  mcpGatewayTimeoutMs: 15 * SECOND_MS,
+  /**
+   * GATEWAY_TIMEOUT_MS unset (MCP service): ADAPTER_TIMEOUT_MS plus this, how long a tool call waits
+   * for the gateway's answer beyond the gateway's own wait for the adapter.
+   */
+  mcpMarginMs: 5 * SECOND_MS,
   /** BILLING_TIMEOUT_MS (gateway, portal): how long a caller waits for billing's reply. */
   billingTimeoutMs: 2 * SECOND_MS,
   /** REDIS_COMMAND_TIMEOUT_MS: a Redis command without an answer by then fails (billing answers 503). */
   redisCommandTimeoutMs: 1 * SECOND_MS,
 } as const;
+
+/**
+ * An adapter working on a request longer than `everyMs` tells the gateway it is alive that often;
+ * the gateway gives the request up as lost (502, refunded) after `silenceMs` without a word, so a
+ * replica that dies mid-call costs its callers under two seconds whatever the call was allowed.
+ */
+export const ADAPTER_PROGRESS = { everyMs: 400, silenceMs: 1_500 } as const;
 
 /** The deadline a debit may carry (`pending_ms` of billing.admit); billing refuses any other. */
 export const PENDING_DEBIT_LIMITS = { minMs: 1 * SECOND_MS, maxMs: 600 * SECOND_MS } as const;
@@ -51,6 +65,7 @@ export const LEDGER_RETENTION = {
 
 /** The deadlines as configured, each under the variable name its process reads. */
 export interface Deadlines {
+  readonly UPSTREAM_ATTEMPT_TIMEOUT_MS: number;
   readonly UPSTREAM_DEADLINE_MS: number;
   readonly ADAPTER_TIMEOUT_MS: number;
   readonly PENDING_DEBIT_MS: number;
@@ -64,14 +79,20 @@ export function defaultPendingDebitMs(adapterTimeoutMs: number): number {
   return adapterTimeoutMs + DEADLINE_DEFAULTS.pendingDebitMarginMs;
 }
 
+/** The default GATEWAY_TIMEOUT_MS (MCP service) for an adapter timeout. */
+export function defaultMcpGatewayTimeoutMs(adapterTimeoutMs: number): number {
+  return adapterTimeoutMs + DEADLINE_DEFAULTS.mcpMarginMs;
+}
+
 /** The deadlines a process did not read take their defaults (and PENDING_DEBIT_MS its rule). */
 export function deadlinesWithDefaults(given: Partial<Deadlines>): Deadlines {
   const adapterTimeoutMs = given.ADAPTER_TIMEOUT_MS ?? DEADLINE_DEFAULTS.adapterTimeoutMs;
   return {
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: given.UPSTREAM_ATTEMPT_TIMEOUT_MS ?? DEADLINE_DEFAULTS.upstreamAttemptMs,
     UPSTREAM_DEADLINE_MS: given.UPSTREAM_DEADLINE_MS ?? DEADLINE_DEFAULTS.upstreamDeadlineMs,
     ADAPTER_TIMEOUT_MS: adapterTimeoutMs,
     PENDING_DEBIT_MS: given.PENDING_DEBIT_MS ?? defaultPendingDebitMs(adapterTimeoutMs),
-    GATEWAY_TIMEOUT_MS: given.GATEWAY_TIMEOUT_MS ?? DEADLINE_DEFAULTS.mcpGatewayTimeoutMs,
+    GATEWAY_TIMEOUT_MS: given.GATEWAY_TIMEOUT_MS ?? defaultMcpGatewayTimeoutMs(adapterTimeoutMs),
     BILLING_TIMEOUT_MS: given.BILLING_TIMEOUT_MS ?? DEADLINE_DEFAULTS.billingTimeoutMs,
     REDIS_COMMAND_TIMEOUT_MS: given.REDIS_COMMAND_TIMEOUT_MS ?? DEADLINE_DEFAULTS.redisCommandTimeoutMs,
   };
@@ -97,6 +118,11 @@ export function deadlineOrderProblems(deadlines: Deadlines, readBy?: readonly st
 function deadlineChecks(d: Deadlines): DeadlineProblem[] {
   const problems: DeadlineProblem[] = [];
   const broken = (names: (keyof Deadlines)[], sentence: string) => problems.push({ names, sentence });
+  if (d.UPSTREAM_ATTEMPT_TIMEOUT_MS > d.UPSTREAM_DEADLINE_MS)
+    broken(
+      ["UPSTREAM_ATTEMPT_TIMEOUT_MS", "UPSTREAM_DEADLINE_MS"],
+      `UPSTREAM_DEADLINE_MS (${d.UPSTREAM_DEADLINE_MS}) must be at least UPSTREAM_ATTEMPT_TIMEOUT_MS (${d.UPSTREAM_ATTEMPT_TIMEOUT_MS}), or no attempt can use its whole time.`,
+    );
   if (d.UPSTREAM_DEADLINE_MS >= d.ADAPTER_TIMEOUT_MS)
     broken(
       ["UPSTREAM_DEADLINE_MS", "ADAPTER_TIMEOUT_MS"],

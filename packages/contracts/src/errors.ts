@@ -55,6 +55,13 @@ export const ERRORS = {
     message: "insufficient credits: your balance is 0",
     description: "The balance is 0; the message carries the top-up link. Not charged.",
   },
+  spend_cap_reached: {
+    status: 402,
+    refunded: false,
+    message: "this key's monthly spend cap is reached",
+    description:
+      "The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.",
+  },
   not_found: {
     status: 404,
     refunded: false,
@@ -80,6 +87,14 @@ export const ERRORS = {
     message: "a request with this Idempotency-Key is still being served; retry once it has finished",
     description:
       "Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.",
+  },
+  idempotency_response_not_kept: {
+    status: 409,
+    refunded: false,
+    message:
+      "the request with this Idempotency-Key was served and charged, but its response was not kept for replay; send a new Idempotency-Key to fetch it again",
+    description:
+      "The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.",
   },
   payload_too_large: {
     status: 413,
@@ -175,7 +190,9 @@ export const DATA_ERROR_CODES = [
   "invalid_api_key",
   "auth_failures_throttled",
   "insufficient_credits",
+  "spend_cap_reached",
   "idempotency_in_progress",
+  "idempotency_response_not_kept",
   "idempotency_key_reused",
   "rate_limited",
   "global_rate_limited",
@@ -187,7 +204,7 @@ export const DATA_ERROR_CODES = [
 
 /**
  * What the account endpoint can answer besides 200: by contract 401 and 429; 503 while a dependency
- * is down (docs/api.md#amendments) and 500 on a fault of ours; and the HTTP layer's own refusals.
+ * is down (docs/api.md#amendments-to-the-original-contract) and 500 on a fault of ours; and the HTTP layer's own refusals.
  */
 export const ACCOUNT_ERROR_CODES = [
   ...EDGE_ERROR_CODES,
@@ -224,6 +241,8 @@ export interface ErrorMessageContext {
   readonly refunded?: boolean | undefined;
   /** Where to buy credits; quoted in every 402. */
   readonly topUpUrl?: string | undefined;
+  /** Where the key's owner changes its monthly spend cap; quoted when the cap refused a request. */
+  readonly spendCapUrl?: string | undefined;
 }
 
 /** The public `error` text of a failure: the catalog's message, the detail, and what it cost. */
@@ -231,5 +250,6 @@ export function publicErrorMessage(code: ErrorCode, context: ErrorMessageContext
   let message = context.detail ? `${ERRORS[code].message}: ${context.detail}` : ERRORS[code].message;
   if (context.refunded) message += "; the credit was refunded";
   if (code === "insufficient_credits") message += `; top up at ${context.topUpUrl}`;
+  if (code === "spend_cap_reached") message += `; change the cap at ${context.spendCapUrl}`;
   return message;
 }

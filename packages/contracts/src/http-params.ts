@@ -13,7 +13,9 @@ export function parseHttpParams<T>(
   query: RawValues,
   path: RawValues = {},
 ): Result<T> {
-  const merged: Record<string, unknown> = {};
+  // No prototype: `__proto__` is then a key like any other, so the schema's strictness names it as
+  // unknown instead of the assignment silently vanishing into the object's prototype.
+  const merged: Record<string, unknown> = Object.create(null);
   const ignored = ignoredParams(operation, query);
   for (const [name, value] of Object.entries(query)) {
     if (ignored.has(name)) continue;

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { ACCOUNT_ID_PATTERN, KEY_HASH_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
 import { PENDING_DEBIT_LIMITS } from "./bounds.ts";
 import type { ErrorCode } from "./errors.ts";
-import { KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
+import { BIDI_CONTROL_PATTERN, KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
 
 const keyId = z.string().regex(KEY_ID_PATTERN);
 const keyHash = z.string().regex(KEY_HASH_PATTERN);
@@ -24,9 +24,13 @@ const rateLimit = z.object({ qps: z.number().int().min(1), burst: z.number().int
 
 /* ---------- adapters ---------- */
 
-/** Request to an adapter: the operation's parameters, already validated and normalised by the gateway. */
+/**
+ * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
+ * `priority` names the caller's class for the upstream budget: absent for an interactive request,
+ * `exports` for a page of a background export job (exports.ts).
+ */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
-  return z.object({ request_id: requestIdSchema, params });
+  return z.object({ request_id: requestIdSchema, params, priority: z.enum(["exports"]).optional() });
 }
 
 /**
@@ -107,10 +111,38 @@ export type KeyBucket = z.infer<typeof keyBucketSchema>;
 
 const balance = z.number().int().min(0);
 const waitMs = z.number().int().min(0);
+
+/**
+ * The key's spend in the calendar month (UTC) of an admission, against its monthly spend cap (null:
+ * none), as the admission script read it. Absent from the answers of older billing versions.
+ */
+export const monthSpendSchema = z.object({
+  /** YYYY-MM: the month the debit was (or would have been) counted in. */
+  month: z.string().regex(/^\d{4}-\d{2}$/),
+  /** Credits debited this month and not refunded. */
+  spent: z.number().int().min(0),
+  cap: z.number().int().min(0).nullable(),
+});
+export type MonthSpend = z.infer<typeof monthSpendSchema>;
+
 export const admitReplySchema = z.discriminatedUnion("outcome", [
-  z.object({ outcome: z.literal("admitted"), balance, bucket: keyBucketSchema }),
+  z.object({
+    outcome: z.literal("admitted"),
+    balance,
+    bucket: keyBucketSchema,
+    month_spend: monthSpendSchema.optional(),
+    /** The balance below which the key's account is told (notices); absent from older versions. */
+    low_balance_threshold: z.number().int().min(0).optional(),
+  }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("insufficient"), balance, bucket: keyBucketSchema }),
+  /** The debit would take the month's spend past the key's cap: nothing was taken. */
+  z.object({
+    outcome: z.literal("spend_cap_reached"),
+    balance,
+    bucket: keyBucketSchema,
+    month_spend: monthSpendSchema,
+  }),
   z.object({ outcome: z.literal("reserve_exhausted"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("unknown_key") }),
   z.object({ outcome: z.literal("revoked") }),
@@ -173,7 +205,14 @@ export const createKeyRequestSchema = z
     rate_limit: z
       .object({ qps: bounded(KEY_LIMITS.qps).optional(), burst: bounded(KEY_LIMITS.burst).optional() })
       .optional(),
-    label: z.string().max(KEY_LIMITS.labelMaxLength).optional(),
+    label: z
+      .string()
+      .max(KEY_LIMITS.labelMaxLength)
+      .refine((label) => !BIDI_CONTROL_PATTERN.test(label), {
+        error:
+          "a label may not contain invisible direction controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C)",
+      })
+      .optional(),
     /** The portal account that owns the key; its limits on active and created keys then apply. */
     account_id: accountIdSchema.optional(),
   })
@@ -213,6 +252,8 @@ export const keyDetailsSchema = z.object({
   last_used_at: z.string().nullable(),
   /** The portal account owning the key; null for keys made by an operator. */
   account_id: z.string().nullable(),
+  /** The key's spend this calendar month (UTC) and its monthly cap; absent from older billing versions. */
+  month_spend: monthSpendSchema.optional(),
 });
 export type KeyDetails = z.infer<typeof keyDetailsSchema>;
 
@@ -265,6 +306,55 @@ export const createAccountKeyRequestSchema = createKeyRequestSchema.refine(
 );
 export const revokeAccountKeyRequestSchema = revokeKeyRequestSchema.extend(accountRequired);
 export const rotateAccountKeyRequestSchema = rotateKeyRequestSchema.extend(accountRequired);
+/**
+ * A key's monthly spend cap in credits per calendar month (UTC), or null to remove it. It applies
+ * from the next admission on, to the month's spend so far: a cap below it refuses every further
+ * debit this month.
+ */
+export const setSpendCapRequestSchema = z.object({
+  id: z.string().max(64),
+  ...owner,
+  monthly_cap: bounded(KEY_LIMITS.monthlyCap).nullable(),
+});
+export type SetSpendCapRequest = z.infer<typeof setSpendCapRequestSchema>;
+export const setAccountSpendCapRequestSchema = setSpendCapRequestSchema.extend(accountRequired);
+export const setSpendCapReplySchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("set"), month_spend: monthSpendSchema }),
+  z.object({ outcome: z.literal("not_found") }),
+]);
+export type SetSpendCapReply = z.infer<typeof setSpendCapReplySchema>;
+
+/**
+ * The low-balance threshold an account chose for all its keys (and those it creates later), in
+ * credits; null for the default: a tenth of each key's last top-up, or 100 credits.
+ */
+export const setLowBalanceThresholdRequestSchema = z.object({
+  account_id: accountIdSchema,
+  low_balance_threshold: bounded(KEY_LIMITS.credits).nullable(),
+});
+export const setLowBalanceThresholdReplySchema = z.object({ keys_updated: z.number().int().min(0) });
+
+/**
+ * Published by billing (plain NATS, billing.events.notice) when a debit crosses a line the key's
+ * account is told about: its low-balance threshold, or 80 % or 100 % of its monthly spend cap.
+ * Exactly one admission crosses each line (admissions are serial in the ledger); `crossing` names
+ * it, so the portal sends each notice once whichever replica hears it. `spending_paused` is
+ * published by features that spend on their own (monitors, exports) when they stop for lack of
+ * credits.
+ */
+export const noticeEventSchema = z.object({
+  kind: z.enum(["balance_low", "spend_cap_80", "spend_cap_100", "spending_paused"]),
+  key_id: keyId,
+  account_id: accountIdSchema,
+  crossing: z.string().min(1).max(200),
+  balance: z.number().int().min(0),
+  threshold: z.number().int().min(0).optional(),
+  month_spend: monthSpendSchema.optional(),
+  /** For spending_paused: what paused (a monitor's or export's name, for people). */
+  what: z.string().max(200).optional(),
+});
+export type NoticeEvent = z.infer<typeof noticeEventSchema>;
+
 export const rotateKeyReplySchema = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("rotated"), id: keyId, key: z.string() }),
   z.object({ outcome: z.literal("not_found") }),

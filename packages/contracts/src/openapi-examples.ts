@@ -8,6 +8,7 @@ import { ERRORS, type ErrorCode, publicErrorMessage } from "./errors.ts";
 import { parseHttpParams } from "./http-params.ts";
 import captured from "./openapi-examples.json" with { type: "json" };
 import { OPERATIONS, type OperationName } from "./operations.ts";
+import { spendCapDetail } from "./spend-cap.ts";
 
 export interface OperationExample {
   /** The request's parameters, path and query alike, as sent. */
@@ -25,9 +26,21 @@ function invalidParameterDetail(): string {
   return parsed.error;
 }
 
+/** A cap refusal as the gateway words it, for a 50-credit cap. */
+const SPEND_CAP_DETAIL = spendCapDetail("key_0123456789abcdef", { month: "2026-11", spent: 50, cap: 50 });
+
 /** One example body per catalog code, as the gateway words it. */
-export function errorExample(code: ErrorCode, topUpUrl: string): { error: string } {
-  const detail = code === "invalid_parameter" ? invalidParameterDetail() : undefined;
+export function errorExample(
+  code: ErrorCode,
+  topUpUrl: string,
+  spendCapUrl = topUpUrl.replace(/\/[^/]*$/, "/keys"),
+): { error: string } {
+  const detail =
+    code === "invalid_parameter"
+      ? invalidParameterDetail()
+      : code === "spend_cap_reached"
+        ? SPEND_CAP_DETAIL
+        : undefined;
   const refunded = ERRORS[code].refunded && code !== "internal_error";
-  return { error: publicErrorMessage(code, { detail, refunded, topUpUrl }) };
+  return { error: publicErrorMessage(code, { detail, refunded, topUpUrl, spendCapUrl }) };
 }

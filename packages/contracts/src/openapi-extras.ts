@@ -27,7 +27,7 @@ export function describeMcpEndpoint(errorStatuses: readonly number[]): JsonObjec
     tags: ["MCP"],
     summary: "Remote MCP server (Streamable HTTP, JSON-RPC)",
     description:
-      "Seven tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.",
+      "Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.",
     security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { McpOAuth: ["mcp"] }],
     requestBody: {
       required: true,

@@ -13,6 +13,7 @@ import {
   statusesOf,
 } from "./errors.ts";
 import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
+import { describeExportEndpoints, EXPORTS_TAG } from "./openapi-exports.ts";
 import {
   describeMcpEndpoint,
   describeOperationalEndpoints,
@@ -35,6 +36,11 @@ export interface OpenApiOptions {
 
 const DEFAULT_PORTAL_URL = "http://127.0.0.1:8060";
 
+/** The reference's first line: where a reader gets the key every example needs. */
+function getAKey(portalUrl: string): string {
+  return `**[Get a key](${portalUrl}/signup)** in the developer portal: sign up with your email address, and each new key comes with free credits. Keys, balances, usage and buying credits: [${portalUrl}](${portalUrl}).`;
+}
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
   const paths: Record<string, JsonObject> = {};
@@ -44,12 +50,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
+  Object.assign(paths, describeExportEndpoints());
   return {
     openapi: "3.1.0",
     info: {
       title: "Reddit Data API",
       version: API_VERSION,
-      description: API_DESCRIPTION,
+      description: `${getAKey(portalUrl)}\n\n${API_DESCRIPTION}`,
       contact: { name: "Reddit Data API developer portal", url: portalUrl },
       license: { name: "Proprietary: use under the terms of the developer portal", url: portalUrl },
     },
@@ -87,13 +94,15 @@ const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
   [OPERATION_TAGS.items]:
     "Posts and comments of a community or an author, page by page or by id, and a post's whole comment tree.",
   [OPERATION_TAGS.communities]: "Find communities by name prefix and read their rules.",
-  [OPERATION_TAGS.users]: "A user's archived activity and karma aggregates.",
+  [OPERATION_TAGS.users]: "Users' archived activity and karma aggregates: one by name, or a search.",
+  [OPERATION_TAGS.activity]:
+    "How many posts or comments a community or an author made per hour, day or week.",
   [OPERATION_TAGS.account]: "The key's own balance and rate limit, free of charge.",
 };
 
 function describeTags(): JsonObject[] {
   const api = Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }));
-  return [...api, ...EXTRA_TAGS];
+  return [...api, EXPORTS_TAG, ...EXTRA_TAGS];
 }
 
 function componentSchemas(): JsonObject {

@@ -1,8 +1,11 @@
 /**
- * The seven public operations (docs/api.md#endpoints), one entry each: path, parameters, response data, which
+ * The nine public operations (docs/api.md#endpoints), one entry each: path, parameters, response data, which
  * `_service` shape it carries, the adapter subject it is served by, its price and its MCP tool.
  */
 import { z } from "zod";
+import { COMMENT_FILTER_NAMES, POST_FILTER_NAMES } from "./archive-params.ts";
+import { activitySchema, userSearchDataSchema } from "./archive-responses.ts";
+import { getActivityParamsSchema, searchUsersParamsSchema } from "./archive-search-params.ts";
 import {
   getAccountParamsSchema,
   getCommentTreeParamsSchema,
@@ -31,6 +34,7 @@ export const OPERATION_TAGS = {
   items: "Posts and comments",
   communities: "Communities",
   users: "Users",
+  activity: "Activity",
   account: "Account",
 } as const;
 
@@ -55,11 +59,13 @@ export interface OperationContract {
   readonly batchMode?: { readonly trigger: string; readonly ignores: readonly string[] };
 }
 
-/** In batch mode these listing parameters are ignored (docs/api.md#batch-mode). */
+/** In batch mode these listing parameters (and the filters) are ignored (docs/api.md#batch-mode). */
 const IDS_BATCH_MODE = {
   trigger: "ids",
   ignores: ["subreddit", "author", "after", "before", "sort", "q"],
 } as const;
+const POSTS_BATCH_MODE = { trigger: "ids", ignores: [...IDS_BATCH_MODE.ignores, ...POST_FILTER_NAMES] };
+const COMMENTS_BATCH_MODE = { trigger: "ids", ignores: [...IDS_BATCH_MODE.ignores, ...COMMENT_FILTER_NAMES] };
 
 export const OPERATIONS = {
   listPosts: {
@@ -68,7 +74,7 @@ export const OPERATIONS = {
     path: "/v1/posts",
     summary: "List posts of a community or author, or fetch posts by id",
     description:
-      "Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.",
+      "Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. Listing filters (the archive's own): `over_18`, `spoiler`, `link_flair_text`, `author_flair_text`, `url` (prefix, or exact with `url_exact`) and `crosspost_parent_id`. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.",
     params: listPostsParamsSchema,
     pathParams: [],
     integerParams: ["limit"],
@@ -77,7 +83,7 @@ export const OPERATIONS = {
     adapter: "listPosts",
     credits: 1,
     mcpTool: "search_posts",
-    batchMode: IDS_BATCH_MODE,
+    batchMode: POSTS_BATCH_MODE,
   },
   listComments: {
     operationId: "listComments",
@@ -85,7 +91,7 @@ export const OPERATIONS = {
     path: "/v1/comments",
     summary: "List comments of a community or author, or fetch comments by id",
     description:
-      "Same modes and rules as listPosts, with comment ids and `q` over the body. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.",
+      "Same modes and rules as listPosts, with comment ids and `q` over the body. `link_id` lists one post's comments as a flat list, paged by the same cursor, without `subreddit` or `author`; `parent_id` keeps the replies to one comment, or with an empty value (`parent_id=`) top-level comments only. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.",
     params: listCommentsParamsSchema,
     pathParams: [],
     integerParams: ["limit"],
@@ -94,7 +100,7 @@ export const OPERATIONS = {
     adapter: "listComments",
     credits: 1,
     mcpTool: "search_comments",
-    batchMode: IDS_BATCH_MODE,
+    batchMode: COMMENTS_BATCH_MODE,
   },
   getCommentTree: {
     operationId: "getCommentTree",
@@ -102,7 +108,7 @@ export const OPERATIONS = {
     path: "/v1/comments/tree",
     summary: "Get a post's whole nested comment tree",
     description:
-      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.",
+      "One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more`, with the ids of the comments left out directly under their parent and the upstream's count, passed on as sent. 1 credit.",
     params: getCommentTreeParamsSchema,
     pathParams: [],
     integerParams: ["limit"],
@@ -117,10 +123,11 @@ export const OPERATIONS = {
     tag: OPERATION_TAGS.communities,
     path: "/v1/subreddits/search",
     summary: "Search communities by name prefix",
-    description: "At most 10 matches, not paginated. 1 credit.",
+    description:
+      "10 matches unless `limit` says otherwise (up to 100), not paginated. Filter by subscribers and NSFW, and order by subscribers, creation time or name. 1 credit.",
     params: searchSubredditsParamsSchema,
     pathParams: [],
-    integerParams: [],
+    integerParams: ["limit", "min_subscribers", "max_subscribers"],
     data: z.array(communitySchema),
     meta: "list",
     adapter: "searchSubreddits",
@@ -157,6 +164,38 @@ export const OPERATIONS = {
     adapter: "getUserProfile",
     credits: 1,
     mcpTool: "get_user_profile",
+  },
+  searchUsers: {
+    operationId: "searchUsers",
+    tag: OPERATION_TAGS.users,
+    path: "/v1/users/search",
+    summary: "Search users by name prefix, karma and recent activity",
+    description:
+      "Users with their profile aggregates, ordered by archived karma (default) or by name. Paged by rank: `_service.cursor` is the rank of the next page's first user; pass it as `offset`, and stop when `has_more` is false. The archive ranks at most the first 1,000 users of one search. 1 credit per page.",
+    params: searchUsersParamsSchema,
+    pathParams: [],
+    integerParams: ["limit", "offset", "min_karma"],
+    data: userSearchDataSchema,
+    meta: "list",
+    adapter: "searchUsers",
+    credits: 1,
+    mcpTool: "search_users",
+  },
+  getActivity: {
+    operationId: "getActivity",
+    tag: OPERATION_TAGS.activity,
+    path: "/v1/activity",
+    summary: "Count posts or comments per hour, day or week",
+    description:
+      "How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 1,000 items of the community or author in the window (more is a 400, not charged); the same paging stands in when the archive's counting fails. Buckets less than 36 hours old are marked `settled: false`. 1 credit.",
+    params: getActivityParamsSchema,
+    pathParams: [],
+    integerParams: [],
+    data: activitySchema,
+    meta: "credits",
+    adapter: "getActivity",
+    credits: 1,
+    mcpTool: "get_activity",
   },
   getAccount: {
     operationId: "getAccount",

@@ -4,6 +4,12 @@
  * its output parses again to the same value, so an adapter can re-validate what the gateway sends.
  */
 import { z } from "zod";
+import {
+  COMMENT_FILTERS,
+  COMMUNITY_SEARCH_OPTIONS,
+  POST_FILTERS,
+  parentPostConflict,
+} from "./archive-params.ts";
 import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 import { KNOWN_FIELDS } from "./fields.ts";
 import { type ItemKind, MAX_IDS_PER_BATCH, normaliseItemId } from "./ids.ts";
@@ -19,14 +25,14 @@ const integerBetween = (min: number, max: number, fallback: number) =>
     .default(fallback);
 
 /** A listing filter on a community; an `r/` prefix is tolerated. Old communities have 2-letter names. */
-const subredditFilter = z
+export const subredditFilter = z
   .string({ error: "must be a community name" })
   .regex(/^(r\/)?[A-Za-z0-9_]{2,21}$/, {
     error: "must be a community name of 2 to 21 letters, digits or underscores, without r/",
   })
   .transform((name) => name.replace(/^r\//, ""));
 
-const authorFilter = z
+export const authorFilter = z
   .string({ error: "must be a username" })
   .regex(/^(u\/)?[A-Za-z0-9_-]{2,64}$/, {
     error: "must be a username of 2 to 64 letters, digits, underscores or hyphens, without u/",
@@ -43,7 +49,7 @@ const timeBound = z
   })
   .meta({ description: `Bound on created_utc (exclusive): ${TIME_BOUND_HINT}.` });
 
-const phraseFilter = z
+export const phraseFilter = z
   .string({ error: "must be a phrase" })
   .trim()
   .min(1, { error: "must not be empty" })
@@ -116,10 +122,25 @@ function listingParams(kind: ItemKind) {
       q: phraseFilter.optional().meta({
         description: `Exact-phrase filter over ${searched} of the fetched page (singular/plural tolerant).`,
       }),
+      ...(kind === "post" ? POST_FILTERS : COMMENT_FILTERS),
     })
     .superRefine((params, ctx) => {
-      if (params.subreddit === undefined && params.author === undefined && params.ids === undefined) {
-        ctx.addIssue({ code: "custom", message: "give at least one of subreddit, author or ids", path: [] });
+      // A post's comments (link_id) or a comment's replies (parent_id) are scope enough; an empty
+      // parent_id alone (every top-level comment in the archive) is not.
+      const scope = params as { link_id?: string; parent_id?: string };
+      const scoped = scope.link_id !== undefined || (scope.parent_id ?? "") !== "";
+      if (
+        params.subreddit === undefined &&
+        params.author === undefined &&
+        params.ids === undefined &&
+        !scoped
+      ) {
+        const also = kind === "comment" ? ", link_id or parent_id" : " or ids";
+        const names = kind === "comment" ? "subreddit, author, ids" : "subreddit, author";
+        ctx.addIssue({ code: "custom", message: `give at least one of ${names}${also}`, path: [] });
+      }
+      if (parentPostConflict(scope)) {
+        ctx.addIssue({ code: "custom", message: "names another post than link_id", path: ["parent_id"] });
       }
       const inListingMode = params.ids === undefined;
       if (
@@ -154,6 +175,7 @@ export const getCommentTreeParamsSchema = z.strictObject({
 export type GetCommentTreeParams = z.output<typeof getCommentTreeParamsSchema>;
 
 export const searchSubredditsParamsSchema = z.strictObject({
+  ...COMMUNITY_SEARCH_OPTIONS,
   q: z
     .string({ error: "is required: a community name or name prefix" })
     .regex(/^(r\/)?[A-Za-z0-9_]{1,21}$/, {

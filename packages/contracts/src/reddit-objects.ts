@@ -206,5 +206,5 @@ export const commentTreeNodeSchema: z.ZodType<CommentTreeNode> = z
   .meta({
     id: "CommentTreeNode",
     description:
-      "A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub. The comments plus every stub's `count` give the thread's true size, even during the blackout.",
+      "A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub standing for comments left out; a stub's `count` is the upstream's, passed on as sent.",
   });

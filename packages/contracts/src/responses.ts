@@ -12,6 +12,18 @@ export const communitySchema = z
     name: z.string(),
     subscribers: z.number().int(),
     description: z.string(),
+    title: z.string().optional().meta({ description: "The community's title, where the archive has one." }),
+    created_utc: epochSeconds.optional().meta({ description: "When the community was created." }),
+    _meta: z
+      .looseObject({
+        num_posts: z.number().int(),
+        num_comments: z.number().int(),
+      })
+      .partial()
+      .optional()
+      .meta({
+        description: "The archive's counts of the community's posts and comments, where it has them.",
+      }),
   })
   .meta({ id: "Community" });
 export type Community = z.infer<typeof communitySchema>;
@@ -55,10 +67,37 @@ export const userProfileResultSchema = z
   .meta({ id: "UserProfileResult", description: "user is null when no account matches exactly." });
 export type UserProfileResult = z.infer<typeof userProfileResultSchema>;
 
+export const monthlySpendSchema = z
+  .object({
+    month: z.string().meta({ description: "The calendar month (UTC) counted, as YYYY-MM." }),
+    credits_spent: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Credits this key was charged this month; refunded requests do not count." }),
+    monthly_cap: z.number().int().min(1).nullable().meta({
+      description:
+        "The most credits the key may spend in a calendar month, set by its owner in the developer portal; null when it has no cap. A request past it is answered 402 and not charged.",
+    }),
+    resets_at: z.string().meta({
+      description: "When the month's spend starts again from 0: the next month's first instant, UTC.",
+    }),
+  })
+  .meta({ id: "MonthlySpend" });
+export type MonthlySpend = z.infer<typeof monthlySpendSchema>;
+
 export const accountSchema = z
   .object({
     credits_balance: z.number().int(),
     rate_limit: z.object({ qps: z.number().int(), burst: z.number().int() }),
+    low_balance_threshold: z.number().int().min(0).optional().meta({
+      description:
+        "Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version.",
+    }),
+    spend: monthlySpendSchema.optional().meta({
+      description:
+        "This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version.",
+    }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof accountSchema>;

@@ -2,6 +2,7 @@
  * Every NATS name the services use, built in one place. A namespace prefix lets tests (and several
  * stacks sharing one NATS) run side by side without seeing each other's traffic.
  */
+import { buildExportSubjects, type ExportSubjects } from "./exports.ts";
 
 const ADAPTER_SUBJECTS = {
   listPosts: "adapter.posts.list",
@@ -10,6 +11,8 @@ const ADAPTER_SUBJECTS = {
   searchSubreddits: "adapter.subreddits.search",
   getSubredditRules: "adapter.subreddits.rules",
   getUserProfile: "adapter.users.get",
+  searchUsers: "adapter.users.search",
+  getActivity: "adapter.activity.get",
 } as const;
 
 const BILLING_SUBJECTS = {
@@ -27,15 +30,24 @@ const BILLING_SUBJECTS = {
   createAccountKey: "billing.accounts.keys.create",
   revokeAccountKey: "billing.accounts.keys.revoke",
   rotateAccountKey: "billing.accounts.keys.rotate",
+  /** A key's monthly spend cap: the operator's, and the portal's within one account. */
+  setSpendCap: "billing.keys.cap",
+  setAccountSpendCap: "billing.accounts.keys.cap",
+  /** The portal's: an account's low-balance threshold, applied to each of its keys. */
+  setLowBalanceThreshold: "billing.accounts.keys.low-balance",
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",
+  /** An export job's page: 1 credit, once per page id (exports.ts). */
+  debitExportPage: "billing.exports.debit_page",
   /** Card payments, asked by the developer portal (and `payments.list` by the operator CLI). */
   applyPayment: "billing.payments.apply",
   reversePayment: "billing.payments.reverse",
   listPayments: "billing.payments.list",
   /** Fan-out event (no queue group): every gateway drops a revoked or rotated key from its cache. */
   keyChanged: "billing.events.key_changed",
+  /** Event: a debit crossed a line the key's account is told about (messages.ts, noticeEventSchema). */
+  notice: "billing.events.notice",
   /** JetStream subject of refund messages (when billing cannot answer at once); deduplicated by request id. */
   refunds: "billing.refunds",
 } as const;
@@ -69,6 +81,8 @@ export interface Subjects {
   readonly refundStream: string;
   /** Durable consumer that billing replicas share, so each refund is handled by one of them. */
   readonly refundConsumer: string;
+  /** Export jobs: the management subject and the work queue (exports.ts). */
+  readonly exports: ExportSubjects;
 }
 
 /**
@@ -93,5 +107,6 @@ export function buildSubjects(namespace = ""): Subjects {
     portal: Object.freeze(prefixAll(PORTAL_SUBJECTS)),
     refundStream: `${streamPrefix}BILLING_REFUNDS`,
     refundConsumer: "billing-refunds",
+    exports: buildExportSubjects(namespace),
   });
 }

@@ -15,6 +15,26 @@ describe("the bounds processes share", () => {
     expect(defaults.PENDING_DEBIT_MS).toBe(
       DEADLINE_DEFAULTS.adapterTimeoutMs + DEADLINE_DEFAULTS.pendingDebitMarginMs,
     );
+    // Attempt, call, the gateway's wait, a pending debit; and the MCP service's wait past the gateway's.
+    expect([
+      defaults.UPSTREAM_ATTEMPT_TIMEOUT_MS,
+      defaults.UPSTREAM_DEADLINE_MS,
+      defaults.ADAPTER_TIMEOUT_MS,
+      defaults.PENDING_DEBIT_MS,
+      defaults.GATEWAY_TIMEOUT_MS,
+    ]).toEqual([20_000, 30_000, 35_000, 55_000, 40_000]);
+  });
+
+  it("refuse an attempt longer than the call it belongs to", () => {
+    expect(
+      deadlineOrderProblems(
+        deadlinesWithDefaults({ UPSTREAM_ATTEMPT_TIMEOUT_MS: 31_000, UPSTREAM_DEADLINE_MS: 30_000 }),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^UPSTREAM_DEADLINE_MS \(30000\) must be at least UPSTREAM_ATTEMPT_TIMEOUT_MS \(31000\)/,
+      ),
+    ]);
   });
 
   it("drop a refund from the stream before its debit record expires", () => {
@@ -46,6 +66,7 @@ describe("the bounds processes share", () => {
   it("refuse a pending-debit deadline billing would not accept, even when its default is taken", () => {
     const problems = deadlineOrderProblems(
       deadlinesWithDefaults({
+        UPSTREAM_ATTEMPT_TIMEOUT_MS: 1_000,
         UPSTREAM_DEADLINE_MS: 1_000,
         ADAPTER_TIMEOUT_MS: 590_000,
         GATEWAY_TIMEOUT_MS: 620_000,

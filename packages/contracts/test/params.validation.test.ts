@@ -40,6 +40,21 @@ describe("listPosts parameters", () => {
     });
   });
 
+  // Names that are properties of every JavaScript object: each is as unknown as a typo, including
+  // `__proto__`, which a plain object would swallow as its prototype instead of keeping as a key.
+  it.each([
+    ["__proto__"],
+    ["constructor"],
+    ["prototype"],
+    ["hasOwnProperty"],
+    ["toString"],
+    ["__defineGetter__"],
+  ])("rejects %s as an unknown parameter", (name) => {
+    // JSON.parse keeps `__proto__` as an own key, as the HTTP query parser does.
+    const query = JSON.parse(`{"subreddit": "abc", "${name}": "1"}`) as Record<string, string>;
+    expect(parsePosts(query)).toEqual({ ok: false, error: `unknown parameter '${name}'` });
+  });
+
   it("rejects a parameter given twice", () => {
     expect(parsePosts({ subreddit: ["a1", "b2"] })).toEqual({
       ok: false,
@@ -191,7 +206,7 @@ describe("path and single-purpose parameters", () => {
     expect(parseHttpParams(OPERATIONS.searchSubreddits, { q: "ask science" })).toMatchObject({ ok: false });
     expect(parseHttpParams(OPERATIONS.searchSubreddits, { q: "r/ask" })).toEqual({
       ok: true,
-      value: { q: "ask" },
+      value: { q: "ask", limit: 10, sort: "desc", sort_type: "subscribers" },
     });
   });
 

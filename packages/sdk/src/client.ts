@@ -6,8 +6,9 @@
 
 import { isEnvelope } from "./envelope.ts";
 import { httpError, transportError } from "./errors.ts";
+import { createExportsClient, type ExportsClient } from "./exports.ts";
 import { OPERATIONS } from "./generated/operations.ts";
-import { itemsOf, pagesOf } from "./pagination.ts";
+import { itemsOf, pagesOf, rankedPagesOf } from "./pagination.ts";
 import { buildRequestPath } from "./request-path.ts";
 import { retryDelay, sleep } from "./retry.ts";
 import { attempt } from "./transport.ts";
@@ -22,22 +23,30 @@ import type {
   PageOptions,
   Post,
   RetryOptions,
+  UserProfile,
 } from "./types.ts";
 
-const DEFAULT_TIMEOUT_MS = 15_000;
+/**
+ * Longer than the gateway's own wait for a heavy upstream query (35 s, docs/operations.md#timeouts),
+ * so the server, not the client, decides when a slow request has failed (and refunds it).
+ */
+const DEFAULT_TIMEOUT_MS = 45_000;
 
 type Call<N extends OperationName> = (
   params: OperationInput<N>,
   options?: CallOptions,
 ) => Promise<GatewayResult<Envelope<N>>>;
 
-export interface GatewayClient {
+/** Export jobs are in exports.ts: createExport, getExport, waitForExport, downloadExport… */
+export interface GatewayClient extends ExportsClient {
   listPosts: Call<"listPosts">;
   listComments: Call<"listComments">;
   getCommentTree: Call<"getCommentTree">;
   searchSubreddits: Call<"searchSubreddits">;
   getSubredditRules: Call<"getSubredditRules">;
   getUserProfile: Call<"getUserProfile">;
+  searchUsers: Call<"searchUsers">;
+  getActivity: Call<"getActivity">;
   getAccount(options?: CallOptions): Promise<GatewayResult<Envelope<"getAccount">>>;
   /** Any operation by its operationId; what the methods above call. */
   call<N extends OperationName>(
@@ -59,6 +68,13 @@ export interface GatewayClient {
   posts(params: OperationInput<"listPosts">, options?: PageOptions): AsyncGenerator<Post>;
   /** The comments of every page, one at a time. */
   comments(params: OperationInput<"listComments">, options?: PageOptions): AsyncGenerator<Comment>;
+  /** Every page of a user search, following the rank cursor (`offset`); 1 credit per page. */
+  userPages(
+    params: OperationInput<"searchUsers">,
+    options?: PageOptions,
+  ): AsyncGenerator<Envelope<"searchUsers">>;
+  /** The users of every page of a user search, one at a time. */
+  users(params: OperationInput<"searchUsers">, options?: PageOptions): AsyncGenerator<UserProfile>;
   /** Nothing to release with fetch; kept so callers can close any client the same way. */
   close(): Promise<void>;
 }
@@ -96,19 +112,27 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     pagesOf(call, "listPosts", params, opts);
   const commentPages = (params: OperationInput<"listComments">, opts?: PageOptions) =>
     pagesOf(call, "listComments", params, opts);
+  const userPages = (params: OperationInput<"searchUsers">, opts?: PageOptions) =>
+    rankedPagesOf(call, params, opts);
+  const exportsClient = createExportsClient({ prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs });
   return {
+    ...exportsClient,
     listPosts: (params, opts) => call("listPosts", params, opts),
     listComments: (params, opts) => call("listComments", params, opts),
     getCommentTree: (params, opts) => call("getCommentTree", params, opts),
     searchSubreddits: (params, opts) => call("searchSubreddits", params, opts),
     getSubredditRules: (params, opts) => call("getSubredditRules", params, opts),
     getUserProfile: (params, opts) => call("getUserProfile", params, opts),
+    searchUsers: (params, opts) => call("searchUsers", params, opts),
+    getActivity: (params, opts) => call("getActivity", params, opts),
     getAccount: (opts) => call("getAccount", {}, opts),
     call,
     postPages,
     commentPages,
     posts: (params, opts) => itemsOf(postPages(params, opts)),
     comments: (params, opts) => itemsOf(commentPages(params, opts)),
+    userPages,
+    users: (params, opts) => itemsOf(userPages(params, opts)),
     close: async () => undefined,
   };
 }

@@ -13,8 +13,16 @@ export const ERROR_KIND_BY_STATUS = {
   503: "service_unavailable",
 } as const;
 
+/**
+ * How the API's 402 for a key's monthly spend cap begins (the balance's 402 says "insufficient
+ * credits"): the one refusal the status alone does not tell apart.
+ */
+const SPEND_CAP_MESSAGE_START = "this key's monthly spend cap is reached";
+
 export type GatewayErrorKind =
   | (typeof ERROR_KIND_BY_STATUS)[keyof typeof ERROR_KIND_BY_STATUS]
+  /** 402 because the key spent its monthly spend cap; the message says when it resets. */
+  | "spend_cap_reached"
   /** Any other HTTP status (404, 405, 413, 500…). */
   | "unexpected_status"
   /** A 200 whose body is not the documented envelope. */
@@ -70,7 +78,10 @@ export function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: G
 }
 
 export function httpError(status: number, message: string, headers: Headers): GatewayError {
-  const kind = (ERROR_KIND_BY_STATUS as Record<number, GatewayErrorKind>)[status] ?? "unexpected_status";
+  const capReached = status === 402 && message.startsWith(SPEND_CAP_MESSAGE_START);
+  const kind = capReached
+    ? "spend_cap_reached"
+    : ((ERROR_KIND_BY_STATUS as Record<number, GatewayErrorKind>)[status] ?? "unexpected_status");
   return {
     kind,
     status,

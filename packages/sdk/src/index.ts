@@ -8,10 +8,20 @@ export {
   parseRetryAfter,
   unwrap,
 } from "./errors.ts";
+export type {
+  ExportCallOptions,
+  ExportJob,
+  ExportManifest,
+  ExportQuote,
+  ExportRequest,
+  ExportsClient,
+  WaitOptions,
+} from "./exports.ts";
 export type { components, paths } from "./generated/openapi.ts";
 export { OPERATIONS } from "./generated/operations.ts";
 export type {
   Account,
+  Activity,
   CallOptions,
   Comment,
   CommentTreeNode,

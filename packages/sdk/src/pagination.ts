@@ -37,3 +37,27 @@ export async function* pagesOf<N extends PagedOperation>(
 export async function* itemsOf<T>(pages: AsyncIterable<{ data: T[] }>): AsyncGenerator<T, void, undefined> {
   for await (const page of pages) yield* page.data;
 }
+
+/**
+ * Every page of a user search: its cursor is the rank of the next page's first user, sent as
+ * `offset` (the operation's description in the API reference).
+ */
+export async function* rankedPagesOf(
+  call: (
+    operation: "searchUsers",
+    params: OperationInput<"searchUsers">,
+    options?: PageOptions,
+  ) => Promise<GatewayResult<Envelope<"searchUsers">>>,
+  params: OperationInput<"searchUsers">,
+  options: PageOptions = {},
+): AsyncGenerator<Envelope<"searchUsers">, void, undefined> {
+  let next = params;
+  for (let page = 1; ; page++) {
+    const result = await call("searchUsers", next, { ...options, idempotencyKey: undefined });
+    if (!result.ok) throw new GatewayApiError(result.error);
+    yield result.value;
+    const { has_more, cursor } = result.value._service;
+    if (!has_more || cursor === null || page === options.maxPages) return;
+    next = { ...next, offset: cursor };
+  }
+}

@@ -10,6 +10,7 @@ import type { OPERATIONS, OperationTypes } from "./generated/operations.ts";
 type Schemas = components["schemas"];
 export type Post = Schemas["Post"];
 export type Comment = Schemas["Comment"];
+export type Activity = Schemas["Activity"];
 export type CommentTreeNode = Schemas["CommentTreeNode"];
 export type MoreStub = Schemas["MoreStub"];
 export type Community = Schemas["Community"];
@@ -76,7 +77,7 @@ export interface GatewayClientOptions {
   baseUrl: string;
   /** Default key for every call; may be omitted when every call passes its own. */
   apiKey?: string;
-  /** Deadline of one attempt, from sending to the last body byte. Default 15 s. */
+  /** Deadline of one attempt, from sending to the last body byte. Default 45 s (above the gateway's 35 s wait for the upstream). */
   timeoutMs?: number;
   /** Retry on 429, 503, network errors and timeouts. Default: no retries. */
   retry?: RetryOptions;

@@ -122,3 +122,38 @@ describe("paging with for await against the running gateway", () => {
     });
   });
 });
+
+describe("the archive's search methods against the running gateway", () => {
+  let searchApi: GatewayClient;
+
+  beforeAll(async () => {
+    const { key } = await stack.createKey({ credits: 1_000 });
+    searchApi = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey: key });
+  });
+
+  it("walks a user search by rank with users(), the same users a single larger page holds", async () => {
+    const walked: string[] = [];
+    for await (const user of searchApi.users({ author_prefix: "b", limit: 4 }, { maxPages: 3 })) {
+      walked.push(user.author);
+    }
+    const single = succeeded(await searchApi.searchUsers({ author_prefix: "b", limit: 12 }));
+    expect(walked).toEqual(single.data.map((user) => user.author));
+    expect(single._service).toMatchObject({ cursor: 12, has_more: true });
+  });
+
+  it("walks one post's comments with comments({link_id}) and counts activity with getActivity", async () => {
+    const posts = succeeded(await searchApi.listPosts({ subreddit: "Cooking", before: "3d", limit: 50 }));
+    const post = posts.data.find((candidate) => (candidate.num_comments ?? 0) >= 5)!;
+    const ids: string[] = [];
+    for await (const comment of searchApi.comments({ link_id: post.id!, limit: 3 })) ids.push(comment.id!);
+    expect(ids).toHaveLength(post.num_comments!);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    const activity = succeeded(
+      await searchApi.getActivity({ subreddit: "Cooking", after: "3d", interval: "hour" }),
+    );
+    expect(activity.data.buckets.length).toBeGreaterThanOrEqual(72);
+    expect(activity.data.total).toBe(activity.data.buckets.reduce((sum, bucket) => sum + bucket.count, 0));
+    expect(activity._service.credits_used).toBe(1);
+  });
+});

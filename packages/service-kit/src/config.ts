@@ -20,6 +20,17 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The start-up error for a port another process holds, naming the variable that sets it: a service
+ * then stops with one sentence saying what to change, before it says it is listening or ready.
+ */
+export function portTakenError(error: unknown, variable: string, port: number, host: string): unknown {
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== "EADDRINUSE") return error;
+  return new ConfigError([
+    `${variable}: port ${port} on ${host} is already in use (another process, perhaps another stack, holds it); set ${variable} to a free port, or 0 for any`,
+  ]);
+}
+
 export function loadConfig<S extends z.ZodRawShape>(
   shape: S,
   env: Record<string, string | undefined> = process.env,
@@ -74,11 +85,23 @@ export const env = {
       .max(65_535, { error: "must be a port number from 0 to 65535" })
       .default(fallback),
   host: () => z.string().min(1).default("127.0.0.1"),
+  /** A value sent as an HTTP header (a User-Agent): printable ASCII, so it can never split a header. */
+  headerText: () =>
+    z
+      .string()
+      .regex(/^[\x20-\x7e]{1,200}$/, { error: "must be 1 to 200 printable ASCII characters" })
+      .optional(),
   positiveInt: (fallback: number) =>
     z.coerce
       .number({ error: "must be a positive integer" })
       .int({ error: "must be a positive integer" })
       .min(1)
+      .default(fallback),
+  /** A rate and the like: fractions allowed (0.5 per second). */
+  positiveNumber: (fallback: number) =>
+    z.coerce
+      .number({ error: "must be a number above 0" })
+      .positive({ error: "must be a number above 0" })
       .default(fallback),
   nonNegativeInt: (fallback: number) =>
     z.coerce

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { portTakenError } from "./config.ts";
 
 export type ReadinessCheck = () => boolean | Promise<boolean>;
 
@@ -40,7 +41,7 @@ export async function startHealthServer(
     response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (error) => reject(portTakenError(error, "HEALTH_PORT", port, host)));
     server.listen(port, host, resolve);
   });
   return {

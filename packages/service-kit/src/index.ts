@@ -10,6 +10,12 @@ export {
   type TrustProxy,
   trustProxyOption,
 } from "./config.ts";
+export {
+  addressKey,
+  createFailedAuthLimiter,
+  type FailedAuthLimiter,
+  type FailedAuthLimits,
+} from "./failed-auth-limiter.ts";
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
 export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
@@ -34,7 +40,8 @@ export {
   requestJson,
   requestRaw,
 } from "./nats.ts";
-export { type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
+export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
+export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
 export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
 export {
   type Observability,
@@ -54,8 +61,15 @@ export {
   redactUrl,
   redisResponds,
 } from "./redis.ts";
-export { type PortalRedisKeys, type RedisKeys, redisKeys } from "./redis-keys.ts";
+export { type PortalRedisKeys, type RedisKeys, redisKeys, type UpstreamPacerKeys } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
+export {
+  checkOutgoingUrl,
+  isPublicAddress,
+  OutgoingRequestRefused,
+  type SafeFetchOptions,
+  safeFetch,
+} from "./safe-fetch.ts";
 export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,

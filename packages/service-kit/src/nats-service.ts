@@ -5,7 +5,7 @@
  * answers with a service error (service-error.ts), never with silence or a body its caller misreads.
  * With tracing on, each request is a server span continuing the requester's trace (nats-trace.ts).
  */
-import type { Msg, NatsConnection, Subscription } from "@nats-io/transport-node";
+import { headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import type { Logger } from "./logger.ts";
 import { receivedContext } from "./nats-trace.ts";
 import { respondWithError, ServiceError } from "./service-error.ts";
@@ -19,12 +19,23 @@ export interface ServedSubject {
   inFlight(): number;
 }
 
+/** Marks a progress message: no reply, only "still working" (requestWithProgress reads it). */
+export const PROGRESS_HEADER = "Rda-Progress";
+
 export function serveSubject(
   connection: NatsConnection,
-  options: { subject: string; queue: string; logger: Logger; handler: RequestHandler },
+  options: {
+    subject: string;
+    queue: string;
+    logger: Logger;
+    handler: RequestHandler;
+    /** While a request takes longer, send its requester a progress message this often. */
+    progressEveryMs?: number;
+  },
 ): ServedSubject {
   const pending = new Set<Promise<void>>();
-  const { subject, queue, logger, handler } = options;
+  const { subject, queue, logger, progressEveryMs } = options;
+  const handler = progressEveryMs ? withProgress(options.handler, progressEveryMs) : options.handler;
   const subscription: Subscription = connection.subscribe(subject, {
     queue,
     callback: (error, message) => {
@@ -46,6 +57,30 @@ export function serveSubject(
       await subscription.drain();
       await Promise.allSettled([...pending]);
     },
+  };
+}
+
+/**
+ * Sends the requester an empty message marked PROGRESS_HEADER every `everyMs` while the handler
+ * works, so it can tell a slow answer from a dead responder. A quick answer sends none.
+ */
+function withProgress(handler: RequestHandler, everyMs: number): RequestHandler {
+  return async (payload, message) => {
+    if (!message.reply) return handler(payload, message);
+    const marks = headers();
+    marks.set(PROGRESS_HEADER, "1");
+    const beat = setInterval(() => {
+      try {
+        message.respond(new Uint8Array(), { headers: marks });
+      } catch {
+        // The connection is closing; the reply (or its absence) tells the requester the rest.
+      }
+    }, everyMs);
+    try {
+      return await handler(payload, message);
+    } finally {
+      clearInterval(beat);
+    }
   };
 }
 

@@ -84,6 +84,8 @@ export interface NatsRequestFailure {
   readonly kind:
     | "no_responders"
     | "timeout"
+    /** The responder went silent mid-request (requestWithProgress): it died or was cut off. */
+    | "lost"
     | "offline"
     | "disconnected"
     | "malformed_reply"

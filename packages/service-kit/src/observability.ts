@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { env } from "./config.ts";
+import { env, portTakenError } from "./config.ts";
 import {
   type BuildInfo,
   createMetricsRegistry,
@@ -41,7 +41,11 @@ export interface Observability {
   readonly build: BuildInfo;
   readonly registry: Registry;
   readonly tracing: Tracing;
-  /** Serves the registry on METRICS_PORT; call once the service itself is up. */
+  /**
+   * The metrics server on METRICS_PORT. It is bound by `startObservability` itself, before the
+   * service opens anything or says it is listening, so a port already taken stops the start with one
+   * clear sentence instead of a "listening" line followed by a crash.
+   */
   serveMetrics(): Promise<MetricsServer>;
 }
 
@@ -51,17 +55,22 @@ export async function startObservability(
   config: ObservabilityConfig,
 ): Promise<Observability> {
   const build = { service, version: packageVersion(moduleUrl), commit: config.BUILD_COMMIT };
+  const registry = createMetricsRegistry(build);
+  const metrics = await startMetricsServer(registry, config.METRICS_PORT, config.METRICS_HOST).catch(
+    (error: unknown) => {
+      throw portTakenError(error, "METRICS_PORT", config.METRICS_PORT, config.METRICS_HOST);
+    },
+  );
   const tracing = await startTracing({
     service,
     version: build.version,
     endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
-  const registry = createMetricsRegistry(build);
   return {
     build,
     registry,
     tracing,
-    serveMetrics: () => startMetricsServer(registry, config.METRICS_PORT, config.METRICS_HOST),
+    serveMetrics: async () => metrics,
   };
 }
 

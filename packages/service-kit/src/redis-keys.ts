@@ -39,15 +39,26 @@ export interface RedisKeys {
   payment(keyId: string, paymentId: string): string;
   /** Sorted set: the key's payment ids, scored by the epoch ms they were first seen. */
   keyPayments(keyId: string): string;
+  /**
+   * Hash: the key's spend per calendar month (UTC), field `YYYY-MM` → credits debited and not
+   * refunded, changed in the same script as the journal entry it counts and checked against the
+   * record's `monthly_cap` at admission. Kept like the journal (one field a month).
+   */
+  monthlySpend(keyId: string): string;
   /** List: ids of every key a portal account created, oldest first (revoked ones included). */
   accountKeys(accountId: string): string;
   /** Hash: an account's key counters, `active` and `created` (lifetime), checked against its limits. */
   accountKeyCounts(accountId: string): string;
   /**
    * Hash: the request an `Idempotency-Key` (by its hash) named for this API key, and once served,
-   * the response to replay. Written by the gateway; it is not ledger data.
+   * the response to replay. Written by the gateway; it is not ledger data, and lives in a family of
+   * its own (`…:idempotency:…`): every record expires, so it may be evicted or kept elsewhere.
    */
   idempotentRequest(keyId: string, idempotencyKeyHash: string): string;
+  /** Hash: bytes of stored responses of one API key, by hour bucket (its idempotency quota). */
+  idempotencyKeyBytes(keyId: string): string;
+  /** Counter (expiring): bytes stored by all keys in one hour bucket of the replay window. */
+  idempotencyStoreBytes(bucket: number): string;
   /** Token bucket of one key's rate limit. */
   keyRateBucket(keyId: string): string;
   /** Token bucket of the shared upstream reserve. */
@@ -57,8 +68,18 @@ export interface RedisKeys {
    * voids it. Global, like the reserve: a sweep must find due debits of every key.
    */
   readonly pendingDebits: string;
+  /** The adapters' shared pacing of upstream requests (written only by their pacer's scripts). */
+  readonly upstreamPacer: UpstreamPacerKeys;
   /** The developer portal's own keys. */
   readonly portal: PortalRedisKeys;
+}
+
+/** One hash tag, so the pacer's scripts stay in one Redis Cluster slot. */
+export interface UpstreamPacerKeys {
+  /** Hash: when the next request may go (`next_at`), and the upstream's window as last reported. */
+  readonly state: string;
+  /** Sorted set: the requests in flight upstream (lease ids), scored by the epoch ms their lease ends. */
+  readonly leases: string;
 }
 
 export interface PortalRedisKeys {
@@ -72,8 +93,24 @@ export interface PortalRedisKeys {
   loginLink(tokenHash: string): string;
   /** String (JSON, expiring): the session whose id hashes to `sessionHash`. */
   session(sessionHash: string): string;
+  /**
+   * String (expiring, single use): a key's new secret waiting to be shown once, after the redirect
+   * that follows its creation or rotation; encrypted with a key only the session's cookie yields,
+   * and named by a hash of the session id and the key id.
+   */
+  pendingSecret(handleHash: string): string;
   /** Counter (expiring): sign-in emails sent to one address in the current window. */
   mailsToAddress(emailHash: string): string;
+  /**
+   * Counter (expiring): sign-in emails sent to one address at the request of one client address,
+   * or of one known browser (`device:<id>`), in the current window.
+   */
+  mailsToAddressFrom(emailHash: string, requester: string): string;
+  /**
+   * String (expiring): the hash of the address a browser signed in to, for the device cookie whose
+   * value hashes to `deviceHash` (the owner's own browser passes the address-wide mail limit).
+   */
+  knownDevice(deviceHash: string): string;
   /** Counter (expiring): sign-in emails requested from one client address in the current window. */
   mailsFromClient(ip: string): string;
   /**
@@ -86,10 +123,21 @@ export interface PortalRedisKeys {
   oauthSessionByUid(uidHash: string): string;
   /** Set: `<model>:<id hash>` of every code and refresh token a grant issued, so revoking it ends them. */
   oauthGrantTokens(grantId: string): string;
+  /** Counter (expiring): dynamic client registrations from one client address in the current hour. */
+  registrationsFromClient(ip: string): string;
   /** Hash: one connection, an OAuth client an account allowed to spend one of its keys (by grant id). */
   oauthConnection(grantId: string): string;
   /** Set: grant ids of an account's connections. */
   accountConnections(accountId: string): string;
+  /**
+   * Hash: an account's notice settings: `webhook_url`, `webhook_secret` (sealed, never plain),
+   * `low_balance_threshold`, and `off:<kind>` for each optional kind switched off.
+   */
+  noticeSettings(accountId: string): string;
+  /** String (expiring): a notice already sent, by the SHA-256 of its kind and crossing: once per crossing. */
+  noticeSent(crossingHash: string): string;
+  /** Counter (expiring): optional notices sent to an account in the current hour. */
+  noticesThisHour(accountId: string): string;
 }
 
 export function redisKeys(namespace = ""): RedisKeys {
@@ -104,12 +152,19 @@ export function redisKeys(namespace = ""): RedisKeys {
     usageDay: (keyId: string, day: string) => `${root}:key:{${keyId}}:usage:${day}`,
     payment: (keyId: string, paymentId: string) => `${root}:key:{${keyId}}:payment:${paymentId}`,
     keyPayments: (keyId: string) => `${root}:key:{${keyId}}:payments`,
+    monthlySpend: (keyId: string) => `${root}:key:{${keyId}}:monthly-spend`,
     accountKeys: (accountId: string) => `${root}:account:{${accountId}}:keys`,
     accountKeyCounts: (accountId: string) => `${root}:account:{${accountId}}:key-counts`,
     keyRateBucket: (keyId: string) => `${root}:ratelimit:{${keyId}}`,
-    idempotentRequest: (keyId: string, hash: string) => `${root}:key:{${keyId}}:idempotency:${hash}`,
+    idempotentRequest: (keyId: string, hash: string) => `${root}:idempotency:{${keyId}}:${hash}`,
+    idempotencyKeyBytes: (keyId: string) => `${root}:idempotency:{${keyId}}:bytes`,
+    idempotencyStoreBytes: (bucket: number) => `${root}:idempotency:store-bytes:${bucket}`,
     globalReserveBucket: `${root}:ratelimit:global`,
     pendingDebits: `${root}:pending-debits`,
+    upstreamPacer: Object.freeze({
+      state: `${root}:upstream:{pacer}:state`,
+      leases: `${root}:upstream:{pacer}:leases`,
+    }),
     portal: portalKeys(`${root}:portal`),
   });
 }
@@ -121,12 +176,20 @@ function portalKeys(root: string): PortalRedisKeys {
     accountSessions: (accountId: string) => `${root}:account:{${accountId}}:sessions`,
     loginLink: (tokenHash: string) => `${root}:login-link:${tokenHash}`,
     session: (sessionHash: string) => `${root}:session:${sessionHash}`,
+    pendingSecret: (handleHash: string) => `${root}:pending-secret:${handleHash}`,
     mailsToAddress: (emailHash: string) => `${root}:mail-limit:address:${emailHash}`,
+    mailsToAddressFrom: (emailHash: string, requester: string) =>
+      `${root}:mail-limit:address-from:${emailHash}:${requester}`,
+    knownDevice: (deviceHash: string) => `${root}:device:${deviceHash}`,
     mailsFromClient: (ip: string) => `${root}:mail-limit:client:${ip}`,
     oauthRecord: (model: string, idHash: string) => `${root}:oauth:${model}:${idHash}`,
     oauthSessionByUid: (uidHash: string) => `${root}:oauth:session-uid:${uidHash}`,
     oauthGrantTokens: (grantId: string) => `${root}:oauth:grant-tokens:${grantId}`,
     oauthConnection: (grantId: string) => `${root}:oauth:connection:${grantId}`,
+    registrationsFromClient: (ip: string) => `${root}:oauth:registrations-from:${ip}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
+    noticeSettings: (accountId: string) => `${root}:account:{${accountId}}:notices`,
+    noticeSent: (crossingHash: string) => `${root}:notice-sent:${crossingHash}`,
+    noticesThisHour: (accountId: string) => `${root}:notice-limit:{${accountId}}`,
   });
 }

@@ -10,12 +10,15 @@ export type AttemptVerdict =
   | { readonly kind: "transient"; readonly reason: string }
   /** The upstream's "slow down" answer: retried once with `limit` halved (docs/upstream.md#rate-limits). */
   | { readonly kind: "busy"; readonly reason: string }
-  /** 429; `resetSeconds` from `x-ratelimit-reset` when the upstream sent a usable one. */
+  /** 429; `resetSeconds` until the window turns, when the upstream's headers said (rate-limit-headers.ts). */
   | { readonly kind: "rate_limited"; readonly resetSeconds: number | undefined }
   | { readonly kind: "bad_request"; readonly reason: string }
+  /** Refused before reaching the API (a Cloudflare block page): final, never retried in a loop. */
+  | { readonly kind: "blocked"; readonly reason: string }
   | { readonly kind: "unavailable"; readonly reason: string };
 
 import { locateDataBytes } from "./data-bytes.ts";
+import { classifyNonJson, describePage } from "./non-json-answer.ts";
 import type { UpstreamBody } from "./types.ts";
 
 /** The upstream's busy answers (docs/upstream.md#errors-and-busy-answers), seen and documented. */
@@ -23,14 +26,15 @@ const BUSY_MESSAGE = /slow down|timed out|timeout/i;
 
 export function classifyAnswer(
   status: number,
-  resetHeader: unknown,
+  resetSeconds: number | undefined,
   body: Uint8Array | string,
 ): AttemptVerdict {
-  if (status === 429) return { kind: "rate_limited", resetSeconds: parseResetSeconds(resetHeader) };
+  if (status === 429) return { kind: "rate_limited", resetSeconds };
   const bytes = typeof body === "string" ? Buffer.from(body) : body;
-  const parsed = parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"));
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+  const parsed = parseJson(text);
   if (parsed === undefined)
-    return { kind: "transient", reason: `HTTP ${status} with a body that is not JSON` };
+    return { kind: classifyNonJson(status, text), reason: describePage(status, text) };
   if (isRecord(parsed) && "error" in parsed) return classifyErrorBody(status, parsed.error);
   if (status >= 500) return { kind: "transient", reason: `HTTP ${status}` };
   if (status === 400) return { kind: "bad_request", reason: "HTTP 400" };
@@ -53,14 +57,6 @@ function classifyErrorBody(status: number, error: unknown): AttemptVerdict {
   // The upstream refused a parameter: asking again would get the same answer.
   if (status === 400) return { kind: "bad_request", reason };
   return { kind: "unavailable", reason };
-}
-
-/** `x-ratelimit-reset`: seconds left in the upstream's 60 s window (docs/upstream.md#rate-limits). */
-export function parseResetSeconds(header: unknown): number | undefined {
-  const raw = Array.isArray(header) ? header[0] : header;
-  if (typeof raw !== "string" || raw.trim() === "") return undefined;
-  const seconds = Number(raw);
-  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 3600 ? seconds : undefined;
 }
 
 function parseJson(text: string): unknown {

@@ -9,6 +9,9 @@ import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
+import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
+import { type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
+import { readWindowHeaders } from "./rate-limit-headers.ts";
 import { BodyTooLargeError, readBounded } from "./read-body.ts";
 import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
 import { type CallState, decide } from "./retry-policy.ts";
@@ -17,6 +20,7 @@ import type {
   UpstreamClient,
   UpstreamClientOptions,
   UpstreamObserver,
+  UpstreamPacer,
   UpstreamQuery,
   UpstreamResult,
 } from "./types.ts";
@@ -26,6 +30,8 @@ interface Transport {
   readonly prefix: string;
   readonly settings: ClientSettings;
   readonly observer: UpstreamObserver | undefined;
+  readonly userAgent: string;
+  readonly pacer: UpstreamPacer;
   sent: number;
 }
 
@@ -39,12 +45,23 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const settings = resolveSettings(options);
   const { origin, prefix } = parseBaseUrl(options.baseUrl);
   const pool = new Pool(origin, { connections: settings.connections, keepAliveTimeout: 30_000 });
-  const transport: Transport = { pool, prefix, settings, observer: options.observer, sent: 0 };
+  const pacer = options.pacer ?? unpaced;
+  const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+  const transport: Transport = {
+    pool,
+    prefix,
+    settings,
+    observer: options.observer,
+    pacer,
+    userAgent,
+    sent: 0,
+  };
+  const appName = options.appName ?? DEFAULT_APP_NAME;
   const coalescer = createCoalescer<UpstreamResult>();
   let coalesced = 0;
   return {
     get(path, query, call = {}) {
-      const tagged = options.appName ? { ...query, "meta-app": options.appName } : query;
+      const tagged = { ...query, "meta-app": appName };
       const key = buildRequestPath(prefix, path, tagged);
       // A joined call is logged under the request that started it.
       const logger = call.logger ?? options.logger;
@@ -72,6 +89,7 @@ async function observedCall(
   const seconds = (performance.now() - started) / 1000;
   const { outcome, retries } = result;
   transport.observer?.call({ operation: labels.operation, outcome, retries, seconds });
+  if (result.outcome === "unavailable" && result.blocked) transport.observer?.blocked?.(labels.operation);
   return result;
 }
 
@@ -84,14 +102,31 @@ async function callWithRetries(
   const { path } = labels;
   const deadline = Date.now() + transport.settings.deadlineMs;
   let state = { attempts: 0, query, busyRetried: false, remainingMs: transport.settings.deadlineMs };
+  // A turn that comes with less time than this left is not worth an upstream request.
+  const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
   for (;;) {
-    const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, state.remainingMs);
-    const verdict = await attempt(
-      transport,
-      labels,
-      buildRequestPath(transport.prefix, path, state.query),
-      timeoutMs,
-    );
+    const asked = performance.now();
+    const turn = await transport.pacer.turn({ waitUntilMs: deadline - attemptFloorMs });
+    transport.observer?.turn?.({
+      operation: labels.operation,
+      outcome: turn.granted ? "granted" : turn.reason,
+      seconds: (performance.now() - asked) / 1000,
+    });
+    if (!turn.granted) return logOutcome(logger, path, refusedTurn(turn, state));
+    const timeoutMs = Math.min(transport.settings.attemptTimeoutMs, Math.max(1, deadline - Date.now()));
+    let answered: Awaited<ReturnType<typeof attempt>> | undefined;
+    try {
+      answered = await attempt(
+        transport,
+        labels,
+        buildRequestPath(transport.prefix, path, state.query),
+        timeoutMs,
+      );
+    } finally {
+      // Always: a turn never ended would hold its place in flight, renewed, for good.
+      turn.finish(answered?.window);
+    }
+    const { verdict } = answered;
     state = { ...state, attempts: state.attempts + 1, remainingMs: deadline - Date.now() };
     const decision = decide(verdict, state, transport.settings);
     if ("stop" in decision) return logOutcome(logger, path, decision.stop);
@@ -101,6 +136,24 @@ async function callWithRetries(
     state = { ...state, query: decision.query, busyRetried: decision.busyRetried };
     state = { ...state, remainingMs: deadline - Date.now() };
   }
+}
+
+const MIN_ATTEMPT_MS = 1_000;
+
+/**
+ * The pacer gave no turn: the request was not sent. A spent window or a full queue is the
+ * upstream's limit reached (429 global, with the pacer's estimate as Retry-After); a pacer that
+ * cannot be asked is an outage (502).
+ */
+function refusedTurn(turn: Extract<Turn, { granted: false }>, state: CallState): UpstreamResult {
+  const counts = { attempts: state.attempts, retries: Math.max(0, state.attempts - 1) };
+  if (turn.reason === "pacer_unavailable")
+    return { outcome: "unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
+  const message =
+    turn.reason === "window_spent"
+      ? "upstream window spent: nothing was sent"
+      : "upstream budget fully in use: nothing was sent";
+  return { outcome: "rate_limited", message, retry_after_seconds: turn.retryAfterSeconds, ...counts };
 }
 
 /** When the next wait would pass the deadline, the call ends as its last failure classifies. */
@@ -128,7 +181,7 @@ async function attempt(
   labels: CallLabels,
   path: string,
   timeoutMs: number,
-): Promise<AttemptVerdict> {
+): Promise<{ verdict: AttemptVerdict; window: WindowReport | undefined }> {
   const started = performance.now();
   const sent = tracingActive()
     ? await inSpan(
@@ -140,7 +193,7 @@ async function attempt(
     : await send(transport, path, timeoutMs);
   const seconds = (performance.now() - started) / 1000;
   transport.observer?.attempt({ operation: labels.operation, statusClass: sent.statusClass, seconds });
-  return sent.verdict;
+  return { verdict: sent.verdict, window: sent.window };
 }
 
 async function send(
@@ -148,7 +201,7 @@ async function send(
   path: string,
   timeoutMs: number,
   span?: Span,
-): Promise<{ verdict: AttemptVerdict; statusClass: string }> {
+): Promise<{ verdict: AttemptVerdict; statusClass: string; window?: WindowReport }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   let status: number | undefined;
@@ -158,14 +211,18 @@ async function send(
       path,
       method: "GET",
       signal: controller.signal,
-      headers: { accept: "application/json" },
+      headers: { accept: "application/json", "user-agent": transport.userAgent },
     });
     status = response.statusCode;
     span?.setAttribute("http.response.status_code", status);
     const { maxBodyBytes } = transport.settings;
+    // Read on every answer, not only on a 429: the pacer keeps the whole product inside the window.
+    const now = Date.now();
+    const window = readWindowHeaders(response.headers, status, now);
+    const resetSeconds = window?.resetAtMs === undefined ? undefined : (window.resetAtMs - now) / 1000;
     const raw = await readBounded(response.body, response.headers["content-length"], maxBodyBytes);
-    const verdict = classifyAnswer(status, response.headers["x-ratelimit-reset"], raw);
-    return { verdict, statusClass: statusClass(status) };
+    const verdict = classifyAnswer(status, resetSeconds, raw);
+    return { verdict, statusClass: statusClass(status), window };
   } catch (error) {
     const answered = status === undefined ? undefined : statusClass(status);
     if (error instanceof BodyTooLargeError) {
@@ -183,7 +240,13 @@ async function send(
 }
 
 function logOutcome(logger: Logger | undefined, path: string, result: UpstreamResult): UpstreamResult {
-  if (result.outcome !== "ok" || result.retries > 0) {
+  if (result.outcome === "unavailable" && result.blocked) {
+    // One line that says what was seen, for the operator the alert sends here.
+    logger?.error(
+      { path, attempts: result.attempts, seen: result.message },
+      "upstream blocked the request; check UPSTREAM_USER_AGENT and the address the adapters call from",
+    );
+  } else if (result.outcome !== "ok" || result.retries > 0) {
     const { outcome, attempts } = result;
     const message = "message" in result ? result.message : undefined;
     logger?.warn({ path, outcome, attempts, message }, "upstream call needed retries or failed");

@@ -31,6 +31,16 @@ export function decide(verdict: AttemptVerdict, state: CallState, settings: Clie
     case "bad_request":
     case "unavailable":
       return { stop: { outcome: verdict.kind, message: `upstream: ${verdict.reason}`, ...counts } };
+    case "blocked":
+      // docs/upstream.md#errors-and-busy-answers: the same request would get the same block page.
+      return {
+        stop: {
+          outcome: "unavailable",
+          message: `upstream blocked the request: ${verdict.reason}`,
+          blocked: true,
+          ...counts,
+        },
+      };
     case "transient":
       return retriesLeft
         ? backoff(state, settings, state.query, state.busyRetried)
@@ -38,7 +48,7 @@ export function decide(verdict: AttemptVerdict, state: CallState, settings: Clie
     case "busy":
       // docs/upstream.md#where-our-contract-differs: retry once with `limit` halved; a second "busy" ends the call.
       return retriesLeft && !state.busyRetried
-        ? backoff(state, settings, halveLimit(state.query), true)
+        ? { waitMs: busyWaitMs(settings), query: halveLimit(state.query), busyRetried: true }
         : unavailable(verdict, counts);
     case "rate_limited":
       return rateLimited(verdict.resetSeconds, state, retriesLeft, counts);
@@ -48,6 +58,11 @@ export function decide(verdict: AttemptVerdict, state: CallState, settings: Clie
 function backoff(state: CallState, settings: ClientSettings, query: UpstreamQuery, busyRetried: boolean) {
   const waitMs = fullJitterDelayMs(state.attempts - 1, settings.backoffBaseMs, settings.backoffCapMs);
   return { waitMs, query, busyRetried };
+}
+
+/** Seconds, not milliseconds: the upstream asked us to slow down. Jittered so callers spread out. */
+export function busyWaitMs(settings: ClientSettings, random = Math.random): number {
+  return settings.busyWaitMs + Math.floor(random() * settings.busyWaitMs);
 }
 
 function unavailable(verdict: { reason: string }, counts: { attempts: number; retries: number }): Decision {

@@ -6,6 +6,7 @@ export interface ClientSettings {
   readonly deadlineMs: number;
   readonly attemptTimeoutMs: number;
   readonly maxRetries: number;
+  readonly busyWaitMs: number;
   readonly backoffBaseMs: number;
   readonly backoffCapMs: number;
   readonly maxBodyBytes: number;
@@ -16,10 +17,12 @@ export interface ClientSettings {
 const DEFAULTS = {
   deadlineMs: DEADLINE_DEFAULTS.upstreamDeadlineMs,
   maxRetries: 3,
+  busyWaitMs: 2_000,
   backoffBaseMs: 100,
   backoffCapMs: 2_000,
   maxBodyBytes: 20 * 1024 * 1024,
-  connections: 32,
+  // The pacer caps requests in flight product-wide (2 by default); a few spare sockets suffice.
+  connections: 8,
 } as const;
 
 export function resolveSettings(options: UpstreamClientOptions): ClientSettings {
@@ -28,6 +31,7 @@ export function resolveSettings(options: UpstreamClientOptions): ClientSettings 
     deadlineMs,
     attemptTimeoutMs: options.attemptTimeoutMs ?? Math.ceil(deadlineMs / 2),
     maxRetries: options.maxRetries ?? DEFAULTS.maxRetries,
+    busyWaitMs: options.busyWaitMs ?? DEFAULTS.busyWaitMs,
     backoffBaseMs: options.backoffBaseMs ?? DEFAULTS.backoffBaseMs,
     backoffCapMs: options.backoffCapMs ?? DEFAULTS.backoffCapMs,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULTS.maxBodyBytes,

@@ -3,6 +3,9 @@
  * 200 / 400 / 429 / 502 (docs/architecture.md), and carries how many HTTP attempts it took.
  */
 import type { Logger } from "@rda/service-kit";
+import type { UpstreamPacer } from "./pacer/pacer.ts";
+
+export type { UpstreamPacer };
 
 /** Query parameters of one upstream GET; undefined values are left out. */
 export type UpstreamQuery = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -35,7 +38,12 @@ export type UpstreamResult = AttemptCounts &
       }
     | { readonly outcome: "bad_request"; readonly message: string }
     | { readonly outcome: "rate_limited"; readonly message: string; readonly retry_after_seconds: number }
-    | { readonly outcome: "unavailable"; readonly message: string }
+    | {
+        readonly outcome: "unavailable";
+        readonly message: string;
+        /** The upstream (its Cloudflare front) refused the request with a block page. */
+        readonly blocked?: true;
+      }
   );
 
 export type UpstreamFailure = Exclude<UpstreamResult, { outcome: "ok" }>;
@@ -48,6 +56,13 @@ export interface UpstreamClientOptions {
   /** Longest single attempt; defaults to half the deadline so a hung attempt leaves time for a retry. */
   readonly attemptTimeoutMs?: number;
   readonly maxRetries?: number;
+  /**
+   * Before its one retry, a "busy" answer waits this long plus up to as much again at random: the
+   * upstream asked us to slow down, and a retry within milliseconds would only add to its load.
+   */
+  readonly busyWaitMs?: number;
+  /** Gives every HTTP request its turn in the product's shared budget (pacer/pacer.ts); none: unpaced. */
+  readonly pacer?: UpstreamPacer;
   /** First backoff step; the n-th retry waits a random time in [0, min(cap, base * 2^n)) ("full jitter"). */
   readonly backoffBaseMs?: number;
   readonly backoffCapMs?: number;
@@ -57,6 +72,8 @@ export interface UpstreamClientOptions {
   readonly connections?: number;
   /** Sent as `meta-app=<name>` (docs/upstream.md#endpoints-we-use: tags which client sent the request). */
   readonly appName?: string;
+  /** The `User-Agent` header of every request: the product and the operator's contact (UPSTREAM_USER_AGENT). */
+  readonly userAgent?: string;
   readonly logger?: Logger;
   /** Told about every attempt and call, for the metrics; the adapters pass one (adapter-kit). */
   readonly observer?: UpstreamObserver;
@@ -80,6 +97,14 @@ export interface UpstreamObserver {
   }): void;
   /** A call answered by joining an identical one in flight (no upstream request of its own). */
   coalesced(operation: string): void;
+  /** A call the upstream refused with a block page (docs/upstream.md#errors-and-busy-answers). */
+  blocked?(operation: string): void;
+  /** A turn asked of the pacer: granted, or why not; `seconds` waited for the answer. */
+  turn?(event: {
+    readonly operation: string;
+    readonly outcome: "granted" | "window_spent" | "queue_full" | "pacer_unavailable";
+    readonly seconds: number;
+  }): void;
 }
 
 export interface UpstreamClientStats {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyAnswer, parseResetSeconds } from "../src/classify.ts";
+import { classifyAnswer } from "../src/classify.ts";
 
 describe("classifyAnswer", () => {
   it("accepts a 200 JSON body with data and no error key", () => {
@@ -31,24 +31,32 @@ describe("classifyAnswer", () => {
     expect(classifyAnswer(200, undefined, '{"data":[').kind).toBe("transient");
   });
 
+  it("classifies a 403 page, or a 4xx page saying the client is blocked, as blocked and says what it was", () => {
+    const page = "<!DOCTYPE html><html><head><title>Attention Required! | Cloudflare</title></head></html>";
+    expect(classifyAnswer(403, undefined, page)).toEqual({
+      kind: "blocked",
+      reason: 'HTTP 403 with an HTML page: "Attention Required! | Cloudflare"',
+    });
+    expect(classifyAnswer(403, undefined, "error code: 1020").kind).toBe("blocked");
+    expect(classifyAnswer(409, undefined, "<html><h1>Sorry, you have been blocked</h1></html>").kind).toBe(
+      "blocked",
+    );
+  });
+
+  it("classifies any other 4xx page as final, not retried", () => {
+    expect(classifyAnswer(404, undefined, "<html><title>Not Found</title></html>").kind).toBe("unavailable");
+  });
+
   it("classifies a 5xx JSON error as transient", () => {
     expect(classifyAnswer(503, undefined, '{"error":"overloaded"}').kind).toBe("transient");
   });
 
-  it("reads x-ratelimit-reset seconds on a 429 and ignores an unusable header", () => {
-    expect(classifyAnswer(429, "12", "")).toEqual({ kind: "rate_limited", resetSeconds: 12 });
-    expect(classifyAnswer(429, "soon", "")).toEqual({ kind: "rate_limited", resetSeconds: undefined });
+  it("carries the seconds until the window turns on a 429, when they are known", () => {
+    expect(classifyAnswer(429, 12, "")).toEqual({ kind: "rate_limited", resetSeconds: 12 });
+    expect(classifyAnswer(429, undefined, "")).toEqual({ kind: "rate_limited", resetSeconds: undefined });
   });
 
   it("rejects a JSON body without a data key", () => {
     expect(classifyAnswer(200, undefined, "[1,2]").kind).toBe("unavailable");
-  });
-});
-
-describe("parseResetSeconds", () => {
-  it("takes the first value of a repeated header and refuses negative or huge values", () => {
-    expect(parseResetSeconds(["3", "9"])).toBe(3);
-    expect(parseResetSeconds("-1")).toBeUndefined();
-    expect(parseResetSeconds("99999")).toBeUndefined();
   });
 });

@@ -25,6 +25,7 @@ beforeAll(async () => {
     maxRetries: 3,
     backoffBaseMs: 5,
     backoffCapMs: 20,
+    busyWaitMs: 5,
   });
   subreddit = sim.probe.subredditNames()[0]!;
 });

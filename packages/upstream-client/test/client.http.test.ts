@@ -8,7 +8,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const fastRetries = { backoffBaseMs: 5, backoffCapMs: 20 };
+const fastRetries = { backoffBaseMs: 5, backoffCapMs: 20, busyWaitMs: 5 };
 
 describe("upstream client over HTTP", () => {
   it("sends requests under the base URL's path prefix with the query as given", async () => {
@@ -22,7 +22,9 @@ describe("upstream client over HTTP", () => {
     });
     await client.close();
     expect(result).toMatchObject({ outcome: "ok", attempts: 1, retries: 0 });
-    expect(server.paths).toEqual(["/mirror/as/api/posts/search?subreddit=pics&limit=5&sort=asc"]);
+    expect(server.paths).toEqual([
+      "/mirror/as/api/posts/search?subreddit=pics&limit=5&sort=asc&meta-app=reddit-data-api",
+    ]);
   });
 
   it("coalesces identical concurrent calls into one upstream request", async () => {
@@ -85,7 +87,7 @@ describe("upstream client over HTTP", () => {
     const result = await client.get("/api/comments/search", { author: "x", limit: 100, sort: "desc" });
     await client.close();
     expect(result).toMatchObject({ outcome: "ok", retries: 1, query: { limit: 50 } });
-    expect(server.paths[1]).toBe("/api/comments/search?author=x&limit=50&sort=desc");
+    expect(server.paths[1]).toBe("/api/comments/search?author=x&limit=50&sort=desc&meta-app=reddit-data-api");
   });
 
   it("gives up on an upstream that never answers once the deadline has passed, after retrying", async () => {

@@ -24,6 +24,14 @@ describe("decide", () => {
   it("retries a busy answer once with the limit halved, and a second busy answer ends the call", () => {
     const verdict = { kind: "busy", reason: "slow down" } as const;
     expect(decide(verdict, state(1), settings)).toMatchObject({ query: { limit: 50 }, busyRetried: true });
+    // The upstream asked us to slow down: seconds, with jitter, before the one retry.
+    const waits = Array.from(
+      { length: 20 },
+      () => (decide(verdict, state(1), settings) as { waitMs: number }).waitMs,
+    );
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(2_000);
+    expect(Math.max(...waits)).toBeLessThan(4_000);
+    expect(new Set(waits).size).toBeGreaterThan(1);
     expect(decide(verdict, state(2, { busyRetried: true }), settings)).toMatchObject({
       stop: { outcome: "unavailable", retries: 1 },
     });

@@ -4,7 +4,13 @@
  * through. A community without an entry has no rules on record: {subreddit: name, rules: []}.
  */
 
-import { failureReply, type OperationContext, okReply, unavailableReply } from "@rda/adapter-kit";
+import {
+  failureReply,
+  type OperationContext,
+  okReply,
+  unavailableReply,
+  withIntegerEpochs,
+} from "@rda/adapter-kit";
 import type { GetSubredditRulesParams } from "@rda/contracts";
 import type { UpstreamClient } from "@rda/upstream-client";
 
@@ -28,9 +34,25 @@ export async function getSubredditRules(
     (item): item is RulesEntry => isRulesEntry(item) && item.subreddit.toLowerCase() === wanted,
   );
   const body = entry
-    ? { subreddit: entry.subreddit, rules: entry.rules.filter(isObject) }
+    ? { subreddit: entry.subreddit, rules: entry.rules.filter(isObject).map(toRule) }
     : { subreddit: params.name, rules: [] };
   return okReply(JSON.stringify(body));
+}
+
+/**
+ * The contract's rule fields, whatever the upstream sent (docs/api.md#rule-object): about 1 % of
+ * descriptions are null upstream, so a null (or missing) `description` or `short_name` reads "", a
+ * `priority` that is not an integer reads the rule's place in the list, and `created_utc` is an integer.
+ * Other keys pass through.
+ */
+function toRule(rule: object, place: number): object {
+  const { short_name, description, priority } = rule as Record<string, unknown>;
+  return {
+    ...withIntegerEpochs(rule as Record<string, unknown>),
+    short_name: typeof short_name === "string" ? short_name : "",
+    description: typeof description === "string" ? description : "",
+    priority: Number.isInteger(priority) ? priority : place,
+  };
 }
 
 function isRulesEntry(value: unknown): value is RulesEntry {

@@ -27,17 +27,25 @@ afterAll(async () => {
   await sim.close();
 });
 
-type Community = { name: string; subscribers: number; description: string };
+type Community = { name: string; subscribers: number; description: string; _meta?: object };
 
 describe("adapter-communities search", () => {
-  it("returns at most 10 communities of the prefix as name, subscribers and description", async () => {
+  it("returns at most 10 communities of the prefix as name, subscribers, description, title, created_utc and _meta counts", async () => {
     const answer = await search({ q: "r/" + "a" });
     expect(answer.meta).toEqual({ outcome: "ok", cursor: null, has_more: false });
     const rows = answer.data as Community[];
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.length).toBeLessThanOrEqual(10);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(["description", "name", "subscribers"]);
+      expect(Object.keys(row).sort()).toEqual([
+        "_meta",
+        "created_utc",
+        "description",
+        "name",
+        "subscribers",
+        "title",
+      ]);
+      expect(Object.keys(row._meta ?? {}).sort()).toEqual(["num_comments", "num_posts"]);
       expect(row.name.toLowerCase().startsWith("a")).toBe(true);
       expect(Number.isInteger(row.subscribers)).toBe(true);
       expect(typeof row.description).toBe("string");
@@ -51,7 +59,25 @@ describe("adapter-communities search", () => {
       name: sub.name,
       subscribers: sub.subscribers,
       description: sub.publicDescription,
+      title: sub.title,
+      created_utc: sub.createdUtc,
+      _meta: { num_posts: sub.meta.num_posts, num_comments: sub.meta.num_comments },
     });
+  });
+
+  it("forwards the search options: limit beyond 10, subscriber bounds, NSFW and the order by name", async () => {
+    const all = (await search({ q: "m", limit: 100, sort_type: "name", sort: "asc" })).data as Community[];
+    const names = all.map((row) => row.name.toLowerCase());
+    expect(names).toEqual([...names].sort());
+    const nsfw = (await search({ q: "m", over18: "yes", limit: 100 })).data as Community[];
+    const expected = sim.corpus.subreddits.filter((sub) => sub.over18 && /^m/i.test(sub.name));
+    expect(nsfw.map((row) => row.name).sort()).toEqual(expected.map((sub) => sub.name).sort());
+    const sizes = sim.corpus.subreddits.map((sub) => sub.subscribers).sort((a, b) => a - b);
+    const middle = sizes[Math.floor(sizes.length / 2)]!;
+    const big = (await search({ q: "a", min_subscribers: middle, limit: 100 })).data as Community[];
+    expect(big.every((row) => row.subscribers >= middle)).toBe(true);
+    const wide = (await search({ q: "", limit: 30 })).meta.outcome;
+    expect(wide).toBe("bad_request");
   });
 
   it("answers an empty list for a prefix no community has", async () => {

@@ -16,7 +16,7 @@ export const ITEM_KINDS: Readonly<Record<ItemKind, ItemKindConfig>> = {
 /** One upstream post or comment, passed through as the upstream sent it. */
 export type Item = Readonly<Record<string, unknown>>;
 
-/** A row usable in a listing: an object with an integer created_utc (the cursor is built from it). */
+/** A row usable in a listing: an object with an integer created_utc (the cursor is built from it; listing-page.ts makes it one). */
 export type ListedItem = Item & { readonly created_utc: number };
 
 /** Distrust the wire without copying: checks the rows in place. */
@@ -25,10 +25,4 @@ export function asItems(data: unknown): Item[] | undefined {
   return data.every((row) => typeof row === "object" && row !== null && !Array.isArray(row))
     ? (data as Item[])
     : undefined;
-}
-
-export function asListedItems(data: unknown): ListedItem[] | undefined {
-  const items = asItems(data);
-  if (!items?.every((row) => Number.isInteger(row.created_utc))) return undefined;
-  return items as ListedItem[];
 }

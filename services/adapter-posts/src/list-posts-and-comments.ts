@@ -3,7 +3,13 @@
  * `q`, then `fields`. Rows handed on unchanged travel as the upstream's own bytes; others are
  * serialised once.
  */
-import { failureReply, type OperationContext, type OperationWork, okReply } from "@rda/adapter-kit";
+import {
+  failureReply,
+  type OperationContext,
+  type OperationWork,
+  okReply,
+  withIntegerEpochs,
+} from "@rda/adapter-kit";
 import type { ItemKind, ListingParams } from "@rda/contracts";
 import type { UpstreamClient } from "@rda/upstream-client";
 import { asItems, ITEM_KINDS, type Item } from "./item-kinds.ts";
@@ -39,9 +45,12 @@ async function batchMode(
   const query = { ids: params.ids, fields: projection.upstreamFields };
   const result = await client.get(ITEM_KINDS[kind].idsPath, query, context);
   if (result.outcome !== "ok") return failureReply(result);
-  const items = asItems(result.body.data);
-  if (items === undefined) return failureReply(malformed(result));
-  const unchanged = projection.keep === undefined ? result.body.dataBytes : undefined;
+  const received = asItems(result.body.data);
+  if (received === undefined) return failureReply(malformed(result));
+  // docs/upstream.md#assumptions: epochs may arrive as numeric strings; the contract answers integers.
+  const items = received.map(withIntegerEpochs);
+  const intact = items.every((item, index) => item === received[index]);
+  const unchanged = projection.keep === undefined && intact ? result.body.dataBytes : undefined;
   return okReply(unchanged ?? JSON.stringify(trimItems(items, projection.keep)), {
     cursor: null,
     has_more: false,
@@ -55,7 +64,8 @@ async function listingMode(
   context: OperationContext,
 ) {
   const textFields = params.q === undefined ? [] : ITEM_KINDS[kind].textFields;
-  const projection = planProjection(kind, params.fields, ["created_utc", ...textFields]);
+  // created_utc makes the cursor; id drops a row the upstream repeats (listing-page.ts).
+  const projection = planProjection(kind, params.fields, ["created_utc", "id", ...textFields]);
   const request = { kind, params, upstreamFields: projection.upstreamFields };
   const page = await fetchListingPage(client, request, context);
   if ("outcome" in page) return failureReply(page);

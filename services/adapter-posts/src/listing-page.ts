@@ -1,24 +1,34 @@
 /**
- * Listing mode's page and cursor. The upstream orders by created_utc only, its after/before bounds are
- * exclusive, and created_utc is not unique (docs/upstream.md#post-and-comment-search, docs/upstream.md#response-shapes). A cursor that is "the last row's
- * second" would therefore skip the rest of that second on the next page. So a FULL page is settled:
+ * Listing mode's page and cursor (docs/api.md#pagination). The upstream orders by created_utc only, and
+ * created_utc is not unique. Whether its `after`/`before` include their boundary second is not settled
+ * (docs/upstream.md#assumptions), so a page is made exact under either reading:
  *
- *   - rows sharing the last row's second are dropped (the next page, bounded exclusively by the
- *     previous row's second, starts with them), and the cursor is the second of the last kept row;
- *   - a full page that is all one second t is replaced by the whole second, fetched with
- *     after=t-1&before=t+1 (limit 100), and returned whole; the cursor is t.
+ *   - Our bounds are exclusive. A row the upstream returns at or past a bound (its boundary second, when
+ *     that bound is inclusive upstream) is dropped, and so is a row repeated within the page (by id).
+ *     Because no page ever ends inside a second (below), every row of a boundary second was served
+ *     whole on the previous page: dropping them is the deduplication at the seam, without state.
+ *   - When a full upstream page held nothing but boundary rows, the upstream has shown that bound to be
+ *     inclusive, so it is asked once more with the bound moved one second inwards: exactly the rows
+ *     past the boundary. No page can repeat its predecessor, so paging cannot loop.
+ *   - A FULL page is settled so that it never splits a second: the rows sharing the last row's second
+ *     are dropped (the next page starts with them) and the cursor is the last kept row's second; a full
+ *     page that is all one second t is replaced by the whole second, fetched with after=t-1&before=t+1
+ *     (limit 100), and returned whole with cursor t.
+ *   - A page that is not full is the end of the listing, except that an empty upstream page is asked
+ *     once more after a short pause: the upstream sometimes answers a transient empty page.
  *
- * A page that is not full is the end of the listing: returned as is. See the README for the proof.
+ * "Full" is judged on what the upstream sent, before any row was dropped. See the README for the proof.
  */
-import type { OperationContext } from "@rda/adapter-kit";
-import type { ItemKind, ListingParams } from "@rda/contracts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type OperationContext, withIntegerEpochs } from "@rda/adapter-kit";
+import { type ItemKind, type ListingParams, upstreamListingFilters } from "@rda/contracts";
 import {
   jsonArrayPrefix,
   type UpstreamClient,
   type UpstreamFailure,
   type UpstreamQuery,
 } from "@rda/upstream-client";
-import { asListedItems, ITEM_KINDS, type ListedItem } from "./item-kinds.ts";
+import { asItems, ITEM_KINDS, type ListedItem } from "./item-kinds.ts";
 
 export interface ListingPage {
   readonly rows: readonly ListedItem[];
@@ -31,10 +41,19 @@ export interface ListingPage {
 /** The upstream's maximum page (docs/upstream.md#post-and-comment-search). */
 const MAX_UPSTREAM_LIMIT = 100;
 
+/** How long to wait before asking again for a page that came back empty (docs/upstream.md#assumptions). */
+export const EMPTY_PAGE_PAUSE_MS = 250;
+
 export interface ListingRequest {
   readonly kind: ItemKind;
   readonly params: ListingParams;
   readonly upstreamFields: string | undefined;
+}
+
+interface Window {
+  readonly after: number | undefined;
+  readonly before: number | undefined;
+  readonly limit: number;
 }
 
 export async function fetchListingPage(
@@ -42,25 +61,33 @@ export async function fetchListingPage(
   request: ListingRequest,
   context: OperationContext,
 ): Promise<ListingPage | UpstreamFailure> {
-  const { params } = request;
-  const page = await fetchRows(client, request, context, {
-    after: params.after,
-    before: params.before,
-    limit: params.limit,
-  });
+  const { after, before, limit } = request.params;
+  const window = { after, before, limit };
+  let page = await fetchRows(client, request, context, window);
   if ("outcome" in page) return page;
-  if (page.rows.length < page.sentLimit) return lastPage(page);
+  if (page.full && page.rows.length === 0 && page.inclusive !== undefined) {
+    // Only boundary rows: the bound is inclusive upstream, so one second inwards is exactly "past it".
+    const inwards = page.inclusive === "after" ? { after: after! + 1 } : { before: before! - 1 };
+    page = await fetchRows(client, request, context, { ...window, ...inwards });
+    if ("outcome" in page) return page;
+  }
+  if (!page.full) return lastPage(page);
   const cut = startOfLastSecond(page.rows);
   if (cut > 0) {
-    const rowsJson = page.dataJson && jsonArrayPrefix(page.dataJson, cut, page.rows.length);
     return {
       rows: page.rows.slice(0, cut),
       cursor: page.rows[cut - 1]!.created_utc,
       has_more: true,
-      rowsJson,
+      rowsJson: page.dataJson && jsonArrayPrefix(page.dataJson, cut, page.rows.length),
     };
   }
-  return fetchWholeSecond(client, request, page.rows[0]!.created_utc, context);
+  if (page.rows.length === 0) {
+    // Still nothing past the boundary in a full page: the upstream answers outside the bounds it was
+    // given. Ending the listing is the one answer that cannot loop.
+    context.logger.warn({ after, before }, "a full upstream page held no row inside its bounds");
+    return { rows: [], cursor: null, has_more: false, rowsJson: undefined };
+  }
+  return fetchWholeSecond(client, request, page.rows, context);
 }
 
 function lastPage(page: FetchedRows): ListingPage {
@@ -83,13 +110,14 @@ function startOfLastSecond(rows: readonly ListedItem[]): number {
 async function fetchWholeSecond(
   client: UpstreamClient,
   request: ListingRequest,
-  second: number,
+  seen: readonly ListedItem[],
   context: OperationContext,
 ): Promise<ListingPage | UpstreamFailure> {
+  const second = seen[0]!.created_utc;
   const bounds = { after: second - 1, before: second + 1, limit: MAX_UPSTREAM_LIMIT };
   const page = await fetchRows(client, request, context, bounds);
   if ("outcome" in page) return page;
-  if (page.rows.length >= page.sentLimit) {
+  if (page.full) {
     // More rows in one second than one upstream page holds: the upstream offers no way to page
     // inside a second, so the rest of it cannot be reached. Logged so an operator can see it.
     context.logger.warn(
@@ -97,21 +125,46 @@ async function fetchWholeSecond(
       "one second holds a full upstream page; rows may be missed",
     );
   }
-  return { rows: page.rows, cursor: second, has_more: true, rowsJson: page.dataJson };
+  // Under an inclusive reading the window also brings its neighbouring seconds: keep second t only.
+  const whole = page.rows.filter((row) => row.created_utc === second);
+  // A transient short answer must not lose rows the first page already showed.
+  if (whole.length < seen.length) return { rows: seen, cursor: second, has_more: true, rowsJson: undefined };
+  const rowsJson = whole.length === page.rows.length ? page.dataJson : undefined;
+  return { rows: whole, cursor: second, has_more: true, rowsJson };
 }
 
-interface Window {
-  readonly after: number | undefined;
-  readonly before: number | undefined;
-  readonly limit: number;
+interface FetchedRows {
+  /** The rows strictly inside the window, each once, epochs as integers. */
+  readonly rows: readonly ListedItem[];
+  /** How many rows the upstream sent. */
+  readonly received: number;
+  /** The upstream sent as many rows as asked: there may be more past them. */
+  readonly full: boolean;
+  /** Which bound the upstream showed to be inclusive by returning a row on it, if any. */
+  readonly inclusive: "after" | "before" | undefined;
+  /** The upstream's own JSON of exactly `rows`, when nothing was dropped or changed. */
+  readonly dataJson: Uint8Array | undefined;
 }
 
+/** One upstream page; an empty one is asked once more after a short pause, as it may be transient. */
 async function fetchRows(
   client: UpstreamClient,
   request: ListingRequest,
   context: OperationContext,
   window: Window,
-) {
+): Promise<FetchedRows | UpstreamFailure> {
+  const page = await fetchRowsOnce(client, request, context, window);
+  if ("outcome" in page || page.received > 0) return page;
+  await sleep(EMPTY_PAGE_PAUSE_MS);
+  return fetchRowsOnce(client, request, context, window);
+}
+
+async function fetchRowsOnce(
+  client: UpstreamClient,
+  request: ListingRequest,
+  context: OperationContext,
+  window: Window,
+): Promise<FetchedRows | UpstreamFailure> {
   const { params, kind, upstreamFields } = request;
   // docs/upstream.md#where-our-contract-differs: limit and sort are always sent explicitly.
   const query: UpstreamQuery = {
@@ -122,19 +175,49 @@ async function fetchRows(
     limit: window.limit,
     sort: params.sort,
     fields: upstreamFields,
+    // The archive's own filters (docs/api.md#amendments-to-the-original-contract) go through under their upstream names.
+    ...upstreamListingFilters(params),
   };
   const result = await client.get(ITEM_KINDS[kind].searchPath, query, context);
   if (result.outcome !== "ok") return result;
-  const rows = asListedItems(result.body.data);
-  if (rows === undefined) return malformed(result);
-  // A "busy" retry halves the limit: "full" is judged against the limit that was actually sent.
-  return { rows, sentLimit: Number(result.query.limit), dataJson: result.body.dataBytes };
+  const items = asItems(result.body.data);
+  const rows = items?.map(withIntegerEpochs);
+  if (rows === undefined || !rows.every((row) => Number.isInteger(row.created_utc))) return malformed(result);
+  const kept = insideWindow(rows as ListedItem[], window);
+  const changed = kept.rows.length !== rows.length || rows.some((row, index) => row !== items![index]);
+  return {
+    rows: kept.rows,
+    received: rows.length,
+    // A "busy" retry halves the limit: "full" is judged against the limit that was actually sent.
+    full: rows.length >= Number(result.query.limit),
+    inclusive: kept.inclusive,
+    dataJson: changed ? undefined : result.body.dataBytes,
+  };
 }
 
-interface FetchedRows {
-  readonly rows: readonly ListedItem[];
-  readonly sentLimit: number;
-  readonly dataJson: Uint8Array | undefined;
+/** Rows strictly between the bounds, each id once, and which bound (if any) the upstream included. */
+function insideWindow(
+  rows: readonly ListedItem[],
+  window: Window,
+): { rows: ListedItem[]; inclusive: "after" | "before" | undefined } {
+  const ids = new Set<unknown>();
+  const kept: ListedItem[] = [];
+  let inclusive: "after" | "before" | undefined;
+  for (const row of rows) {
+    const second = row.created_utc;
+    if (window.after !== undefined && second <= window.after) {
+      if (second === window.after) inclusive = "after";
+      continue;
+    }
+    if (window.before !== undefined && second >= window.before) {
+      if (second === window.before) inclusive = "before";
+      continue;
+    }
+    if (row.id !== undefined && ids.has(row.id)) continue;
+    ids.add(row.id);
+    kept.push(row);
+  }
+  return { rows: kept, inclusive };
 }
 
 export function malformed(counts: { attempts: number; retries: number }): UpstreamFailure {

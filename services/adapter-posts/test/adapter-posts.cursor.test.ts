@@ -1,19 +1,30 @@
 /**
  * The cursor walks a whole listing without losing or repeating a row, even where rows share a
- * created_utc second and the upstream's bounds are exclusive (README: "The cursor").
+ * created_utc second, whether the upstream's bounds include their boundary second or not, and with
+ * old epochs sent as strings and the odd transient empty page (README: "The cursor").
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SimQuirks } from "../../upstream-sim/src/index.ts";
 import { type Harness, type Row, startHarness } from "./harness.ts";
 
 let harness: Harness;
 /** A fixed upper bound, so posts arriving during the test cannot change the expected set. */
 let upTo: number;
 
-beforeAll(async () => {
-  harness = await startHarness();
-  upTo = harness.sim.probe.now - 1;
-});
-afterAll(() => harness.close());
+const READINGS: readonly [string, Partial<SimQuirks>][] = [
+  ["exclusive bounds", {}],
+  [
+    "inclusive bounds, string epochs, transient empty pages",
+    {
+      afterInclusive: true,
+      beforeInclusive: true,
+      // Inside the corpus, which is laid from 180 days before now.
+      stringEpochsBefore: Math.floor(Date.now() / 1000) - 90 * 86_400,
+      transientEmptyPageRate: 0.05,
+    },
+  ],
+];
 
 interface Walk {
   readonly ids: string[];
@@ -79,7 +90,13 @@ function busiestSecondSubreddit(): { name: string; sameSecond: number } {
   return best;
 }
 
-describe("adapter-posts cursor", () => {
+describe.each(READINGS)("adapter-posts cursor, %s", (_reading, quirks) => {
+  beforeAll(async () => {
+    harness = await startHarness(7, 0.1, undefined, quirks);
+    upTo = harness.sim.probe.now - 1;
+  });
+  afterAll(() => harness.close());
+
   it("walks a subreddit with many same-second posts, every post exactly once, at limits 1, 3 and 25 in both orders", async () => {
     const { name, sameSecond } = busiestSecondSubreddit();
     expect(sameSecond).toBeGreaterThanOrEqual(4);

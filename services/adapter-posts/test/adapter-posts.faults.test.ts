@@ -8,7 +8,7 @@ let control: ReturnType<typeof simControl>;
 let subreddit: string;
 
 beforeAll(async () => {
-  harness = await startHarness(8, 0.05, { deadlineMs: 1_500, maxRetries: 2 });
+  harness = await startHarness(8, 0.05, { deadlineMs: 1_500, maxRetries: 2, busyWaitMs: 20 });
   control = simControl(harness.sim.url);
   subreddit = harness.sim.probe
     .subredditNames()

@@ -4,7 +4,7 @@ import { requestAdapter } from "@rda/adapter-kit/testing";
 import { buildSubjects, type Subjects } from "@rda/contracts";
 import type { NatsConnection } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace } from "@rda/service-kit/testing";
-import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
+import { type RunningSimulator, type SimQuirks, startSimulator } from "../../upstream-sim/src/index.ts";
 import { startAdapterPosts } from "../src/index.ts";
 
 export interface Harness {
@@ -19,9 +19,10 @@ export interface Harness {
 export async function startHarness(
   seed = 7,
   scale = 0.1,
-  upstream?: { deadlineMs?: number; maxRetries?: number },
+  upstream?: { deadlineMs?: number; maxRetries?: number; busyWaitMs?: number },
+  quirks?: Partial<SimQuirks>,
 ): Promise<Harness> {
-  const sim = await startSimulator({ seed, scale });
+  const sim = await startSimulator({ seed, scale, quirks });
   const nats = await connectTestNats();
   const subjects = buildSubjects(testNamespace("posts"));
   const adapter = await startAdapterPosts({

@@ -2,11 +2,13 @@
  * The upstream's nested Listing form → the spec's node form (docs/upstream.md#comment-tree):
  *   upstream  {kind:"t1", data:{...comment, replies: {kind:"Listing", data:{children:[...]}} | ""}}
  *   ours      {kind:"t1", data:{...comment without replies}, replies:[...]}
- * Collapsed `more` stubs are kept as {kind:"more", data:{count, children, id, …}, replies:[]}, so the
- * comments plus the `more` counts give the thread's true size even during the blackout.
+ * Collapsed `more` stubs are kept as {kind:"more", data:{count, children, id, …}, replies:[]}, so a
+ * client sees where comments were left out; `count` is the upstream's, passed on as sent (whether it
+ * covers whole subtrees is not documented upstream: docs/upstream.md#assumptions).
  *
  * The upstream objects are never mutated: a coalesced upstream answer may be shared by several requests.
  */
+import { withIntegerEpochs } from "@rda/adapter-kit";
 import type { CommentTreeNode, MoreStub } from "@rda/contracts";
 
 type Thing = { readonly kind: unknown; readonly data: Record<string, unknown> };
@@ -31,7 +33,8 @@ function convertThing(thing: Thing): CommentTreeNode | undefined {
   if (thing.kind === "more") return { kind: "more", data: thing.data as MoreStub, replies: [] };
   if (thing.kind !== "t1") return undefined;
   const { replies, ...comment } = thing.data;
-  return { kind: "t1", data: comment, replies: convertThings(listingChildren(replies)) };
+  // The copy is ours: epochs sent as strings (old threads) become integers (docs/upstream.md#assumptions).
+  return { kind: "t1", data: withIntegerEpochs(comment), replies: convertThings(listingChildren(replies)) };
 }
 
 /** Reddit's convention: a comment without loaded replies has `replies: ""`. */

@@ -18,7 +18,9 @@ export async function getCommentTree(
   context: OperationContext,
 ): Promise<Uint8Array> {
   const query = {
-    link_id: params.post_id,
+    // docs/upstream.md#assumptions: the tree may find nothing for a bare id; every example and the
+    // upstream's own client send the fullname.
+    link_id: `t3_${params.post_id}`,
     limit: params.limit,
     start_depth: UNCUT_DEPTH_AND_BREADTH,
     start_breadth: UNCUT_DEPTH_AND_BREADTH,

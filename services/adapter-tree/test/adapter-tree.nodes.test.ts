@@ -38,7 +38,7 @@ function walkNodes(nodes: readonly CommentTreeNode[], visit: (node: CommentTreeN
 }
 
 describe("adapter-tree", () => {
-  it("adds up comments and more counts to the thread's size for a post in the blackout", async () => {
+  it("adds up comments and the simulator's subtree-wide more counts to the thread's size in the blackout", async () => {
     const post = sim.probe.freshPost({ minComments: 8 })!;
     expect(post.in_blackout).toBe(true);
     expect(sim.probe.post(post.id)!.num_comments).toBe(0);

@@ -5,7 +5,13 @@
  * missing from the upstream's index is `user: null`, 200, charged (docs/upstream.md#decisions).
  */
 
-import { failureReply, type OperationContext, okReply, unavailableReply } from "@rda/adapter-kit";
+import {
+  failureReply,
+  type OperationContext,
+  okReply,
+  unavailableReply,
+  withIntegerEpochs,
+} from "@rda/adapter-kit";
 import type { GetUserProfileParams } from "@rda/contracts";
 import type { UpstreamClient } from "@rda/upstream-client";
 
@@ -22,7 +28,9 @@ export async function getUserProfile(
   const rows = result.body.data;
   if (!Array.isArray(rows)) return unavailableReply("upstream: user search data is not a list");
   const wanted = params.name.toLowerCase();
-  const user = rows.find((row) => isProfile(row) && row.author.toLowerCase() === wanted) ?? null;
+  const match = rows.find((row) => isProfile(row) && row.author.toLowerCase() === wanted);
+  // docs/upstream.md#assumptions: `_meta` times may arrive as numeric strings; the contract answers integers.
+  const user = match === undefined ? null : withIntegerEpochs(match as Record<string, unknown>);
   return okReply(JSON.stringify({ user }));
 }
 

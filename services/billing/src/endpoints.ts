@@ -6,8 +6,9 @@
 import type { admitRequestSchema, RefundMessage } from "@rda/contracts";
 import { type RequestHandler, ServiceError } from "@rda/service-kit";
 import type { z } from "zod";
+import { exportEndpoints } from "./export-endpoints.ts";
 import { billingEndpoint } from "./json-endpoint.ts";
-import { addCredits, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
+import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
   admit,
   type DebitId,
@@ -16,8 +17,10 @@ import {
   type Reserve,
   refund,
   refundReply,
+  setLowBalanceThreshold,
   settle,
 } from "./ledger/index.ts";
+import { crossingsOf, publishCrossings } from "./notice-events.ts";
 import type { PaymentCommandDeps } from "./payment-commands.ts";
 import * as payments from "./payment-commands.ts";
 
@@ -48,12 +51,23 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     billingEndpoint(subjects, "createAccountKey", (r) => create(deps, r), manage),
     billingEndpoint(subjects, "revokeAccountKey", (r) => revoke(deps, r), manage),
     billingEndpoint(subjects, "rotateAccountKey", (r) => rotate(deps, r), manage),
+    billingEndpoint(
+      subjects,
+      "setLowBalanceThreshold",
+      async (r) => ({
+        keys_updated: await setLowBalanceThreshold(context, r.account_id, r.low_balance_threshold),
+      }),
+      manage,
+    ),
+    billingEndpoint(subjects, "setSpendCap", (r) => capSpend(deps, r), manage),
+    billingEndpoint(subjects, "setAccountSpendCap", (r) => capSpend(deps, r), manage),
     billingEndpoint(subjects, "keyUsage", (r) => usage(deps, r), manage),
     billingEndpoint(subjects, "topUp", (r) => addCredits(deps, r), manage),
     billingEndpoint(subjects, "applyPayment", (r) => payments.apply(deps, r), manage),
     billingEndpoint(subjects, "reversePayment", (r) => payments.reverse(deps, r), manage),
     billingEndpoint(subjects, "listPayments", (r) => payments.list(deps, r), manage),
     billingEndpoint(subjects, "verifyLedger", () => verify(deps), unbounded),
+    ...exportEndpoints(deps, hot),
   ];
 }
 
@@ -78,6 +92,7 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
   if (reply.outcome === "expired")
     throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
+  publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply, deps.context.now()));
   return reply;
 }
 

@@ -10,6 +10,8 @@ import {
   type KeyChangedEvent,
   type KeyUsageReply,
   type ListKeysReply,
+  type SetSpendCapReply,
+  type SetSpendCapRequest,
   type Subjects,
 } from "@rda/contracts";
 import type { Logger, NatsConnection } from "@rda/service-kit";
@@ -22,6 +24,7 @@ import {
   readUsage,
   revokeKey,
   rotateKey,
+  setSpendCap,
   showKey,
   topUp,
   verifyLedger,
@@ -95,6 +98,14 @@ export async function rotate(
     announce(deps, { key_id: request.id, change: "rotated" });
     deps.logger.info({ key_id: request.id }, "key rotated");
   }
+  return reply;
+}
+
+export async function capSpend(deps: KeyCommandDeps, request: SetSpendCapRequest): Promise<SetSpendCapReply> {
+  if (!isKeyId(request.id)) return { outcome: "not_found" };
+  const reply = await setSpendCap(deps.context, request);
+  if (reply.outcome === "set")
+    deps.logger.info({ key_id: request.id, monthly_cap: request.monthly_cap }, "monthly spend cap set");
   return reply;
 }
 

@@ -4,7 +4,12 @@
  * `billingSettingsOf(loadBillingConfig(env))`, so a default is written only here (or, for a bound
  * billing shares with another process, in `@rda/contracts`' bounds).
  */
-import { BALANCE_LIMITS, DEADLINE_DEFAULTS, WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
+import {
+  BALANCE_LIMITS,
+  DEADLINE_DEFAULTS,
+  UPSTREAM_BUDGET_DEFAULTS,
+  WEBHOOK_SECRET_PATTERN,
+} from "@rda/contracts";
 import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import type { Reserve } from "./ledger/index.ts";
@@ -19,12 +24,11 @@ export const billingConfigShape = {
   RATE_LIMIT_QPS: env.positiveInt(2),
   RATE_LIMIT_BURST: env.positiveInt(10),
   /**
-   * The shared upstream reserve. The upstream allows "a couple requests per second" per client and
-   * about 2000 a minute at most (docs/upstream.md#rate-limits); one adapter call can retry, so 20/s
-   * sustained with a burst of 40 keeps us under ~1200 upstream calls a minute with room for retries.
+   * The shared upstream reserve: data requests admitted per second for every customer together, sized
+   * to what the upstream can serve us (docs/upstream.md#rate-limits).
    */
-  UPSTREAM_RESERVE_QPS: env.positiveInt(20),
-  UPSTREAM_RESERVE_BURST: env.positiveInt(40),
+  UPSTREAM_RESERVE_QPS: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.reserveQps),
+  UPSTREAM_RESERVE_BURST: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.reserveBurst),
   PENDING_SWEEP_MS: env.positiveInt(1_000),
   /** A Redis command without an answer by then fails; billing's hot path then answers 503. */
   REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.redisCommandTimeoutMs),
@@ -66,7 +70,7 @@ export interface BillingSettings {
   readonly maxKeysCreatedPerAccount: number;
   /**
    * The shared upstream reserve every data request must find room in (UPSTREAM_RESERVE_QPS and
-   * UPSTREAM_RESERVE_BURST: see services/billing/README.md).
+   * UPSTREAM_RESERVE_BURST: docs/upstream.md#rate-limits).
    */
   readonly reserve: Reserve;
   /**

@@ -98,4 +98,32 @@ describe("admission", () => {
     expect(await balanceOf(h, key)).toBe(5);
     expect((await verify(h)).ok).toBe(true);
   });
+
+  it("refuses a data request while the upstream's window is spent, with the wait until it turns, taking nothing", async () => {
+    const key = await createKey(h, { credits: 5, rate_limit: { qps: 100, burst: 100 } });
+    const [seconds = 0, micros = 0] = (await h.redis.time()).map(Number);
+    const now = seconds * 1000 + Math.floor(micros / 1000);
+    const before = await reserveState();
+    // As the adapters' pacer records it: the upstream said 0 requests remain until its window ends.
+    await h.redis.hset(h.keys.upstreamPacer.state, "reset_at", now + 7_000, "remaining", 0);
+    try {
+      const refused = await admit(h, key, { reserve: true });
+      expect(refused).toMatchObject({ outcome: "reserve_exhausted" });
+      const waitMs = refused.outcome === "reserve_exhausted" ? refused.retry_after_ms : 0;
+      expect(waitMs).toBeGreaterThan(5_000);
+      expect(waitMs).toBeLessThanOrEqual(7_000);
+      expect(await balanceOf(h, key)).toBe(5);
+      expect(await reserveState()).toEqual(before);
+      // The account endpoint does not go upstream: it is admitted all the same.
+      expect((await admit(h, key, { reserve: false, credits: 0 })).outcome).toBe("admitted");
+    } finally {
+      await h.redis.del(h.keys.upstreamPacer.state);
+    }
+    // The window turned: only the reserve (1 a second here, drained by the tests before) can refuse now.
+    const after = await admit(h, key, { reserve: true });
+    if (after.outcome !== "admitted") {
+      expect(after).toMatchObject({ outcome: "reserve_exhausted" });
+      expect(after.outcome === "reserve_exhausted" && after.retry_after_ms).toBeLessThanOrEqual(1_000);
+    }
+  });
 });

@@ -7,8 +7,8 @@ import { requestRaw } from "@rda/service-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness } from "./harness.ts";
 
-/** Billing subjects that are not request-reply calls: an event, and the refund stream. */
-const NOT_CALLS = ["keyChanged", "refunds"];
+/** Billing subjects that are not request-reply calls: two events, and the refund stream. */
+const NOT_CALLS = ["keyChanged", "notice", "refunds"];
 
 let h: Harness;
 beforeAll(async () => {

@@ -144,4 +144,24 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
     expect(noFilter).toMatchObject({ code: 2 });
     expect(noFilter.stderr).toContain("'keys list' needs --account ID or --label TEXT");
   });
+
+  it("sets a key's monthly spend cap, shows the month's spend against it, and removes it", async () => {
+    const key = await h.request(h.subjects.billing.createKey, { credits: 5 }, createdKeySchema);
+    const spend = z.object({
+      id: z.literal(key.id),
+      month_spend: z.object({ month: z.string(), spent: z.number(), cap: z.number().nullable() }),
+    });
+    const capped = onlyJson(
+      await adminDirect(h.namespace, "keys", "cap", key.id, "--monthly", "3", "--json"),
+      spend,
+    );
+    expect(capped.month_spend).toMatchObject({ spent: 0, cap: 3 });
+    const shown = await adminDirect(h.namespace, "keys", "show", key.id);
+    expect(shown.stdout).toMatch(/spend: +0 of 3 credits in \d{4}-\d{2} \(the monthly cap resets /);
+    const removed = await adminDirect(h.namespace, "keys", "cap", key.id, "--monthly", "none");
+    expect(removed).toMatchObject({ code: 0 });
+    expect(removed.stdout).toMatch(new RegExp(`^${key.id}: 0 credits in \\d{4}-\\d{2}, no monthly cap\n$`));
+    const unknown = await adminDirect(h.namespace, "keys", "cap", "key_0000000000000000", "--monthly", "3");
+    expect(unknown).toMatchObject({ code: 3, stdout: "" });
+  });
 });

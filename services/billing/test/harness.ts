@@ -49,7 +49,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(label: string, settings = TEST_SETTINGS): Promise<Harness> {
+/** `now`: billing's clock for journal times, usage days and spend months (tests move it across a month). */
+export async function startHarness(
+  label: string,
+  settings = TEST_SETTINGS,
+  options: { now?: () => number } = {},
+): Promise<Harness> {
   const namespace = testNamespace(label);
   const subjects = buildSubjects(namespace);
   const keys = redisKeys(namespace);
@@ -91,6 +96,7 @@ export async function startHarness(label: string, settings = TEST_SETTINGS): Pro
         logger,
         settings,
         registry,
+        now: options.now,
       });
       running.push(billing);
       return billing;

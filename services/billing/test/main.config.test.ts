@@ -10,7 +10,8 @@ describe("the billing process", () => {
   it("exits at once with code 1 naming REDIS_URL when REDIS_URL is not a Redis URL", async () => {
     const failure = await run("node", ["--import", "tsx", "src/main.ts"], {
       cwd: billingDir,
-      env: { ...process.env, REDIS_URL: "nonsense" },
+      // Free ports, should any be bound before the bad value is read: a stack may hold the defaults.
+      env: { ...process.env, METRICS_PORT: "0", HEALTH_PORT: "0", REDIS_URL: "nonsense" },
       timeout: 20_000,
     }).catch((error: { code: number; stderr: string }) => error);
     expect(failure).toMatchObject({ code: 1 });

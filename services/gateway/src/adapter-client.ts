@@ -2,10 +2,11 @@
  * Sends an operation's validated parameters to its adapter over NATS and reads the reply frame
  * (contracts/adapter-frame.ts). The data bytes are handed on untouched. Outcomes map as
  * architecture.md says: bad_request → 400, rate_limited → 429 global, everything else → 502; each of
- * these happens after the debit, so the caller refunds.
+ * these happens after the debit, so the caller refunds. An adapter silent for
+ * ADAPTER_PROGRESS.silenceMs (no progress message, no reply) is given up at once: it is gone.
  */
-import { type AdapterOperation, decodeAdapterReply, type Subjects } from "@rda/contracts";
-import { type NatsConnection, requestRaw } from "@rda/service-kit";
+import { ADAPTER_PROGRESS, type AdapterOperation, decodeAdapterReply, type Subjects } from "@rda/contracts";
+import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
 import { fail, type Step, succeed } from "./failure.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
@@ -30,11 +31,15 @@ export function createAdapterClient(deps: {
     async call(operation, requestId, params) {
       const subject = subjects.adapter[operation];
       const started = performance.now();
-      const reply = await requestRaw(
+      // An adapter on a long upstream call sends progress; silence means it died (502, refunded).
+      const reply = await requestWithProgress(
         nats,
         subject,
         JSON.stringify({ request_id: requestId, params }),
-        timeoutMs,
+        {
+          timeoutMs,
+          silenceMs: ADAPTER_PROGRESS.silenceMs,
+        },
       );
       const result = reply.ok
         ? readFrame(reply.value)

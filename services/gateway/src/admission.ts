@@ -3,7 +3,7 @@
  * in one atomic step (the key's bucket, the balance, the shared reserve, the debit), mapped to the
  * catalog's refusals. The key's bucket comes back with every answer, for the RateLimit headers.
  */
-import type { KeyBucket } from "@rda/contracts";
+import { type KeyBucket, type MonthSpend, spendCapDetail } from "@rda/contracts";
 import type { GatewayContext } from "./context.ts";
 import { fail, type Step, succeed } from "./failure.ts";
 import type { KeyInfo } from "./key-directory.ts";
@@ -22,6 +22,10 @@ export interface Admitted {
   /** The balance after the debit (or as read, for a free request). */
   readonly balance: number;
   readonly bucket: KeyBucket;
+  /** The key's spend this month against its cap, when billing reports it. */
+  readonly monthSpend?: MonthSpend;
+  /** The balance below which the key's account is told, when billing reports it. */
+  readonly lowBalanceThreshold?: number;
 }
 
 /** The key's bucket, whenever billing got as far as the key (for the RateLimit headers). */
@@ -62,9 +66,22 @@ export async function admit(
   switch (answer.outcome) {
     case "admitted":
       if (request.credits > 0) ctx.metrics.creditsDebited.inc(request.credits);
-      return { ...succeed({ balance: answer.balance, bucket: answer.bucket }), bucket: answer.bucket };
+      return {
+        ...succeed({
+          balance: answer.balance,
+          bucket: answer.bucket,
+          monthSpend: answer.month_spend,
+          lowBalanceThreshold: answer.low_balance_threshold,
+        }),
+        bucket: answer.bucket,
+      };
     case "insufficient":
       return { ...fail("insufficient_credits"), bucket: answer.bucket };
+    case "spend_cap_reached":
+      return {
+        ...fail("spend_cap_reached", { detail: spendCapDetail(key.id, answer.month_spend) }),
+        bucket: answer.bucket,
+      };
     case "rate_limited":
       ctx.metrics.rateLimited.inc({ scope: "key" });
       return {

@@ -5,6 +5,8 @@
 import { randomBytes } from "node:crypto";
 import type { Subjects } from "@rda/contracts";
 import {
+  createFailedAuthLimiter,
+  type FailedAuthLimits,
   type Logger,
   type NatsConnection,
   type Redis,
@@ -16,13 +18,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
-import { createFailedAuthLimiter, type FailedAuthLimits } from "./failed-auth-limiter.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks } from "./http/hooks.ts";
 import { installResponseHeaders } from "./http/response-headers.ts";
 import { fastifyPath } from "./http/route.ts";
 import { serverLimits } from "./http/server-limits.ts";
-import { createIdempotencyStore } from "./idempotency.ts";
+import { createIdempotencyStore, type IdempotencyLimits } from "./idempotency.ts";
 import { createInternalCredentials } from "./internal-credential.ts";
 import { createKeyDirectory } from "./key-directory.ts";
 import { createMetrics, type GatewayMetrics } from "./metrics.ts";
@@ -31,7 +32,8 @@ import { protectedResource, registerProtectedResourceMetadata } from "./oauth/pr
 import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
 import { createRefunds } from "./refunds.ts";
 import { generateRequestId } from "./request-id.ts";
-import { registerDocs } from "./routes/docs.ts";
+import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
+import { registerExportRoutes } from "./routes/exports.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
@@ -53,6 +55,8 @@ export interface GatewaySettings {
   readonly pendingDebitMs: number;
   /** How long a served idempotent request's response is replayed. */
   readonly idempotencyReplaySeconds: number;
+  /** What the Idempotency-Key store may hold (IDEMPOTENCY_*_BYTES); defaults in idempotency.ts. */
+  readonly idempotencyLimits?: Partial<IdempotencyLimits>;
   readonly mcpUrl: string;
   /**
    * MCP_ALLOWED_ORIGINS, as the MCP service reads it: web pages whose answers from /mcp a browser
@@ -118,7 +122,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     clientErrorHandler: answerClientError(ctx),
   });
   installHooks(app, ctx);
-  installResponseHeaders(app);
+  installResponseHeaders(app, DOCS_PREFIX);
   for (const route of API_ROUTES) app.get(fastifyPath(route.path), route.build(ctx));
   registerProtectedResourceMetadata(app, ctx.oauth.resource);
   registerSystemRoutes(app, ctx, {
@@ -126,6 +130,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     topUpUrl: deps.settings.topUpUrl,
   });
   app.register(async (scope) => registerMcpProxy(scope, ctx));
+  app.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
   app.register(async (scope) => registerDocs(scope, OPENAPI_PATH));
   app.addHook("onClose", async () => {
     await ctx.keys.stop();
@@ -143,6 +148,12 @@ function buildContext(deps: GatewayDeps): GatewayContext {
   const billing = createBillingClient({ nats, subjects, metrics, timeoutMs: billingTimeoutMs });
   const resource = protectedResource(settings.publicUrl, settings.portalUrl);
   const revokedGrants = watchRevokedGrants({ nats, subjects, logger });
+  const idempotency = createIdempotencyStore(redis, deps.keys, {
+    replaySeconds: settings.idempotencyReplaySeconds,
+    limits: settings.idempotencyLimits,
+    onNotKept: (reason) => metrics.idempotencyNotKept.inc({ reason }),
+  });
+  metrics.watchIdempotencyStore(idempotency);
   return {
     nats,
     redis,
@@ -172,9 +183,9 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
     refunds: createRefunds({ nats, subjects, billing, logger, metrics }),
     settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
-    idempotency: createIdempotencyStore(redis, deps.keys, settings.idempotencyReplaySeconds),
+    idempotency,
     failedAuth: createFailedAuthLimiter(settings.failedAuth),
-    errors: { topUpUrl: settings.topUpUrl },
+    errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${settings.portalUrl}/keys` },
     settings: { pendingDebitMs },
     billingTimeoutMs,
     mcpUrl: settings.mcpUrl,

@@ -8,7 +8,7 @@ import { DEADLINE_DEFAULTS, deadlinesWithDefaults, PENDING_DEBIT_LIMITS } from "
 import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import type { GatewaySettings } from "./app.ts";
-import { REPLAY_SECONDS } from "./idempotency.ts";
+import { DEFAULT_IDEMPOTENCY_LIMITS, REPLAY_SECONDS } from "./idempotency.ts";
 import { KEY_CACHE_TTL_MS } from "./key-directory.ts";
 
 export const gatewayConfigShape = {
@@ -39,6 +39,7 @@ export const gatewayConfigShape = {
   TOPUP_URL: env.httpUrl().optional(),
   /** The developer portal's public URL: the API reference's contact, and where credits are bought. */
   PORTAL_URL: env.httpUrl().default("http://127.0.0.1:8060"),
+  /** The gateway's wait for an adapter: longer than the adapters' UPSTREAM_DEADLINE_MS (checked at start). */
   ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
   /**
    * The adapters' upstream deadline, read here only to check it against ADAPTER_TIMEOUT_MS; set it
@@ -51,7 +52,8 @@ export const gatewayConfigShape = {
   REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.redisCommandTimeoutMs),
   /**
    * How long a debit may stay pending before billing voids (refunds) it; unset, ADAPTER_TIMEOUT_MS
-   * plus 20 s. It must exceed ADAPTER_TIMEOUT_MS: an answer is written, then settled, after that.
+   * plus DEADLINE_DEFAULTS.pendingDebitMarginMs. It must exceed ADAPTER_TIMEOUT_MS: an answer
+   * is written, then settled, after that.
    */
   PENDING_DEBIT_MS: z.coerce
     .number({ error: "must be a positive integer" })
@@ -61,6 +63,10 @@ export const gatewayConfigShape = {
       error: `must be at most ${PENDING_DEBIT_LIMITS.maxMs}, the longest deadline billing accepts`,
     })
     .optional(),
+  /** The Idempotency-Key store's bounds (docs/operations.md#the-idempotency-store). */
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: env.positiveInt(DEFAULT_IDEMPOTENCY_LIMITS.maxResponseBytes),
+  IDEMPOTENCY_KEY_QUOTA_BYTES: env.positiveInt(DEFAULT_IDEMPOTENCY_LIMITS.keyQuotaBytes),
+  IDEMPOTENCY_STORE_MAX_BYTES: env.positiveInt(DEFAULT_IDEMPOTENCY_LIMITS.storeMaxBytes),
   /** Refused keys a client address may send in a row, and per second after that. */
   FAILED_AUTH_BURST: env.positiveInt(20),
   FAILED_AUTH_QPS: env.positiveInt(1),
@@ -95,6 +101,11 @@ export function gatewaySettingsOf(config: GatewayConfig): GatewaySettings {
     billingTimeoutMs: config.BILLING_TIMEOUT_MS,
     pendingDebitMs: deadlinesWithDefaults(config).PENDING_DEBIT_MS,
     idempotencyReplaySeconds: REPLAY_SECONDS,
+    idempotencyLimits: {
+      maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+      keyQuotaBytes: config.IDEMPOTENCY_KEY_QUOTA_BYTES,
+      storeMaxBytes: config.IDEMPOTENCY_STORE_MAX_BYTES,
+    },
     keyCacheTtlMs: KEY_CACHE_TTL_MS,
     mcpUrl: config.MCP_URL,
     mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,

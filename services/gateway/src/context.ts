@@ -1,8 +1,7 @@
 /** What every route handler needs, built once in `buildGateway`. */
-import type { Logger, NatsConnection, Redis } from "@rda/service-kit";
+import type { FailedAuthLimiter, Logger, NatsConnection, Redis } from "@rda/service-kit";
 import type { AdapterClient } from "./adapter-client.ts";
 import type { BillingClient } from "./billing-client.ts";
-import type { FailedAuthLimiter } from "./failed-auth-limiter.ts";
 import type { ErrorContext } from "./http/send-error.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { InternalCredentials } from "./internal-credential.ts";

@@ -6,6 +6,19 @@
  * voided is not stored: the retry is a new attempt. The same key with a different request is refused
  * (422); while the first is still being served, a duplicate is refused (409). The store is Redis, so
  * every gateway replica sees the same keys; the ledger's request ids stay gateway-generated.
+ *
+ * What a customer can make it hold is bounded, so that no amount of credits fills the Redis the
+ * ledger lives in (docs/operations.md#the-idempotency-store):
+ * - a response larger than `maxResponseBytes` is not stored;
+ * - each API key may hold at most `keyQuotaBytes` of stored responses within the replay window;
+ * - all keys together at most `storeMaxBytes`.
+ * A served response that is not stored leaves a small record saying so, and its retry gets 409
+ * `idempotency_response_not_kept` instead of being served (and charged) again. Sizes are counted in
+ * hourly buckets (a 24th of the replay window) that expire with the records counted in them: the
+ * count never undercounts what is stored.
+ *
+ * The records have a key family of their own (`…:idempotency:…`), apart from the ledger's: every one
+ * expires, so the family may also live on a Redis of its own that evicts.
  */
 import { createHash } from "node:crypto";
 import { err, ok, type Result } from "@rda/contracts";
@@ -13,8 +26,26 @@ import type { Redis, RedisKeys } from "@rda/service-kit";
 
 /** How long a served response can be replayed, by default. */
 export const REPLAY_SECONDS = 24 * 60 * 60;
-/** Larger responses are not stored; a retry of one is a new request. */
-export const MAX_STORED_BODY_BYTES = 1_048_576;
+
+export interface IdempotencyLimits {
+  /** A larger response is not stored (IDEMPOTENCY_MAX_RESPONSE_BYTES). */
+  readonly maxResponseBytes: number;
+  /** Stored bytes one API key may hold within the replay window (IDEMPOTENCY_KEY_QUOTA_BYTES). */
+  readonly keyQuotaBytes: number;
+  /** Stored bytes of all keys together (IDEMPOTENCY_STORE_MAX_BYTES). */
+  readonly storeMaxBytes: number;
+}
+
+export const DEFAULT_IDEMPOTENCY_LIMITS: IdempotencyLimits = {
+  maxResponseBytes: 1_048_576,
+  keyQuotaBytes: 8 * 1_048_576,
+  storeMaxBytes: 512 * 1_048_576,
+};
+
+/** What a record costs besides its body (field names, fingerprint, figures, Redis overhead). */
+export const RECORD_OVERHEAD_BYTES = 256;
+/** The store's total is read at most this often (each completion would otherwise read it). */
+const TOTAL_CACHE_MS = 1_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** KEYS: the record. ARGV: request fingerprint, claim ttl (ms). */
@@ -27,16 +58,39 @@ if not record[1] then
 end
 if record[2] ~= ARGV[1] then return {'mismatch'} end
 if record[1] == 'pending' then return {'in_progress'} end
+if record[1] == 'not_kept' then return {'not_kept'} end
 return {'replay', record[3], record[4], record[5]}
 `;
 
-/** KEYS: the record. ARGV: fingerprint, body, credits used, credits remaining, ttl (s). */
+/**
+ * KEYS: the record, the key's size buckets. ARGV: fingerprint, body, credits used, credits
+ * remaining, ttl (s), this bucket, oldest live bucket, key quota, overhead, a refusal decided
+ * before ('' when none), bucket hash ttl (s). Returns 'stored', the reason it was not, or 'gone'.
+ */
 const COMPLETE = `
 local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint')
-if record[1] ~= 'pending' or record[2] ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'served', 'body', ARGV[2], 'credits_used', ARGV[3], 'credits_remaining', ARGV[4])
+if record[1] ~= 'pending' or record[2] ~= ARGV[1] then return 'gone' end
+local oldest = tonumber(ARGV[7])
+local held = 0
+local buckets = redis.call('HGETALL', KEYS[2])
+for i = 1, #buckets, 2 do
+  if tonumber(buckets[i]) < oldest then redis.call('HDEL', KEYS[2], buckets[i])
+  else held = held + tonumber(buckets[i + 1]) end
+end
+local reason = ARGV[10]
+local size = string.len(ARGV[2]) + tonumber(ARGV[9])
+if reason == '' and held + size > tonumber(ARGV[8]) then reason = 'key_quota' end
+if reason == '' then
+  redis.call('HSET', KEYS[1], 'state', 'served', 'body', ARGV[2], 'credits_used', ARGV[3], 'credits_remaining', ARGV[4])
+else
+  size = tonumber(ARGV[9])
+  redis.call('HSET', KEYS[1], 'state', 'not_kept', 'reason', reason)
+end
 redis.call('EXPIRE', KEYS[1], ARGV[5])
-return 1
+redis.call('HINCRBY', KEYS[2], ARGV[6], size)
+redis.call('EXPIRE', KEYS[2], ARGV[11])
+if reason == '' then return 'stored' end
+return reason
 `;
 
 /** KEYS: the record. ARGV: fingerprint. A claim whose request was not served is let go. */
@@ -56,10 +110,15 @@ export type ClaimOutcome =
   | { readonly kind: "claimed"; readonly claim: Claim }
   | { readonly kind: "replay"; readonly response: StoredResponse }
   | { readonly kind: "mismatch" }
-  | { readonly kind: "in_progress" };
+  | { readonly kind: "in_progress" }
+  /** Served and charged before, but its response was not stored (too large, or over a quota). */
+  | { readonly kind: "not_kept" };
+
+/** Why a served response was not stored. */
+export type NotKeptReason = "too_large" | "key_quota" | "store_full";
 
 export interface Claim {
-  /** The request was served and charged: store its response for replays. */
+  /** The request was served and charged: store its response for replays (or note that it was not). */
   complete(response: StoredResponse): Promise<void>;
   /** The request was refused, refunded or voided: a retry is a new attempt. */
   release(): Promise<void>;
@@ -67,6 +126,17 @@ export interface Claim {
 
 export interface IdempotencyStore {
   claim(keyId: string, idempotencyKey: string, request: string, claimTtlMs: number): Promise<ClaimOutcome>;
+  /** Bytes stored by all keys within the replay window (counted generously: see above). */
+  storedBytes(): Promise<number>;
+  readonly limits: IdempotencyLimits;
+}
+
+export interface IdempotencyStoreOptions {
+  readonly replaySeconds?: number;
+  readonly limits?: Partial<IdempotencyLimits>;
+  /** Told of every served response that was not stored. */
+  readonly onNotKept?: (reason: NotKeptReason) => void;
+  readonly now?: () => number;
 }
 
 /** Reads the header: undefined when absent; an error sentence when it is malformed or repeated. */
@@ -78,27 +148,59 @@ export function readIdempotencyKey(header: string | string[] | undefined): Resul
   return ok(header);
 }
 
-type Scripted = (key: string, ...args: (string | number | Buffer)[]) => Promise<unknown>;
+type Scripted = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
 export function createIdempotencyStore(
   redis: Redis,
   keys: RedisKeys,
-  replaySeconds: number = REPLAY_SECONDS,
+  options: IdempotencyStoreOptions = {},
 ): IdempotencyStore {
+  const replaySeconds = options.replaySeconds ?? REPLAY_SECONDS;
+  const limits = { ...DEFAULT_IDEMPOTENCY_LIMITS, ...options.limits };
+  const now = options.now ?? Date.now;
+  const bucketSeconds = Math.max(1, Math.ceil(replaySeconds / 24));
+  const bucketTtl = replaySeconds + 2 * bucketSeconds;
+  // A record written in bucket b expires before (b + 1) * bucketSeconds + replaySeconds.
+  const window = () => {
+    const seconds = now() / 1000;
+    const current = Math.floor(seconds / bucketSeconds);
+    return { current, oldest: Math.floor((seconds - replaySeconds) / bucketSeconds) };
+  };
   redis.defineCommand("rdaIdempotencyClaim", { numberOfKeys: 1, lua: CLAIM });
-  redis.defineCommand("rdaIdempotencyComplete", { numberOfKeys: 1, lua: COMPLETE });
+  redis.defineCommand("rdaIdempotencyComplete", { numberOfKeys: 2, lua: COMPLETE });
   redis.defineCommand("rdaIdempotencyRelease", { numberOfKeys: 1, lua: RELEASE });
   const commands = redis as unknown as Record<
     "rdaIdempotencyClaim" | "rdaIdempotencyComplete" | "rdaIdempotencyRelease",
     Scripted
   > & { rdaIdempotencyClaimBuffer: Scripted };
+
+  const storedBytes = async () => {
+    const { current, oldest } = window();
+    const buckets: string[] = [];
+    for (let bucket = oldest; bucket <= current; bucket++) buckets.push(keys.idempotencyStoreBytes(bucket));
+    // One GET per bucket: in a Redis Cluster they live in different slots.
+    const counts = await Promise.all(buckets.map((bucket) => redis.get(bucket)));
+    return counts.reduce((sum, count) => sum + Number(count ?? 0), 0);
+  };
+  let total: { bytes: number; at: number } | undefined;
+  const storeIsFull = async (adding: number) => {
+    if (total === undefined || now() - total.at > TOTAL_CACHE_MS) {
+      total = { bytes: await storedBytes(), at: now() };
+    }
+    return total.bytes + adding > limits.storeMaxBytes;
+  };
+
   return {
+    limits,
+    storedBytes,
     async claim(keyId, idempotencyKey, request, claimTtlMs) {
       const record = keys.idempotentRequest(keyId, sha256(idempotencyKey));
       const fingerprint = sha256(request);
       const reply = (await commands.rdaIdempotencyClaimBuffer(record, fingerprint, claimTtlMs)) as Buffer[];
       const outcome = reply[0]?.toString();
-      if (outcome === "mismatch" || outcome === "in_progress") return { kind: outcome };
+      if (outcome === "mismatch" || outcome === "in_progress" || outcome === "not_kept") {
+        return { kind: outcome };
+      }
       if (outcome === "replay") {
         const [, body, used, remaining] = reply;
         return {
@@ -110,15 +212,38 @@ export function createIdempotencyStore(
         kind: "claimed",
         claim: {
           async complete(response) {
-            if (response.body.length > MAX_STORED_BODY_BYTES) return this.release();
-            await commands.rdaIdempotencyComplete(
-              record,
-              fingerprint,
-              response.body,
-              response.creditsUsed,
-              response.creditsRemaining,
-              replaySeconds,
+            const size = response.body.length + RECORD_OVERHEAD_BYTES;
+            const refusal: NotKeptReason | "" =
+              response.body.length > limits.maxResponseBytes
+                ? "too_large"
+                : (await storeIsFull(size))
+                  ? "store_full"
+                  : "";
+            const { current, oldest } = window();
+            const outcome = String(
+              await commands.rdaIdempotencyComplete(
+                record,
+                keys.idempotencyKeyBytes(keyId),
+                fingerprint,
+                refusal === "" ? response.body : "",
+                response.creditsUsed,
+                response.creditsRemaining,
+                replaySeconds,
+                current,
+                oldest,
+                limits.keyQuotaBytes,
+                RECORD_OVERHEAD_BYTES,
+                refusal,
+                bucketTtl,
+              ),
             );
+            if (outcome === "gone") return;
+            const counted = outcome === "stored" ? size : RECORD_OVERHEAD_BYTES;
+            const bucket = keys.idempotencyStoreBytes(current);
+            await redis.incrby(bucket, counted);
+            await redis.expire(bucket, bucketTtl);
+            if (total) total.bytes += counted;
+            if (outcome !== "stored") options.onNotKept?.(outcome as NotKeptReason);
           },
           async release() {
             await commands.rdaIdempotencyRelease(record, fingerprint);

@@ -4,6 +4,7 @@
  * They are served on the internal metrics port (main.ts), never on the public API port.
  */
 import { Counter, Gauge, Histogram, Registry } from "@rda/service-kit";
+import type { IdempotencyStore } from "./idempotency.ts";
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -19,14 +20,46 @@ export interface GatewayMetrics {
   readonly refundPublishFailures: Counter;
   readonly inFlight: Gauge;
   readonly keyCache: Counter<"result">;
+  /** Served idempotent responses not stored, by reason (too_large, key_quota, store_full). */
+  readonly idempotencyNotKept: Counter<"reason">;
+  /** Reports the Idempotency-Key store's size and limit at each scrape. */
+  watchIdempotencyStore(store: Pick<IdempotencyStore, "storedBytes" | "limits">): void;
 }
 
 /** `registry`: the process's own (with process metrics and build info); a fresh one by default. */
 export function createMetrics(options: { registry?: Registry } = {}): GatewayMetrics {
   const registry = options.registry ?? new Registry();
   const registers = [registry];
+  let idempotencyStore: Pick<IdempotencyStore, "storedBytes" | "limits"> | undefined;
+  new Gauge({
+    name: "gateway_idempotency_store_bytes",
+    help: "Bytes of responses the Idempotency-Key store holds within the replay window, all keys together (counted generously: a record is counted until the hour it expires in ends).",
+    registers,
+    async collect() {
+      // A scrape must not fail because Redis is slow: the value is then simply not updated.
+      const bytes = await idempotencyStore?.storedBytes().catch(() => undefined);
+      if (bytes !== undefined) this.set(bytes);
+    },
+  });
+  new Gauge({
+    name: "gateway_idempotency_store_max_bytes",
+    help: "The Idempotency-Key store's limit (IDEMPOTENCY_STORE_MAX_BYTES): past it, responses are not stored.",
+    registers,
+    collect() {
+      if (idempotencyStore) this.set(idempotencyStore.limits.storeMaxBytes);
+    },
+  });
   return {
     registry,
+    watchIdempotencyStore(store) {
+      idempotencyStore = store;
+    },
+    idempotencyNotKept: new Counter({
+      name: "gateway_idempotency_not_kept_total",
+      help: "Served idempotent responses not stored for replay, by reason: too_large (over IDEMPOTENCY_MAX_RESPONSE_BYTES), key_quota (the key's IDEMPOTENCY_KEY_QUOTA_BYTES) or store_full (IDEMPOTENCY_STORE_MAX_BYTES).",
+      labelNames: ["reason"],
+      registers,
+    }),
     inFlight: new Gauge({
       name: "gateway_http_requests_in_flight",
       help: "HTTP requests received and not yet answered.",

@@ -1,5 +1,5 @@
 /**
- * Every route the gateway serves, in one place. The six data endpoints are one handler
+ * Every route the gateway serves, in one place. The eight data endpoints are one handler
  * driven by their OPERATIONS entry; the account endpoint has its own. The e2e tests check each route
  * against the OpenAPI document.
  */
@@ -8,10 +8,11 @@ import { dataRoute } from "./http/data-route.ts";
 import type { GatewayRoute } from "./http/route.ts";
 import { getAccount } from "./routes/get-account.ts";
 
+export { EXPORT_PATHS } from "./routes/exports.ts";
 export { MCP_PREFIX } from "./routes/mcp-proxy.ts";
 export { SYSTEM_PATHS } from "./routes/system.ts";
 
-/** The seven public endpoints (docs/api.md#endpoints). */
+/** The nine public endpoints (docs/api.md#endpoints). */
 export const API_ROUTES: readonly GatewayRoute[] = [
   dataRoute(OPERATIONS.listPosts),
   dataRoute(OPERATIONS.listComments),
@@ -19,5 +20,7 @@ export const API_ROUTES: readonly GatewayRoute[] = [
   dataRoute(OPERATIONS.searchSubreddits),
   dataRoute(OPERATIONS.getSubredditRules),
   dataRoute(OPERATIONS.getUserProfile),
+  dataRoute(OPERATIONS.searchUsers),
+  dataRoute(OPERATIONS.getActivity),
   getAccount,
 ];

@@ -38,6 +38,26 @@ describe("gateway refusals before the debit", () => {
     expect(await h.balanceOf(key)).toBe(5);
   });
 
+  it("refuses __proto__, constructor and prototype as parameters on every data route, with 400 and no charge", async () => {
+    const key = await h.createKey({ balance: 5 });
+    const routes = [
+      "/v1/posts?subreddit=rust&",
+      "/v1/comments?subreddit=rust&",
+      "/v1/comments/tree?post_id=abc&",
+      "/v1/subreddits/search?q=rust&",
+      "/v1/subreddits/rust/rules?",
+      "/v1/users/spez?",
+    ];
+    for (const route of routes) {
+      for (const name of ["__proto__", "constructor", "prototype", "__proto__[x]"]) {
+        const url = `${h.url}${route}${encodeURIComponent(name)}=1`;
+        const message = await expectError(await fetch(url, { headers: authHeaders(key) }), 400);
+        expect(message).toContain("unknown parameter");
+      }
+    }
+    expect(await h.balanceOf(key)).toBe(5);
+  });
+
   it("returns 401 for a missing, malformed, unknown or revoked key", async () => {
     expect(await expectError(await fetch(`${h.url}/v1/posts?subreddit=rust`), 401)).toContain("x-api-key");
     await expectError(await fetch(`${h.url}/v1/account`, { headers: { "x-api-key": "nope" } }), 401);

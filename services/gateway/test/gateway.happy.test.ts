@@ -61,7 +61,17 @@ describe("gateway account endpoint", () => {
     const response = await fetch(`${h.url}/v1/account?x=1`, { headers: authHeaders(key) });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
-      data: { credits_balance: 42, rate_limit: { qps: 3, burst: 7 } },
+      data: {
+        credits_balance: 42,
+        rate_limit: { qps: 3, burst: 7 },
+        low_balance_threshold: 100,
+        spend: {
+          month: expect.stringMatching(/^\d{4}-\d{2}$/),
+          credits_spent: 0,
+          monthly_cap: null,
+          resets_at: expect.stringMatching(/^\d{4}-\d{2}-01T00:00:00\.000Z$/),
+        },
+      },
       _service: { credits_used: 0, credits_remaining: 42 },
     });
     expect(response.headers.get("x-credits-used")).toBe("0");

@@ -1,5 +1,5 @@
 /** The MCP service's environment, validated once at start (docs/architecture.md, services/mcp/README.md). */
-import { DEADLINE_DEFAULTS } from "@rda/contracts";
+import { DEADLINE_DEFAULTS, defaultMcpGatewayTimeoutMs } from "@rda/contracts";
 import { assertDeadlineOrder, env, loadConfig } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
@@ -11,7 +11,8 @@ const shape = {
   HOST: env.host(),
   /** The gateway's internal listener (GATEWAY_INTERNAL_PORT), where tool calls go. */
   GATEWAY_URL: env.httpUrl().default("http://127.0.0.1:8081"),
-  GATEWAY_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.mcpGatewayTimeoutMs),
+  /** Outlasts the gateway's own wait for an adapter, so the gateway's answer (a refunded 502) arrives. */
+  GATEWAY_TIMEOUT_MS: env.positiveInt(defaultMcpGatewayTimeoutMs(DEADLINE_DEFAULTS.adapterTimeoutMs)),
   /** The gateway's wait for an adapter, read here only to check GATEWAY_TIMEOUT_MS against it. */
   ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
   MCP_ALLOWED_ORIGINS: env.originList(),

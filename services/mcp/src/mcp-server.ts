@@ -17,13 +17,15 @@ import {
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
+import { EXPORT_TOOLS, type ExportTool } from "./tools/export-tools.ts";
 import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
 
 export const SERVER_INFO = { name: "reddit-data-api", version: API_VERSION } as const;
 
 const INSTRUCTIONS = [
   "Read-only access to public Reddit posts, comments, comment trees, communities, rules and user profiles.",
-  "Every tool costs 1 credit per call except check_credits, which is free; calls that fail are not charged.",
+  "Every tool costs 1 credit per call except check_credits, start_export and get_export, which are free; calls that fail are not charged.",
+  "An export (start_export) runs in the background, charged 1 credit per page it fetches; it returns a link, never the data.",
   "Results are lean: items carry the fields needed to read and cite them, and `fields` asks for more.",
   "When more follows, a result's `next` holds the arguments of the call that returns it.",
 ].join(" ");
@@ -44,12 +46,23 @@ export interface McpServerDeps {
 
 export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const listing = { tools: deps.catalog.tools.map((tool) => tool.listing) };
+  const listing = {
+    tools: [
+      ...deps.catalog.tools.map((tool) => tool.listing),
+      ...EXPORT_TOOLS.map((tool) => tool.listing(deps.catalog.budgetBytes)),
+    ],
+  };
   server.setRequestHandler(ListToolsRequestSchema, () => listing);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const exportTool = EXPORT_TOOLS.find((known) => known.name === request.params.name);
+    if (exportTool)
+      return callExportTool(deps, exportTool, request.params.arguments ?? {}, caller, extra.signal);
     const tool = deps.catalog.byName.get(request.params.name);
     if (!tool) {
-      const names = deps.catalog.tools.map((known) => known.definition.name).join(", ");
+      const names = [
+        ...deps.catalog.tools.map((known) => known.definition.name),
+        ...EXPORT_TOOLS.map((known) => known.name),
+      ].join(", ");
       throw new McpError(
         ErrorCode.InvalidParams,
         `Unknown tool '${request.params.name}'; the tools are ${names}`,
@@ -87,6 +100,23 @@ async function callTool(
     deps.keyRates.remember(call.rateKey, (envelope.data as { rate_limit: KeyRate }).rate_limit);
   }
   return definition.spec.present(definition.name, envelope, args, deps.catalog.budgetBytes);
+}
+
+async function callExportTool(
+  deps: McpServerDeps,
+  tool: ExportTool,
+  raw: unknown,
+  caller: ToolCaller,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const parsed = tool.input.safeParse(raw);
+  if (!parsed.success) {
+    return errorResult(
+      `Invalid arguments: ${describeIssue(parsed.error)}. Nothing was charged. Fix the arguments and call again.`,
+    );
+  }
+  const call = { apiKey: caller.apiKey, requestId: caller.requestId, signal };
+  return tool.run(deps.client, parsed.data as Record<string, unknown>, call);
 }
 
 /** The key's rate limit for the text of a per-key 429: asked afresh, else as last seen. */

@@ -8,7 +8,7 @@ describe("loadMcpConfig", () => {
       port: 8090,
       host: "127.0.0.1",
       gatewayUrl: "http://127.0.0.1:8081",
-      gatewayTimeoutMs: 15_000,
+      gatewayTimeoutMs: 40_000,
       allowedOrigins: [],
       bodyTimeoutMs: 10_000,
       resultBudgetBytes: 40_000,

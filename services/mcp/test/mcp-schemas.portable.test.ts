@@ -121,9 +121,9 @@ beforeAll(async () => {
 });
 afterAll(async () => fixture.close());
 
-describe("the seven tools' schemas, as clients receive them", () => {
-  it("are seven, each with an input and an output schema", () => {
-    expect(tools).toHaveLength(7);
+describe("the tools' schemas, as clients receive them", () => {
+  it("are eleven (nine data tools, two export tools), each with an input and an output schema", () => {
+    expect(tools).toHaveLength(11);
     for (const tool of tools) expect(tool.outputSchema).toBeDefined();
   });
 
@@ -187,13 +187,30 @@ describe("the seven tools' schemas, as clients receive them", () => {
   it("describe the arguments a valid call sends, by the advertised schema alone", () => {
     const ajv = new Ajv2020({ strict: true });
     const examples: Record<string, Schema> = {
-      search_posts: { subreddit: "AskReddit", limit: 10, fields: ["selftext"], before: "1700000000" },
-      search_comments: { ids: "t1_abc,def" },
+      search_posts: {
+        subreddit: "AskReddit",
+        limit: 10,
+        fields: ["selftext"],
+        before: "1700000000",
+        over_18: false,
+        link_flair_text: "Question",
+      },
+      search_comments: { link_id: "t3_abc", parent_id: "" },
       get_comment_tree: { post_id: "t3_abc", limit: 500, resume_after: "xyz" },
       search_subreddits: { q: "r/Ask" },
       get_subreddit_rules: { name: "r/AskReddit" },
       get_user_profile: { name: "some_user" },
+      search_users: { author_prefix: "spez", min_karma: 100, sort_type: "name", offset: 25 },
+      get_activity: { subreddit: "AskReddit", q: "new phone", interval: "day", after: "7d" },
       check_credits: {},
+      start_export: {
+        kind: "posts",
+        subreddit: "AskReddit",
+        after: "30d",
+        before: 1_700_000_000,
+        format: "csv",
+      },
+      get_export: { id: `exp_${"a".repeat(24)}` },
     };
     for (const tool of tools) {
       const valid = ajv.validate(tool.inputSchema, examples[tool.name]);

@@ -17,14 +17,13 @@ describe("the tools' contract", () => {
   });
   afterAll(async () => fixture.close());
 
-  it("lists exactly the seven tools of the spec, each named in OPERATIONS, read-only, with both schemas", async () => {
+  it("lists the nine tools of OPERATIONS, read-only, with both schemas, and the two export tools", async () => {
     const { tools } = await agent.listTools();
+    const dataTools = Object.values(OPERATIONS).map((op) => op.mcpTool);
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      Object.values(OPERATIONS)
-        .map((op) => op.mcpTool)
-        .sort(),
+      [...dataTools, "get_export", "start_export"].sort(),
     );
-    for (const tool of tools) {
+    for (const tool of tools.filter((listed) => !listed.name.endsWith("_export"))) {
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
       expect(tool.outputSchema?.required).toEqual(["data", "_service"]);
       expect(tool.description).toMatch(/credit/);
@@ -35,17 +34,36 @@ describe("the tools' contract", () => {
     const { tools } = await agent.listTools();
     const schema = tools.find((tool) => tool.name === "search_posts")?.inputSchema;
     expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(
-      ["after", "author", "before", "fields", "ids", "limit", "q", "sort", "subreddit"].sort(),
+      [
+        "after",
+        "author",
+        "before",
+        "fields",
+        "ids",
+        "limit",
+        "q",
+        "sort",
+        "subreddit",
+        "over_18",
+        "spoiler",
+        "link_flair_text",
+        "author_flair_text",
+        "url",
+        "url_exact",
+        "crosspost_parent_id",
+      ].sort(),
     );
     expect(schema?.properties?.limit).toMatchObject({ minimum: 1, maximum: 100, default: 25 });
     expect(schema?.properties?.sort).toMatchObject({ enum: ["asc", "desc"], default: "desc" });
+    expect(schema?.properties?.over_18).toMatchObject({ type: "boolean" });
   });
 
-  it("marks only the free check_credits as idempotent and says it costs nothing", async () => {
+  it("marks only the free check_credits and get_export as idempotent and says they cost nothing", async () => {
     const { tools } = await agent.listTools();
     const free = tools.filter((tool) => tool.annotations?.idempotentHint === true);
-    expect(free.map((tool) => tool.name)).toEqual(["check_credits"]);
+    expect(free.map((tool) => tool.name)).toEqual(["check_credits", "get_export"]);
     expect(free[0]?.description).toMatch(/^Free \(0 credits\)/);
+    expect(free[1]?.description).toMatch(/^Free\. .*never the data/);
   });
 
   it("returns lean items once, as structuredContent, and a short text with the cost and the next call", async () => {

@@ -132,14 +132,54 @@ const CALLS: {
       return { author: user.author, id: user.id, _meta: keep(user._meta, meta) };
     },
   },
+  {
+    tool: "search_posts",
+    operation: "listPosts",
+    args: () => ({ subreddit, limit: 5, over_18: false, spoiler: "no" }),
+    http: (args) => ({ ...args, fields: LEAN_POST }),
+  },
+  {
+    tool: "search_comments",
+    operation: "listComments",
+    args: () => ({ link_id: post.id, parent_id: "", limit: 5 }),
+    http: (args) => ({ ...args, fields: LEAN_COMMENT }),
+  },
+  {
+    tool: "search_users",
+    operation: "searchUsers",
+    args: () => ({ author_prefix: "b", limit: 3 }),
+    lean: (data) =>
+      (data as (Json & { _meta: Json })[]).map((user) => ({
+        author: user.author,
+        id: user.id,
+        _meta: keep(user._meta, [
+          "num_posts",
+          "num_comments",
+          "post_karma",
+          "comment_karma",
+          "total_karma",
+          "earliest_post_at",
+          "earliest_comment_at",
+          "last_post_at",
+          "last_comment_at",
+        ]),
+      })),
+  },
+  {
+    tool: "get_activity",
+    operation: "getActivity",
+    args: () => ({ subreddit, interval: "day", after: "5d" }),
+    // The window's end defaults to now: both calls name the same one.
+    http: (args) => args,
+  },
   { tool: "check_credits", operation: "getAccount", args: () => ({}) },
 ];
 
-describe("the seven tools through the gateway's /mcp", () => {
-  it("lists seven tools, each with an input schema, an output schema and read-only annotations", async () => {
+describe("the nine data tools through the gateway's /mcp", () => {
+  it("lists nine read-only data tools and the two export tools, each with an input and an output schema", async () => {
     const { tools } = await agent.listTools();
-    expect(tools).toHaveLength(7);
-    for (const tool of tools) {
+    expect(tools).toHaveLength(11);
+    for (const tool of tools.filter((listed) => !listed.name.endsWith("_export"))) {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.properties).toHaveProperty("_service");
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -263,7 +303,7 @@ describe("the seven tools through the gateway's /mcp", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(7);
+    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(11);
   });
 
   it("refuses a web page's request from an origin not configured, through the gateway, with 403", async () => {

@@ -13,6 +13,7 @@ import fastifyStatic from "@fastify/static";
 import fastifyView from "@fastify/view";
 import type { Subjects } from "@rda/contracts";
 import {
+  createFailedAuthLimiter,
   isNatsConnected,
   isRedisReady,
   type Logger,
@@ -26,18 +27,29 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createPortalBilling } from "./billing-client.ts";
 import type { PortalContext } from "./context.ts";
 import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
-import { installHooks } from "./http/hooks.ts";
+import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import { listenForNoticeEvents } from "./notices/crossing-notices.ts";
+import { noticeSettingsStore } from "./notices/notice-settings.ts";
+import { createNotifier } from "./notices/notifier.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
 import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
 import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
 import { registerRoutes } from "./routes.ts";
-import { LOGIN_LINK_TTL_MS, type PaymentsSettings, type PortalSettings, servedOverTls } from "./settings.ts";
+import {
+  DEFAULT_FAILED_AUTH,
+  LOGIN_LINK_TTL_MS,
+  type PaymentsSettings,
+  type PortalSettings,
+  servedOverTls,
+} from "./settings.ts";
 import { createAccountStore } from "./store/accounts.ts";
+import { createDeviceStore } from "./store/devices.ts";
 import { createLoginLinks } from "./store/login-links.ts";
 import { createMailLimiter } from "./store/mail-limits.ts";
+import { createPendingSecrets } from "./store/pending-secrets.ts";
 import { createSessionStore } from "./store/sessions.ts";
 
 export interface PortalDeps {
@@ -72,6 +84,7 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
     routerOptions: { maxParamLength: 1_000 },
   });
   const ctx = buildContext(deps);
+  installSecurityHeaders(app, ctx);
   app.register(fastifyCookie);
   app.register(fastifyCsrf, {
     cookieKey: ctx.cookies.csrf,
@@ -101,6 +114,14 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
   });
   // Stripe's webhooks: the raw body, no session and no CSRF (Stripe's signature is the proof).
   app.register(async (scope) => registerStripeWebhook(scope, ctx));
+  const noticeEvents = listenForNoticeEvents({
+    nats: deps.nats,
+    subjects: deps.subjects,
+    notifier: ctx.notices.notifier,
+    logger: deps.logger,
+    portalUrl: deps.settings.publicUrl,
+  });
+  app.addHook("onClose", async () => noticeEvents.stop());
   return app;
 }
 
@@ -116,15 +137,45 @@ function checkoutOrigins(payments: PaymentsSettings): string[] {
 function buildContext(deps: PortalDeps): PortalContext {
   const { redis, nats, keys, settings, logger } = deps;
   const store = { redis, keys, now: deps.now ?? Date.now };
+  const billing = createPortalBilling({
+    nats,
+    subjects: deps.subjects,
+    timeoutMs: settings.billingTimeoutMs,
+  });
+  const accounts = createAccountStore(store);
+  const noticeSettings = noticeSettingsStore(redis, keys, settings.notices?.sealingKey);
+  const allowLoopbackWebhooks = settings.notices?.allowLoopbackWebhooks ?? false;
+  if (allowLoopbackWebhooks)
+    logger.warn("WEBHOOKS_ALLOW_LOOPBACK is on: webhooks may go to http://127.0.0.1. Never in production.");
+  const notifier = createNotifier({
+    redis,
+    keys,
+    accounts,
+    settings: noticeSettings,
+    mailer: deps.mailer,
+    logger,
+    portalUrl: settings.publicUrl,
+    perAccountPerHour: settings.notices?.perAccountPerHour ?? 20,
+    allowLoopbackWebhooks,
+  });
   return {
     logger,
     settings,
-    accounts: createAccountStore(store),
+    notices: {
+      settings: noticeSettings,
+      notifier,
+      webhooksEnabled: settings.notices?.sealingKey !== undefined,
+      allowLoopbackWebhooks,
+    },
+    accounts,
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),
+    pendingSecrets: createPendingSecrets(store),
     mailLimits: createMailLimiter(store, settings.mailLimits),
+    devices: createDeviceStore(store),
     mailer: deps.mailer,
-    billing: createPortalBilling({ nats, subjects: deps.subjects, timeoutMs: settings.billingTimeoutMs }),
+    failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
+    billing,
     oauth: createPortalOAuth({
       redis,
       nats,
@@ -136,6 +187,11 @@ function buildContext(deps: PortalDeps): PortalContext {
       signingKey: settings.oauthSigningKey,
       behindProxy: settings.trustProxy !== false,
       renderError: renderProviderError,
+      registrationsPerClientPerHour: settings.oauthRegistrationsPerClientPerHour,
+      keyIsActive: async (accountId, keyId) => {
+        const shown = await billing.showKey(accountId, keyId);
+        return shown.ok ? shown.value !== undefined && !shown.value.revoked : undefined;
+      },
     }),
     cookies: cookieSettings(servedOverTls(settings)),
     payments: settings.payments && {

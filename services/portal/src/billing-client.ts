@@ -16,6 +16,7 @@ import type {
   Result,
   ReversePaymentReply,
   ReversePaymentRequest,
+  SetSpendCapReply,
   Subjects,
 } from "@rda/contracts";
 import { billingCaller, type NatsConnection, type NatsRequestFailure } from "@rda/service-kit";
@@ -32,6 +33,10 @@ export interface PortalBilling {
   revokeKey(accountId: string, keyId: string): Answer<RevokeOutcome>;
   rotateKey(accountId: string, keyId: string): Answer<RotateReply>;
   usage(accountId: string | undefined, keyId: string, days: number): Answer<KeyUsageReply>;
+  /** The account's low-balance threshold for all its keys; null for the default. */
+  setLowBalanceThreshold(accountId: string, threshold: number | null): Answer<{ keys_updated: number }>;
+  /** The key's monthly spend cap in credits, or null for none. */
+  setSpendCap(accountId: string, keyId: string, monthlyCap: number | null): Answer<SetSpendCapReply>;
   /** Which key a secret belongs to (its SHA-256 only), for scripts that read usage with the key. */
   lookup(keyHash: string): Answer<LookupKeyReply>;
   /** Card payments (billing.payments.*): credit a paid one, take back what went back, list them. */
@@ -59,6 +64,9 @@ export function createPortalBilling(deps: {
     revokeKey: (account_id, id) => map(ask("revokeAccountKey", { id, account_id }), (reply) => reply.outcome),
     rotateKey: (account_id, id) => ask("rotateAccountKey", { id, account_id }),
     usage: (account_id, id, days) => ask("keyUsage", { id, account_id, days }),
+    setLowBalanceThreshold: (account_id, low_balance_threshold) =>
+      ask("setLowBalanceThreshold", { account_id, low_balance_threshold }),
+    setSpendCap: (account_id, id, monthly_cap) => ask("setAccountSpendCap", { id, account_id, monthly_cap }),
     lookup: (key_hash) => ask("lookupKey", { key_hash }),
     applyPayment: (request) => ask("applyPayment", request),
     reversePayment: (request) => ask("reversePayment", request),

@@ -4,6 +4,7 @@
  */
 import { WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
 import { ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
+import { sealingKeyFrom } from "@rda/webhooks";
 import { z } from "zod";
 import { type SigningKey, signingKeyFromPem } from "./oauth/signing-key.ts";
 import type { PaymentsSettings, PortalSettings } from "./settings.ts";
@@ -63,10 +64,16 @@ export const portalConfigShape = {
   MAIL_FROM: mailFrom(),
   SUPPORT_EMAIL: z.email({ error: "must be an email address" }).optional(),
   PORTAL_MAIL_PER_ADDRESS_PER_HOUR: env.positiveInt(5),
+  PORTAL_MAIL_PER_ADDRESS_ALL_CLIENTS_PER_HOUR: env.positiveInt(20),
   PORTAL_MAIL_PER_CLIENT_PER_HOUR: env.positiveInt(20),
+  /** Dynamic OAuth client registrations one client address may make per hour. */
+  OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR: env.positiveInt(20),
   PORTAL_SESSION_HOURS: env.positiveInt(7 * 24),
   PORTAL_TRUST_PROXY: env.trustProxy(),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
+  PORTAL_SDK_DIR: z.string().min(1).optional(),
+  FAILED_AUTH_BURST: env.positiveInt(20),
+  FAILED_AUTH_QPS: env.positiveInt(1),
   /** Unset: no card payments (the billing page says how else to get credits). */
   STRIPE_SECRET_KEY: z
     .string()
@@ -88,6 +95,20 @@ export const portalConfigShape = {
     .optional(),
   /** Signs OAuth access tokens; unset, a key is made at start (one portal process only). */
   OAUTH_SIGNING_KEY: signingKey(),
+  /**
+   * Seals webhook signing secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex digits
+   * (`openssl rand -base64 32`). Unset: accounts cannot set a webhook; email notices still go.
+   */
+  NOTICES_SEALING_KEY: z
+    .string()
+    .refine((text) => (/^[0-9a-f]{64}$/i.test(text) ? true : Buffer.from(text, "base64").length === 32), {
+      error: "must be 32 bytes as base64 or 64 hex digits (openssl rand -base64 32)",
+    })
+    .optional(),
+  /** Optional notices (low balance, caps) one account may get per hour; receipts always go. */
+  NOTICES_PER_ACCOUNT_PER_HOUR: env.positiveInt(20),
+  /** Local development only: webhooks may go to http://127.0.0.1 (logged loudly at start). */
+  WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "true", "false"]).default("0"),
   LOG_LEVEL: env.logLevel(),
   /** Prometheus metrics on their own internal port (9208), never on PORTAL_PORT. */
   ...observabilityEnv(9208),
@@ -130,14 +151,23 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     supportEmail: config.SUPPORT_EMAIL ?? fromAddress,
     mailLimits: {
       perAddress: config.PORTAL_MAIL_PER_ADDRESS_PER_HOUR,
+      perAddressAllClients: config.PORTAL_MAIL_PER_ADDRESS_ALL_CLIENTS_PER_HOUR,
       perClient: config.PORTAL_MAIL_PER_CLIENT_PER_HOUR,
       windowSeconds: 3_600,
     },
     sessionTtlMs: config.PORTAL_SESSION_HOURS * 3_600_000,
     trustProxy: config.PORTAL_TRUST_PROXY,
     billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+    failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
+    sdkDir: config.PORTAL_SDK_DIR,
     payments: paymentsSettings(config),
     oauthSigningKey: config.OAUTH_SIGNING_KEY,
+    oauthRegistrationsPerClientPerHour: config.OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR,
+    notices: {
+      sealingKey: config.NOTICES_SEALING_KEY ? sealingKeyFrom(config.NOTICES_SEALING_KEY) : undefined,
+      perAccountPerHour: config.NOTICES_PER_ACCOUNT_PER_HOUR,
+      allowLoopbackWebhooks: ["1", "true"].includes(config.WEBHOOKS_ALLOW_LOOPBACK),
+    },
   };
 }
 

@@ -1,13 +1,17 @@
 /** What every route handler needs, built once in `buildPortal`. */
-import type { Logger } from "@rda/service-kit";
+import type { FailedAuthLimiter, Logger } from "@rda/service-kit";
 import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
+import type { Notifier } from "./notices/notifier.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
+import type { DeviceStore } from "./store/devices.ts";
 import type { LoginLinks } from "./store/login-links.ts";
 import type { MailLimiter } from "./store/mail-limits.ts";
+import type { PendingSecrets } from "./store/pending-secrets.ts";
 import type { SessionStore } from "./store/sessions.ts";
 
 export interface PortalContext {
@@ -16,9 +20,14 @@ export interface PortalContext {
   readonly accounts: AccountStore;
   readonly links: LoginLinks;
   readonly sessions: SessionStore;
+  /** New key secrets between their form's redirect and the page that shows them once. */
+  readonly pendingSecrets: PendingSecrets;
   readonly mailLimits: MailLimiter;
+  readonly devices: DeviceStore;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
+  /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
+  readonly failedAuth: FailedAuthLimiter;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */
   readonly oauth: PortalOAuth;
   /** Names and attributes of the portal's cookies (http/cookies.ts). */
@@ -30,6 +39,14 @@ export interface PortalContext {
     /** Where "Pay" redirects the browser (the CSP's form-action must allow it). */
     readonly checkoutOrigins: readonly string[];
   };
+  /** Notices by email and signed webhook (notices/). */
+  readonly notices: {
+    readonly settings: NoticeSettingsStore;
+    readonly notifier: Notifier;
+    /** False without a sealing key: the page then says webhooks are not set up here. */
+    readonly webhooksEnabled: boolean;
+    readonly allowLoopbackWebhooks: boolean;
+  };
   /** Readiness checks: Redis ready, NATS connected. */
   readonly readiness: () => Record<string, boolean>;
 }
@@ -37,5 +54,7 @@ export interface PortalContext {
 export interface CookieSettings {
   readonly session: string;
   readonly csrf: string;
+  /** A browser that signed in before (store/devices.ts). */
+  readonly device: string;
   readonly secure: boolean;
 }

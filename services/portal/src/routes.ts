@@ -6,9 +6,27 @@
 import type { FastifyInstance } from "fastify";
 import type { PortalContext } from "./context.ts";
 import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from "./routes/billing.ts";
-import { createKey, keyPage, keysPage, revokeKey, rotateKey, usagePanel } from "./routes/keys.ts";
+import {
+  createKey,
+  keyPage,
+  keysPage,
+  revokeKey,
+  rotateKey,
+  secretPage,
+  setSpendCap,
+  usagePanel,
+} from "./routes/keys.ts";
+import {
+  notificationsPage,
+  removeWebhook,
+  saveKinds,
+  saveThreshold,
+  saveWebhook,
+  sendTestNotice,
+} from "./routes/notifications.ts";
 import { answerConsent, connectionsPage, consentPage, disconnect } from "./routes/oauth-consent.ts";
 import { accountPage, homePage } from "./routes/pages.ts";
+import { sdkTarball } from "./routes/sdk.ts";
 import {
   confirmLinkPage,
   emailFormPage,
@@ -33,10 +51,18 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get("/keys", keysPage(ctx));
   app.post("/keys", createKey(ctx));
   app.get("/keys/:id", keyPage(ctx));
+  app.get("/keys/:id/secret", secretPage(ctx));
   app.get("/keys/:id/usage", usagePanel(ctx));
   app.get("/keys/:id/usage.json", usageJson(ctx));
   app.post("/keys/:id/rotate", rotateKey(ctx));
   app.post("/keys/:id/revoke", revokeKey(ctx));
+  app.post("/keys/:id/cap", setSpendCap(ctx));
+  app.get("/notifications", notificationsPage(ctx));
+  app.post("/notifications/threshold", saveThreshold(ctx));
+  app.post("/notifications/kinds", saveKinds(ctx));
+  app.post("/notifications/webhook", saveWebhook(ctx));
+  app.post("/notifications/webhook/remove", removeWebhook(ctx));
+  app.post("/notifications/test", sendTestNotice(ctx));
 
   app.get("/oauth/consent/:uid", consentPage(ctx));
   app.post("/oauth/consent/:uid", answerConsent(ctx));
@@ -49,6 +75,7 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get("/billing/return", returnPage(ctx));
   app.get("/billing/return/status", returnStatus(ctx));
   app.get("/account", accountPage(ctx));
+  app.get("/sdk/:file", sdkTarball(ctx));
 
   app.get("/livez", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {

@@ -3,12 +3,15 @@
 export interface Snippets {
   readonly curl: string;
   readonly sdk: string;
+  /** `npm install <portal>/sdk/rda-sdk-<version>.tgz`; undefined when the portal has no tarball. */
+  readonly install?: string;
 }
 
 /** A community every corpus has; any name works. */
 const EXAMPLE_SUBREDDIT = "typescript";
 
-export function firstRequestSnippets(apiUrl: string, key: string): Snippets {
+/** `sdkTarballUrl`: where this portal serves the SDK's tarball (routes/sdk.ts), when it has one. */
+export function firstRequestSnippets(apiUrl: string, key: string, sdkTarballUrl?: string): Snippets {
   const curl = [
     `curl -s -H "x-api-key: ${key}" \\`,
     `  "${apiUrl}/v1/posts?subreddit=${EXAMPLE_SUBREDDIT}&limit=5"`,
@@ -24,5 +27,6 @@ export function firstRequestSnippets(apiUrl: string, key: string): Snippets {
     `if (page.ok) console.log(page.value.data.map((post) => post.title));`,
     `else console.error(page.error.message);`,
   ].join("\n");
-  return { curl, sdk };
+  const install = sdkTarballUrl === undefined ? undefined : `npm install ${sdkTarballUrl}`;
+  return { curl, sdk, install };
 }

@@ -126,8 +126,10 @@ describe("the portal process configured by its environment", () => {
     expect(session).toMatch(/; Path=\//i);
     expect(signedIn.headers.get("strict-transport-security")).toContain("max-age=");
 
-    const created = await client.submit("/keys", "/keys", { label: "from env" });
-    expect(created.status).toBe(201);
+    const posted = await client.submit("/keys", "/keys", { label: "from env" });
+    expect(posted.status).toBe(303);
+    const created = await client.follow(posted);
+    expect(created.status).toBe(200);
     expect(created.body).toContain("https://api.example.test/v1/posts");
   });
 

@@ -1,12 +1,17 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import Fastify, { LogController } from "fastify";
+import { BudgetGate } from "./budget/budget-gate.ts";
+import { type BudgetQuirks, hasBudgetQuirks } from "./budget/budget-quirks.ts";
 import type { Corpus } from "./corpus/types.ts";
 import { Messages } from "./errors.ts";
 import { FaultRegistry } from "./faults/fault-registry.ts";
 import { HeldRequests } from "./faults/held-requests.ts";
 import { RequestStats } from "./http/request-stats.ts";
 import { sendError } from "./http/responses.ts";
+import { resolveQuirks, type SimQuirks } from "./profile.ts";
+import { stringifyOldEpochs, TransientEmptyPages } from "./quirks/data-quirks.ts";
 import { Renderer } from "./render/renderer.ts";
+import { registerAggregateRoutes } from "./routes/aggregate.ts";
 import { registerCommentRoutes } from "./routes/comments.ts";
 import { registerCommunityRoutes } from "./routes/communities.ts";
 import type { SimDeps } from "./routes/deps.ts";
@@ -21,6 +26,10 @@ export interface SimAppOptions {
   /** Added to every upstream answer (not to /__sim). */
   readonly latencyMs?: number;
   readonly logger?: FastifyBaseLogger;
+  /** The upstream's quirks to imitate (profile.ts); default: the `default` profile, none. */
+  readonly quirks?: SimQuirks;
+  /** How the upstream rations its clients; default none. */
+  readonly budget?: BudgetQuirks;
 }
 
 /** The simulator as a value: no environment, no listening. main.ts and startSimulator() run it. */
@@ -30,6 +39,7 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     // One log line per request would cost more than answering it.
     logController: new LogController({ disableRequestLogging: true }),
   });
+  const quirks = options.quirks ?? resolveQuirks();
   const deps: SimDeps = {
     corpus: options.corpus,
     renderer: new Renderer(options.corpus),
@@ -38,9 +48,14 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     faults: new FaultRegistry(options.corpus.seed),
     stats: new RequestStats(),
     held: new HeldRequests(),
+    quirks,
+    emptyPages: new TransientEmptyPages(options.corpus.seed, quirks.transientEmptyPageRate),
+    ...(options.budget && hasBudgetQuirks(options.budget) ? { budget: new BudgetGate(options.budget) } : {}),
   };
   registerTrafficHook(app, deps);
+  registerStringEpochs(app, quirks.stringEpochsBefore);
   registerPostRoutes(app, deps);
+  registerAggregateRoutes(app, deps);
   registerCommentRoutes(app, deps);
   registerCommunityRoutes(app, deps);
   registerSimControl(app, deps);
@@ -57,4 +72,13 @@ export function buildSimApp(options: SimAppOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+/** Old epochs leave as strings on every upstream answer, whichever route built it (profile.ts). */
+function registerStringEpochs(app: FastifyInstance, before: number | undefined): void {
+  if (before === undefined) return;
+  app.addHook("onSend", (request, _reply, payload, done) => {
+    const upstream = request.raw.url?.startsWith("/api/") ?? false;
+    done(null, upstream && typeof payload === "string" ? stringifyOldEpochs(payload, before) : payload);
+  });
 }

@@ -13,7 +13,9 @@ import {
 } from "@rda/service-kit";
 import { z } from "zod";
 import { buildSimApp } from "./app.ts";
+import { budgetQuirkFlags, budgetQuirksOf } from "./budget/budget-quirks.ts";
 import { DEFAULT_SEED, generateCorpus } from "./corpus/corpus.ts";
+import { quirkEnvShape, quirksFromEnv } from "./profile.ts";
 import { corpusSummary } from "./routes/sim-control.ts";
 
 const configShape = {
@@ -25,6 +27,8 @@ const configShape = {
   SIM_SCALE: z.coerce.number({ error: "must be a number" }).positive().max(10).default(1),
   /** Epoch seconds to lay the corpus around instead of now: two processes then serve the same data. */
   SIM_ANCHOR: z.coerce.number({ error: "must be epoch seconds" }).int().positive().optional(),
+  ...quirkEnvShape,
+  ...budgetQuirkFlags,
   LOG_LEVEL: env.logLevel(),
   ...observabilityEnv(9207),
 };
@@ -38,10 +42,19 @@ runMain("upstream-sim", async () => {
     anchor: config.SIM_ANCHOR,
     scale: config.SIM_SCALE,
   });
-  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger });
+  const quirks = quirksFromEnv(config);
+  const budget = budgetQuirksOf(config.SIM_PROFILE, config);
+  const app = buildSimApp({ corpus, latencyMs: config.SIM_LATENCY_MS, logger, quirks, budget });
   const url = await app.listen({ port: config.SIM_PORT, host: config.SIM_HOST });
   logger.info(
-    { url, latency_ms: config.SIM_LATENCY_MS, ...corpusSummary({ corpus }) },
+    {
+      url,
+      latency_ms: config.SIM_LATENCY_MS,
+      profile: config.SIM_PROFILE,
+      quirks,
+      budget,
+      ...corpusSummary({ corpus }),
+    },
     "upstream simulator listening",
   );
   const metrics = await observability.serveMetrics();

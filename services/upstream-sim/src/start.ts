@@ -1,9 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import { buildSimApp } from "./app.ts";
+import type { BudgetQuirks } from "./budget/budget-quirks.ts";
 import type { CorpusOptions } from "./corpus/corpus.ts";
 import { generateCorpus } from "./corpus/corpus.ts";
 import type { Corpus } from "./corpus/types.ts";
 import { CorpusProbe } from "./probe.ts";
+import { resolveQuirks, type SimProfile, type SimQuirks } from "./profile.ts";
 
 export interface StartOptions extends CorpusOptions {
   /** Default 0: any free port. */
@@ -14,6 +16,12 @@ export interface StartOptions extends CorpusOptions {
   readonly clock?: () => number;
   /** Reuse a corpus already generated (generation takes about a second at scale 1). */
   readonly corpus?: Corpus;
+  /** Which upstream to imitate (profile.ts); default `default`. */
+  readonly profile?: SimProfile;
+  /** Quirks set one by one, over the profile's. */
+  readonly quirks?: Partial<SimQuirks>;
+  /** How the upstream rations its clients (budget/budget-quirks.ts); default none. */
+  readonly budget?: BudgetQuirks;
 }
 
 export interface RunningSimulator {
@@ -29,7 +37,14 @@ export interface RunningSimulator {
 export async function startSimulator(options: StartOptions = {}): Promise<RunningSimulator> {
   const corpus = options.corpus ?? generateCorpus(options);
   const clock = options.clock ?? Date.now;
-  const app = buildSimApp({ corpus, clock, latencyMs: options.latencyMs ?? 0 });
+  const quirks = resolveQuirks(options.profile, options.quirks);
+  const app = buildSimApp({
+    corpus,
+    clock,
+    latencyMs: options.latencyMs ?? 0,
+    quirks,
+    budget: options.budget,
+  });
   const host = options.host ?? "127.0.0.1";
   await app.listen({ port: options.port ?? 0, host });
   const address = app.server.address();

@@ -6,6 +6,7 @@ import { generateCorpus } from "../src/corpus/corpus.ts";
 import type { Corpus } from "../src/corpus/types.ts";
 import type { RunningSimulator } from "../src/index.ts";
 import { startSimulator } from "../src/index.ts";
+import type { SimProfile, SimQuirks } from "../src/profile.ts";
 
 /** 2026-09-21T12:53:20Z: fixed, so every run sees the same data. */
 export const ANCHOR = 1_790_000_000;
@@ -51,13 +52,22 @@ export function testCorpus(seed = 7, scale = 0.1): Corpus {
 
 /** A simulator ten minutes after its anchor, unless told otherwise. */
 export async function startTestSim(
-  options: { seed?: number; scale?: number; at?: number; latencyMs?: number } = {},
+  options: {
+    seed?: number;
+    scale?: number;
+    at?: number;
+    latencyMs?: number;
+    profile?: SimProfile;
+    quirks?: Partial<SimQuirks>;
+  } = {},
 ) {
   const clock = new TestClock(options.at ?? ANCHOR + 600);
   const sim = await startSimulator({
     corpus: testCorpus(options.seed, options.scale),
     clock: clock.now,
     latencyMs: options.latencyMs ?? 0,
+    profile: options.profile,
+    quirks: options.quirks,
   });
   const get = (path: string) => fetchAnswer(`${sim.url}${path}`);
   return { ...sim, clock, get } satisfies TestSim;

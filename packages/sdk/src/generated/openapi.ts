@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * List posts of a community or author, or fetch posts by id
-         * @description Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.
+         * @description Two modes. **Listing** (`subreddit` and/or `author`): a page of posts, newest first by default. To get the next page, pass `_service.cursor` as `before` (sort=desc) or as `after` (sort=asc), and stop when `has_more` is false. Listing filters (the archive's own): `over_18`, `spoiler`, `link_flair_text`, `author_flair_text`, `url` (prefix, or exact with `url_exact`) and `crosspost_parent_id`. A page may hold fewer rows than `limit` while `has_more` is true: rows of one `created_utc` second are never split across pages, so a full page ends before the second its last row shares with the next page (see `limit`). With `q`, the filter applies to each fetched page, so a page may even be empty while `has_more` is true. **Batch** (`ids`): up to 100 posts by id in one call (only the first 100 ids are used); the listing parameters are ignored, `cursor` is null and `has_more` false. 1 credit per call in either mode, whether or not `q` matched.
          */
         get: operations["listPosts"];
         put?: never;
@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * List comments of a community or author, or fetch comments by id
-         * @description Same modes and rules as listPosts, with comment ids and `q` over the body. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.
+         * @description Same modes and rules as listPosts, with comment ids and `q` over the body. `link_id` lists one post's comments as a flat list, paged by the same cursor, without `subreddit` or `author`; `parent_id` keeps the replies to one comment, or with an empty value (`parent_id=`) top-level comments only. **Listing**: pass `_service.cursor` as `before` (sort=desc) or `after` (sort=asc) for the next page, until `has_more` is false; a page may hold fewer rows than `limit` while `has_more` is true, because a `created_utc` second is never split across pages. **Batch** (`ids`): only the first 100 ids are used. 1 credit per call.
          */
         get: operations["listComments"];
         put?: never;
@@ -49,7 +49,7 @@ export interface paths {
         };
         /**
          * Get a post's whole nested comment tree
-         * @description One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more` with their comment count, so the true size of a thread can be read even during the hide_score blackout. 1 credit.
+         * @description One call, not paginated. Parts of the thread cut by `limit` come back as nodes of kind `more`, with the ids of the comments left out directly under their parent and the upstream's count, passed on as sent. 1 credit.
          */
         get: operations["getCommentTree"];
         put?: never;
@@ -69,7 +69,7 @@ export interface paths {
         };
         /**
          * Search communities by name prefix
-         * @description At most 10 matches, not paginated. 1 credit.
+         * @description 10 matches unless `limit` says otherwise (up to 100), not paginated. Filter by subscribers and NSFW, and order by subscribers, creation time or name. 1 credit.
          */
         get: operations["searchSubreddits"];
         put?: never;
@@ -120,6 +120,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search users by name prefix, karma and recent activity
+         * @description Users with their profile aggregates, ordered by archived karma (default) or by name. Paged by rank: `_service.cursor` is the rank of the next page's first user; pass it as `offset`, and stop when `has_more` is false. The archive ranks at most the first 1,000 users of one search. 1 credit per page.
+         */
+        get: operations["searchUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count posts or comments per hour, day or week
+         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 1,000 items of the community or author in the window (more is a 400, not charged); the same paging stands in when the archive's counting fails. Buckets less than 36 hours old are marked `settled: false`. 1 credit.
+         */
+        get: operations["getActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account": {
         parameters: {
             query?: never;
@@ -151,7 +191,7 @@ export interface paths {
         put?: never;
         /**
          * Remote MCP server (Streamable HTTP, JSON-RPC)
-         * @description Seven tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
+         * @description Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
          */
         post: operations["mcp"];
         delete?: never;
@@ -220,10 +260,336 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an export, and start it with confirm
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. A key may have 3 exports queued, running or paused at once; the window spans at most 366 days.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's state, progress and, once done, its manifest
+         * @description State (quoted, queued, running, paused, done, failed, cancelled), pages and rows done, credits spent, percent of the window covered and an ETA; why it is paused or failed; once done the manifest and the file's URL. Free.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a quoted export
+         * @description Starts a quoted export (state `queued`). Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["startExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an export
+         * @description Stops after the page under way; nothing is charged while paused. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["pauseExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused export
+         * @description Continues from the last page written. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["resumeExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an export
+         * @description Stops it for good; no page is charged after it. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["cancelExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finished export's file
+         * @description The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Community: {
+            name: string;
+            subscribers: number;
+            description: string;
+            /** @description The community's title, where the archive has one. */
+            title?: string;
+            /** @description When the community was created. */
+            created_utc?: number;
+            /** @description The archive's counts of the community's posts and comments, where it has them. */
+            _meta?: {
+                num_posts?: number;
+                num_comments?: number;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        CommunityRule: {
+            short_name: string;
+            description: string;
+            priority: number;
+        } & {
+            [key: string]: unknown;
+        };
+        SubredditRules: {
+            subreddit: string;
+            rules: components["schemas"]["CommunityRule"][];
+        };
+        /** @description Archive aggregates; karma is summed from archived items. */
+        UserProfile: {
+            author: string;
+            /** @description Account id without t2_; null for long-inactive accounts. */
+            id: string | null;
+            _meta: {
+                num_posts: number;
+                num_comments: number;
+                post_karma: number;
+                comment_karma: number;
+                total_karma: number;
+                earliest_post_at: number | null;
+                earliest_comment_at: number | null;
+                last_post_at: number | null;
+                last_comment_at: number | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description user is null when no account matches exactly. */
+        UserProfileResult: {
+            user: components["schemas"]["UserProfile"] | null;
+        };
+        MonthlySpend: {
+            /** @description The calendar month (UTC) counted, as YYYY-MM. */
+            month: string;
+            /** @description Credits this key was charged this month; refunded requests do not count. */
+            credits_spent: number;
+            /** @description The most credits the key may spend in a calendar month, set by its owner in the developer portal; null when it has no cap. A request past it is answered 402 and not charged. */
+            monthly_cap: number | null;
+            /** @description When the month's spend starts again from 0: the next month's first instant, UTC. */
+            resets_at: string;
+        };
+        Account: {
+            credits_balance: number;
+            rate_limit: {
+                qps: number;
+                burst: number;
+            };
+            /** @description Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version. */
+            low_balance_threshold?: number;
+            /** @description This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version. */
+            spend?: components["schemas"]["MonthlySpend"];
+        };
+        ListServiceMeta: {
+            /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */
+            cursor: number | null;
+            /** @description True when the listing goes on: the page came back full. A page may hold fewer rows than `limit` while has_more is true, because the rows of one created_utc second are never split across pages; with `q` it may even be empty. Stop paging when it is false. */
+            has_more: boolean;
+            credits_used: number;
+            credits_remaining: number;
+        };
+        CreditServiceMeta: {
+            credits_used: number;
+            credits_remaining: number;
+        };
+        Error: {
+            /** @description What went wrong and what to do about it. */
+            error: string;
+        };
+        ActivityBucket: {
+            /** @description Start of the bucket, epoch seconds (UTC). */
+            start: number;
+            /** @description Items created in the bucket, within the window. */
+            count: number;
+            /** @description False while part of the bucket is younger than 36 hours: the archive fetches every item a second time about 36 h after creation, so items deleted or removed in that time can still change the count. */
+            settled: boolean;
+        };
+        Activity: {
+            /** @enum {string} */
+            kind: "posts" | "comments";
+            /** @enum {string} */
+            interval: "hour" | "day" | "week";
+            /** @description Start of the window (exclusive), epoch seconds. */
+            after: number;
+            /** @description End of the window (exclusive), epoch seconds. */
+            before: number;
+            /**
+             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
+             * @enum {string}
+             */
+            source: "aggregate" | "search";
+            /** @description Sum of the bucket counts. */
+            total: number;
+            /** @description Every bucket of the window in time order, empty ones included (count 0). */
+            buckets: components["schemas"]["ActivityBucket"][];
+        };
+        ExportQuote: {
+            estimated_rows: number;
+            estimated_pages: number;
+            /** @description How the estimate was made. */
+            method: string;
+            /** @description The job never spends more than this; it stops there and says so. */
+            ceiling_credits: number;
+            /** @description At the export share of the upstream budget. */
+            eta_seconds: number;
+        };
+        ExportManifest: {
+            rows: number;
+            bytes: number;
+            sha256: string;
+            /** @enum {string} */
+            format: "jsonl" | "csv" | "parquet";
+            gzip: boolean;
+            query: {
+                /** @enum {string} */
+                kind: "posts" | "comments";
+                subreddit?: string;
+                author?: string;
+                after: number;
+                before: number;
+                q?: string;
+                fields?: string;
+            };
+            /** @description The time span the rows actually cover. */
+            covered: {
+                first_created_utc: number | null;
+                last_created_utc: number | null;
+            };
+            pages: number;
+            created_at: string;
+        };
+        ExportJob: {
+            id: string;
+            /** @enum {string} */
+            state: "quoted" | "queued" | "running" | "paused" | "done" | "failed" | "cancelled";
+            query: {
+                /** @enum {string} */
+                kind: "posts" | "comments";
+                subreddit?: string;
+                author?: string;
+                after: number;
+                before: number;
+                q?: string;
+                fields?: string;
+                /** @enum {string} */
+                format: "jsonl" | "csv" | "parquet";
+                gzip: boolean;
+            };
+            quote: components["schemas"]["ExportQuote"];
+            progress: {
+                pages_done: number;
+                rows_done: number;
+                credits_spent: number;
+                cursor: number;
+                percent: number;
+                eta_seconds: number | null;
+            };
+            reason: string | null;
+            created_at: string;
+            finished_at: string | null;
+            expires_at: string | null;
+            result: {
+                file_url: string;
+                manifest: components["schemas"]["ExportManifest"];
+            } | null;
+        };
         /** @description An upstream post (`t3`), untrimmed unless `fields` names the fields to keep. The fields below are the common ones; any other upstream field passes through unchanged. */
         Post: {
             /** @description Base36 id, without the kind prefix. */
@@ -461,72 +827,8 @@ export interface components {
             /** @description Always empty. */
             replies: components["schemas"]["CommentTreeNode"][];
         };
-        /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub. The comments plus every stub's `count` give the thread's true size, even during the blackout. */
+        /** @description A node of the comment tree: a comment (`t1`) with its replies, or a `more` stub standing for comments left out; a stub's `count` is the upstream's, passed on as sent. */
         CommentTreeNode: components["schemas"]["CommentNode"] | components["schemas"]["MoreNode"];
-        Community: {
-            name: string;
-            subscribers: number;
-            description: string;
-        };
-        CommunityRule: {
-            short_name: string;
-            description: string;
-            priority: number;
-        } & {
-            [key: string]: unknown;
-        };
-        SubredditRules: {
-            subreddit: string;
-            rules: components["schemas"]["CommunityRule"][];
-        };
-        /** @description Archive aggregates; karma is summed from archived items. */
-        UserProfile: {
-            author: string;
-            /** @description Account id without t2_; null for long-inactive accounts. */
-            id: string | null;
-            _meta: {
-                num_posts: number;
-                num_comments: number;
-                post_karma: number;
-                comment_karma: number;
-                total_karma: number;
-                earliest_post_at: number | null;
-                earliest_comment_at: number | null;
-                last_post_at: number | null;
-                last_comment_at: number | null;
-            } & {
-                [key: string]: unknown;
-            };
-        } & {
-            [key: string]: unknown;
-        };
-        /** @description user is null when no account matches exactly. */
-        UserProfileResult: {
-            user: components["schemas"]["UserProfile"] | null;
-        };
-        Account: {
-            credits_balance: number;
-            rate_limit: {
-                qps: number;
-                burst: number;
-            };
-        };
-        ListServiceMeta: {
-            /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */
-            cursor: number | null;
-            /** @description True when the listing goes on: the page came back full. A page may hold fewer rows than `limit` while has_more is true, because the rows of one created_utc second are never split across pages; with `q` it may even be empty. Stop paging when it is false. */
-            has_more: boolean;
-            credits_used: number;
-            credits_remaining: number;
-        };
-        CreditServiceMeta: {
-            credits_used: number;
-            credits_remaining: number;
-        };
-        Error: {
-            /** @description What went wrong and what to do about it. */
-            error: string;
-        };
     };
     responses: {
         /** @description A parameter is missing, unknown or invalid; the message names it. Not charged. Or: The data source refused the parameters after the debit. The credit is refunded. */
@@ -554,7 +856,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The balance is 0; the message carries the top-up link. Not charged. */
+        /** @description The balance is 0; the message carries the top-up link. Not charged. Or: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged. */
         Error402: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -576,7 +878,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. */
+        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. */
         Error409: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -751,6 +1053,20 @@ export interface operations {
                 fields?: string;
                 /** @description Exact-phrase filter over title and selftext of the fetched page (singular/plural tolerant). */
                 q?: string;
+                /** @description Only posts marked NSFW (true) or only those not (false). Also 1/0, yes/no, y/n. */
+                over_18?: boolean | string;
+                /** @description Only spoiler posts (true) or only the others (false). Also 1/0, yes/no, y/n. */
+                spoiler?: boolean | string;
+                /** @description Keyword match on the post's flair (the archive's own keyword search). */
+                link_flair_text?: string;
+                /** @description Keyword match on the author's flair (the archive's own keyword search). */
+                author_flair_text?: string;
+                /** @description Posts whose `url` starts with this (exactly this with `url_exact=true`). */
+                url?: string;
+                /** @description Makes `url` an exact match. Default false. */
+                url_exact?: boolean | string;
+                /** @description Only crossposts of this post (id with or without t3_). */
+                crosspost_parent_id?: string;
             };
             header?: {
                 /**
@@ -826,6 +1142,10 @@ export interface operations {
                 fields?: string;
                 /** @description Exact-phrase filter over body of the fetched page (singular/plural tolerant). */
                 q?: string;
+                /** @description Only the comments of this post (id with or without t3_): its whole thread as a flat list, paged by the same cursor. */
+                link_id?: string;
+                /** @description Only the direct replies to this comment (`t1_…` or bare id), or to this post (`t3_…`: its top-level comments). Empty (`parent_id=`) means top-level comments only. */
+                parent_id?: string;
             };
             header?: {
                 /**
@@ -932,6 +1252,18 @@ export interface operations {
     searchSubreddits: {
         parameters: {
             query: {
+                /** @description Only communities with at least this many subscribers. */
+                min_subscribers?: number;
+                /** @description Only communities with at most this many subscribers. */
+                max_subscribers?: number;
+                /** @description Only NSFW communities (true) or only the others (false). Also 1/0, yes/no, y/n. */
+                over18?: boolean | string;
+                /** @description What the matches are ordered by. */
+                sort_type?: "subscribers" | "created_utc" | "name";
+                /** @description Order direction. */
+                sort?: "asc" | "desc";
+                /** @description How many matches, 1 to 100 (10 unless given). */
+                limit?: number;
                 /**
                  * @description Community name or name prefix.
                  * @example typesc
@@ -1070,6 +1402,151 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["UserProfileResult"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    searchUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only usernames starting with this (case does not matter).
+                 * @example b
+                 */
+                author_prefix?: string;
+                /**
+                 * @description Only users whose archived karma is at least this.
+                 * @example 100
+                 */
+                min_karma?: number;
+                /** @description Only users with a post or comment since then: an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y. */
+                active_since?: string | number;
+                /** @description Order by total archived karma or by username. */
+                sort_type?: "karma" | "name";
+                /** @description Order direction. */
+                sort?: "asc" | "desc";
+                /**
+                 * @description Users per page, 1 to 100.
+                 * @example 2
+                 */
+                limit?: number;
+                /** @description Rank of the first user of the page: pass `_service.cursor` of the previous page. The archive ranks at most the first 1,000 users of one search. */
+                offset?: number;
+            };
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Costs 1 credit. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["UserProfile"][];
+                        _service: components["schemas"]["ListServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            502: components["responses"]["Error502"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getActivity: {
+        parameters: {
+            query: {
+                /** @description What is counted. */
+                kind?: "posts" | "comments";
+                /**
+                 * @description Community name without r/.
+                 * @example typescript
+                 */
+                subreddit?: string;
+                /** @description Username without u/. */
+                author?: string;
+                /** @description Count only items containing this exact phrase (title and selftext, or body; singular/plural tolerant), within the community or author given. */
+                q?: string;
+                /**
+                 * @description Bucket size. Buckets are UTC; weeks start on Monday.
+                 * @example day
+                 */
+                interval?: "hour" | "day" | "week";
+                /**
+                 * @description Start of the window (exclusive, required): an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y.
+                 * @example 2026-11-01
+                 */
+                after: string | number;
+                /**
+                 * @description End of the window (exclusive); now when omitted: an epoch-seconds integer, an ISO 8601 date (2024-01-31 or 2024-01-31T12:00:00Z) or a relative form such as 30min, 12h, 7d, 2w, 3mo or 1y.
+                 * @example 2026-11-04
+                 */
+                before?: string | number;
+            };
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Costs 1 credit. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Activity"];
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
                 };
@@ -1339,6 +1816,529 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "posts",
+                 *       "subreddit": "typescript",
+                 *       "after": "2026-06-01",
+                 *       "before": "2026-07-01",
+                 *       "format": "parquet"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "posts" | "comments";
+                    /** @description The community (give this or author). */
+                    subreddit?: string;
+                    /** @description The author (give this or subreddit). */
+                    author?: string;
+                    /** @description Start of the window (exclusive): the forms of the listing endpoints' after. At most 366 days before before. */
+                    after: number | string;
+                    /** @description End of the window (exclusive). */
+                    before: number | string;
+                    /** @description Exact-phrase filter, as on the listing endpoints. */
+                    q?: string;
+                    /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
+                    fields?: string;
+                    /**
+                     * @default jsonl
+                     * @enum {string}
+                     */
+                    format?: "jsonl" | "csv" | "parquet";
+                    /**
+                     * @description Gzip the file (jsonl and csv only).
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    /** @description The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2). */
+                    max_credits?: number;
+                    /**
+                     * @description Start at once; otherwise the answer is only a quote, started later with /start.
+                     * @default false
+                     */
+                    confirm?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Quoted (state `quoted`); nothing charged. */
+            201: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description Quoted and started (state `queued`). */
+            202: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description A field is missing, unknown or invalid; the message names it. Not charged. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid parameter: kind: must be posts or comments"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description With confirm: the balance is below the estimated pages; the message says by how much. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    startExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description The balance is below the quote's estimated pages; the message says how many more credits are needed. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a start (it was already started). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    pauseExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a pause (it has ended). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    resumeExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a resume (it is not paused). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    cancelExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No export with this id for this key (another key's export is not shown). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export's state does not allow a cancel (it has ended). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "this export is done"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: JSONL, CSV (RFC 4180) or Parquet, gzipped when asked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description SHA-256 of the file, as in the manifest. */
+                    "x-export-sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/gzip": string;
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No such export for this key, or its file has expired. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "no such export"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The export is not done yet. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "the export's file is not ready: the export is running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
 }

@@ -10,6 +10,8 @@ export const OPERATIONS = {
   searchSubreddits: {"path":"/v1/subreddits/search","pathParams":[],"meta":"list","credits":1,"paginated":false},
   getSubredditRules: {"path":"/v1/subreddits/{name}/rules","pathParams":["name"],"meta":"credits","credits":1,"paginated":false},
   getUserProfile: {"path":"/v1/users/{name}","pathParams":["name"],"meta":"credits","credits":1,"paginated":false},
+  searchUsers: {"path":"/v1/users/search","pathParams":[],"meta":"list","credits":1,"paginated":false},
+  getActivity: {"path":"/v1/activity","pathParams":[],"meta":"credits","credits":1,"paginated":false},
   getAccount: {"path":"/v1/account","pathParams":[],"meta":"credits","credits":0,"paginated":false},
 } as const;
 
@@ -38,6 +40,14 @@ export interface OperationTypes {
   getUserProfile: {
     params: paths["/v1/users/{name}"]["get"]["parameters"]["path"];
     response: paths["/v1/users/{name}"]["get"]["responses"][200]["content"]["application/json"];
+  };
+  searchUsers: {
+    params: NonNullable<paths["/v1/users/search"]["get"]["parameters"]["query"]>;
+    response: paths["/v1/users/search"]["get"]["responses"][200]["content"]["application/json"];
+  };
+  getActivity: {
+    params: NonNullable<paths["/v1/activity"]["get"]["parameters"]["query"]>;
+    response: paths["/v1/activity"]["get"]["responses"][200]["content"]["application/json"];
   };
   getAccount: {
     params: Record<string, never>;

@@ -10,6 +10,7 @@ import {
   err,
   KEY_ID_PATTERN,
   KEY_LIMITS,
+  labelProblem,
   ok,
   parseUsdToCents,
   type Result,
@@ -26,6 +27,7 @@ export type Command =
   | { name: "keys revoke"; json: boolean; id: string }
   | { name: "keys rotate"; json: boolean; id: string }
   | { name: "keys topup"; json: boolean; id: string; usd: string; usdCents: number }
+  | { name: "keys cap"; json: boolean; id: string; monthlyCap: number | null }
   | { name: "ledger verify"; json: boolean };
 
 /** A refused command line: the sentence, and which command's help to point at. */
@@ -125,6 +127,18 @@ const COMMANDS: Record<string, CommandSpec> = {
       },
     },
     build: buildTopUp,
+  },
+  "keys cap": {
+    summary: "set or remove a key's monthly spend cap (credits per calendar month, UTC)",
+    synopsis: "ID --monthly (N | none) [--json]",
+    takesId: true,
+    options: {
+      monthly: {
+        value: "N|none",
+        help: `credits a month, ${number(KEY_LIMITS.monthlyCap.min)} to ${number(KEY_LIMITS.monthlyCap.max)}; none removes the cap`,
+      },
+    },
+    build: buildCap,
   },
   "ledger verify": {
     summary: "recompute every balance from the journal; exit 1 on any mismatch",
@@ -262,6 +276,8 @@ function buildCreate(json: boolean, _id: string, values: Values): Result<Command
   if (label !== undefined && label.length > KEY_LIMITS.labelMaxLength) {
     return err(`--label must be at most ${KEY_LIMITS.labelMaxLength} characters, got ${label.length}`);
   }
+  const problem = label === undefined ? undefined : labelProblem(label);
+  if (problem !== undefined) return err(`--label: ${problem}`);
   return ok({ name: "keys create", json, credits: credits.value, qps: qps.value, burst: burst.value, label });
 }
 
@@ -304,6 +320,16 @@ function buildTopUp(json: boolean, id: string, values: Values): Result<Command, 
     return err(`the maximum top-up is ${usd(TOP_UP_LIMITS.maxUsdCents)} USD, got ${text}`);
   }
   return ok({ name: "keys topup", json, id, usd: text, usdCents: cents });
+}
+
+function buildCap(json: boolean, id: string, values: Values): Result<Command, string> {
+  const text = values.monthly;
+  if (typeof text !== "string")
+    return err("'keys cap' needs --monthly N (credits a month) or --monthly none");
+  if (text === "none") return ok({ name: "keys cap", json, id, monthlyCap: null });
+  const cap = wholeNumber("monthly", text, KEY_LIMITS.monthlyCap);
+  if (!cap.ok) return err(`${cap.error}, or none`);
+  return ok({ name: "keys cap", json, id, monthlyCap: cap.value ?? null });
 }
 
 function usd(cents: number): string {

@@ -8,7 +8,7 @@ import { billingCaller, type NatsConnection } from "@rda/service-kit";
 import type { Command } from "./args.ts";
 import { type CommandResult, EXIT } from "./exit-codes.ts";
 import { failureResult } from "./failure-result.ts";
-import { describeKey, describeKeyList, describeUsage, describeVerify } from "./output.ts";
+import { describeKey, describeKeyList, describeMonthSpend, describeUsage, describeVerify } from "./output.ts";
 
 export interface CliDeps {
   readonly nats: NatsConnection;
@@ -49,6 +49,8 @@ export function runCommand(deps: CliDeps, command: Runnable): Promise<CommandRes
       return rotateKey(deps, command.id);
     case "keys topup":
       return topUpKey(deps, command);
+    case "keys cap":
+      return capKey(deps, command.id, command.monthlyCap);
     case "ledger verify":
       return verifyLedger(deps);
   }
@@ -145,6 +147,15 @@ async function topUpKey(deps: CliDeps, { id, usd, usdCents }: TopUp): Promise<Co
   const { credits_added, credits_balance } = reply;
   const text = `added ${credits_added} credits to ${id}; balance ${credits_balance}`;
   return { exitCode: EXIT.ok, json: { credits_added, credits_balance }, text };
+}
+
+async function capKey(deps: CliDeps, id: string, monthlyCap: number | null): Promise<CommandResult> {
+  const request = { id, monthly_cap: monthlyCap };
+  const answer = await ask(deps, "setSpendCap", request);
+  if (!answer.ok) return failureResult(answer.error);
+  if (answer.value.outcome === "not_found") return notFound(id);
+  const spend = answer.value.month_spend;
+  return { exitCode: EXIT.ok, json: { id, month_spend: spend }, text: `${id}: ${describeMonthSpend(spend)}` };
 }
 
 async function verifyLedger(deps: CliDeps): Promise<CommandResult> {

@@ -1,5 +1,13 @@
 /** Human-readable output of the CLI, and the one place that writes to stdout and stderr. */
-import type { KeyDetails, ListKeysReply, Payment, UsageDay, verifyLedgerReplySchema } from "@rda/contracts";
+import {
+  type KeyDetails,
+  type ListKeysReply,
+  type MonthSpend,
+  monthResetsAt,
+  type Payment,
+  type UsageDay,
+  type verifyLedgerReplySchema,
+} from "@rda/contracts";
 import type { z } from "zod";
 import type { CommandResult } from "./exit-codes.ts";
 
@@ -13,9 +21,16 @@ export function describeKey(key: KeyDetails, payments: readonly Payment[] = []):
     `created at:  ${key.created_at}`,
     `last used:   ${key.last_used_at ?? "never"}`,
     `account:     ${key.account_id ?? "(none: made by an operator)"}`,
+    ...(key.month_spend ? [`spend:       ${describeMonthSpend(key.month_spend)}`] : []),
   ];
   if (payments.length === 0) return [...lines, "payments:    none"].join("\n");
   return [...lines, "payments:", ...payments.map(describePayment)].join("\n");
+}
+
+/** The month's spend against the monthly cap, e.g. "12 of 50 credits in 2026-11 (cap resets 2026-12-01T00:00:00.000Z)". */
+export function describeMonthSpend(spend: MonthSpend): string {
+  if (spend.cap === null) return `${spend.spent} credits in ${spend.month}, no monthly cap`;
+  return `${spend.spent} of ${spend.cap} credits in ${spend.month} (the monthly cap resets ${monthResetsAt(spend.month)})`;
 }
 
 /** One card payment: when, how much, what it bought, what went back, its id. */

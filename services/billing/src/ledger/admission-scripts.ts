@@ -7,24 +7,66 @@
  * (the request failed, or the client left) or `voided` (nobody settled it in time); only a pending
  * debit can be refunded, so every refund is applied exactly once.
  *
- * Admission touches the key's slot and two global keys (the reserve bucket and the pending index):
- * fine on one Redis primary, which the operator guide prescribes; see there for Redis Cluster.
+ * Admission touches the key's slot and three global keys (the reserve bucket, the pending index, and
+ * the upstream pacer's state, read only): fine on one Redis primary, which the operator guide
+ * prescribes; see there for Redis Cluster.
  */
 
 import { luaScript } from "@rda/service-kit";
 import { DEBIT_RECORD, JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
 
 /**
- * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index.
+ * The key's monthly spend cap, a step of its own in admission: the record's `monthly_cap` (absent
+ * or '': no cap) against the month's spend, field ARGV[16] (YYYY-MM) of KEYS[8]. Checked after the
+ * balance, in the same script as the debit, so it is exact however many requests race for the last
+ * credits under the cap, on however many gateways. The debit adds to the month's spend; a refund
+ * gives it back (refundScript).
+ */
+const SPEND_CAP = `
+local function month_spend()
+  local cap = tonumber(redis.call('HGET', KEYS[1], 'monthly_cap') or '') or -1
+  return cap, tonumber(redis.call('HGET', KEYS[8], ARGV[16]) or '0')
+end
+local function cap_refuses(cap, spent, credits)
+  return credits > 0 and cap >= 0 and spent + credits > cap
+end
+local function count_spend(credits)
+  return redis.call('HINCRBY', KEYS[8], ARGV[16], credits)
+end
+`;
+
+/**
+ * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
+ * its last top-up, else 100 credits. Billing compares it with the balance before and after the
+ * debit to tell the one admission that crossed it (endpoints.ts).
+ */
+const LOW_BALANCE_LINE = `
+local function low_balance_line()
+  local set = redis.call('HMGET', KEYS[1], 'low_balance_at', 'last_topup_credits')
+  local at = tonumber(set[1] or '')
+  if at then return at end
+  local last = tonumber(set[2] or '')
+  if last then return math.floor(last / 10) end
+  return 100
+end
+`;
+
+/**
+ * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index, upstream pacer
+ * state (the adapters' pacer writes it: packages/upstream-client/src/pacer/pacer-scripts.ts), monthly
+ * spend. While the upstream has reported its window spent, a data request is refused like a full reserve, with
+ * the wait until the window turns: it would not be sent upstream, so nothing is debited.
  * ARGV: request_id, key hash ('' for a caller bound to the key id, as an OAuth token's), operation,
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
- * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock).
- * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}.
+ * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
+ * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line}.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
  */
-export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${DEBIT_RECORD}
+export const admitScript =
+  luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${DEBIT_RECORD}${SPEND_CAP}${LOW_BALANCE_LINE}
 if now > tonumber(ARGV[15]) then return {'expired'} end
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked', 'hash', 'qps', 'burst')
 if not record[1] then return {'unknown_key'} end
@@ -47,8 +89,19 @@ tokens = tokens - wanted
 bucket_store(KEYS[4], tokens, qps, burst)
 local left, full = math.floor(tokens), seconds_to_full(tokens, qps, burst)
 if balance < credits then return {'insufficient', balance, 0, qps, burst, left, full} end
+local cap, spent = month_spend()
+if cap_refuses(cap, spent, credits) then
+  return {'spend_cap_reached', balance, 0, qps, burst, left, full, cap, spent}
+end
 local reserve_qps = tonumber(ARGV[6])
 if reserve_qps > 0 then
+  local window = redis.call('HMGET', KEYS[7], 'closed_until', 'reset_at', 'remaining')
+  local spent_until = tonumber(window[1]) or 0
+  local reset_at, remaining = tonumber(window[2]) or 0, tonumber(window[3])
+  if remaining ~= nil and remaining <= 0 and reset_at > spent_until then spent_until = reset_at end
+  if spent_until > now then
+    return {'reserve_exhausted', balance, spent_until - now, qps, burst, left, full}
+  end
   local reserve_burst = tonumber(ARGV[7])
   local reserve = bucket_level(KEYS[5], reserve_qps, reserve_burst)
   if reserve < 1 then
@@ -56,15 +109,16 @@ if reserve_qps > 0 then
   end
   bucket_store(KEYS[5], reserve - 1, reserve_qps, reserve_burst)
 end
-if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full} end
+if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()} end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -credits)
+spent = count_spend(credits)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
 journal('debit', -credits, balance, ARGV[1], ARGV[12])
 count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
 write_debit(KEYS[3], { state = 'pending', balance = balance, operation = ARGV[3], day = ARGV[13],
   credits = credits }, ARGV[9])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
-return {'admitted', balance, 0, qps, burst, left, full}
+return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()}
 `);
 
 /**
@@ -82,9 +136,12 @@ return 1
 `);
 
 /**
- * KEYS: record, journal, debit record, pending index. ARGV: request_id, at (ms), record ttl (s), usage
- * key prefix, usage ttl (s), pending member, final state ('refunded' or 'voided').
- * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged.
+ * KEYS: record, journal, debit record, pending index, monthly spend. ARGV: request_id, at (ms),
+ * record ttl (s), usage key prefix, usage ttl (s), pending member, final state ('refunded' or
+ * 'voided').
+ * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged,
+ * and taken off the spend of that day's month (never below 0: a debit from before spend was counted
+ * has none to give back).
  * Replies {outcome, balance} (balance -1 when the key has no record); the outcome is `refunded`,
  * `already_ended` (settled, refunded or voided before) or `unknown_debit` (no such debit recorded:
  * nothing to give back, whoever asks).
@@ -98,7 +155,12 @@ if debit.state ~= 'pending' then return {'already_ended', current()} end
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_debit', -1} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', debit.credits)
 journal('refund', debit.credits, balance, ARGV[1], ARGV[2])
-if debit.day ~= '' then count(ARGV[4] .. debit.day, 'refunded:' .. debit.operation, 1, ARGV[5]) end
+if debit.day ~= '' then
+  count(ARGV[4] .. debit.day, 'refunded:' .. debit.operation, 1, ARGV[5])
+  local month = string.sub(debit.day, 1, 7)
+  local spent = tonumber(redis.call('HGET', KEYS[5], month) or '0')
+  if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, debit.credits)) end
+end
 debit.state, debit.balance = ARGV[7], balance
 write_debit(KEYS[3], debit, ARGV[3])
 return {'refunded', balance}

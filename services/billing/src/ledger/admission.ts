@@ -2,7 +2,7 @@
  * Admission of one request (admission-scripts.ts, `admitScript`): the key's bucket, its balance,
  * the shared reserve and the debit, decided together in one script.
  */
-import type { AdmitReply, KeyBucket } from "@rda/contracts";
+import { type AdmitReply, calendarMonthOf, type KeyBucket, type MonthSpend } from "@rda/contracts";
 import { admitScript } from "./admission-scripts.ts";
 import {
   type LedgerContext,
@@ -67,6 +67,8 @@ export async function admit(
       keys.keyRateBucket(keyId),
       keys.globalReserveBucket,
       keys.pendingDebits,
+      keys.upstreamPacer.state,
+      keys.monthlySpend(keyId),
     ],
     [
       requestId,
@@ -84,18 +86,35 @@ export async function admit(
       utcDay(at),
       pendingMember(keyId, requestId),
       Math.floor(admission.deadline),
+      calendarMonthOf(at),
     ],
   );
-  return admitReply(scriptReply(reply));
+  return admitReply(scriptReply(reply), calendarMonthOf(at));
 }
 
-function admitReply([outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0]: [
-  string,
-  ...number[],
-]): AdmitReply | LateAdmission {
+function admitReply(
+  [outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0, cap, spent, lowLine]: [
+    string,
+    ...number[],
+  ],
+  month: string,
+): AdmitReply | LateAdmission {
   const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
+  // A replayed admission (the debit was already recorded) answers without the month's figures.
+  const monthSpend: MonthSpend | undefined =
+    spent === undefined ? undefined : { month, spent, cap: cap === undefined || cap < 0 ? null : cap };
   switch (outcome) {
     case "admitted":
+      return {
+        outcome,
+        balance,
+        bucket,
+        ...(monthSpend && { month_spend: monthSpend }),
+        ...(lowLine !== undefined && { low_balance_threshold: lowLine }),
+      };
+    case "spend_cap_reached":
+      if (!monthSpend) throw new Error("a cap refusal came without the month's spend");
+      return { outcome, balance, bucket, month_spend: monthSpend };
     case "insufficient":
       return { outcome, balance, bucket };
     case "rate_limited":

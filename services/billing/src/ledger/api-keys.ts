@@ -9,9 +9,11 @@ import type {
   LookupKeyReply,
   LookupKeyRequest,
 } from "@rda/contracts";
+import { calendarMonthOf } from "@rda/contracts";
 import { hashApiKey } from "@rda/service-kit";
 import { newKeyId, newSecret } from "../secrets.ts";
 import { type LedgerContext, scriptReply, USAGE_TTL_SECONDS, utcDay } from "./context.ts";
+import { inheritLowBalanceThreshold } from "./low-balance.ts";
 import {
   claimAccountKeyScript,
   createKeyScript,
@@ -19,6 +21,7 @@ import {
   revokeScript,
   rotateScript,
 } from "./scripts.ts";
+import { monthSpendOf } from "./spend-caps.ts";
 
 export interface KeyDefaults {
   readonly freeCredits: number;
@@ -77,6 +80,7 @@ export async function createKey(
   }
   await redis.sadd(keys.keyIds, id);
   if (account !== "") await redis.rpush(keys.accountKeys(account), id);
+  if (account !== "") await inheritLowBalanceThreshold(context, account, id);
   await redis.set(keys.keyIdByHash(hashApiKey(secret)), id);
   return { outcome: "created", id, key: secret, credits };
 }
@@ -162,13 +166,21 @@ export async function showKey(
   keyId: string,
   accountId?: string,
 ): Promise<KeyDetails | undefined> {
-  const record = await context.redis.hgetall(context.keys.keyRecord(keyId));
+  const month = calendarMonthOf(context.now());
+  const [record, spent] = await Promise.all([
+    context.redis.hgetall(context.keys.keyRecord(keyId)),
+    context.redis.hget(context.keys.monthlySpend(keyId), month),
+  ]);
   if (record.balance === undefined) return undefined;
   if (accountId !== undefined && record.account_id !== accountId) return undefined;
-  return keyDetails(keyId, record);
+  return keyDetails(keyId, record, monthSpendOf(month, record.monthly_cap, spent));
 }
 
-function keyDetails(keyId: string, record: Record<string, string>): KeyDetails {
+function keyDetails(
+  keyId: string,
+  record: Record<string, string>,
+  monthSpend: KeyDetails["month_spend"],
+): KeyDetails {
   const lastUsed = Number(record.last_used_at);
   return {
     id: keyId,
@@ -179,18 +191,26 @@ function keyDetails(keyId: string, record: Record<string, string>): KeyDetails {
     created_at: record.created_at ?? "",
     last_used_at: Number.isFinite(lastUsed) && lastUsed > 0 ? new Date(lastUsed).toISOString() : null,
     account_id: record.account_id ? record.account_id : null,
+    month_spend: monthSpend,
   };
 }
 
 /** Details of many keys in one round trip, in the order given; ids without a record are skipped. */
 export async function showKeys(context: LedgerContext, keyIds: readonly string[]): Promise<KeyDetails[]> {
+  const month = calendarMonthOf(context.now());
   const pipeline = context.redis.pipeline();
-  for (const id of keyIds) pipeline.hgetall(context.keys.keyRecord(id));
-  const records = (await pipeline.exec()) ?? [];
+  for (const id of keyIds) {
+    pipeline.hgetall(context.keys.keyRecord(id));
+    pipeline.hget(context.keys.monthlySpend(id), month);
+  }
+  const replies = (await pipeline.exec()) ?? [];
   return keyIds.flatMap((id, index) => {
-    const [error, record] = records[index] ?? [];
+    const [error, record] = replies[2 * index] ?? [];
+    const [spendError, spent] = replies[2 * index + 1] ?? [];
     if (error) throw error;
+    if (spendError) throw spendError;
     const fields = record as Record<string, string>;
-    return fields.balance === undefined ? [] : [keyDetails(id, fields)];
+    if (fields.balance === undefined) return [];
+    return [keyDetails(id, fields, monthSpendOf(month, fields.monthly_cap, spent as string | null))];
   });
 }

@@ -72,7 +72,13 @@ export async function refund(
   const { keys } = context;
   const reply = await refundScript.run(
     context.redis,
-    [keys.keyRecord(keyId), keys.journal(keyId), keys.debitMarker(keyId, requestId), keys.pendingDebits],
+    [
+      keys.keyRecord(keyId),
+      keys.journal(keyId),
+      keys.debitMarker(keyId, requestId),
+      keys.pendingDebits,
+      keys.monthlySpend(keyId),
+    ],
     [
       requestId,
       context.now(),

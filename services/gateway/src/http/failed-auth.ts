@@ -1,5 +1,5 @@
 /**
- * Where authentication meets the limit on refused keys (../failed-auth-limiter.ts): a key is looked up
+ * Where authentication meets the limit on refused keys (packages/service-kit/src/failed-auth-limiter.ts): a key is looked up
  * unless its address is throttled and the key is not one this gateway already knows valid; a refused
  * key, malformed or unknown, counts against its address. A missing key costs nothing and is not
  * counted.

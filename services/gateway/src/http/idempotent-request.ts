@@ -1,8 +1,8 @@
 /**
  * The gateway's side of `Idempotency-Key` (../idempotency.ts) for one data request: claim the key,
  * or answer at once — the stored response again (its key's bucket still spends a token, and the
- * RateLimit headers are fresh), 409 while the first request is being served, 422 for a different
- * request under the same key.
+ * RateLimit headers are fresh), 409 while the first request is being served or when its response
+ * was not kept, 422 for a different request under the same key.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { admit } from "../admission.ts";
@@ -46,6 +46,8 @@ export async function beginIdempotent(
       return fail("idempotency_key_reused");
     case "in_progress":
       return fail("idempotency_in_progress");
+    case "not_kept":
+      return fail("idempotency_response_not_kept");
     case "replay":
       return succeed({ answered: await replay(ctx, request, reply, key, outcome.response) });
   }

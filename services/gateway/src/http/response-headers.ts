@@ -5,6 +5,11 @@
  *   must never hand it to another caller, and nothing here is worth caching by URL anyway.
  * - `X-Content-Type-Options: nosniff`: browsers take the declared type (JSON stays JSON).
  * - `Vary: Authorization, x-api-key`: the answer depends on the key, whichever header carries it.
+ * - `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer`: no page of ours is framed by another
+ *   site, and no URL of ours (which may carry query parameters) is passed on as a Referer.
+ * - On the docs pages, a Content-Security-Policy: everything from this gateway only, never framed.
+ *   Scalar's page starts itself with an inline script and styles itself inline, so those are allowed;
+ *   nothing else is (routes/docs.ts).
  */
 import type { FastifyInstance } from "fastify";
 
@@ -12,13 +17,34 @@ export const SECURITY_HEADERS = {
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   vary: "Authorization, x-api-key",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
 } as const;
 
-export function installResponseHeaders(app: FastifyInstance): void {
-  app.addHook("onSend", async (_request, reply, payload) => {
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "object-src 'none'",
+].join("; ");
+
+export function installResponseHeaders(app: FastifyInstance, docsPrefix: string): void {
+  app.addHook("onSend", async (request, reply, payload) => {
     reply.header("cache-control", SECURITY_HEADERS["cache-control"]);
     reply.header("x-content-type-options", SECURITY_HEADERS["x-content-type-options"]);
     reply.header("vary", mergeVary(reply.getHeader("vary")));
+    reply.header("x-frame-options", SECURITY_HEADERS["x-frame-options"]);
+    reply.header("referrer-policy", SECURITY_HEADERS["referrer-policy"]);
+    const path = request.url.split("?")[0] ?? "";
+    if (path === docsPrefix || path.startsWith(`${docsPrefix}/`)) {
+      reply.header("content-security-policy", DOCS_CONTENT_SECURITY_POLICY);
+    }
     return payload;
   });
 }

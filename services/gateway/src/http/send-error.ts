@@ -13,6 +13,8 @@ const DEFAULT_RETRY_AFTER_SECONDS = 1;
 export interface ErrorContext {
   /** Where to add credits, put in every 402 body. */
   readonly topUpUrl: string;
+  /** Where a key's owner changes its monthly spend cap, put in a cap's 402 body. */
+  readonly spendCapUrl: string;
 }
 
 export function sendError(reply: FastifyReply, failure: Failure, context: ErrorContext): FastifyReply {
@@ -33,6 +35,7 @@ export function sendError(reply: FastifyReply, failure: Failure, context: ErrorC
     detail: failure.detail,
     refunded: failure.refunded,
     topUpUrl: context.topUpUrl,
+    spendCapUrl: context.spendCapUrl,
   });
   return reply.send(JSON.stringify({ error: message }));
 }

@@ -5,7 +5,7 @@
  * query string is ignored rather than refused with 400; 503 remains for an outage of NATS or
  * billing, where no honest 200 or 401 can be given (docs/api.md#amendments-to-the-original-contract).
  */
-import { OPERATIONS } from "@rda/contracts";
+import { type Account, type MonthlySpend, type MonthSpend, monthResetsAt, OPERATIONS } from "@rda/contracts";
 import { admit } from "../admission.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
@@ -29,9 +29,24 @@ export const getAccount: GatewayRoute = {
     });
     if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
     if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
-    const { balance, bucket } = admission.value;
-    const data = { credits_balance: balance, rate_limit: { qps: bucket.qps, burst: bucket.burst } };
+    const { balance, bucket, monthSpend, lowBalanceThreshold } = admission.value;
+    const data: Account = {
+      credits_balance: balance,
+      rate_limit: { qps: bucket.qps, burst: bucket.burst },
+      ...(lowBalanceThreshold !== undefined && { low_balance_threshold: lowBalanceThreshold }),
+      ...(monthSpend && { spend: monthlySpendOf(monthSpend) }),
+    };
     const service = { credits_used: operation.credits, credits_remaining: balance };
     return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(data)), service), service);
   },
 };
+
+/** The admission's month figures as the account object shows them. */
+function monthlySpendOf(spend: MonthSpend): MonthlySpend {
+  return {
+    month: spend.month,
+    credits_spent: spend.spent,
+    monthly_cap: spend.cap,
+    resets_at: monthResetsAt(spend.month),
+  };
+}

@@ -86,6 +86,9 @@ function listingSummary(noun: string, shown: number, args: Args): string {
   const scope = [
     args.subreddit !== undefined ? ` in r/${args.subreddit}` : "",
     args.author !== undefined ? ` by u/${args.author}` : "",
+    args.link_id !== undefined ? ` under post ${args.link_id}` : "",
+    args.parent_id === "" ? " (top level only)" : "",
+    typeof args.parent_id === "string" && args.parent_id !== "" ? ` replying to ${args.parent_id}` : "",
     args.q !== undefined ? ` matching "${args.q}"` : "",
   ].join("");
   return `${count(shown, noun)}${scope}, ${args.sort === "asc" ? "oldest" : "newest"} first.`;

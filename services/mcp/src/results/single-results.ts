@@ -4,6 +4,7 @@
  * fields the contract documents and drop the upstream's bookkeeping (rule kinds, stats timestamps).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Account } from "@rda/contracts";
 import { project } from "./fields.ts";
 import { assemble, count, cutSentence, fitToBudget, type Service } from "./presentation.ts";
 
@@ -80,8 +81,18 @@ export function presentUser(tool: string, envelope: Envelope, args: Args): CallT
 }
 
 export function presentAccount(tool: string, envelope: Envelope): CallToolResult {
-  const account = envelope.data as { credits_balance: number; rate_limit: { qps: number; burst: number } };
+  const account = envelope.data as Account;
   const { qps, burst } = account.rate_limit;
-  const summary = `Balance: ${account.credits_balance} credits. Rate limit: ${qps} requests per second, bursts of ${burst}.`;
+  const summary = `Balance: ${account.credits_balance} credits. Rate limit: ${qps} requests per second, bursts of ${burst}.${spendSentence(account.spend)}`;
   return assemble(tool, { data: account, summary }, envelope._service);
+}
+
+/** The month's spend against the key's cap, for check_credits. */
+function spendSentence(spend: Account["spend"]): string {
+  if (spend === undefined) return "";
+  const reset = spend.resets_at.replace(".000Z", "Z");
+  if (spend.monthly_cap === null)
+    return ` Spent this month (${spend.month}, UTC): ${spend.credits_spent} credits; no monthly spend cap.`;
+  const left = Math.max(0, spend.monthly_cap - spend.credits_spent);
+  return ` Monthly spend cap: ${spend.credits_spent} of ${spend.monthly_cap} credits spent in ${spend.month} (UTC), ${left} left; it resets at ${reset}.`;
 }

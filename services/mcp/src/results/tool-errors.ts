@@ -28,6 +28,8 @@ export function describeGatewayError(error: GatewayError, rate?: KeyRate): strin
       return `The API key was refused: ${error.message}. Check the x-api-key (or Authorization: Bearer) header of this MCP connection.`;
     case "insufficient_credits":
       return `Out of credits: ${error.message}. Nothing was charged. Top up the key's balance, then call again.`;
+    case "spend_cap_reached":
+      return `This API key's monthly spend cap is used up: ${error.message}. Nothing was charged. Calls resume when the cap resets, or once the key's owner raises it; check_credits shows the cap and the month's spend, free.`;
     case "rate_limited":
       return error.scope === "global"
         ? `The service's shared upstream capacity is busy (${error.message}). Wait ${wait} and call again; this call costs nothing.`

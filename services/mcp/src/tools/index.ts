@@ -1,12 +1,14 @@
-/** The seven tools, listed here so the wiring is greppable. */
+/** The data tools, listed here so the wiring is greppable. */
 import { checkCredits } from "./check-credits.ts";
 import { prepareTool, type ReadyTool, type ToolDefinition } from "./define-tool.ts";
+import { getActivity } from "./get-activity.ts";
 import { getCommentTree } from "./get-comment-tree.ts";
 import { getSubredditRules } from "./get-subreddit-rules.ts";
 import { getUserProfile } from "./get-user-profile.ts";
 import { searchComments } from "./search-comments.ts";
 import { searchPosts } from "./search-posts.ts";
 import { searchSubreddits } from "./search-subreddits.ts";
+import { searchUsers } from "./search-users.ts";
 
 export type { ReadyTool, ToolArgs, ToolDefinition } from "./define-tool.ts";
 export { portableJsonSchema } from "./json-schema.ts";
@@ -19,6 +21,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   searchSubreddits,
   getSubredditRules,
   getUserProfile,
+  searchUsers,
+  getActivity,
   checkCredits,
 ];
 

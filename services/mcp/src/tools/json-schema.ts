@@ -10,7 +10,8 @@
  * - one `type` per property: a nullable value becomes `anyOf` with `{type: "null"}`; the one other
  *   union we have is a time bound, which the contract takes as text
  *   or as a number; it is declared as a string (every number can be written as text) and a number
- *   is still accepted;
+ *   is still accepted; likewise an upstream-style boolean filter (`true` or the text forms `yes`,
+ *   `1`…) is declared a boolean, and its text forms are still accepted;
  * - zod's safe-integer bounds on every integer say nothing and are left out;
  * - a boolean literal (`edited` is `false` or a time) keeps its `type: "boolean"` and loses its
  *   `const`, which Gemini refuses: the schema says a little less, never something untrue.
@@ -91,6 +92,7 @@ function singleType(value: unknown, at: string): string {
   if (typeof value === "string") return value;
   const types = value as string[];
   if (types.length === 2 && types.includes("string") && types.includes("number")) return "string";
+  if (types.length === 2 && types.includes("string") && types.includes("boolean")) return "boolean";
   throw new Error(`${at}: a property has several types (${JSON.stringify(value)}); Gemini takes one`);
 }
 

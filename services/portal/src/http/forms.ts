@@ -12,6 +12,15 @@ export const NOTICES = {
   "logged-out": "You are logged out on this device.",
   "logged-out-everywhere": "You are logged out on every device. Sign in again with a new email link.",
   canceled: "The payment was canceled: nothing was charged.",
+  "secret-shown":
+    "A new secret is shown only once, and it was shown already. If you did not copy it, rotate the key to get another.",
+  "cap-set": "The monthly spend cap is saved. It applies from the next request on.",
+  "threshold-saved": "The low-balance threshold is saved for all your keys.",
+  "notices-saved": "Your notice choices are saved.",
+  "webhook-removed": "The webhook is removed: notices go by email only.",
+  "test-sent": "A test notice is on its way.",
+  "test-webhook-failed": "The test notice was emailed, but your webhook did not accept it.",
+  "cap-removed": "The monthly spend cap is removed: the key spends until its balance is empty.",
 } as const;
 
 export function noticeFor(query: unknown): string | undefined {

@@ -12,7 +12,7 @@ import { sendPageError } from "./render.ts";
  * `formTargets`: origins a form of the page may end up at besides this site: the payment page a
  * checkout form redirects to, the app's redirect on the OAuth consent page.
  */
-function contentSecurityPolicy(formTargets: readonly string[]): string {
+export function contentSecurityPolicy(formTargets: readonly string[]): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -26,13 +26,14 @@ function contentSecurityPolicy(formTargets: readonly string[]): string {
   ].join("; ");
 }
 
-export function installHooks(app: FastifyInstance, ctx: PortalContext): void {
+/**
+ * The security headers of every answer the portal gives through fastify: pages, error pages, the
+ * OAuth server's pages that fastify renders, static files, JSON. Registered on the root instance, so
+ * no route and no scope is without them. The OAuth provider's own answers bypass fastify and get the
+ * same from oauth/mount.ts.
+ */
+export function installSecurityHeaders(app: FastifyInstance, ctx: PortalContext): void {
   const checkoutOrigins = ctx.payments?.checkoutOrigins ?? [];
-  // Bodies are parsed before preHandler, so the form's _csrf field is there to check.
-  app.addHook("preHandler", (request, reply, done) => {
-    if (request.method === "GET" || request.method === "HEAD") return done();
-    app.csrfProtection(request, reply, done);
-  });
   app.addHook("onSend", async (request, reply) => {
     reply.header(
       "content-security-policy",
@@ -44,6 +45,14 @@ export function installHooks(app: FastifyInstance, ctx: PortalContext): void {
     reply.header("referrer-policy", "no-referrer");
     if (ctx.cookies.secure) reply.header("strict-transport-security", "max-age=31536000");
     if (!request.url.startsWith("/static/")) reply.header("cache-control", "no-store");
+  });
+}
+
+export function installHooks(app: FastifyInstance, ctx: PortalContext): void {
+  // Bodies are parsed before preHandler, so the form's _csrf field is there to check.
+  app.addHook("preHandler", (request, reply, done) => {
+    if (request.method === "GET" || request.method === "HEAD") return done();
+    app.csrfProtection(request, reply, done);
   });
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(

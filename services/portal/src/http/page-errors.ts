@@ -61,6 +61,12 @@ export const PAGE_ERRORS = {
     message:
       "Too many sign-in emails were requested from your network in the last hour. Wait before asking again.",
   },
+  auth_failures_throttled: {
+    status: 429,
+    title: "Too many wrong keys",
+    message:
+      "Too many requests with a malformed, unknown or revoked API key came from this address. Wait before trying again.",
+  },
   mail_unavailable: {
     status: 503,
     title: "We could not send the email",

@@ -8,7 +8,7 @@ import type { FastifyReply } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { PAGE_ERRORS, type PageErrorCode } from "./page-errors.ts";
 
-export type Nav = "keys" | "connections" | "billing" | "account" | "login" | "signup" | "";
+export type Nav = "keys" | "connections" | "billing" | "notifications" | "account" | "login" | "signup" | "";
 
 export interface PageLocals {
   readonly title: string;

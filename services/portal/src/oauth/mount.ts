@@ -4,8 +4,9 @@
  * the provider reads and bounds it), so every other path stays the portal's. RFC 8414 metadata is
  * served at `/.well-known/oauth-authorization-server`, the same document as OpenID discovery.
  *
- * One policy sits in front: an authorization request without PKCE S256 is refused with a page, never
- * redirected to the client (a client that skips PKCE gets nothing sent to its redirect URI).
+ * Two policies sit in front: an authorization request without PKCE S256 is refused with a page, never
+ * redirected to the client (a client that skips PKCE gets nothing sent to its redirect URI); and a
+ * client address may register only so many clients an hour (429 with Retry-After past it).
  */
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
@@ -22,7 +23,7 @@ const HANDED_OFF: readonly [string, HTTPMethods[]][] = [
   [DISCOVERY, ["GET", "OPTIONS"]],
   [OAUTH_ROUTES.jwks, ["GET", "OPTIONS"]],
   [OAUTH_ROUTES.token, ["POST", "OPTIONS"]],
-  [OAUTH_ROUTES.registration, ["POST", "OPTIONS"]],
+  [OAUTH_ROUTES.registration, ["OPTIONS"]],
   [OAUTH_ROUTES.revocation, ["POST", "OPTIONS"]],
   // Where the browser comes back after the consent page.
   [`${OAUTH_ROUTES.authorization}/:uid`, ["GET"]],
@@ -49,6 +50,20 @@ export function registerOAuthServer(app: FastifyInstance, ctx: PortalContext): v
         return handOff(request, reply);
       },
     });
+    scope.post(OAUTH_ROUTES.registration, async (request, reply) => {
+      const wait = await ctx.oauth.admitRegistration(request.ip);
+      if (wait > 0) {
+        return reply
+          .code(429)
+          .header("retry-after", String(wait))
+          .header("cache-control", "no-store")
+          .send({
+            error: "too_many_requests",
+            error_description: `too many client registrations from this address; retry in ${wait} s`,
+          });
+      }
+      return handOff(request, reply);
+    });
     scope.get(OAUTH_ROUTES.authorization, async (request, reply) => {
       const challenge = field(request.query, "code_challenge");
       const method = field(request.query, "code_challenge_method");
@@ -60,11 +75,21 @@ export function registerOAuthServer(app: FastifyInstance, ctx: PortalContext): v
   });
 }
 
-/** The portal's page headers on the provider's answers too (its error page, the form_post page). */
+/**
+ * The portal's page headers on the provider's answers too (its error page, the form_post page, its
+ * JSON), which bypass fastify's hooks. The policy has no form-action: the form_post page's form goes
+ * to the app's own redirect URI (oidc-provider adds its inline script's hash to script-src). The
+ * provider may still set its own Cache-Control (it sends no-store on tokens itself).
+ */
 function securityHeaders(response: ServerResponse) {
+  response.setHeader(
+    "content-security-policy",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; object-src 'none'",
+  );
   response.setHeader("x-content-type-options", "nosniff");
   response.setHeader("x-frame-options", "DENY");
   response.setHeader("referrer-policy", "no-referrer");
+  response.setHeader("cache-control", "no-store");
 }
 
 /** One access line, as for every portal route: the route pattern, never the URL (it carries codes). */

@@ -1,15 +1,19 @@
 /**
  * The authorization server as the portal's routes see it: the provider, the one resource, the
  * connections, and ending a connection (its grant's records deleted, and every gateway told to
- * refuse the grant's access tokens before they expire).
+ * refuse the grant's access tokens before they expire). A connection ends the same way whether the
+ * person disconnects it or the provider revokes its grant (a replayed code, a reused or revoked
+ * refresh token).
  */
 import type { Subjects } from "@rda/contracts";
 import type { Logger, NatsConnection, PortalRedisKeys, Redis } from "@rda/service-kit";
 import type Provider from "oidc-provider";
 import type { KoaContextWithOIDC } from "oidc-provider";
+import { clientBucket, takePlace } from "../store/mail-limits.ts";
+import { sha256 } from "../store/secrets.ts";
 import { type ConnectionStore, createConnectionStore } from "./connections.ts";
 import { createOAuthProvider, OAUTH_TTL_SECONDS } from "./provider.ts";
-import { revokeGrantRecords } from "./redis-adapter.ts";
+import { CLIENT_TTL_SECONDS, revokeGrantRecords } from "./redis-adapter.ts";
 import { generateSigningKey, type SigningKey } from "./signing-key.ts";
 
 export interface PortalOAuth {
@@ -19,7 +23,14 @@ export interface PortalOAuth {
   readonly connections: ConnectionStore;
   /** Ends a connection of the account; false when it is not the account's. */
   disconnect(accountId: string, grantId: string): Promise<boolean>;
+  /** A client got a connection: keep its registration as long as a used one is kept. */
+  keepClient(clientId: string): Promise<void>;
+  /** Takes a registration place for the client address: 0, or the seconds until one is free. */
+  admitRegistration(clientIp: string): Promise<number>;
 }
+
+/** Dynamic registrations one client address may make per hour, by default. */
+export const REGISTRATIONS_PER_CLIENT_PER_HOUR = 20;
 
 export interface PortalOAuthDeps {
   readonly redis: Redis;
@@ -32,6 +43,11 @@ export interface PortalOAuthDeps {
   readonly signingKey?: SigningKey;
   readonly behindProxy: boolean;
   readonly renderError: (ctx: KoaContextWithOIDC, out: Record<string, string>) => void;
+  readonly keyIsActive: (accountId: string, keyId: string) => Promise<boolean | undefined>;
+  /** Dynamic registrations per client address per hour; default REGISTRATIONS_PER_CLIENT_PER_HOUR. */
+  readonly registrationsPerClientPerHour?: number;
+  /** Development and tests only: client URLs on private addresses are fetched. */
+  readonly allowPrivateFetch?: boolean;
 }
 
 export function createPortalOAuth(deps: PortalOAuthDeps): PortalOAuth {
@@ -47,23 +63,45 @@ export function createPortalOAuth(deps: PortalOAuthDeps): PortalOAuth {
     connections,
     behindProxy: deps.behindProxy,
     renderError: deps.renderError,
+    keyIsActive: deps.keyIsActive,
+    allowPrivateFetch: deps.allowPrivateFetch,
   });
   // The provider's own failures, for the log: never a token (oidc-provider's errors carry none).
   provider.on("server_error", (_ctx, error) => logger.error({ err: error }, "OAuth server error"));
+
+  /** Forgets the grant's records and tells every gateway to refuse its access tokens now. */
+  const endGrant = async (grantId: string, accountId: string | undefined, why: string) => {
+    await revokeGrantRecords(redis, keys, grantId);
+    const expiresAt = Math.ceil(Date.now() / 1000) + OAUTH_TTL_SECONDS.accessToken;
+    deps.nats.publish(
+      deps.subjects.portal.grantRevoked,
+      JSON.stringify({ grant_id: grantId, expires_at: expiresAt }),
+    );
+    logger.info({ account_id: accountId, grant_id: grantId, why }, "OAuth connection ended");
+  };
+  // The provider revoked a grant itself: a replayed code, a reused refresh token, or the client
+  // revoked its refresh token. Its access tokens must stop now, not when they expire.
+  provider.on("grant.revoked", (_ctx, grantId: string) => {
+    void (async () => {
+      const connection = await connections.get(grantId);
+      if (connection) await connections.remove(connection.accountId, grantId);
+      await endGrant(grantId, connection?.accountId, "grant revoked by the authorization server");
+    })().catch((error: unknown) => logger.error({ err: error, grant_id: grantId }, "ending a grant failed"));
+  });
+  const registrationsPerHour = deps.registrationsPerClientPerHour ?? REGISTRATIONS_PER_CLIENT_PER_HOUR;
   return {
     provider,
     resource,
     connections,
     async disconnect(accountId, grantId) {
       if (!(await connections.remove(accountId, grantId))) return false;
-      await revokeGrantRecords(redis, keys, grantId);
-      const expiresAt = Math.ceil(Date.now() / 1000) + OAUTH_TTL_SECONDS.accessToken;
-      deps.nats.publish(
-        deps.subjects.portal.grantRevoked,
-        JSON.stringify({ grant_id: grantId, expires_at: expiresAt }),
-      );
-      logger.info({ account_id: accountId, grant_id: grantId }, "OAuth connection ended");
+      await endGrant(grantId, accountId, "disconnected");
       return true;
     },
+    async keepClient(clientId) {
+      await redis.expire(keys.oauthRecord("Client", sha256(clientId)), CLIENT_TTL_SECONDS);
+    },
+    admitRegistration: (clientIp) =>
+      takePlace(redis, keys.registrationsFromClient(clientBucket(clientIp)), registrationsPerHour, 3_600),
   };
 }

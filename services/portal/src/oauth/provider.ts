@@ -11,9 +11,15 @@
  *   (`key_id`) and their grant (`grant_id`); the gateway verifies them with the published keys;
  * - every authorization goes through the portal's own sign-in and a consent page that picks the key
  *   (no silent re-use of an earlier grant);
- * - public clients only (PKCE is their proof); a loopback redirect may vary by port (RFC 8252).
+ * - public clients only (PKCE is their proof); a loopback redirect may vary by port (RFC 8252);
+ * - only what works is on: no pushed authorization requests, no DPoP (the gateway takes Bearer
+ *   tokens), no userinfo; `openid` is honoured (an ID token naming the account) on the same consent;
+ * - every URL a client hands over is fetched with the portal's safe outgoing fetch (public https
+ *   addresses only, checked after DNS resolution), and `sector_identifier_uri` is refused outright;
+ * - a grant ended by the provider itself (a replayed code, a reused refresh token, a revoked refresh
+ *   token) ends its connection, exactly as Disconnect does (`onGrantRevoked`).
  */
-import type { PortalRedisKeys, Redis } from "@rda/service-kit";
+import { checkOutgoingUrl, type PortalRedisKeys, type Redis, safeFetch } from "@rda/service-kit";
 import Provider, { errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
 import type { ConnectionStore } from "./connections.ts";
 import { checkRedirectUris } from "./redirect-uris.ts";
@@ -58,7 +64,17 @@ export interface OAuthProviderDeps {
   readonly behindProxy: boolean;
   /** Renders the provider's error page in the portal's look. */
   readonly renderError: (ctx: KoaContextWithOIDC, out: Record<string, string>) => void;
+  /**
+   * Whether the key a connection spends is still active; false refuses the token request (a
+   * refresh after the key was revoked). Undefined when billing cannot say (the request fails).
+   */
+  readonly keyIsActive: (accountId: string, keyId: string) => Promise<boolean | undefined>;
+  /** Development and tests only: client URLs on private addresses and plain http are fetched. */
+  readonly allowPrivateFetch?: boolean;
 }
+
+/** What a client document fetched from its URL may weigh, and how long the fetch may take. */
+const CLIENT_FETCH = { maxBytes: 16 * 1_024, timeoutMs: 3_000 } as const;
 
 export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
   const { resource } = deps;
@@ -75,6 +91,22 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
     cookies: { keys: [deps.signingKey.cookieSecret] },
     routes: OAUTH_ROUTES,
     scopes: [MCP_SCOPE, "offline_access"],
+    // `openid` (from this claim) gives an ID token with the account id as `sub`, nothing more.
+    claims: { openid: ["sub"] },
+    subjectTypes: ["public"],
+    // Every URL a client supplies (its metadata document, a jwks_uri) goes through the safe fetch.
+    fetch: (url, options = {}) =>
+      safeFetch(url instanceof Request ? url.url : url, {
+        method: options.method === "POST" ? "POST" : "GET",
+        headers: Object.fromEntries(new Headers(options.headers).entries()),
+        body: typeof options.body === "string" ? options.body : undefined,
+        ...CLIENT_FETCH,
+        allowPrivateAddresses: deps.allowPrivateFetch,
+      }),
+    fetchResponseBodyLimits: {
+      "client_id metadata document": CLIENT_FETCH.maxBytes,
+      jwks_uri: CLIENT_FETCH.maxBytes,
+    },
     responseTypes: ["code"],
     clientAuthMethods: ["none"],
     clientDefaults: {
@@ -93,8 +125,24 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
       rpInitiatedLogout: { enabled: false },
       introspection: { enabled: false },
       revocation: { enabled: true },
+      // Not offered: the CSRF-free endpoint it needs is not worth its surface for public clients.
+      pushedAuthorizationRequests: { enabled: false },
+      // The gateway checks Bearer tokens; a DPoP-bound token would be refused there.
+      dPoP: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
-      clientIdMetadataDocument: { enabled: true, ack: "draft-02" },
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: "draft-02",
+        // Refused before any lookup when the URL itself says it is not a public https address.
+        allowFetch: (_ctx, clientId) => {
+          try {
+            checkOutgoingUrl(clientId, deps.allowPrivateFetch);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => resource,
@@ -132,10 +180,15 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
+    // Every token request (a code exchange, a refresh) checks that the connection and its key are
+    // still there: a refresh after the key was revoked is refused, not issued for /mcp to refuse.
     extraTokenClaims: async (_ctx, token) => {
       const grantId = (token as { grantId?: string }).grantId;
       const connection = grantId ? await deps.connections.get(grantId) : undefined;
       if (!grantId || !connection) throw new errors.InvalidGrant("this connection was revoked");
+      const active = await deps.keyIsActive(connection.accountId, connection.keyId);
+      if (active === undefined) throw new Error("billing did not say whether the connection's key is active");
+      if (!active) throw new errors.InvalidGrant("the key this connection spends was revoked");
       return { key_id: connection.keyId, grant_id: grantId };
     },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),

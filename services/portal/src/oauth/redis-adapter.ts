@@ -14,8 +14,10 @@ import { sha256 } from "../store/secrets.ts";
 /** What oidc-provider stores: a JSON object per record (its `Adapter` interface). */
 type Payload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string };
 
-/** How long a registered client is kept: longer than any refresh token it holds. */
+/** How long a client that got a connection is kept, from its latest: longer than any refresh token. */
 export const CLIENT_TTL_SECONDS = 90 * 24 * 3_600;
+/** How long a registration nobody connected is kept. */
+export const UNUSED_CLIENT_TTL_SECONDS = 3 * 24 * 3_600;
 
 /** Models whose records belong to a grant, and die with it. */
 const GRANT_MEMBERS = new Set(["AuthorizationCode", "RefreshToken", "AccessToken"]);
@@ -60,9 +62,10 @@ function createModelAdapter(redis: Redis, keys: PortalRedisKeys, model: string):
     async upsert(id, payload, expiresIn) {
       const hash = sha256(id);
       const record = JSON.stringify(withoutSecrets(payload));
-      // oidc-provider gives a registered client no expiry; it is kept for CLIENT_TTL_SECONDS (a client
-      // that is gone registers again: hosted clients do so on `invalid_client`).
-      const ttl = expiresIn !== undefined && expiresIn > 0 ? Math.ceil(expiresIn) : CLIENT_TTL_SECONDS;
+      // oidc-provider gives a registered client no expiry; it is kept for UNUSED_CLIENT_TTL_SECONDS,
+      // and for CLIENT_TTL_SECONDS from each connection made with it (portal-oauth.ts, keepClient). A
+      // client that is gone registers again: hosted clients do so on `invalid_client`.
+      const ttl = expiresIn !== undefined && expiresIn > 0 ? Math.ceil(expiresIn) : UNUSED_CLIENT_TTL_SECONDS;
       await redis.set(keys.oauthRecord(model, hash), record, "EX", ttl);
       if (model === "Session" && typeof payload.uid === "string") {
         await redis.set(keys.oauthSessionByUid(sha256(payload.uid)), hash, "EX", ttl);

@@ -24,6 +24,14 @@ export type WebhookAction =
       readonly amountCents: number;
       readonly receiptUrl: string | null;
     }
+  /** A delayed payment method failed: nothing to credit, the account is told. */
+  | {
+      readonly kind: "failed";
+      readonly sessionId: string;
+      readonly keyId: string;
+      readonly accountId: string;
+      readonly amountCents: number;
+    }
   | { readonly kind: "ignore"; readonly reason: string };
 
 const ignore = (reason: string): WebhookAction => ({ kind: "ignore", reason });
@@ -36,6 +44,8 @@ export function actionFor(event: Stripe.Event): WebhookAction {
       return applyFor(event.data.object, event.created);
     case "checkout.session.async_payment_succeeded":
       return applyFor(event.data.object, event.created);
+    case "checkout.session.async_payment_failed":
+      return failedFor(event.data.object);
     case "charge.refunded":
       return reverseFor(
         event.data.object.payment_intent,
@@ -88,4 +98,15 @@ function reverseFor(
   if (!paymentId || !PAYMENT_ID_PATTERN.test(paymentId)) return ignore("not a payment of a PaymentIntent");
   if (!Number.isSafeInteger(amountCents) || amountCents < 0) return ignore("no amount");
   return { kind: "reverse", paymentId, reversal, amountCents, receiptUrl };
+}
+
+function failedFor(session: Stripe.Checkout.Session): WebhookAction {
+  const { account_id: accountId = "", key_id: keyId = "" } = session.metadata ?? {};
+  if (
+    !KEY_ID_PATTERN.test(keyId) ||
+    !ACCOUNT_ID_PATTERN.test(accountId) ||
+    !CHECKOUT_SESSION_ID_PATTERN.test(session.id)
+  )
+    return ignore("not a session this portal started");
+  return { kind: "failed", sessionId: session.id, keyId, accountId, amountCents: session.amount_total ?? 0 };
 }

@@ -4,7 +4,14 @@
  * Billing answers every question scoped to the signed-in account: another account's key is "not
  * found" there, and a 404 here.
  */
-import { type AccountKeyLimits, KEY_ID_PATTERN, type KeyDetails } from "@rda/contracts";
+import {
+  type AccountKeyLimits,
+  KEY_ID_PATTERN,
+  KEY_LIMITS,
+  type KeyDetails,
+  labelProblem,
+  monthResetsAt,
+} from "@rda/contracts";
 import type { NatsRequestFailure } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
@@ -12,7 +19,9 @@ import { field, noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { firstRequestSnippets } from "../snippets.ts";
+import type { PendingSecret } from "../store/pending-secrets.ts";
 import { DEFAULT_USAGE_DAYS, USAGE_PERIODS, usageReport, usageView } from "../usage-report.ts";
+import { DEFAULT_SDK_DIR, findSdkTarball } from "./sdk.ts";
 
 const LABEL_MAX = 100;
 
@@ -78,10 +87,21 @@ async function renderKeys(
   );
 }
 
-/** A label is for the person only, but it is shown on pages and in the operator CLI: plain text, bounded. */
-function readLabel(raw: string | undefined): string | undefined {
+/**
+ * A label is for the person only, but it is shown on pages and in the operator CLI: plain text,
+ * bounded, without characters that would make it read as something else (contracts' labelProblem).
+ * The label, or the sentence saying what to change.
+ */
+function readLabel(raw: string | undefined): { label: string } | { problem: string } {
   const label = (raw ?? "").trim().replace(/\s+/g, " ");
-  return label.length >= 1 && label.length <= LABEL_MAX && !/\p{Cc}/u.test(label) ? label : undefined;
+  if (label.length < 1 || label.length > LABEL_MAX) {
+    return {
+      problem: `Give the key a label of 1 to ${LABEL_MAX} characters, such as "laptop" or "production".`,
+    };
+  }
+  const problem = labelProblem(label);
+  if (problem === undefined) return { label };
+  return { problem: `${problem[0]!.toUpperCase()}${problem.slice(1)}.` };
 }
 
 export function createKey(ctx: PortalContext) {
@@ -89,46 +109,74 @@ export function createKey(ctx: PortalContext) {
     const signedIn = requireSignIn(request, reply);
     if (!signedIn) return reply;
     const typed = field(request.body, "label");
-    const label = readLabel(typed);
-    if (label === undefined) {
-      const fieldError = `Give the key a label of 1 to ${LABEL_MAX} characters, such as "laptop" or "production".`;
-      return renderKeys(ctx, reply, signedIn, { label: typed ?? "", fieldError }, 400);
+    const read = readLabel(typed);
+    if ("problem" in read) {
+      return renderKeys(ctx, reply, signedIn, { label: typed ?? "", fieldError: read.problem }, 400);
     }
+    const { label } = read;
     const created = await ctx.billing.createKey(signedIn.accountId, label);
     if (!created.ok) return billingFailed(ctx, reply, created.error);
     if (created.value.outcome === "limit_reached") return renderKeys(ctx, reply, signedIn, { label }, 409);
-    const { id, key, credits } = created.value;
+    const { id, key } = created.value;
     request.log.info({ key_id: id, account_id: signedIn.accountId }, "key created");
-    return renderSecret(ctx, reply, { id, label, credits_balance: credits }, key, {
-      heading: "Your new API key",
-      extra: `It comes with ${credits.toLocaleString("en-US")} free credits.`,
-      status: 201,
-    });
+    return showSecretAfterRedirect(ctx, reply, signedIn, id, { secret: key, made: "created" });
   };
 }
 
-function renderSecret(
+/**
+ * POST-redirect-GET: the form's answer is a redirect to the page that shows the secret once
+ * (store/pending-secrets.ts), so refreshing that page never sends the form again.
+ */
+async function showSecretAfterRedirect(
   ctx: PortalContext,
   reply: FastifyReply,
-  key: { id: string; label: string; credits_balance?: number },
-  secret: string,
-  page: { heading: string; extra: string; status: number },
+  signedIn: SignedIn,
+  keyId: string,
+  pending: PendingSecret,
 ) {
-  return renderPage(
-    ctx,
-    reply,
-    "key-secret",
-    {
+  await ctx.pendingSecrets.keep(signedIn.id, keyId, pending);
+  return reply.redirect(`/keys/${keyId}/secret`, 303);
+}
+
+function sdkTarballUrl(ctx: PortalContext): string | undefined {
+  const file = findSdkTarball(ctx.settings.sdkDir ?? DEFAULT_SDK_DIR);
+  return file === undefined ? undefined : `${ctx.settings.publicUrl}/sdk/${file}`;
+}
+
+/** The page a new secret is shown on, once; opened again, it leads to the key's page with a notice. */
+export function secretPage(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const id = request.params.id;
+    if (!KEY_ID_PATTERN.test(id)) return sendPageError(ctx, reply, "not_found");
+    const pending = await ctx.pendingSecrets.take(signedIn.id, id);
+    if (!pending) return reply.redirect(`/keys/${id}?done=secret-shown`, 303);
+    const shown = await ctx.billing.showKey(signedIn.accountId, id);
+    // The secret is what matters here; without the details the page just leaves the balance out.
+    const key = shown.ok && shown.value ? shown.value : { id, label: "" };
+    const page =
+      pending.made === "created"
+        ? {
+            heading: "Your new API key",
+            extra:
+              "credits_balance" in key
+                ? `It comes with ${key.credits_balance.toLocaleString("en-US")} free credits.`
+                : "",
+          }
+        : {
+            heading: "Your key's new secret",
+            extra: "The old secret has stopped working; the balance and the history are kept.",
+          };
+    return renderPage(ctx, reply, "key-secret", {
       title: page.heading,
       nav: "keys",
-      heading: page.heading,
-      extra: page.extra,
+      ...page,
       key,
-      secret,
-      snippets: firstRequestSnippets(ctx.settings.apiUrl, secret),
-    },
-    page.status,
-  );
+      secret: pending.secret,
+      snippets: firstRequestSnippets(ctx.settings.apiUrl, pending.secret, sdkTarballUrl(ctx)),
+    });
+  };
 }
 
 function usageDays(query: unknown): number {
@@ -156,7 +204,9 @@ async function loadKey(
 }
 
 function keyLocals(ctx: PortalContext, loaded: { key: KeyDetails; usage: ReturnType<typeof usageView> }) {
-  return { ...loaded, periods: USAGE_PERIODS, portalUrl: ctx.settings.publicUrl };
+  const month = loaded.key.month_spend?.month;
+  const capResetsAt = month === undefined ? undefined : monthResetsAt(month);
+  return { ...loaded, periods: USAGE_PERIODS, portalUrl: ctx.settings.publicUrl, capResetsAt };
 }
 
 async function renderKey(
@@ -216,14 +266,7 @@ export function rotateKey(ctx: PortalContext) {
       return renderKey(ctx, reply, signedIn, id, { extra: { error }, status: 409 });
     }
     request.log.info({ key_id: id, account_id: signedIn.accountId }, "key rotated");
-    const shown = await ctx.billing.showKey(signedIn.accountId, id);
-    // The secret is what matters here; without the details the page just leaves the balance out.
-    const key = shown.ok && shown.value ? shown.value : { id, label: "" };
-    return renderSecret(ctx, reply, key, rotated.value.key, {
-      heading: "Your key's new secret",
-      extra: "The old secret has stopped working; the balance and the history are kept.",
-      status: 200,
-    });
+    return showSecretAfterRedirect(ctx, reply, signedIn, id, { secret: rotated.value.key, made: "rotated" });
   };
 }
 
@@ -238,5 +281,36 @@ export function revokeKey(ctx: PortalContext) {
     if (revoked.value === "not_found") return sendPageError(ctx, reply, "not_found");
     request.log.info({ key_id: id, account_id: signedIn.accountId }, "key revoked");
     return reply.redirect(`/keys/${id}?done=revoked`, 303);
+  };
+}
+
+/** The cap form's field: empty removes the cap; otherwise a whole number within the contract's bounds. */
+function readMonthlyCap(raw: string | undefined): { cap: number | null } | undefined {
+  const text = (raw ?? "").trim().replace(/[,_\s]/g, "");
+  if (text === "") return { cap: null };
+  if (!/^\d{1,10}$/.test(text)) return undefined;
+  const cap = Number(text);
+  const { min, max } = KEY_LIMITS.monthlyCap;
+  return cap >= min && cap <= max ? { cap } : undefined;
+}
+
+export function setSpendCap(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const id = request.params.id;
+    if (!KEY_ID_PATTERN.test(id)) return sendPageError(ctx, reply, "not_found");
+    const typed = field(request.body, "monthly_cap");
+    const read = readMonthlyCap(typed);
+    if (read === undefined) {
+      const { min, max } = KEY_LIMITS.monthlyCap;
+      const capError = `Give the cap as a whole number of credits from ${min} to ${max.toLocaleString("en-US")}, or leave it empty for no cap.`;
+      return renderKey(ctx, reply, signedIn, id, { extra: { capError, capValue: typed ?? "" }, status: 400 });
+    }
+    const set = await ctx.billing.setSpendCap(signedIn.accountId, id, read.cap);
+    if (!set.ok) return billingFailed(ctx, reply, set.error);
+    if (set.value.outcome === "not_found") return sendPageError(ctx, reply, "not_found");
+    request.log.info({ key_id: id, account_id: signedIn.accountId, monthly_cap: read.cap }, "spend cap set");
+    return reply.redirect(`/keys/${id}?done=${read.cap === null ? "cap-removed" : "cap-set"}`, 303);
   };
 }

@@ -17,6 +17,12 @@ import { billingFailed } from "./keys.ts";
 
 type ConsentRequest = FastifyRequest<{ Params: { uid: string } }>;
 
+/**
+ * The scopes the provider knows (provider.ts) a grant carries when asked: `mcp`, `openid` (an ID
+ * token) and `offline_access` (refresh tokens). Anything else asked for is not granted.
+ */
+const OIDC_SCOPES = new Set([MCP_SCOPE, "openid", "offline_access"]);
+
 interface Pending {
   readonly uid: string;
   readonly clientId: string;
@@ -122,14 +128,28 @@ export function answerConsent(ctx: PortalContext) {
   };
 }
 
-/** A grant for the MCP resource, and the connection that binds it to the key. */
+/**
+ * A grant for the MCP resource, and the connection that binds it to the key. One connection per
+ * client and account: allowing a client that is connected already reuses its grant (bound now to
+ * the key picked this time), so Connected apps lists it once.
+ */
 async function grantFor(ctx: PortalContext, signedIn: SignedIn, pending: Pending, keyId: string) {
   const { provider, resource, connections } = ctx.oauth;
-  const grant = new provider.Grant({ accountId: signedIn.accountId, clientId: pending.clientId });
+  const existing = (await connections.list(signedIn.accountId)).filter(
+    (connection) => connection.clientId === pending.clientId,
+  );
+  let grant: InstanceType<typeof provider.Grant> | undefined;
+  for (const connection of existing) {
+    const found = grant ? undefined : await provider.Grant.find(connection.grantId);
+    if (found) grant = found;
+    else await ctx.oauth.disconnect(signedIn.accountId, connection.grantId);
+  }
+  grant ??= new provider.Grant({ accountId: signedIn.accountId, clientId: pending.clientId });
   grant.addResourceScope(resource, MCP_SCOPE);
-  const asked = pending.scopes.filter((scope) => scope === MCP_SCOPE || scope === "offline_access");
+  const asked = pending.scopes.filter((scope) => OIDC_SCOPES.has(scope));
   if (asked.length > 0) grant.addOIDCScope(asked.join(" "));
   const grantId = await grant.save();
+  await ctx.oauth.keepClient(pending.clientId);
   await connections.save(
     {
       grantId,

@@ -4,11 +4,12 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
-import { clearSessionCookie, setSessionCookie } from "../http/cookies.ts";
+import { clearSessionCookie, setDeviceCookie, setSessionCookie } from "../http/cookies.ts";
 import { field, noticeFor } from "../http/forms.ts";
 import { DEFAULT_NEXT, safeNextPath } from "../http/next-path.ts";
 import { renderPage, sendPageError, waitText } from "../http/render.ts";
 import { linkValidMinutes, sendSignInLink, signInWithLink } from "../sign-in.ts";
+import { DEVICE_TTL_SECONDS } from "../store/devices.ts";
 import { normaliseEmail } from "../store/email-address.ts";
 
 type Intent = "signup" | "login";
@@ -61,7 +62,8 @@ export function requestLink(ctx: PortalContext, intent: Intent) {
       const fieldError = "Enter your email address, like name@example.com.";
       return renderPage(ctx, reply, "email-form", { ...FORMS[intent], email: typed, next, fieldError }, 400);
     }
-    const admitted = await ctx.mailLimits.admit(email.value, request.ip);
+    const device = await ctx.devices.knownFor(request.cookies[ctx.cookies.device], email.value);
+    const admitted = await ctx.mailLimits.admit(email.value, request.ip, device);
     if (!admitted.ok) {
       const { scope, retryAfterSeconds } = admitted.error;
       return sendPageError(ctx, reply, scope === "address" ? "mail_limit_address" : "mail_limit_client", {
@@ -103,6 +105,11 @@ export function useLink(ctx: PortalContext) {
     // A new session for this sign-in, whatever was there before (no session fixation).
     if (request.signedIn) await ctx.sessions.end(request.signedIn.id);
     setSessionCookie(reply, ctx.cookies, outcome.value.sessionId, ctx.settings.sessionTtlMs);
+    const device = await ctx.devices.remember(
+      request.cookies[ctx.cookies.device],
+      outcome.value.account.email,
+    );
+    setDeviceCookie(reply, ctx.cookies, device, DEVICE_TTL_SECONDS);
     const next =
       outcome.value.created && outcome.value.next === DEFAULT_NEXT ? "/keys?welcome=1" : outcome.value.next;
     return reply.redirect(next, 303);

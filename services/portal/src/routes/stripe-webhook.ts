@@ -10,6 +10,8 @@ import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, type SignedEvent } from "@rda/contr
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Stripe from "stripe";
 import type { PortalContext } from "../context.ts";
+import type { Notice } from "../notices/notice-kinds.ts";
+import { paymentFailedNotice, receiptNotice, reversalNotice } from "../notices/payment-notices.ts";
 import { actionFor, type WebhookAction } from "../payments/webhook-events.ts";
 
 /** Stripe's own default: a delivery signed more than five minutes ago is a replay. */
@@ -92,6 +94,15 @@ async function perform(
   signedEvent: SignedEvent,
 ): Promise<Performed> {
   if (action.kind === "ignore") return { ok: true, detail: { reason: action.reason } };
+  if (action.kind === "failed") {
+    const { sessionId, keyId, accountId, amountCents } = action;
+    await tell(
+      ctx,
+      accountId,
+      paymentFailedNotice({ sessionId, keyId, amountCents, portalUrl: ctx.settings.publicUrl }),
+    );
+    return { ok: true, detail: { checkout_session_id: sessionId, key_id: keyId, failed: true } };
+  }
   if (action.kind === "apply") {
     const receipt = await receiptOf(payments.stripe, action.payment.payment_id);
     const applied = await ctx.billing.applyPayment({
@@ -101,6 +112,21 @@ async function perform(
     });
     if (!applied.ok) return { ok: false, reason: `billing did not answer: ${applied.error.message}` };
     if (applied.value.outcome === "unverified") return notProven(applied.value.reason);
+    if (applied.value.outcome !== "not_found")
+      // Also on `already_applied`: a delivery whose receipt failed is re-sent by Stripe; sent once.
+      await tell(
+        ctx,
+        action.payment.account_id,
+        receiptNotice({
+          paymentId: action.payment.payment_id,
+          keyId: action.payment.key_id,
+          amountCents: action.payment.amount_cents,
+          credits: applied.value.credits,
+          balance: applied.value.balance,
+          receiptUrl: receipt,
+          portalUrl: ctx.settings.publicUrl,
+        }),
+      );
     return {
       ok: true,
       detail: { payment_id: action.payment.payment_id, key_id: action.payment.key_id, ...applied.value },
@@ -122,10 +148,39 @@ async function perform(
   });
   if (!reversed.ok) return { ok: false, reason: `billing did not answer: ${reversed.error.message}` };
   if (reversed.value.outcome === "unverified") return notProven(reversed.value.reason);
+  if (reversed.value.outcome === "reversed")
+    await tell(
+      ctx,
+      owner.accountId,
+      reversalNotice({
+        paymentId: action.paymentId,
+        keyId: owner.keyId,
+        kind: action.reversal,
+        amountCents: action.amountCents,
+        creditsRemoved: reversed.value.credits_removed,
+        balance: reversed.value.balance,
+        portalUrl: ctx.settings.publicUrl,
+      }),
+    );
   return {
     ok: true,
     detail: { payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value },
   };
+}
+
+/**
+ * A notice of the payment; its failure is logged and does not fail the delivery (the money moved
+ * either way). The notifier sends each once, so Stripe's re-deliveries add none.
+ */
+async function tell(ctx: PortalContext, accountId: string, notice: Notice): Promise<void> {
+  try {
+    await ctx.notices.notifier.notify(accountId, notice);
+  } catch (error) {
+    ctx.logger.warn(
+      { account_id: accountId, kind: notice.kind, err: String(error) },
+      "payment notice not sent",
+    );
+  }
 }
 
 /**

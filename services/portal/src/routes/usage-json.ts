@@ -17,6 +17,7 @@ const MAX_DAYS = 400;
 type Owner =
   | { account: string | undefined }
   | { refused: "sign_in_required" | "not_found" }
+  | { throttled: number }
   | { failed: true };
 
 export function usageJson(ctx: PortalContext) {
@@ -29,6 +30,12 @@ export function usageJson(ctx: PortalContext) {
     if (!KEY_ID_PATTERN.test(id)) return sendPageError(ctx, reply, "not_found", { json: true });
     const owner = await ownerOf(ctx, request, reply, id);
     if ("failed" in owner) return reply;
+    if ("throttled" in owner) {
+      return sendPageError(ctx, reply, "auth_failures_throttled", {
+        json: true,
+        retryAfterSeconds: owner.throttled,
+      });
+    }
     if ("refused" in owner) return sendPageError(ctx, reply, owner.refused, { json: true });
     const [shown, usage] = await Promise.all([
       ctx.billing.showKey(owner.account, id),
@@ -47,7 +54,12 @@ function readDays(raw: string | undefined): number | undefined {
   return /^\d{1,3}$/.test(raw) && days >= 1 && days <= MAX_DAYS ? days : undefined;
 }
 
-/** The account to scope billing's answers to, or none when the key's own secret was presented. */
+/**
+ * The account to scope billing's answers to, or none when the key's own secret was presented. A key
+ * that is refused (malformed, unknown or revoked) counts against the client's address, and a
+ * throttled address has no key looked up: the gateway's limit on refused keys, so this address is
+ * no cheaper way to guess keys or load billing than the API.
+ */
 async function ownerOf(
   ctx: PortalContext,
   request: FastifyRequest,
@@ -56,13 +68,23 @@ async function ownerOf(
 ): Promise<Owner> {
   if (request.signedIn) return { account: request.signedIn.accountId };
   const key = readApiKey(request.headers);
-  if (!key.ok) return { refused: "sign_in_required" };
+  // No key at all is a person who is not signed in: it costs nothing and is not counted.
+  if (!key.ok && key.error === "missing") return { refused: "sign_in_required" };
+  const wait = ctx.failedAuth.throttledFor(request.ip);
+  if (wait !== undefined) return { throttled: wait };
+  if (!key.ok) {
+    ctx.failedAuth.refused(request.ip);
+    return { refused: "sign_in_required" };
+  }
   const found = await ctx.billing.lookup(hashApiKey(key.value));
   if (!found.ok) {
     await billingFailed(ctx, reply, found.error, true);
     return { failed: true };
   }
-  if (!found.value.found) return { refused: "sign_in_required" };
+  if (!found.value.found) {
+    ctx.failedAuth.refused(request.ip);
+    return { refused: "sign_in_required" };
+  }
   // A valid secret of another key opens nothing here, and says nothing about this id.
   return found.value.key.id === id ? { account: undefined } : { refused: "not_found" };
 }

@@ -1,11 +1,21 @@
 /**
- * How many sign-in emails may go out: per address (so nobody can flood someone's inbox) and per
- * client address (so one client cannot spray many addresses). Fixed windows in Redis, shared by
- * every portal replica; a request counts against both limits only when it passes both.
+ * How many sign-in emails may go out, in fixed windows in Redis shared by every portal replica. The
+ * limits must bound mail without letting a stranger lock an address's owner out, so they count:
+ *
+ * - per address *and* requesting client (`perAddress`): one client cannot flood one inbox, and its
+ *   requests use up only its own allowance for that address, never the owner's;
+ * - per address over all clients (`perAddressAllClients`, wider): many clients together cannot
+ *   flood one inbox either. A browser that has signed in to this address before (it holds the
+ *   address's device cookie, store/devices.ts) is not counted here: the owner's own browser gets
+ *   through a flood from elsewhere, counted per address and device instead;
+ * - per client (`perClient`): one client cannot spray many addresses (a known device is exempt,
+ *   so a shared network's flood does not stop it either).
+ *
+ * A request counts against every limit it is subject to only when it passes them all.
  */
 import { isIPv6 } from "node:net";
 import { err, ok, type Result } from "@rda/contracts";
-import { luaScript } from "@rda/service-kit";
+import { luaScript, type Redis } from "@rda/service-kit";
 import type { MailLimits } from "../settings.ts";
 import type { StoreContext } from "./context.ts";
 import { sha256 } from "./secrets.ts";
@@ -16,7 +26,11 @@ export interface MailRefusal {
 }
 
 export interface MailLimiter {
-  admit(email: string, clientIp: string): Promise<Result<void, MailRefusal>>;
+  /**
+   * `deviceId`: the device cookie's id when this browser has signed in to `email` before
+   * (store/devices.ts), else undefined.
+   */
+  admit(email: string, clientIp: string, deviceId?: string): Promise<Result<void, MailRefusal>>;
 }
 
 /**
@@ -40,19 +54,46 @@ const giveBackScript = luaScript(
   `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`,
 );
 
+/** Takes one place of `max` in the fixed window `key`: 0, or the seconds until the window ends. */
+export async function takePlace(redis: Redis, key: string, max: number, windowSeconds: number) {
+  return Number(await takeScript.run(redis, [key], [max, windowSeconds]));
+}
+
 export function createMailLimiter(context: StoreContext, limits: MailLimits): MailLimiter {
   const { redis, keys } = context;
-  const take = async (key: string, max: number) =>
-    Number(await takeScript.run(redis, [key], [max, limits.windowSeconds]));
+  const take = (key: string, max: number) => takePlace(redis, key, max, limits.windowSeconds);
+  const giveBack = (key: string) => giveBackScript.run(redis, [key], []);
+  const allClients = limits.perAddressAllClients ?? limits.perAddress * 4;
   return {
-    async admit(email, clientIp) {
-      const addressKey = keys.mailsToAddress(sha256(email));
-      const addressWait = await take(addressKey, limits.perAddress);
-      if (addressWait > 0) return err({ scope: "address", retryAfterSeconds: addressWait });
-      const clientWait = await take(keys.mailsFromClient(clientBucket(clientIp)), limits.perClient);
-      if (clientWait === 0) return ok(undefined);
-      await giveBackScript.run(redis, [addressKey], []);
-      return err({ scope: "client", retryAfterSeconds: clientWait });
+    async admit(email, clientIp, deviceId) {
+      const emailHash = sha256(email);
+      const client = clientBucket(clientIp);
+      // Each limit this request is subject to, in order; a place taken is given back on a refusal.
+      const checks: { key: string; max: number; scope: MailRefusal["scope"] }[] =
+        deviceId === undefined
+          ? [
+              { key: keys.mailsToAddressFrom(emailHash, client), max: limits.perAddress, scope: "address" },
+              { key: keys.mailsToAddress(emailHash), max: allClients, scope: "address" },
+              { key: keys.mailsFromClient(client), max: limits.perClient, scope: "client" },
+            ]
+          : [
+              {
+                key: keys.mailsToAddressFrom(emailHash, `device:${deviceId}`),
+                max: limits.perAddress,
+                scope: "address",
+              },
+            ];
+      const taken: string[] = [];
+      for (const check of checks) {
+        const wait = await take(check.key, check.max);
+        if (wait === 0) {
+          taken.push(check.key);
+          continue;
+        }
+        await Promise.all(taken.map(giveBack));
+        return err({ scope: check.scope, retryAfterSeconds: wait });
+      }
+      return ok(undefined);
     },
   };
 }

@@ -36,6 +36,12 @@ export class BrowserlessClient {
     return this.post(action, { _csrf: csrfTokenOf(page.body), ...form });
   }
 
+  /** Follows one redirect answer (a 303 after a form) as a browser would, with a GET. */
+  follow(answer: Answer): Promise<Answer> {
+    if (answer.location === null) throw new Error(`answer ${answer.status} is not a redirect`);
+    return this.get(answer.location);
+  }
+
   private async request(
     method: string,
     path: string,

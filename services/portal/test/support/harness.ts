@@ -32,6 +32,8 @@ export interface PortalHarness {
   readonly subjects: Subjects;
   readonly inbox: CaptureInbox;
   readonly redis: Redis;
+  /** Every route the portal serves. */
+  readonly routes: RunningPortal["routes"];
   /** Moves the portal's clock (links and sessions expire by it). */
   advanceClock(ms: number): void;
   client(options?: { ip?: string }): BrowserlessClient;
@@ -47,6 +49,8 @@ export interface HarnessOptions {
   maxKeysCreated?: number;
   /** Where the portal sends mail instead of the capture inbox (e.g. a closed port). */
   smtpUrl?: string;
+  /** Refused keys a client address may send to the usage JSON. */
+  failedAuth?: PortalSettings["failedAuth"];
 }
 
 export async function startPortalHarness(
@@ -87,6 +91,7 @@ export async function startPortalHarness(
     // Tests name their client address in X-Forwarded-For, as a load balancer in front would.
     trustProxy: true,
     billingTimeoutMs: 5_000,
+    failedAuth: options.failedAuth,
   };
   // Links in emails must point at this very portal, so its port is chosen before it starts.
   const port = await freePort();
@@ -110,6 +115,7 @@ export async function startPortalHarness(
     subjects,
     inbox,
     redis,
+    routes: portal.routes,
     advanceClock: (ms) => {
       clockOffset += ms;
     },

@@ -5,6 +5,7 @@ import { SELECTABLE } from "../query/fields.ts";
 import { readIds } from "../query/ids.ts";
 import { findComment } from "../query/lookup.ts";
 import { readCommentSearch, searchComments } from "../query/search-comments.ts";
+import { exclusiveBounds } from "../quirks/data-quirks.ts";
 import { renderTree } from "../render/tree.ts";
 import type { SimDeps } from "./deps.ts";
 import { readerFor } from "./deps.ts";
@@ -12,7 +13,7 @@ import { readerFor } from "./deps.ts";
 export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void {
   app.get("/api/comments/search", (request, reply) => {
     const reader = readerFor(deps, request.query);
-    const search = readCommentSearch(reader);
+    const search = exclusiveBounds(readCommentSearch(reader), deps.quirks);
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
     const rows = searchComments(deps.corpus, search, now);
@@ -40,9 +41,16 @@ export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void
     const reader = readerFor(deps, request.query);
     const tree = readTreeRequest(reader);
     if (reader.error || tree === undefined) return void sendError(reply, 400, reader.error ?? "");
+    if (deps.quirks.treeNeedsPrefix && !hasPostPrefix(request.query)) return void sendJsonItems(reply, []);
     const now = reader.nowSeconds;
     const plan = planTree(deps.corpus, tree, now);
     const nodes = plan === undefined ? "[]" : renderTree(deps.renderer, plan, tree, now);
     reply.type("application/json").send(`{"data":${nodes}}`);
   });
+}
+
+/** The strict profile's tree finds nothing for a bare `link_id` (profile.ts). */
+function hasPostPrefix(query: unknown): boolean {
+  const linkId = (query as Record<string, unknown> | undefined)?.link_id;
+  return typeof linkId === "string" && /^t3_/i.test(linkId);
 }

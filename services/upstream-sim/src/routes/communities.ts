@@ -3,6 +3,7 @@ import { sendData, sendError, sendJsonItems } from "../http/responses.ts";
 import { project } from "../query/fields.ts";
 import { readRulesRequest, readSubredditSearch, rulesFor, searchSubreddits } from "../query/subreddits.ts";
 import { readUserSearch, searchUsers } from "../query/users.ts";
+import { withNullDescriptions } from "../quirks/data-quirks.ts";
 import type { SimDeps } from "./deps.ts";
 import { readerFor } from "./deps.ts";
 
@@ -25,7 +26,13 @@ export function registerCommunityRoutes(app: FastifyInstance, deps: SimDeps): vo
     const reader = readerFor(deps, request.query);
     const names = readRulesRequest(reader);
     if (reader.error || names === undefined) return void sendError(reply, 400, reader.error ?? "");
-    sendData(reply, rulesFor(deps.corpus, names));
+    const { seed } = deps.corpus;
+    const rate = deps.quirks.nullRuleDescriptionRate;
+    const entries = rulesFor(deps.corpus, names).map((entry) => ({
+      subreddit: entry.subreddit,
+      rules: withNullDescriptions(seed, rate, entry.subreddit, entry.rules),
+    }));
+    sendData(reply, entries);
   });
 
   app.get("/api/users/search", (request, reply) => {

@@ -4,13 +4,14 @@ import { SELECTABLE } from "../query/fields.ts";
 import { readIds } from "../query/ids.ts";
 import { findPost } from "../query/lookup.ts";
 import { readPostSearch, searchPosts } from "../query/search-posts.ts";
+import { exclusiveBounds } from "../quirks/data-quirks.ts";
 import type { SimDeps } from "./deps.ts";
 import { readerFor } from "./deps.ts";
 
 export function registerPostRoutes(app: FastifyInstance, deps: SimDeps): void {
   app.get("/api/posts/search", (request, reply) => {
     const reader = readerFor(deps, request.query);
-    const search = readPostSearch(reader);
+    const search = exclusiveBounds(readPostSearch(reader), deps.quirks);
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
     const rows = searchPosts(deps.renderer, search, now);

@@ -30,18 +30,25 @@ export function registerSimControl(app: FastifyInstance, deps: SimDeps): void {
   });
 
   app.get("/__sim/stats", (_request, reply) => {
-    reply.send(deps.stats.snapshot(deps.faults.injected));
+    reply.send(statsOf(deps));
   });
 
   app.delete("/__sim/stats", (_request, reply) => {
     deps.stats.reset();
     deps.faults.resetCounter();
-    reply.send(deps.stats.snapshot(0));
+    deps.budget?.resetCounters();
+    reply.send(statsOf(deps));
   });
 
   app.get("/__sim/health", (_request, reply) => {
     reply.send({ ok: true, ...corpusSummary(deps) });
   });
+}
+
+/** The request counters, and the budget's when its quirks are on. */
+function statsOf(deps: SimDeps) {
+  const snapshot = deps.stats.snapshot(deps.faults.injected);
+  return deps.budget ? { ...snapshot, budget: deps.budget.counters() } : snapshot;
 }
 
 function describe(fault: ActiveFault) {

@@ -2,11 +2,12 @@
  * A limit on refused credentials per client address (docs/api.md#rate-limits), so that a flood of
  * bad keys cannot tax billing: each address has a token bucket (`burst` tokens, refilled at `qps`)
  * and every refused key — malformed, unknown or revoked — takes a token. While its bucket is empty
- * the address is throttled: a key this gateway does not already know to be valid is answered 429
- * without being looked up. A key known valid is served whatever its address did, so a good caller
- * behind the same address as a flood keeps working (http/authenticate.ts).
+ * the address is throttled: a key is answered 429 without being looked up. The gateway still serves
+ * a key it already knows to be valid, so a good caller behind the same address as a flood keeps
+ * working (services/gateway/src/http/failed-auth.ts); the portal's usage JSON, which a script opens
+ * with its key, applies the same limit (services/portal/src/routes/usage-json.ts).
  *
- * Each gateway keeps its own buckets in memory: no store is asked on this path, which is the point.
+ * Each process keeps its own buckets in memory: no store is asked on this path, which is the point.
  * IPv6 addresses count by their /64 prefix, the block one subscriber usually holds.
  */
 import { isIPv6 } from "node:net";

@@ -1,0 +1,34 @@
+/** Response data of GET /v1/users/search and GET /v1/activity (docs/api.md#amendments-to-the-original-contract). */
+import { z } from "zod";
+import { userProfileSchema } from "./responses.ts";
+
+export const userSearchDataSchema = z.array(userProfileSchema);
+
+export const activityBucketSchema = z
+  .object({
+    start: z.number().int().meta({ description: "Start of the bucket, epoch seconds (UTC)." }),
+    count: z.number().int().min(0).meta({ description: "Items created in the bucket, within the window." }),
+    settled: z.boolean().meta({
+      description:
+        "False while part of the bucket is younger than 36 hours: the archive fetches every item a second time about 36 h after creation, so items deleted or removed in that time can still change the count.",
+    }),
+  })
+  .meta({ id: "ActivityBucket" });
+
+export const activitySchema = z
+  .object({
+    kind: z.enum(["posts", "comments"]),
+    interval: z.enum(["hour", "day", "week"]),
+    after: z.number().int().meta({ description: "Start of the window (exclusive), epoch seconds." }),
+    before: z.number().int().meta({ description: "End of the window (exclusive), epoch seconds." }),
+    source: z.enum(["aggregate", "search"]).meta({
+      description:
+        "How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).",
+    }),
+    total: z.number().int().min(0).meta({ description: "Sum of the bucket counts." }),
+    buckets: z.array(activityBucketSchema).meta({
+      description: "Every bucket of the window in time order, empty ones included (count 0).",
+    }),
+  })
+  .meta({ id: "Activity" });
+export type Activity = z.infer<typeof activitySchema>;

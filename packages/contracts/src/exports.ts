@@ -1,0 +1,329 @@
+/**
+ * Export jobs (docs/api.md#exports): a community's or an author's posts or comments over a window,
+ * fetched page by page in the background by `services/exports` and written as one file. What
+ * crosses a boundary lives here: the request body the gateway validates, the job as callers see it,
+ * the gateway ↔ exports service messages, the per-page debit billing applies, and the NATS names.
+ *
+ * The listing part of a request (source, window, q, fields) is validated by the same schema as
+ * `GET /v1/posts` / `GET /v1/comments`, so an export pages exactly as a caller of the API would.
+ */
+import { z } from "zod";
+import { KEY_ID_PATTERN } from "./api-keys.ts";
+import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
+import { err, ok, type Result } from "./result.ts";
+
+/** The documented limits of export jobs (docs/api.md#exports). */
+export const EXPORT_LIMITS = {
+  /** Longest window between `after` and `before`. */
+  maxWindowDays: 366,
+  /** Jobs one key may have queued, running or paused at once. */
+  maxActivePerKey: 3,
+  /** Rows asked of the upstream per page: the API's largest page. */
+  pageSize: 100,
+  /** The highest credit ceiling a caller may set. */
+  maxCeilingCredits: 100_000,
+} as const;
+
+export const EXPORT_FORMATS = ["jsonl", "csv", "parquet"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_KINDS = ["posts", "comments"] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+export const EXPORT_STATES = [
+  "quoted",
+  "queued",
+  "running",
+  "paused",
+  "done",
+  "failed",
+  "cancelled",
+] as const;
+export type ExportState = (typeof EXPORT_STATES)[number];
+
+/** The export id: `exp_` and 24 hex digits. */
+export const EXPORT_ID_PATTERN = /^exp_[0-9a-f]{24}$/;
+
+/**
+ * The body of `POST /v1/exports`, before the listing part is checked against the listing schema.
+ * Unknown fields are refused, as unknown query parameters are.
+ */
+const exportBodySchema = z.strictObject({
+  kind: z.enum(EXPORT_KINDS, { error: "must be posts or comments" }),
+  subreddit: z.unknown().optional(),
+  author: z.unknown().optional(),
+  after: z.unknown().optional(),
+  before: z.unknown().optional(),
+  q: z.unknown().optional(),
+  fields: z.unknown().optional(),
+  format: z.enum(EXPORT_FORMATS, { error: "must be jsonl, csv or parquet" }).default("jsonl"),
+  gzip: z.boolean({ error: "must be true or false" }).default(false),
+  max_credits: z
+    .number({ error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
+    .int({ error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
+    .min(1, { error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
+    .max(EXPORT_LIMITS.maxCeilingCredits, {
+      error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}`,
+    })
+    .optional(),
+  confirm: z.boolean({ error: "must be true or false" }).default(false),
+});
+
+/** What an export fetches: the listing parameters each page is asked with, and the output. */
+export const exportQuerySchema = z.object({
+  kind: z.enum(EXPORT_KINDS),
+  subreddit: z.string().optional(),
+  author: z.string().optional(),
+  after: z.number().int(),
+  before: z.number().int(),
+  q: z.string().optional(),
+  fields: z.string().optional(),
+  format: z.enum(EXPORT_FORMATS),
+  gzip: z.boolean(),
+});
+export type ExportQuery = z.infer<typeof exportQuerySchema>;
+
+export interface ExportRequest {
+  readonly query: ExportQuery;
+  readonly maxCredits?: number;
+  readonly confirm: boolean;
+}
+
+/**
+ * Checks a `POST /v1/exports` body; the error names the first bad field, as the API's 400s do.
+ * `now` (epoch seconds) resolves relative bounds such as `30d`.
+ */
+export function parseExportRequest(body: unknown): Result<ExportRequest, string> {
+  const outer = exportBodySchema.safeParse(body ?? {});
+  if (!outer.success) return err(describeIssue(outer.error.issues[0]));
+  const request = outer.data;
+  if (request.after === undefined) return err("after: is required");
+  if (request.before === undefined) return err("before: is required");
+  if ((request.subreddit === undefined) === (request.author === undefined)) {
+    return err("give exactly one source: subreddit or author");
+  }
+  if (request.gzip && request.format === "parquet") {
+    return err("gzip: applies to jsonl and csv only (parquet is compressed inside the file)");
+  }
+  const listing = { ...pickListing(request), sort: "asc", limit: EXPORT_LIMITS.pageSize };
+  const schema = request.kind === "posts" ? listPostsParamsSchema : listCommentsParamsSchema;
+  const parsed = schema.safeParse(listing);
+  if (!parsed.success) return err(describeIssue(parsed.error.issues[0]));
+  const params = parsed.data as ListingParams;
+  const after = params.after as number;
+  const before = params.before as number;
+  if (before - after > EXPORT_LIMITS.maxWindowDays * 86_400) {
+    return err(`before: the window may span at most ${EXPORT_LIMITS.maxWindowDays} days`);
+  }
+  const query: ExportQuery = {
+    kind: request.kind,
+    ...(params.subreddit === undefined ? {} : { subreddit: params.subreddit }),
+    ...(params.author === undefined ? {} : { author: params.author }),
+    after,
+    before,
+    ...(params.q === undefined ? {} : { q: params.q }),
+    ...(params.fields === undefined ? {} : { fields: withKeyFields(params.fields) }),
+    format: request.format,
+    gzip: request.gzip,
+  };
+  return ok({ query, maxCredits: request.max_credits, confirm: request.confirm });
+}
+
+function pickListing(request: z.output<typeof exportBodySchema>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const name of ["subreddit", "author", "after", "before", "q", "fields"] as const) {
+    if (request[name] !== undefined) picked[name] = request[name];
+  }
+  return picked;
+}
+
+/**
+ * An export always carries each row's `id` and `created_utc`: the worker pages by the one and
+ * deduplicates by the other, and a file without them could not be checked against the API.
+ */
+function withKeyFields(fields: string): string {
+  const names = fields.split(",");
+  for (const key of ["id", "created_utc"]) if (!names.includes(key)) names.push(key);
+  return names.join(",");
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined): string {
+  if (issue === undefined) return "invalid body";
+  const path = issue.path.join(".");
+  if (issue.code === "unrecognized_keys")
+    return `unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`;
+  return path === "" ? issue.message : `${path}: ${issue.message}`;
+}
+
+/** The listing parameters of one page, as the adapter receives them (the API's own). */
+export function exportPageParams(query: ExportQuery, after: number): ListingParams {
+  return {
+    ...(query.subreddit === undefined ? {} : { subreddit: query.subreddit }),
+    ...(query.author === undefined ? {} : { author: query.author }),
+    after,
+    before: query.before,
+    limit: EXPORT_LIMITS.pageSize,
+    sort: "asc",
+    ...(query.q === undefined ? {} : { q: query.q }),
+    ...(query.fields === undefined ? {} : { fields: query.fields }),
+  } as ListingParams;
+}
+
+const count = z.number().int().min(0);
+
+export const exportQuoteSchema = z
+  .object({
+    estimated_rows: count,
+    estimated_pages: count,
+    method: z.string().meta({ description: "How the estimate was made." }),
+    ceiling_credits: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: "The job never spends more than this; it stops there and says so." }),
+    eta_seconds: count.meta({ description: "At the export share of the upstream budget." }),
+  })
+  .meta({ id: "ExportQuote" });
+export type ExportQuote = z.infer<typeof exportQuoteSchema>;
+
+export const exportManifestSchema = z
+  .object({
+    rows: count,
+    bytes: count,
+    sha256: z.string(),
+    format: z.enum(EXPORT_FORMATS),
+    gzip: z.boolean(),
+    query: exportQuerySchema.omit({ format: true, gzip: true }),
+    covered: z
+      .object({
+        first_created_utc: z.number().int().nullable(),
+        last_created_utc: z.number().int().nullable(),
+      })
+      .meta({ description: "The time span the rows actually cover." }),
+    pages: count,
+    created_at: z.string(),
+  })
+  .meta({ id: "ExportManifest" });
+export type ExportManifest = z.infer<typeof exportManifestSchema>;
+
+export const exportJobSchema = z
+  .object({
+    id: z.string().regex(EXPORT_ID_PATTERN),
+    state: z.enum(EXPORT_STATES),
+    query: exportQuerySchema,
+    quote: exportQuoteSchema,
+    progress: z.object({
+      pages_done: count,
+      rows_done: count,
+      credits_spent: count,
+      /** created_utc up to which rows are written. */
+      cursor: z.number().int(),
+      percent: z.number().min(0).max(100),
+      eta_seconds: count.nullable(),
+    }),
+    /** Why the job is paused, failed or stopped early; null otherwise. */
+    reason: z.string().nullable(),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+    expires_at: z.string().nullable(),
+    /** Once done: the manifest, and where to download the file with the same key. */
+    result: z.object({ file_url: z.string(), manifest: exportManifestSchema }).nullable(),
+  })
+  .meta({ id: "ExportJob" });
+export type ExportJob = z.infer<typeof exportJobSchema>;
+
+/* ---------- gateway ↔ exports service ---------- */
+
+const keyId = z.string().regex(KEY_ID_PATTERN);
+const exportId = z.string().regex(EXPORT_ID_PATTERN);
+
+export const EXPORT_ACTIONS = ["create", "show", "start", "pause", "resume", "cancel", "file"] as const;
+export type ExportAction = (typeof EXPORT_ACTIONS)[number];
+
+/** A management request: always for one key, which only ever sees its own jobs. */
+export const exportCommandSchema = z.discriminatedUnion("action", [
+  z.object({
+    action: z.literal("create"),
+    key_id: keyId,
+    /** The key's balance as admission read it, for the refusal at confirm time. */
+    balance: count,
+    body: z.unknown(),
+  }),
+  z.object({ action: z.literal("start"), key_id: keyId, balance: count, id: exportId }),
+  z.object({ action: z.enum(["show", "pause", "resume", "cancel", "file"]), key_id: keyId, id: exportId }),
+]);
+export type ExportCommand = z.input<typeof exportCommandSchema>;
+
+/** The file's storage location for a download; only for its owner and only once done. */
+export const exportFileSchema = z.object({
+  path: z.string(),
+  bytes: count,
+  content_type: z.string(),
+  filename: z.string(),
+});
+export type ExportFile = z.infer<typeof exportFileSchema>;
+
+export const exportReplySchema = z.discriminatedUnion("outcome", [
+  z.object({
+    outcome: z.literal("ok"),
+    job: exportJobSchema,
+    /** For `file`: the file, and a short-lived signed URL of the exports service that serves it. */
+    file: exportFileSchema.extend({ download_url: z.string() }).optional(),
+  }),
+  z.object({
+    outcome: z.literal("refused"),
+    status: z.union([
+      z.literal(400),
+      z.literal(402),
+      z.literal(404),
+      z.literal(409),
+      z.literal(429),
+      z.literal(503),
+    ]),
+    message: z.string(),
+  }),
+]);
+export type ExportReply = z.infer<typeof exportReplySchema>;
+
+/* ---------- billing: the per-page debit ---------- */
+
+/**
+ * One upstream page of an export, charged 1 credit. `debit_id` is the page's own id (job, page,
+ * attempt), so a page retried after a crash is charged once; a failed page is refunded through
+ * `billing.refund` with the same id, like a failed request.
+ */
+export const exportPageDebitRequestSchema = z.object({
+  key_id: keyId,
+  debit_id: z.string().regex(/^exp_[0-9a-f]{24}\.p\d{1,7}\.a\d{1,4}$/),
+});
+export const exportPageDebitReplySchema = z.object({
+  outcome: z.enum(["debited", "already_debited", "already_ended", "insufficient", "unknown_key", "revoked"]),
+  balance: z.number().int(),
+});
+export type ExportPageDebitReply = z.infer<typeof exportPageDebitReplySchema>;
+
+/* ---------- NATS names ---------- */
+
+export interface ExportSubjects {
+  /** Request-reply: the gateway's management commands, served by every exports replica. */
+  readonly commands: string;
+  /** JetStream work queue subject: one message per job to run. */
+  readonly jobs: string;
+  readonly jobStream: string;
+  readonly jobConsumer: string;
+  readonly queueGroup: string;
+}
+
+/** Part of `buildSubjects(namespace)`, which checks the namespace. */
+export function buildExportSubjects(namespace: string): ExportSubjects {
+  const dot = namespace === "" ? "" : `${namespace}.`;
+  const streamPrefix = namespace === "" ? "" : `${namespace.toUpperCase().replace(/-/g, "_")}_`;
+  return Object.freeze({
+    commands: `${dot}exports.commands`,
+    jobs: `${dot}exports.jobs`,
+    jobStream: `${streamPrefix}EXPORT_JOBS`,
+    jobConsumer: "exports-workers",
+    queueGroup: "exports",
+  });
+}
+
+/** The priority class an export's upstream pages carry, for the upstream budget's scheduler. */
+export const EXPORTS_PRIORITY = "exports";

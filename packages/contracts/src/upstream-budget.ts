@@ -1,0 +1,20 @@
+/**
+ * The upstream's budget, written once for every process that needs it (billing's reserve, the
+ * adapters' pacer). The time bounds that depend on it live in bounds.ts. Why these values:
+ * docs/upstream.md#rate-limits.
+ */
+
+/**
+ * The whole product's share of the upstream: about two requests a second for every customer
+ * together (the upstream asks for "a couple requests per second" per client address), and at most
+ * two in flight (busy answers were observed beyond two in parallel).
+ */
+export const UPSTREAM_BUDGET_DEFAULTS = {
+  /** Upstream HTTP requests per second, every adapter replica together (the pacer). */
+  requestsPerSecond: 2,
+  /** Upstream requests in flight, every adapter replica together (the pacer). */
+  concurrency: 2,
+  /** Data requests billing admits per second into the shared reserve, and its burst. */
+  reserveQps: 2,
+  reserveBurst: 4,
+} as const;

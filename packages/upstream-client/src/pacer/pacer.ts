@@ -1,0 +1,51 @@
+/**
+ * The pacer: every HTTP request to the upstream, from every adapter replica, first asks it for a
+ * turn, and tells it afterwards what the upstream said about its window. It keeps the whole product
+ * inside one budget (docs/upstream.md#rate-limits): a request rate, a cap on requests in flight, and
+ * the upstream's own window while it reports one as spent.
+ *
+ * A turn is asked for with the moment the caller stops waiting and, later, with a traffic class, so
+ * a scheduler sharing the budget between classes (interactive requests, monitors, exports) can take
+ * this interface's place without the client changing.
+ */
+
+export interface TurnRequest {
+  /** Epoch ms after which waiting for a turn is pointless: the call's deadline, less one attempt's floor. */
+  readonly waitUntilMs: number;
+}
+
+/** What the upstream said about its window in one answer's headers (rate-limit-headers.ts). */
+export interface WindowReport {
+  /** `x-ratelimit-remaining`, when sent. */
+  readonly remaining?: number;
+  /** When the window ends, epoch ms, from `x-ratelimit-reset-at` or `x-ratelimit-reset`. */
+  readonly resetAtMs?: number;
+  /** The answer was a 429: the window is spent until `resetAtMs` (a minute when unknown). */
+  readonly rateLimited: boolean;
+}
+
+export type Turn =
+  | {
+      readonly granted: true;
+      /** Ends the turn (frees its place in flight) and records what the answer said; call once. */
+      finish(report?: WindowReport): void;
+    }
+  | {
+      readonly granted: false;
+      /**
+       * `window_spent`: the upstream said so, the request was not sent; `queue_full`: no turn came
+       * before `waitUntilMs`; `pacer_unavailable`: the shared state could not be read.
+       */
+      readonly reason: "window_spent" | "queue_full" | "pacer_unavailable";
+      /** When a turn can be expected, in whole seconds (at least 1): the caller's `Retry-After`. */
+      readonly retryAfterSeconds: number;
+    };
+
+export interface UpstreamPacer {
+  turn(request: TurnRequest): Promise<Turn>;
+}
+
+/** No pacing at all: for tests of the client and for a lone adapter pointed at a private upstream. */
+export const unpaced: UpstreamPacer = {
+  turn: async () => ({ granted: true, finish() {} }),
+};

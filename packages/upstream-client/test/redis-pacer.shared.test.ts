@@ -1,0 +1,118 @@
+/**
+ * The pacer shared by adapter replicas, on real Redis: two pacers on the same keys stand for two
+ * replicas. Together they keep the cap in flight and the request rate, and refuse, without sending,
+ * while the upstream's window is spent.
+ */
+import { type Redis, redisKeys } from "@rda/service-kit";
+import { connectTestRedis, deleteNamespaceKeys, testNamespace, waitFor } from "@rda/service-kit/testing";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { createRedisPacer, type Turn, type UpstreamPacer } from "../src/index.ts";
+
+let redis: Redis;
+let namespace: string;
+const namespaces: string[] = [];
+const far = () => Date.now() + 30_000;
+
+beforeEach(async () => {
+  redis ??= await connectTestRedis();
+  namespace = testNamespace("pacer");
+  namespaces.push(namespace);
+});
+afterAll(async () => {
+  for (const used of namespaces) await deleteNamespaceKeys(redis, used);
+  await redis.quit();
+});
+
+function replicas(settings: {
+  requestsPerSecond: number;
+  concurrency: number;
+}): [UpstreamPacer, UpstreamPacer] {
+  const keys = redisKeys(namespace).upstreamPacer;
+  return [createRedisPacer(redis, keys, settings), createRedisPacer(redis, keys, settings)];
+}
+
+function granted(turn: Turn): Extract<Turn, { granted: true }> {
+  if (!turn.granted) throw new Error(`no turn: ${turn.reason}`);
+  return turn;
+}
+
+describe("the shared upstream pacer", () => {
+  it("lets no more requests be in flight than the cap, across replicas, and frees a place when one ends", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 1_000, concurrency: 2 });
+    const order: number[] = [];
+    const turns = [a, b, a, b, a].map((pacer, index) =>
+      pacer.turn({ waitUntilMs: far() }).then((turn) => {
+        order.push(index);
+        return granted(turn);
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(order).toHaveLength(2);
+    const first = await turns[order[0]!]!;
+    first.finish();
+    await waitFor(() => order.length === 3 || undefined, "a third turn once a place was freed");
+    for (const index of order.slice(1)) (await turns[index]!).finish();
+    for (const turn of await Promise.all(turns)) turn.finish();
+    expect(order).toHaveLength(5);
+  });
+
+  it("spaces requests to the rate, across replicas", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 5, concurrency: 10 });
+    const started = Date.now();
+    for (const pacer of [a, b, a, b]) granted(await pacer.turn({ waitUntilMs: far() })).finish();
+    // Four turns at 5 a second: three intervals of 200 ms at least.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(590);
+  });
+
+  it("refuses at once while the upstream reports its window spent, with the seconds until it turns", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 1_000, concurrency: 2 });
+    granted(await a.turn({ waitUntilMs: far() })).finish({
+      rateLimited: false,
+      remaining: 0,
+      resetAtMs: Date.now() + 4_500,
+    });
+    const refused = await b.turn({ waitUntilMs: far() });
+    expect(refused).toMatchObject({ granted: false, reason: "window_spent" });
+    expect(!refused.granted && refused.retryAfterSeconds).toBeGreaterThanOrEqual(4);
+    expect(!refused.granted && refused.retryAfterSeconds).toBeLessThanOrEqual(5);
+  });
+
+  it("closes the window on a 429 until its reset, a minute when the upstream named none", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 1_000, concurrency: 2 });
+    granted(await a.turn({ waitUntilMs: far() })).finish({ rateLimited: true });
+    const refused = await b.turn({ waitUntilMs: far() });
+    expect(refused).toMatchObject({ granted: false, reason: "window_spent" });
+    expect(!refused.granted && refused.retryAfterSeconds).toBeGreaterThanOrEqual(59);
+  });
+
+  it("counts the remaining requests down itself, keeping the others in flight in mind", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 1_000, concurrency: 3 });
+    const resetAtMs = Date.now() + 20_000;
+    const held = granted(await a.turn({ waitUntilMs: far() }));
+    // The upstream says 3 left; one other request is out and may not have been counted yet.
+    granted(await b.turn({ waitUntilMs: far() })).finish({ rateLimited: false, remaining: 3, resetAtMs });
+    held.finish();
+    granted(await a.turn({ waitUntilMs: far() })).finish();
+    granted(await b.turn({ waitUntilMs: far() })).finish();
+    expect(await a.turn({ waitUntilMs: far() })).toMatchObject({ granted: false, reason: "window_spent" });
+  });
+
+  it("gives up waiting for a turn when the caller's time runs out, saying when to come back", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 1_000, concurrency: 1 });
+    const held = granted(await a.turn({ waitUntilMs: far() }));
+    const refused = await b.turn({ waitUntilMs: Date.now() + 200 });
+    expect(refused).toMatchObject({ granted: false, reason: "queue_full", retryAfterSeconds: 1 });
+    held.finish();
+  });
+
+  it("frees the place of a replica that died holding it, once its lease runs out", async () => {
+    const [a] = replicas({ requestsPerSecond: 1_000, concurrency: 1 });
+    const keys = redisKeys(namespace).upstreamPacer;
+    const [seconds = 0, micros = 0] = (await redis.time()).map(Number);
+    const nowMs = seconds * 1000 + Math.floor(micros / 1000);
+    await redis.zadd(keys.leases, nowMs + 400, "lease-of-a-killed-replica");
+    const started = Date.now();
+    granted(await a.turn({ waitUntilMs: far() })).finish();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+});

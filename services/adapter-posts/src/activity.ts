@@ -1,0 +1,162 @@
+/**
+ * adapter.activity.get (docs/api.md#activity): posts or comments per hour, day or week of a window.
+ *
+ * Without `q` the upstream's aggregate endpoint counts them (docs/upstream.md#aggregates). With `q`
+ * it cannot: its keyword search is not our exact-phrase match (docs/api.md#phrase-filter). The items
+ * of the window are then paged through with the listing's own exact cursor (listing-page.ts), each
+ * counted once by id, and matched here; past MAX_SEARCH_PAGES the request is refused (400, refunded)
+ * rather than answered with a partial count. The same paging stands in for an aggregate that fails
+ * (the upstream times out on heavy aggregates), so a small window is still answered.
+ */
+import { badRequestReply, failureReply, type OperationContext, okReply } from "@rda/adapter-kit";
+import {
+  ACTIVITY_INTERVAL_SECONDS,
+  type Activity,
+  type ActivityInterval,
+  activityBucketStart,
+  type GetActivityParams,
+  type ListingParams,
+} from "@rda/contracts";
+import type { UpstreamClient, UpstreamFailure } from "@rda/upstream-client";
+import { readAggregateBuckets } from "./aggregate-buckets.ts";
+import { ITEM_KINDS } from "./item-kinds.ts";
+import { fetchListingPage } from "./listing-page.ts";
+import { createPhraseMatcher } from "./phrase-filter.ts";
+
+/** Pages of 100 items at most paged through for one answer with `q`: 1,000 items. */
+export const MAX_SEARCH_PAGES = 10;
+const PAGE_SIZE = 100;
+
+/** The archive fetches every item again about 36 h after creation (docs/upstream.md#blackout). */
+const SETTLING_SECONDS = 36 * 3600;
+
+const AGGREGATE_PATHS = {
+  posts: "/api/posts/search/aggregate",
+  comments: "/api/comments/search/aggregate",
+} as const;
+
+type Counts = Map<number, number>;
+
+export async function getActivity(
+  client: UpstreamClient,
+  params: GetActivityParams,
+  context: OperationContext,
+): Promise<Uint8Array> {
+  const now = Math.floor(Date.now() / 1000);
+  const window = { after: params.after, before: params.before ?? now };
+  let source: Activity["source"] = params.q === undefined ? "aggregate" : "search";
+  let counted =
+    params.q === undefined
+      ? await countByAggregate(client, params, window, context)
+      : await countBySearch(client, params, params.q, window, context);
+  if ("outcome" in counted && counted.outcome === "unavailable" && source === "aggregate") {
+    const aggregateFailure = counted;
+    context.logger.warn({ reason: counted.message }, "aggregate failed; counting by paging the search");
+    source = "search";
+    counted = await countBySearch(client, params, undefined, window, context);
+    // Past the paging limit the aggregate's own failure (a 502, refunded) is the honest answer.
+    if ("tooMany" in counted) return failureReply(aggregateFailure);
+  }
+  if ("outcome" in counted) return failureReply(counted);
+  if ("tooMany" in counted) {
+    const what = params.kind;
+    return badRequestReply(
+      `the window holds more than ${MAX_SEARCH_PAGES * PAGE_SIZE} ${what} of this ${params.subreddit ? "community" : "author"} to search for q; narrow the window (after, before)`,
+    );
+  }
+  const activity: Activity = {
+    kind: params.kind,
+    interval: params.interval,
+    ...window,
+    source,
+    ...bucketsOf(counted.counts, params.interval, window, now),
+  };
+  return okReply(JSON.stringify(activity));
+}
+
+interface Window {
+  readonly after: number;
+  readonly before: number;
+}
+
+async function countByAggregate(
+  client: UpstreamClient,
+  params: GetActivityParams,
+  window: Window,
+  context: OperationContext,
+): Promise<{ counts: Counts } | UpstreamFailure> {
+  const query = {
+    aggregate: "created_utc",
+    frequency: params.interval,
+    subreddit: params.subreddit,
+    author: params.author,
+    after: window.after,
+    before: window.before,
+  };
+  const result = await client.get(AGGREGATE_PATHS[params.kind], query, context);
+  if (result.outcome !== "ok") return result;
+  const counts = readAggregateBuckets(result.body.data, params.interval);
+  if (counts === undefined) {
+    const message = "upstream: the aggregate is not a list of {created_utc, count} buckets";
+    return { outcome: "unavailable", message, attempts: result.attempts, retries: result.retries };
+  }
+  return { counts };
+}
+
+/** Pages the window's items and counts them, or only those containing `phrase` when given. */
+async function countBySearch(
+  client: UpstreamClient,
+  params: GetActivityParams,
+  phrase: string | undefined,
+  window: Window,
+  context: OperationContext,
+): Promise<{ counts: Counts } | { tooMany: true } | UpstreamFailure> {
+  const kind = params.kind === "posts" ? "post" : "comment";
+  const { textFields } = ITEM_KINDS[kind];
+  const matches = phrase === undefined ? () => true : createPhraseMatcher(phrase);
+  const counts: Counts = new Map();
+  const seen = new Set<unknown>();
+  let after = window.after;
+  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
+    const listing = {
+      subreddit: params.subreddit,
+      author: params.author,
+      after,
+      before: window.before,
+      limit: PAGE_SIZE,
+      sort: "asc",
+    } as ListingParams;
+    const needed = phrase === undefined ? ["id", "created_utc"] : ["id", "created_utc", ...textFields];
+    const upstreamFields = needed.join(",");
+    const fetched = await fetchListingPage(client, { kind, params: listing, upstreamFields }, context);
+    if ("outcome" in fetched) return fetched;
+    for (const row of fetched.rows) {
+      if (seen.has(row.id)) continue;
+      seen.add(row.id);
+      if (phrase !== undefined) {
+        const text = textFields.map((field) => row[field]).filter((value) => typeof value === "string");
+        if (!text.some((value) => matches(value as string))) continue;
+      }
+      const bucket = activityBucketStart(row.created_utc, params.interval);
+      counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+    }
+    if (!fetched.has_more || fetched.cursor === null) return { counts };
+    after = fetched.cursor;
+  }
+  return { tooMany: true };
+}
+
+/** Every bucket of the window, in time order, empty ones as 0. */
+function bucketsOf(counts: Counts, interval: ActivityInterval, window: Window, now: number) {
+  const length = ACTIVITY_INTERVAL_SECONDS[interval];
+  const buckets: Activity["buckets"] = [];
+  let total = 0;
+  for (let start = activityBucketStart(window.after + 1, interval); start < window.before; start += length) {
+    const count = counts.get(start) ?? 0;
+    total += count;
+    // The bucket's newest item is younger than the window's end and the bucket's end.
+    const newest = Math.min(start + length, window.before);
+    buckets.push({ start, count, settled: newest + SETTLING_SECONDS <= now });
+  }
+  return { total, buckets };
+}

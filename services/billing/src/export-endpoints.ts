@@ -1,0 +1,23 @@
+/**
+ * Billing's subject for export jobs: the per-page debit (ledger/export-page-debits.ts). Kept apart
+ * from endpoints.ts so the export feature adds one entry there and nothing else.
+ */
+import type { RequestHandler } from "@rda/service-kit";
+import type { EndpointDeps } from "./endpoints.ts";
+import { billingEndpoint, type EndpointOptions } from "./json-endpoint.ts";
+import { debitExportPage } from "./ledger/export-page-debits.ts";
+
+/** `options`: the hot path's (the page debit is one short ledger script, like an admission). */
+export function exportEndpoints(
+  deps: EndpointDeps,
+  options: EndpointOptions,
+): { subject: string; handler: RequestHandler }[] {
+  return [
+    billingEndpoint(
+      deps.subjects,
+      "debitExportPage",
+      (r) => debitExportPage(deps.context, { keyId: r.key_id, debitId: r.debit_id }),
+      options,
+    ),
+  ];
+}

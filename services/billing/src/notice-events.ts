@@ -1,0 +1,65 @@
+/**
+ * The lines an admission can cross that a key's account is told about (the portal sends the
+ * notices): its low-balance threshold, and 80 % and 100 % of its monthly spend cap. Admissions are
+ * serial in the ledger, so exactly one debit crosses each line on its way down (or up, for spend);
+ * the event names that crossing, and the portal sends it once. Published on plain NATS after the
+ * answer is decided, never in its way; only keys of a portal account have someone to tell.
+ */
+import type { AdmitReply, NoticeEvent, Subjects } from "@rda/contracts";
+import type { Logger, NatsConnection } from "@rda/service-kit";
+import { utcDay } from "./ledger/context.ts";
+import type { LedgerContext } from "./ledger/index.ts";
+
+export interface NoticeEventDeps {
+  readonly nats: NatsConnection;
+  readonly subjects: Subjects;
+  readonly context: LedgerContext;
+  readonly logger: Logger;
+}
+
+type Crossing = Omit<NoticeEvent, "account_id" | "key_id">;
+
+export function crossingsOf(keyId: string, credits: number, reply: AdmitReply, now: number): Crossing[] {
+  if (reply.outcome !== "admitted" || credits === 0) return [];
+  const crossings: Crossing[] = [];
+  const line = reply.low_balance_threshold;
+  if (line !== undefined && reply.balance < line && reply.balance + credits >= line)
+    crossings.push({
+      kind: "balance_low",
+      crossing: `${keyId}:${line}:${utcDay(now)}`,
+      balance: reply.balance,
+      threshold: line,
+    });
+  const spend = reply.month_spend;
+  if (spend && spend.cap !== null) {
+    const before = spend.spent - credits;
+    for (const [kind, at] of [
+      ["spend_cap_80", Math.ceil(spend.cap * 0.8)],
+      ["spend_cap_100", spend.cap],
+    ] as const) {
+      if (before < at && spend.spent >= at)
+        crossings.push({
+          kind,
+          crossing: `${keyId}:${spend.month}:${spend.cap}:${kind}`,
+          balance: reply.balance,
+          month_spend: spend,
+        });
+    }
+  }
+  return crossings;
+}
+
+/** Publishes the crossings of one admission; a failure is logged, the admission stands. */
+export function publishCrossings(deps: NoticeEventDeps, keyId: string, crossings: Crossing[]): void {
+  if (crossings.length === 0) return;
+  void (async () => {
+    const accountId = await deps.context.redis.hget(deps.context.keys.keyRecord(keyId), "account_id");
+    if (!accountId) return;
+    for (const crossing of crossings) {
+      const event: NoticeEvent = { ...crossing, key_id: keyId, account_id: accountId };
+      deps.nats.publish(deps.subjects.billing.notice, JSON.stringify(event));
+    }
+  })().catch((error: unknown) =>
+    deps.logger.warn({ key_id: keyId, err: String(error) }, "notice event not published"),
+  );
+}

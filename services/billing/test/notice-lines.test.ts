@@ -1,0 +1,84 @@
+/**
+ * The lines billing tells the portal about (notice-events.ts): a key's low-balance threshold (the
+ * account's choice, else a tenth of its last top-up, else 100), crossed by exactly one of many
+ * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once.
+ */
+import {
+  type NoticeEvent,
+  noticeEventSchema,
+  setLowBalanceThresholdReplySchema,
+  setSpendCapReplySchema,
+} from "@rda/contracts";
+import { waitFor } from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
+import { admit, createKey, topUp } from "./ops.ts";
+
+let h: Harness;
+const events: NoticeEvent[] = [];
+beforeAll(async () => {
+  h = await startHarness("notice-lines", {
+    ...TEST_SETTINGS,
+    freeCredits: 333,
+    defaultRateLimit: { qps: 100_000, burst: 1_000_000 },
+  });
+  await h.start();
+  h.nats.subscribe(h.subjects.billing.notice, {
+    callback: (_error, message) => {
+      events.push(noticeEventSchema.parse(message.json()));
+    },
+  });
+  await h.nats.flush();
+});
+afterAll(async () => h.close());
+
+const setThreshold = (account_id: string, low_balance_threshold: number | null) =>
+  h.request(
+    h.subjects.billing.setLowBalanceThreshold,
+    { account_id, low_balance_threshold },
+    setLowBalanceThresholdReplySchema,
+  );
+const lineOf = async (key: { id: string; key: string }) => {
+  const reply = await admit(h, key, { credits: 0 });
+  return reply.outcome === "admitted" ? reply.low_balance_threshold : undefined;
+};
+
+describe("the low-balance line", () => {
+  it("is 100 before any top-up, a tenth of the last top-up after one, and the account's choice once made, also for its later keys", async () => {
+    const account = "acct_noticelines00001";
+    const key = await createKey(h, { account_id: account });
+    expect(await lineOf(key)).toBe(100);
+    await topUp(h, key.id, 2_500);
+    expect(await lineOf(key)).toBe(1_923);
+    expect(await setThreshold(account, 250)).toEqual({ keys_updated: 1 });
+    expect(await lineOf(key)).toBe(250);
+    expect(await lineOf(await createKey(h, { account_id: account }))).toBe(250);
+    await setThreshold(account, null);
+    expect(await lineOf(key)).toBe(1_923);
+  });
+
+  it("is crossed by exactly one of 300 concurrent debits, and each cap mark once", async () => {
+    const account = "acct_noticelines00002";
+    const key = await createKey(h, { account_id: account });
+    await setThreshold(account, 200);
+    await h.request(
+      h.subjects.billing.setAccountSpendCap,
+      { id: key.id, account_id: account, monthly_cap: 250 },
+      setSpendCapReplySchema,
+    );
+    const replies = await Promise.all(Array.from({ length: 300 }, () => admit(h, key)));
+    expect(replies.filter((reply) => reply.outcome === "admitted")).toHaveLength(250);
+    const ofKey = () => events.filter((event) => event.key_id === key.id);
+    await waitFor(() => ofKey().length >= 3 || undefined, "three notice events");
+    const mine = ofKey();
+    expect(mine.map((event) => event.kind).sort()).toEqual(["balance_low", "spend_cap_100", "spend_cap_80"]);
+    expect(mine.find((event) => event.kind === "balance_low")).toMatchObject({
+      account_id: account,
+      threshold: 200,
+      balance: 199,
+    });
+    expect(mine.find((event) => event.kind === "spend_cap_80")).toMatchObject({
+      month_spend: { spent: 200, cap: 250 },
+    });
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * The management commands the gateway forwards (`exports.commands`): create (with its quote),
+ * start, show, pause, resume, cancel, and the file of a finished job. Every command names the key
+ * that asks; a job of another key is answered exactly as a job that does not exist (404), so ids
+ * reveal nothing. A quote costs the caller nothing: its probe pages are asked of the upstream but
+ * never charged.
+ */
+import { randomBytes } from "node:crypto";
+import {
+  EXPORT_LIMITS,
+  type ExportCommand,
+  type ExportReply,
+  type ExportSubjects,
+  parseExportRequest,
+  type Subjects,
+} from "@rda/contracts";
+import type { JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
+import type { DownloadLinks } from "./download-links.ts";
+import { enqueueJob } from "./job-queue.ts";
+import type { JobRecord, JobStore } from "./job-store.ts";
+import { jobView } from "./job-view.ts";
+import type { ObjectStore } from "./object-store.ts";
+import type { PageBilling } from "./page-billing.ts";
+import type { PageSource } from "./page-source.ts";
+import { makeQuote } from "./quote.ts";
+import { refundInflight } from "./worker.ts";
+
+export interface CommandDeps {
+  readonly nats: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly subjects: Subjects;
+  readonly exportSubjects: ExportSubjects;
+  readonly jobs: JobStore;
+  readonly objects: ObjectStore;
+  readonly source: PageSource;
+  readonly billing: PageBilling;
+  readonly links: DownloadLinks;
+  readonly logger: Logger;
+  readonly pagesPerSecond: number;
+  /** How long a quote that was never started is kept. */
+  readonly quoteTtlSeconds: number;
+}
+
+type Refusal = Extract<ExportReply, { outcome: "refused" }>;
+const refuse = (status: Refusal["status"], message: string): Refusal => ({
+  outcome: "refused",
+  status,
+  message,
+});
+const NOT_FOUND = refuse(404, "no such export");
+
+export async function runCommand(deps: CommandDeps, command: ExportCommand): Promise<ExportReply> {
+  if (command.action === "create") return create(deps, command.key_id, command.balance, command.body);
+  const record = await deps.jobs.get(command.id);
+  if (record === undefined || record.keyId !== command.key_id) return NOT_FOUND;
+  switch (command.action) {
+    case "show":
+      return shown(deps, record);
+    case "start":
+      return start(deps, record, command.balance);
+    case "pause":
+      return pause(deps, record);
+    case "resume":
+      return resume(deps, record);
+    case "cancel":
+      return cancel(deps, record);
+    case "file":
+      return file(deps, record);
+  }
+}
+
+const shown = (deps: CommandDeps, record: JobRecord): ExportReply => ({
+  outcome: "ok",
+  job: jobView(record, deps.pagesPerSecond),
+});
+
+async function create(
+  deps: CommandDeps,
+  keyId: string,
+  balance: number,
+  body: unknown,
+): Promise<ExportReply> {
+  const request = parseExportRequest(body);
+  if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
+  const id = `exp_${randomBytes(12).toString("hex")}`;
+  const quoted = await makeQuote(request.value.query, deps.source, id, deps, request.value.maxCredits);
+  if (!quoted.ok) {
+    deps.logger.warn({ reason: quoted.reason }, "export quote failed");
+    return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");
+  }
+  const { query } = request.value;
+  const record: JobRecord = {
+    version: 1,
+    id,
+    keyId,
+    state: "quoted",
+    pausedBy: null,
+    reason: null,
+    query,
+    quote: quoted.quote,
+    run: 0,
+    checkpoint: {
+      pages: 0,
+      rows: 0,
+      cursor: query.after,
+      hasMore: true,
+      seamIds: [],
+      attempt: 0,
+      inflightDebit: null,
+      credits: 0,
+      failures: 0,
+      firstCreated: null,
+      lastCreated: null,
+    },
+    createdAt: new Date().toISOString(),
+    finishedAt: null,
+    expiresAt: null,
+    manifest: null,
+    file: null,
+  };
+  await deps.jobs.create(record, deps.quoteTtlSeconds);
+  if (!request.value.confirm) return shown(deps, record);
+  return start(deps, record, balance);
+}
+
+async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportReply> {
+  if (record.state !== "quoted")
+    return refuse(409, `this export was already started (it is ${record.state})`);
+  const needed = record.quote.estimated_pages;
+  if (needed > balance) {
+    return refuse(
+      402,
+      `insufficient credits: this export is estimated at ${needed} credits (ceiling ${record.quote.ceiling_credits}) and the balance is ${balance}; ${needed - balance} more credits are needed`,
+    );
+  }
+  if (!(await deps.jobs.activate(record.keyId, record.id, EXPORT_LIMITS.maxActivePerKey))) {
+    return refuse(
+      429,
+      `too many exports: a key may have at most ${EXPORT_LIMITS.maxActivePerKey} queued, running or paused at once`,
+    );
+  }
+  return requeue(deps, record, ["quoted"]);
+}
+
+/** Moves the job to `queued` under a new run and puts that run on the work queue. */
+async function requeue(deps: CommandDeps, record: JobRecord, from: readonly string[]): Promise<ExportReply> {
+  // A job that is not expired keeps its record for the retention after it ends; until then, a day.
+  const queued = await deps.jobs.update(
+    record.id,
+    (r) =>
+      from.includes(r.state)
+        ? { ...r, state: "queued", pausedBy: null, reason: null, run: r.run + 1 }
+        : undefined,
+    86_400 * 30,
+  );
+  if (queued === undefined) return NOT_FOUND;
+  if (queued.state !== "queued" || !from.includes(record.state)) {
+    return refuse(409, `this export is ${queued.state}`);
+  }
+  await enqueueJob(deps.js, deps.exportSubjects, { id: queued.id, run: queued.run });
+  return shown(deps, queued);
+}
+
+async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+  if (record.state === "paused" && record.pausedBy === "caller") return shown(deps, record);
+  const paused = await deps.jobs.update(record.id, (r) =>
+    r.state === "queued" || r.state === "running" || r.state === "paused"
+      ? { ...r, state: "paused", pausedBy: "caller", reason: "paused by the caller" }
+      : undefined,
+  );
+  if (paused?.state !== "paused")
+    return refuse(
+      409,
+      `only a queued or running export can be paused; this one is ${paused?.state ?? record.state}`,
+    );
+  return shown(deps, paused);
+}
+
+async function resume(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+  if (record.state === "queued" || record.state === "running") return shown(deps, record);
+  if (record.state !== "paused")
+    return refuse(409, `only a paused export can be resumed; this one is ${record.state}`);
+  return requeue(deps, record, ["paused"]);
+}
+
+async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+  const cancellable = new Set(["quoted", "queued", "running", "paused"]);
+  if (record.state === "cancelled") return shown(deps, record);
+  const cancelled = await deps.jobs.update(record.id, (r) =>
+    cancellable.has(r.state)
+      ? { ...r, state: "cancelled", reason: "cancelled by the caller", finishedAt: new Date().toISOString() }
+      : undefined,
+  );
+  if (cancelled?.state !== "cancelled") {
+    return refuse(409, `a ${cancelled?.state ?? record.state} export cannot be cancelled`);
+  }
+  await deps.jobs.deactivate(record.keyId, record.id);
+  // A page debited by a worker that died is given back here when no worker will run the job again;
+  // a running worker sees the cancel after its page and refunds nothing twice (the marker decides).
+  await refundInflight(deps, cancelled, "cancelled");
+  return shown(deps, cancelled);
+}
+
+async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+  if (record.state !== "done" || record.file === null) {
+    return refuse(409, `the export's file is not ready: the export is ${record.state}`);
+  }
+  if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
+    return refuse(404, "this export's file has expired");
+  }
+  return {
+    ...shown(deps, record),
+    file: { ...record.file, download_url: deps.links.sign(record.id) },
+  } as ExportReply;
+}

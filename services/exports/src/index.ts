@@ -1,0 +1,160 @@
+/**
+ * `startExports(deps)`: the exports service as a value — the management commands on NATS, the
+ * workers on the JetStream work queue, the download listener and the retention sweep. It neither
+ * reads the environment nor exits; `main.ts` is the process shell.
+ */
+import { randomBytes } from "node:crypto";
+import { decodeJson, exportCommandSchema, type Subjects } from "@rda/contracts";
+import {
+  isNatsConnected,
+  jetstream,
+  jetstreamManager,
+  type Logger,
+  type NatsConnection,
+  type Redis,
+  ServiceError,
+  serveSubject,
+} from "@rda/service-kit";
+import { runCommand } from "./commands.ts";
+import { downloadLinks } from "./download-links.ts";
+import { startDownloadServer } from "./download-server.ts";
+import { ensureJobQueue } from "./job-queue.ts";
+import { exportKeys, redisJobStore } from "./job-store.ts";
+import { filesystemStore, type ObjectStore } from "./object-store.ts";
+import { natsPageBilling } from "./page-billing.ts";
+import { adapterPageSource } from "./page-source.ts";
+import { startWorkers, type WorkerSettings } from "./worker.ts";
+
+export { filesystemStore, type ObjectStore } from "./object-store.ts";
+
+export interface ExportSettings extends Partial<WorkerSettings> {
+  /** EXPORTS_DIR: the filesystem store's directory, used when no `objects` store is given. */
+  readonly storageDir?: string;
+  readonly adapterTimeoutMs?: number;
+  readonly billingTimeoutMs?: number;
+  /** Signs download links; the same on every replica behind `linkBaseUrl`. Default: random. */
+  readonly linkSecret?: string;
+  /** Where the gateway reaches the download listener; default the listener's own address. */
+  readonly linkBaseUrl?: string;
+  /** How often expired files are removed. */
+  readonly sweepMs?: number;
+  /** Set false to serve commands only (no workers on this replica). */
+  readonly runWorkers?: boolean;
+}
+
+export interface ExportsDeps {
+  readonly nats: NatsConnection;
+  readonly redis: Redis;
+  readonly subjects: Subjects;
+  readonly namespace: string;
+  readonly logger: Logger;
+  readonly objects?: ObjectStore;
+  readonly settings?: ExportSettings;
+}
+
+export interface RunningExports {
+  /** The download listener's base URL. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+
+export function workerSettings(settings: ExportSettings = {}): WorkerSettings {
+  return {
+    pagesPerSecond: settings.pagesPerSecond ?? 2,
+    ackWaitMs: settings.ackWaitMs ?? 30_000,
+    balanceRetryMs: settings.balanceRetryMs ?? 30_000,
+    pageRetryMs: settings.pageRetryMs ?? 2_000,
+    maxPageFailures: settings.maxPageFailures ?? 8,
+    retentionMs: settings.retentionMs ?? 7 * DAY_MS,
+    concurrency: settings.concurrency ?? 2,
+  };
+}
+
+export async function startExports(
+  deps: ExportsDeps,
+  listen: { port: number; host: string },
+): Promise<RunningExports> {
+  const { nats, redis, subjects, logger } = deps;
+  const settings = workerSettings(deps.settings);
+  const exportSubjects = subjects.exports;
+  await ensureJobQueue(await jetstreamManager(nats), exportSubjects, settings.ackWaitMs);
+  const jobs = redisJobStore(redis, exportKeys(deps.namespace));
+  const objects = deps.objects ?? filesystemStore(deps.settings?.storageDir ?? "data/exports");
+  const source = adapterPageSource(nats, subjects, deps.settings?.adapterTimeoutMs ?? 10_000);
+  const billing = natsPageBilling(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000);
+  const secret = deps.settings?.linkSecret ?? randomBytes(32).toString("base64url");
+
+  let linkBase = "";
+  const links = downloadLinks(secret, "", 5 * 60_000);
+  const signedLinks = { ...links, sign: (id: string, now?: number) => `${linkBase}${links.sign(id, now)}` };
+  const server = await startDownloadServer(
+    { links, jobs, objects, logger, ready: () => isNatsConnected(nats) },
+    listen,
+  );
+  linkBase = deps.settings?.linkBaseUrl ?? server.url;
+
+  const commandDeps = {
+    nats,
+    js: jetstream(nats),
+    subjects,
+    exportSubjects,
+    jobs,
+    objects,
+    source,
+    billing,
+    links: signedLinks,
+    logger,
+    pagesPerSecond: settings.pagesPerSecond,
+    quoteTtlSeconds: 86_400,
+  };
+  const served = serveSubject(nats, {
+    subject: exportSubjects.commands,
+    queue: exportSubjects.queueGroup,
+    logger,
+    handler: async (payload) => {
+      const command = decodeJson(payload, exportCommandSchema);
+      if (!command.ok) throw new ServiceError(400, `invalid export command: ${command.error}`);
+      return JSON.stringify(await runCommand(commandDeps, command.value));
+    },
+  });
+  const workers =
+    deps.settings?.runWorkers === false
+      ? undefined
+      : await startWorkers({
+          nats,
+          subjects,
+          exportSubjects,
+          jobs,
+          objects,
+          source,
+          billing,
+          logger,
+          settings,
+        });
+
+  const sweep = setInterval(() => {
+    void removeExpired(jobs, objects).catch((error: unknown) =>
+      logger.warn({ err: String(error) }, "export retention sweep failed"),
+    );
+  }, deps.settings?.sweepMs ?? 60_000);
+  sweep.unref();
+
+  return {
+    url: server.url,
+    async stop() {
+      clearInterval(sweep);
+      await served.stop();
+      await workers?.stop();
+      await server.close();
+    },
+  };
+}
+
+async function removeExpired(jobs: ReturnType<typeof redisJobStore>, objects: ObjectStore) {
+  for (const id of await jobs.dueForExpiry(Date.now())) {
+    await objects.removeAll(id);
+    await jobs.forgetExpiry(id);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The work queue of export jobs: a JetStream stream with work-queue retention (a message is gone
+ * once acked) and one durable consumer every worker replica pulls from. A message names a job and
+ * its run; the worker keeps it unacked while it works, telling JetStream so (`working()`) well
+ * within the ack wait, so a worker that dies (even by SIGKILL) lets the message go to another
+ * replica after the ack wait, which resumes from the job's checkpoint.
+ */
+import type { ExportSubjects } from "@rda/contracts";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "@rda/service-kit";
+
+export interface JobMessage {
+  readonly id: string;
+  readonly run: number;
+}
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+export async function ensureJobQueue(jsm: JetStreamManager, subjects: ExportSubjects, ackWaitMs: number) {
+  const stream = { subjects: [subjects.jobs], duplicate_window: nanos(120_000) };
+  try {
+    await jsm.streams.add({
+      name: subjects.jobStream,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Workqueue,
+      ...stream,
+    });
+  } catch {
+    await jsm.streams.update(subjects.jobStream, stream);
+  }
+  const consumer = { ack_wait: nanos(ackWaitMs), max_deliver: -1, filter_subject: subjects.jobs };
+  try {
+    await jsm.consumers.add(subjects.jobStream, {
+      durable_name: subjects.jobConsumer,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ...consumer,
+    });
+  } catch {
+    await jsm.consumers.update(subjects.jobStream, subjects.jobConsumer, consumer);
+  }
+}
+
+/** Puts a job's run on the queue; the message id makes a repeated publish of one run a no-op. */
+export async function enqueueJob(js: JetStreamClient, subjects: ExportSubjects, message: JobMessage) {
+  await js.publish(subjects.jobs, JSON.stringify(message), {
+    msgID: `${message.id}.r${message.run}`,
+    expect: { streamName: subjects.jobStream },
+  });
+}

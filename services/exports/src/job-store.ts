@@ -1,0 +1,143 @@
+/**
+ * Export jobs in Redis: one JSON record per job, changed only by compare-and-set on its version, so
+ * the gateway-facing commands and the workers (on any replica) never overwrite each other's change.
+ * A key's active jobs (queued, running, paused) are a set, bounded by EXPORT_LIMITS.maxActivePerKey.
+ * The record carries the checkpoint the worker advances after every page.
+ */
+import type { ExportFile, ExportManifest, ExportQuery, ExportQuote, ExportState } from "@rda/contracts";
+import type { Redis } from "@rda/service-kit";
+
+export interface Checkpoint {
+  /** Pages fetched and written (each charged once). */
+  pages: number;
+  rows: number;
+  /** The next page is asked `after` this created_utc. */
+  cursor: number;
+  hasMore: boolean;
+  /** Ids of the rows of the last second written, dropped if a later page repeats them. */
+  seamIds: string[];
+  /** The try of the next page; a refunded try is never charged again, so a retry takes the next. */
+  attempt: number;
+  /** The page debit asked and not yet settled or refunded; refunded if the job ends first. */
+  inflightDebit: string | null;
+  credits: number;
+  failures: number;
+  firstCreated: number | null;
+  lastCreated: number | null;
+}
+
+export interface JobRecord {
+  version: number;
+  id: string;
+  keyId: string;
+  state: ExportState;
+  /** Who paused it: the caller (stays paused) or a zero balance (retried until credits arrive). */
+  pausedBy: "caller" | "balance" | null;
+  reason: string | null;
+  query: ExportQuery;
+  quote: ExportQuote;
+  /** Bumped each time the job is put on the work queue; older queue messages are dropped. */
+  run: number;
+  checkpoint: Checkpoint;
+  createdAt: string;
+  finishedAt: string | null;
+  expiresAt: string | null;
+  manifest: ExportManifest | null;
+  file: ExportFile | null;
+}
+
+export function exportKeys(namespace: string) {
+  const root = namespace === "" ? "rda" : `${namespace}:rda`;
+  return {
+    job: (id: string) => `${root}:export:${id}`,
+    activeJobs: (keyId: string) => `${root}:exports:active:{${keyId}}`,
+    /** Sorted set of done jobs by the epoch ms their file expires. */
+    expiring: `${root}:exports:expiring`,
+  };
+}
+export type ExportKeys = ReturnType<typeof exportKeys>;
+
+const COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[1])
+if not current then return -1 end
+if cjson.decode(current).version ~= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+return 1
+`;
+
+const ADD_ACTIVE = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1
+`;
+
+export class JobConflict extends Error {}
+
+export interface JobStore {
+  create(record: JobRecord, ttlSeconds: number): Promise<void>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Applies `change` to the current record and stores it, retrying on a concurrent change. `change`
+   * returns the new record, or undefined to leave it as it is. `ttlSeconds` > 0 sets its lifetime.
+   */
+  update(
+    id: string,
+    change: (record: JobRecord) => JobRecord | undefined,
+    ttlSeconds?: number,
+  ): Promise<JobRecord | undefined>;
+  /** Counts the job among its key's active jobs; false when the key is at its limit. */
+  activate(keyId: string, id: string, limit: number): Promise<boolean>;
+  deactivate(keyId: string, id: string): Promise<void>;
+  scheduleExpiry(id: string, atMs: number): Promise<void>;
+  dueForExpiry(nowMs: number): Promise<string[]>;
+  forgetExpiry(id: string): Promise<void>;
+}
+
+export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
+  return {
+    async create(record, ttlSeconds) {
+      await redis.set(keys.job(record.id), JSON.stringify(record), "EX", ttlSeconds);
+    },
+    async get(id) {
+      const text = await redis.get(keys.job(id));
+      return text === null ? undefined : (JSON.parse(text) as JobRecord);
+    },
+    async update(id, change, ttlSeconds = 0) {
+      for (let tries = 0; tries < 20; tries++) {
+        const current = await this.get(id);
+        if (current === undefined) return undefined;
+        const next = change(structuredClone(current));
+        if (next === undefined) return current;
+        next.version = current.version + 1;
+        const stored = await redis.eval(
+          COMPARE_AND_SET,
+          1,
+          keys.job(id),
+          current.version,
+          JSON.stringify(next),
+          ttlSeconds,
+        );
+        if (stored === 1) return next;
+        if (stored === -1) return undefined;
+      }
+      throw new JobConflict(`export ${id} changed too often to update`);
+    },
+    async activate(keyId, id, limit) {
+      return (await redis.eval(ADD_ACTIVE, 1, keys.activeJobs(keyId), id, limit)) === 1;
+    },
+    async deactivate(keyId, id) {
+      await redis.srem(keys.activeJobs(keyId), id);
+    },
+    async scheduleExpiry(id, atMs) {
+      await redis.zadd(keys.expiring, atMs, id);
+    },
+    async dueForExpiry(nowMs) {
+      return redis.zrangebyscore(keys.expiring, "-inf", nowMs, "LIMIT", 0, 100);
+    },
+    async forgetExpiry(id) {
+      await redis.zrem(keys.expiring, id);
+    },
+  };
+}

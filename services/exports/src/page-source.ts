@@ -1,0 +1,56 @@
+/**
+ * One listing page from the posts adapter over NATS, asked exactly as the gateway asks it for
+ * `GET /v1/posts` / `GET /v1/comments` (the same parameters, the same reply frame), marked with the
+ * `exports` priority class so the upstream budget can put interactive requests first.
+ */
+import {
+  decodeAdapterReply,
+  EXPORTS_PRIORITY,
+  type ExportKind,
+  type ListingParams,
+  type Subjects,
+} from "@rda/contracts";
+import { type NatsConnection, requestRaw } from "@rda/service-kit";
+
+export interface ListingPage {
+  readonly rows: Record<string, unknown>[];
+  /** created_utc of the page's last row before any `q` filter; null for an empty listing. */
+  readonly cursor: number | null;
+  readonly hasMore: boolean;
+}
+
+export type PageResult =
+  | { readonly ok: true; readonly page: ListingPage }
+  | { readonly ok: false; readonly reason: string; readonly retryable: boolean };
+
+export type PageSource = (kind: ExportKind, params: ListingParams, requestId: string) => Promise<PageResult>;
+
+export function adapterPageSource(nats: NatsConnection, subjects: Subjects, timeoutMs: number): PageSource {
+  return async (kind, params, requestId) => {
+    const subject = kind === "posts" ? subjects.adapter.listPosts : subjects.adapter.listComments;
+    const body = JSON.stringify({ request_id: requestId, params, priority: EXPORTS_PRIORITY });
+    const reply = await requestRaw(nats, subject, body, timeoutMs);
+    if (!reply.ok) return { ok: false, reason: reply.error.message, retryable: true };
+    const frame = decodeAdapterReply(reply.value);
+    if (!frame.ok) return { ok: false, reason: frame.error, retryable: true };
+    const { meta, data } = frame.value;
+    if (meta.outcome !== "ok") {
+      return {
+        ok: false,
+        reason: `${meta.outcome}: ${meta.message}`,
+        retryable: meta.outcome !== "bad_request",
+      };
+    }
+    const rows: unknown = JSON.parse(Buffer.from(data ?? new Uint8Array()).toString("utf8"));
+    if (!Array.isArray(rows))
+      return { ok: false, reason: "the adapter's data is not a list", retryable: true };
+    return {
+      ok: true,
+      page: {
+        rows: rows as Record<string, unknown>[],
+        cursor: meta.cursor ?? null,
+        hasMore: meta.has_more ?? false,
+      },
+    };
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The price quote of an export. The upstream we use offers no time-series count for a community's
+ * or an author's items (docs/upstream.md lists what we call), so the window is cut into equal
+ * strata and one free probe page (ids and times only) is asked at the start of each. A probe that
+ * reaches the next stratum's start counts its stratum exactly; one that does not gives the
+ * stratum's density (rows per second over the span it covered). Small windows are so counted
+ * exactly; large ones are estimated stratum by stratum, which follows changes in activity. Pages
+ * follow from rows and the rows a full page really held in the probes (pages never split a second,
+ * so a full page holds a little under the page size).
+ */
+import { EXPORT_LIMITS, type ExportQuery, type ExportQuote, exportPageParams } from "@rda/contracts";
+import type { PageSource } from "./page-source.ts";
+
+export const PROBES = 6;
+const DAY = 86_400;
+
+export interface QuoteSettings {
+  /** The export share of the upstream budget, in pages per second, for the ETA. */
+  readonly pagesPerSecond: number;
+}
+
+export type QuoteResult = { ok: true; quote: ExportQuote } | { ok: false; reason: string };
+
+export async function makeQuote(
+  query: ExportQuery,
+  source: PageSource,
+  requestIdBase: string,
+  settings: QuoteSettings,
+  maxCredits?: number,
+): Promise<QuoteResult> {
+  const span = query.before - query.after;
+  const strata = Math.max(1, Math.min(PROBES, Math.floor(span / 60)));
+  const starts = Array.from({ length: strata }, (_, i) => query.after + Math.floor((i * span) / strata));
+  // Each probe starts at another hour of the day (when its part spans more than a day), so a daily
+  // rhythm of activity is sampled across the day instead of at one hour every time.
+  const partLength = Math.floor(span / strata);
+  const probeAt = starts.map((start, i) =>
+    partLength > 2 * DAY ? start + Math.floor((i * DAY) / strata) : start,
+  );
+  // Probes ask without q: pages are cut before the filter, so the page count does not depend on it.
+  const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
+  const probes = await Promise.all(
+    probeAt.map((at, i) => source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`)),
+  );
+  let rows = 0;
+  let exact = 0;
+  const fills: number[] = [];
+  for (let i = 0; i < strata; i++) {
+    const probe = probes[i];
+    if (probe === undefined || !probe.ok) return { ok: false, reason: probe?.reason ?? "no probe" };
+    const start = starts[i] as number;
+    const at = probeAt[i] as number;
+    const end = i + 1 < strata ? (starts[i + 1] as number) : query.before;
+    const { page } = probe;
+    if (page.hasMore) fills.push(page.rows.length);
+    const reached = page.cursor ?? at;
+    const times = page.rows.map((row) => row.created_utc as number);
+    // From the probe's first row, not its start: a probe that starts in a quiet spell would
+    // otherwise count that spell against the whole part.
+    const density = times.length > 1 ? (times.length - 1) / Math.max(1, reached - Math.min(...times)) : 0;
+    const before = Math.round(density * (at - start));
+    if (!page.hasMore || reached >= end) {
+      rows += before + times.filter((time) => time <= end && time < query.before).length;
+      if (at === start) exact += 1;
+    } else {
+      rows += before + Math.round(density * (end - at));
+    }
+  }
+  const fill = fills.length > 0 ? fills.reduce((a, b) => a + b, 0) / fills.length : EXPORT_LIMITS.pageSize;
+  // Every full page says has_more, and the listing ends on a page that is not full.
+  const pages = Math.floor(rows / Math.max(1, fill)) + 1;
+  const ceiling = maxCredits ?? Math.ceil(pages * 1.2) + 2;
+  const how =
+    exact === strata
+      ? `counted exactly: ${strata} probe page${strata > 1 ? "s" : ""} covered the whole window`
+      : `sampled: the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
+  const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
+  return {
+    ok: true,
+    quote: {
+      estimated_rows: rows,
+      estimated_pages: pages,
+      method: `${how}; pages from ${fill.toFixed(1)} rows per full page${withQ}`,
+      ceiling_credits: ceiling,
+      eta_seconds: Math.ceil(pages / settings.pagesPerSecond),
+    },
+  };
+}

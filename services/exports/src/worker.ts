@@ -1,0 +1,336 @@
+/**
+ * The export worker: pulls job runs from the work queue (job-queue.ts) and pages through the
+ * upstream exactly as a caller of the API would (sort=asc, the next page `after` the last page's
+ * cursor, which never splits a second), one page at a time:
+ *
+ *   debit the page (its id: job, page, try) → ask the adapter → write the page to the object store
+ *   → advance the checkpoint (compare-and-set) → settle the debit
+ *
+ * A worker killed anywhere in that loop leaves a checkpoint another replica resumes from: a page
+ * written but not checkpointed is written again (same name, same rows); a page debited but not
+ * fetched is found already debited under the same id and not charged again. A page that fails is
+ * refunded and retried under the next try's id. Rows already written at the seam (the last second
+ * of the previous page) are dropped by id. Between pages the worker reads the job again, so pause
+ * and cancel take effect after at most one page; the balance running out pauses the job, and its
+ * queue message comes back after a delay to try again, so a top-up resumes it without a call.
+ */
+import { type ExportSubjects, exportPageParams, type Subjects } from "@rda/contracts";
+import { type JsMsg, jetstream, type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
+import type { JobMessage } from "./job-queue.ts";
+import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
+import type { ObjectStore } from "./object-store.ts";
+import type { PageBilling } from "./page-billing.ts";
+import type { PageSource } from "./page-source.ts";
+import { assembleResult, partName } from "./result-file.ts";
+
+export interface WorkerSettings {
+  /** Pages per second one job may fetch: the export share of the upstream budget. */
+  readonly pagesPerSecond: number;
+  readonly ackWaitMs: number;
+  /** How soon a job paused by a zero balance tries again. */
+  readonly balanceRetryMs: number;
+  /** Wait after a failed page before the next try. */
+  readonly pageRetryMs: number;
+  /** Failed tries of one page before the job fails. */
+  readonly maxPageFailures: number;
+  readonly retentionMs: number;
+  /** Jobs one replica runs at once. */
+  readonly concurrency: number;
+}
+
+export interface WorkerDeps {
+  readonly nats: NatsConnection;
+  readonly subjects: Subjects;
+  readonly exportSubjects: ExportSubjects;
+  readonly jobs: JobStore;
+  readonly objects: ObjectStore;
+  readonly source: PageSource;
+  readonly billing: PageBilling;
+  readonly logger: Logger;
+  readonly settings: WorkerSettings;
+}
+
+type RunOutcome = { kind: "ack" } | { kind: "later"; delayMs: number };
+const ACK: RunOutcome = { kind: "ack" };
+const ACTIVE_STATES = new Set(["queued", "running", "paused"]);
+
+export interface Workers {
+  stop(): Promise<void>;
+}
+
+export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
+  const { exportSubjects, logger, settings } = deps;
+  const consumer = await jetstream(deps.nats).consumers.get(
+    exportSubjects.jobStream,
+    exportSubjects.jobConsumer,
+  );
+  let stopping = false;
+  const loop = async () => {
+    while (!stopping) {
+      const message = await consumer.next({ expires: 1_000 }).catch((error: unknown) => {
+        logger.warn({ err: String(error) }, "cannot pull from the export queue");
+        return null;
+      });
+      if (message === null) {
+        if (!stopping) await sleep(200);
+        continue;
+      }
+      await handle(deps, message, () => stopping);
+    }
+  };
+  const loops = Array.from({ length: settings.concurrency }, loop);
+  return {
+    async stop() {
+      stopping = true;
+      await Promise.allSettled(loops);
+    },
+  };
+}
+
+async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean): Promise<void> {
+  let job: JobMessage;
+  try {
+    job = JSON.parse(message.string()) as JobMessage;
+  } catch {
+    deps.logger.error({ seq: message.seq }, "malformed export queue message dropped");
+    message.term();
+    return;
+  }
+  // Well within the ack wait, so a live worker keeps its job and a dead one loses it.
+  const heartbeat = setInterval(() => message.working(), Math.max(200, deps.settings.ackWaitMs / 3));
+  try {
+    const outcome = await runJob(deps, job, stopping);
+    if (outcome.kind === "ack") message.ack();
+    else message.nak(outcome.delayMs);
+  } catch (error) {
+    deps.logger.error({ export_id: job.id, err: String(error) }, "export run failed; retrying");
+    message.nak(deps.settings.pageRetryMs);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+export async function runJob(
+  deps: WorkerDeps,
+  job: JobMessage,
+  stopping: () => boolean,
+): Promise<RunOutcome> {
+  const { jobs, settings, logger } = deps;
+  const started = await jobs.update(job.id, (record) => {
+    if (record.run !== job.run || !ACTIVE_STATES.has(record.state)) return undefined;
+    if (record.state === "paused" && record.pausedBy === "caller") return undefined;
+    return record.state === "running"
+      ? undefined
+      : { ...record, state: "running", pausedBy: null, reason: null };
+  });
+  if (started === undefined || started.run !== job.run || started.state !== "running") return ACK;
+  logger.info({ export_id: job.id, pages_done: started.checkpoint.pages }, "export running");
+  for (;;) {
+    if (stopping()) return { kind: "later", delayMs: 0 };
+    const record = await jobs.get(job.id);
+    if (record === undefined || record.run !== job.run) return ACK;
+    if (record.state === "cancelled") {
+      await refundInflight(deps, record, "cancelled");
+      await deps.objects.removeAll(`${record.id}/parts`);
+      return ACK;
+    }
+    if (record.state !== "running") return ACK;
+    const cp = record.checkpoint;
+    if (!cp.hasMore) return finish(deps, record);
+    if (cp.credits >= record.quote.ceiling_credits) {
+      const why = `stopped at the credit ceiling of ${record.quote.ceiling_credits} after ${cp.pages} pages (the estimate was ${record.quote.estimated_pages}); nothing past it was charged`;
+      return fail(deps, record, why);
+    }
+    const step = await fetchNextPage(deps, record, cp);
+    if (step !== undefined) return step;
+    const pause = 1_000 / settings.pagesPerSecond;
+    if (pause > 0) await sleep(pause);
+  }
+}
+
+/** One page: debit, fetch, write, checkpoint, settle. Undefined to go on to the next page. */
+async function fetchNextPage(
+  deps: WorkerDeps,
+  record: JobRecord,
+  cp: Checkpoint,
+): Promise<RunOutcome | undefined> {
+  const { jobs, billing, settings } = deps;
+  const page = cp.pages + 1;
+  const debitId = `${record.id}.p${page}.a${cp.attempt}`;
+  const samePage = (r: JobRecord) => r.state === "running" && r.checkpoint.pages === cp.pages;
+  if (cp.inflightDebit !== debitId) {
+    const marked = await jobs.update(record.id, (r) =>
+      samePage(r) ? { ...r, checkpoint: { ...r.checkpoint, inflightDebit: debitId } } : undefined,
+    );
+    if (marked === undefined || marked.checkpoint.inflightDebit !== debitId) return undefined;
+  }
+  const debit = await billing.debit(record.keyId, debitId);
+  if (debit === undefined) return { kind: "later", delayMs: settings.pageRetryMs };
+  switch (debit.outcome) {
+    case "insufficient":
+      await jobs.update(record.id, (r) =>
+        r.state === "running"
+          ? {
+              ...r,
+              state: "paused",
+              pausedBy: "balance",
+              reason: "paused: the key's balance is 0; the job resumes by itself once credits are added",
+            }
+          : undefined,
+      );
+      return { kind: "later", delayMs: settings.balanceRetryMs };
+    case "unknown_key":
+    case "revoked":
+      return fail(deps, record, "the key that started this export was revoked");
+    case "already_ended":
+      // This try was refunded (by a worker that died after): the page is asked again as a new try.
+      await jobs.update(record.id, (r) =>
+        samePage(r)
+          ? { ...r, checkpoint: { ...r.checkpoint, attempt: r.checkpoint.attempt + 1, inflightDebit: null } }
+          : undefined,
+      );
+      return undefined;
+    case "debited":
+    case "already_debited":
+      break;
+  }
+  const answer = await deps.source(record.query.kind, exportPageParams(record.query, cp.cursor), debitId);
+  if (!answer.ok) {
+    await refundPage(deps, record.keyId, debitId, "upstream_unavailable");
+    const failed = await jobs.update(record.id, (r) =>
+      samePage(r)
+        ? {
+            ...r,
+            checkpoint: {
+              ...r.checkpoint,
+              attempt: r.checkpoint.attempt + 1,
+              inflightDebit: null,
+              failures: r.checkpoint.failures + 1,
+            },
+          }
+        : undefined,
+    );
+    deps.logger.warn({ export_id: record.id, page, reason: answer.reason }, "export page failed; refunded");
+    const failures = failed?.checkpoint.failures ?? cp.failures + 1;
+    if (!answer.retryable || failures >= settings.maxPageFailures) {
+      return fail(deps, failed ?? record, `page ${page} failed ${failures} time(s): ${answer.reason}`);
+    }
+    await sleep(settings.pageRetryMs);
+    return undefined;
+  }
+  const seam = new Set(cp.seamIds);
+  const rows = answer.page.rows.filter((row) => !seam.has(String(row.id)));
+  await deps.objects.put(partName(record.id, page), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
+  const cursor = answer.page.cursor ?? cp.cursor;
+  const hasMore = answer.page.hasMore && cursor > cp.cursor;
+  const times = rows.map((row) => row.created_utc as number);
+  const lastSecond = times.length > 0 ? Math.max(...times) : null;
+  const next: Checkpoint = {
+    pages: page,
+    rows: cp.rows + rows.length,
+    cursor,
+    hasMore,
+    seamIds: rows.filter((row) => row.created_utc === lastSecond).map((row) => String(row.id)),
+    attempt: 0,
+    inflightDebit: null,
+    credits: cp.credits + 1,
+    failures: 0,
+    firstCreated: cp.firstCreated ?? (times.length > 0 ? Math.min(...times) : null),
+    lastCreated: lastSecond ?? cp.lastCreated,
+  };
+  const advanced = await jobs.update(record.id, (r) =>
+    r.state === "running" && r.checkpoint.pages === cp.pages && r.checkpoint.inflightDebit === debitId
+      ? { ...r, checkpoint: next }
+      : undefined,
+  );
+  if (advanced?.checkpoint.pages !== page || advanced.state !== "running") {
+    // Cancelled or failed meanwhile: this page is not part of the result, so it is not paid for.
+    // Paused: the page stays in flight and is asked again under the same id on resume (no charge).
+    // Another worker took the run over (this one was presumed dead): it settles the page itself.
+    if (advanced !== undefined && (advanced.state === "cancelled" || advanced.state === "failed")) {
+      await refundPage(deps, record.keyId, debitId, advanced.state);
+    }
+    return ACK;
+  }
+  await billing.settle(record.keyId, debitId);
+  return undefined;
+}
+
+async function finish(deps: WorkerDeps, record: JobRecord): Promise<RunOutcome> {
+  const { file, manifest } = await assembleResult(
+    deps.objects,
+    record.id,
+    record.query,
+    record.checkpoint.pages,
+  );
+  const now = Date.now();
+  const expires = now + deps.settings.retentionMs;
+  const done = await deps.jobs.update(
+    record.id,
+    (r) =>
+      r.state === "running" && r.run === record.run
+        ? {
+            ...r,
+            state: "done",
+            finishedAt: new Date(now).toISOString(),
+            expiresAt: new Date(expires).toISOString(),
+            manifest,
+            file,
+          }
+        : undefined,
+    Math.ceil(deps.settings.retentionMs / 1000) + 86_400,
+  );
+  if (done?.state === "done") {
+    await deps.jobs.deactivate(record.keyId, record.id);
+    await deps.jobs.scheduleExpiry(record.id, expires);
+    await deps.objects.removeAll(`${record.id}/parts`);
+    deps.logger.info({ export_id: record.id, rows: manifest.rows, pages: manifest.pages }, "export done");
+  }
+  return ACK;
+}
+
+async function fail(deps: WorkerDeps, record: JobRecord, reason: string): Promise<RunOutcome> {
+  const failed = await deps.jobs.update(record.id, (r) =>
+    ACTIVE_STATES.has(r.state)
+      ? { ...r, state: "failed", reason, finishedAt: new Date().toISOString() }
+      : undefined,
+  );
+  if (failed?.state === "failed") {
+    await refundInflight(deps, failed, "export_failed");
+    await deps.jobs.deactivate(record.keyId, record.id);
+    await deps.objects.removeAll(`${record.id}/parts`);
+    deps.logger.warn({ export_id: record.id, reason }, "export failed");
+  }
+  return ACK;
+}
+
+/** A page debited and never fetched (its worker died, then the job ended) is given back. */
+export async function refundInflight(
+  deps: Pick<WorkerDeps, "billing" | "nats" | "subjects" | "logger">,
+  record: JobRecord,
+  reason: string,
+) {
+  const debitId = record.checkpoint.inflightDebit;
+  if (debitId !== null) await refundPage(deps, record.keyId, debitId, reason);
+}
+
+/**
+ * Refunds one page's debit at once, or through billing's refund stream when billing does not
+ * answer, exactly as the gateway refunds a failed request: applied exactly once either way.
+ */
+async function refundPage(
+  deps: Pick<WorkerDeps, "billing" | "nats" | "subjects" | "logger">,
+  keyId: string,
+  debitId: string,
+  reason: string,
+) {
+  if (await deps.billing.refund(keyId, debitId, reason)) return;
+  const published = await publishRefund(deps.nats, deps.subjects, {
+    key_id: keyId,
+    request_id: debitId,
+    reason,
+  });
+  if (!published.ok) deps.logger.error({ debit_id: debitId, err: published.error }, "page refund not sent");
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

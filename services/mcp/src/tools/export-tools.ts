@@ -1,0 +1,151 @@
+/**
+ * The export tools, `start_export` and `get_export` (docs/api.md#exports). Unlike the seven tools
+ * of OPERATIONS they manage a background job: a result is the export's state, quote and progress,
+ * and once it is done the path of its file, which the agent's user downloads with the same key.
+ * Never the data itself: an export can be far larger than any tool result. Both are free; the
+ * export's pages are charged as it fetches them.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { EXPORT_FORMATS, EXPORT_ID_PATTERN, EXPORT_KINDS, EXPORT_LIMITS } from "@rda/contracts";
+import type { ExportCallOptions, ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
+import { z } from "zod";
+import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
+import { portableJsonSchema } from "./json-schema.ts";
+
+export interface ExportTool {
+  readonly name: string;
+  readonly input: z.ZodType;
+  /** What tools/list answers, stating the result budget as every tool does. */
+  listing(budgetBytes: number): Tool;
+  run(client: GatewayClient, args: Record<string, unknown>, call: ExportCallOptions): Promise<CallToolResult>;
+}
+
+const timeBound = z
+  .union([z.number().int(), z.string()])
+  .meta({ description: "Epoch seconds, an ISO date, or a relative form such as 30d (exclusive)." });
+
+const startInput = z.strictObject({
+  kind: z.enum(EXPORT_KINDS).meta({ description: "posts or comments." }),
+  subreddit: z.string().optional().meta({ description: "The community, without r/ (give this or author)." }),
+  author: z.string().optional().meta({ description: "The author, without u/ (give this or subreddit)." }),
+  after: timeBound,
+  before: timeBound,
+  q: z.string().optional().meta({ description: "Exact-phrase filter, as in search_posts." }),
+  fields: z
+    .string()
+    .optional()
+    .meta({ description: "Comma-separated fields to keep; id and created_utc always stay." }),
+  format: z.enum(EXPORT_FORMATS).default("jsonl"),
+  gzip: z.boolean().default(false).meta({ description: "Gzip a jsonl or csv file." }),
+  max_credits: z
+    .number()
+    .int()
+    .min(1)
+    .max(EXPORT_LIMITS.maxCeilingCredits)
+    .optional()
+    .meta({ description: "The most the export may spend; default the quote's ceiling." }),
+  confirm: z.boolean().default(false).meta({
+    description: "false (default): only the free quote. true: start the export, charging 1 credit per page.",
+  }),
+});
+
+const getInput = z.strictObject({
+  id: z.string().regex(EXPORT_ID_PATTERN, { error: "must be an export id as start_export returned it" }),
+});
+
+const count = z.number().int();
+const exportShape = z
+  .looseObject({
+    id: z.string(),
+    state: z.string().meta({ description: "quoted, queued, running, paused, done, failed or cancelled." }),
+    quote: z.looseObject({
+      estimated_rows: count,
+      estimated_pages: count,
+      method: z.string(),
+      ceiling_credits: count,
+      eta_seconds: count,
+    }),
+    progress: z.looseObject({
+      pages_done: count,
+      rows_done: count,
+      credits_spent: count,
+      percent: z.number(),
+    }),
+  })
+  .meta({ description: "The export: id, state, quote, progress, and why it is paused or failed." });
+
+const outputSchema = portableJsonSchema(
+  z.object({
+    export: exportShape,
+    file_url: z
+      .string()
+      .optional()
+      .meta({ description: "Once done: the file's path on the API, downloaded with the same API key." }),
+  }),
+  "output",
+) as Tool["outputSchema"];
+
+function listing(name: string, title: string, description: string, input: z.ZodType, idempotent: boolean) {
+  const inputSchema = portableJsonSchema(input, "input") as Tool["inputSchema"];
+  const annotations = {
+    title,
+    readOnlyHint: false,
+    openWorldHint: true,
+    idempotentHint: idempotent,
+    destructiveHint: false,
+  };
+  return (budgetBytes: number): Tool => ({
+    name,
+    title,
+    description: `${description} A result stays within ${budgetBytes} bytes.`,
+    inputSchema,
+    outputSchema,
+    annotations,
+  });
+}
+
+function present(result: GatewayResult<ExportJob>): CallToolResult {
+  if (!result.ok) return errorResult(describeGatewayError(result.error));
+  const job = result.value;
+  const { query: _query, result: done, ...lean } = job;
+  const structured: Record<string, unknown> = { export: lean };
+  const fileUrl = done?.file_url;
+  if (fileUrl) structured.file_url = fileUrl;
+  const { progress, quote } = job;
+  const summary =
+    job.state === "quoted"
+      ? `Quoted export ${job.id}: about ${quote.estimated_pages} pages (${quote.estimated_rows} rows), at most ${quote.ceiling_credits} credits, about ${quote.eta_seconds} s. Nothing was charged; call start_export again with confirm: true to run it.`
+      : job.state === "done"
+        ? `Export ${job.id} is done: ${done?.manifest.rows ?? progress.rows_done} rows, ${progress.credits_spent} credits. Download ${fileUrl} with the same API key (it expires at ${job.expires_at}).`
+        : `Export ${job.id} is ${job.state}: ${progress.percent}% of the window, ${progress.pages_done} pages, ${progress.credits_spent} credits so far${job.reason ? `; ${job.reason}` : ""}. Call get_export to follow it.`;
+  return { content: [{ type: "text", text: summary }], structuredContent: structured };
+}
+
+export const startExport: ExportTool = {
+  name: "start_export",
+  input: startInput,
+  listing: listing(
+    "start_export",
+    "Start an export",
+    `Free. Quotes (and with confirm: true starts) a background export of a community's or an author's posts or comments over a window of at most ${EXPORT_LIMITS.maxWindowDays} days, as one JSONL, CSV or Parquet file. The export then costs 1 credit per upstream page, never more than its ceiling. Returns the export's id, quote and state; follow it with get_export. Returns a link, never the data.`,
+    startInput,
+    false,
+  ),
+  run: (client, args, call) =>
+    client.createExport(args as unknown as Parameters<GatewayClient["createExport"]>[0], call).then(present),
+};
+
+export const getExport: ExportTool = {
+  name: "get_export",
+  input: getInput,
+  listing: listing(
+    "get_export",
+    "Follow an export",
+    "Free. The export's state (queued, running, paused, done, failed, cancelled), progress, credits spent and, once done, the path of its file to download with the same API key. Returns a link, never the data.",
+    getInput,
+    true,
+  ),
+  run: (client, args, call) => client.getExport(String(args.id), call).then(present),
+};
+
+export const EXPORT_TOOLS: readonly ExportTool[] = [startExport, getExport];

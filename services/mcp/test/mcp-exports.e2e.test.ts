@@ -1,0 +1,76 @@
+/**
+ * The export tools through the gateway's /mcp, with the exports service running: a free quote, a
+ * started export followed to the end, and a result that carries the file's link, never its rows.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { waitFor } from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ExportsBeside, startExportsBeside } from "../../../test/e2e/exports.support.ts";
+import { type Stack, startStack } from "../../../test/support/stack.ts";
+import { connectMcpClient, firstText } from "./support/mcp-client.ts";
+
+let stack: Stack;
+let service: ExportsBeside;
+let agent: Client;
+let keyId: string;
+const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
+
+beforeAll(async () => {
+  stack = await startStack();
+  service = await startExportsBeside(stack);
+  const created = await stack.createKey({ credits: 100 });
+  keyId = created.id;
+  agent = await connectMcpClient(`${stack.gatewayUrl}/mcp`, created.key);
+}, 120_000);
+afterAll(async () => {
+  await agent?.close();
+  await service?.stop();
+  await stack?.stop();
+});
+
+type ExportResult = {
+  export: { id: string; state: string; progress: { credits_spent: number } };
+  file_url?: string;
+};
+
+describe("start_export and get_export", () => {
+  it("quote for free, start, follow to done, and hand back the link, never the data", async () => {
+    const args = { kind: "posts", subreddit: "dataisbeautiful", after: before - 7 * 86_400, before };
+    const quote = await agent.callTool({ name: "start_export", arguments: args });
+    expect(quote.isError).toBeFalsy();
+    expect(firstText(quote)).toMatch(/Nothing was charged/);
+    expect((quote.structuredContent as ExportResult).export.state).toBe("quoted");
+    expect(await stack.balanceOf(keyId)).toBe(100);
+
+    const started = await agent.callTool({ name: "start_export", arguments: { ...args, confirm: true } });
+    const { id } = (started.structuredContent as ExportResult).export;
+    const done = (await waitFor(async () => {
+      const result = await agent.callTool({ name: "get_export", arguments: { id } });
+      const content = result.structuredContent as ExportResult;
+      return content.export.state === "done" ? content : undefined;
+    }, "the export to finish")) as ExportResult;
+    expect(done.file_url).toBe(`/v1/exports/${id}/file`);
+    expect(JSON.stringify(done)).not.toMatch(/"title"/);
+    expect(await stack.balanceOf(keyId)).toBe(100 - done.export.progress.credits_spent);
+  }, 60_000);
+
+  it("refuses a bad argument before any call, and another key's export as unknown", async () => {
+    const bad = await agent.callTool({
+      name: "start_export",
+      arguments: { kind: "threads", after: 1, before: 2 },
+    });
+    expect(bad.isError).toBe(true);
+    expect(firstText(bad)).toMatch(/Invalid arguments.*kind/);
+    const other = await stack.createKey({ credits: 10 });
+    const stranger = await connectMcpClient(`${stack.gatewayUrl}/mcp`, other.key);
+    const mine = await agent.callTool({
+      name: "start_export",
+      arguments: { kind: "posts", subreddit: "dataisbeautiful", after: before - 86_400, before },
+    });
+    const { id } = (mine.structuredContent as ExportResult).export;
+    const seen = await stranger.callTool({ name: "get_export", arguments: { id } });
+    await stranger.close();
+    expect(seen.isError).toBe(true);
+    expect(firstText(seen)).toMatch(/no such export/);
+  }, 60_000);
+});

@@ -1,0 +1,130 @@
+/**
+ * The notifications page: where notices go (the account's email, a webhook URL whose signing secret
+ * is shown once), the low-balance threshold (billing applies it to every key of the account), which
+ * optional notices are on, and a button that sends a test notice through both.
+ */
+import { KEY_LIMITS } from "@rda/contracts";
+import { urlProblem } from "@rda/webhooks";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { PortalContext } from "../context.ts";
+import { field, noticeFor } from "../http/forms.ts";
+import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
+import { requireSignIn, type SignedIn } from "../http/session.ts";
+import { NOTICE_KINDS, OPTIONAL_KINDS } from "../notices/notice-kinds.ts";
+import { uniqueCrossing } from "../notices/notifier.ts";
+import { billingFailed } from "./keys.ts";
+
+const URL_MAX = 2_000;
+
+async function renderNotifications(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  signedIn: SignedIn,
+  extra: Partial<PageLocals> = {},
+  status = 200,
+) {
+  const account = await ctx.accounts.get(signedIn.accountId);
+  if (!account) return sendPageError(ctx, reply, "not_found");
+  const settings = await ctx.notices.settings.read(signedIn.accountId);
+  return renderPage(
+    ctx,
+    reply,
+    "notifications",
+    {
+      title: "Notifications",
+      nav: "notifications",
+      email: account.email,
+      settings,
+      optionalKinds: OPTIONAL_KINDS.map((kind) => ({
+        kind,
+        label: NOTICE_KINDS[kind].label,
+        on: !settings.off.has(kind),
+      })),
+      webhooksEnabled: ctx.notices.webhooksEnabled,
+      thresholdValue: settings.lowBalanceThreshold ?? "",
+      ...extra,
+    },
+    status,
+  );
+}
+
+export function notificationsPage(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    return renderNotifications(ctx, reply, signedIn, { notice: noticeFor(request.query) });
+  };
+}
+
+export function saveThreshold(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const typed = (field(request.body, "low_balance_threshold") ?? "").trim().replace(/[,_\s]/g, "");
+    const threshold = typed === "" ? null : /^\d{1,10}$/.test(typed) ? Number(typed) : Number.NaN;
+    if (threshold !== null && !(threshold >= 0 && threshold <= KEY_LIMITS.credits.max)) {
+      const thresholdError =
+        "Give the threshold as a whole number of credits, or leave it empty for the default.";
+      return renderNotifications(ctx, reply, signedIn, { thresholdError, thresholdValue: typed }, 400);
+    }
+    const applied = await ctx.billing.setLowBalanceThreshold(signedIn.accountId, threshold);
+    if (!applied.ok) return billingFailed(ctx, reply, applied.error);
+    await ctx.notices.settings.setThreshold(signedIn.accountId, threshold);
+    return reply.redirect("/notifications?done=threshold-saved", 303);
+  };
+}
+
+export function saveKinds(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const off = OPTIONAL_KINDS.filter((kind) => field(request.body, kind) !== "on");
+    await ctx.notices.settings.setKinds(signedIn.accountId, off, OPTIONAL_KINDS);
+    return reply.redirect("/notifications?done=notices-saved", 303);
+  };
+}
+
+export function saveWebhook(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    if (!ctx.notices.webhooksEnabled) return sendPageError(ctx, reply, "not_found");
+    const url = (field(request.body, "webhook_url") ?? "").trim();
+    const problem = url.length > URL_MAX ? "too long" : urlProblem(url, ctx.notices.allowLoopbackWebhooks);
+    if (problem) {
+      const webhookError = `Give an https URL of a public server (${problem === "not a URL" ? "that is not a URL" : `that one is ${problem}`}).`;
+      return renderNotifications(ctx, reply, signedIn, { webhookError, webhookValue: url }, 400);
+    }
+    const secret = await ctx.notices.settings.setWebhook(signedIn.accountId, url);
+    request.log.info({ account_id: signedIn.accountId }, "notice webhook set");
+    return renderNotifications(ctx, reply, signedIn, { newSecret: secret }, 201);
+  };
+}
+
+export function removeWebhook(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    await ctx.notices.settings.removeWebhook(signedIn.accountId);
+    return reply.redirect("/notifications?done=webhook-removed", 303);
+  };
+}
+
+export function sendTestNotice(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const sent = await ctx.notices.notifier.notify(signedIn.accountId, {
+      kind: "test",
+      crossing: uniqueCrossing(),
+      subject: "A test notice from the Reddit Data API",
+      paragraphs: [
+        "This is the test notice you asked for. Notices about your keys and payments arrive like this.",
+      ],
+      data: { message: "test notice" },
+    });
+    const webhook = sent.outcome === "sent" ? sent.webhook : null;
+    const done = webhook && webhook.outcome !== "delivered" ? "test-webhook-failed" : "test-sent";
+    return reply.redirect(`/notifications?done=${done}`, 303);
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * A key's new secret between the form that made it (create, rotate) and the page that shows it.
+ * The form's POST answers with a redirect, and the page it leads to takes the secret out of here:
+ * a browser refresh of that page finds nothing (the secret is shown once), and never sends the form
+ * again.
+ *
+ * Redis holds the secret for a few minutes at most, encrypted (AES-256-GCM) with a key derived from
+ * the raw session id, which only the browser's cookie carries (Redis keeps its hash only): a copy of
+ * Redis reveals no secret. The record's name is a hash of the session id and the key id, so only the
+ * session that made the secret can find it.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import type { StoreContext } from "./context.ts";
+import { sha256 } from "./secrets.ts";
+
+/** Long enough for a slow redirect; a secret nobody came to see is gone soon after. */
+const PENDING_TTL_SECONDS = 300;
+
+const pendingSchema = z.object({
+  secret: z.string(),
+  /** A new key's first secret, or the new secret of a rotated key. */
+  made: z.enum(["created", "rotated"]),
+});
+
+export type PendingSecret = z.infer<typeof pendingSchema>;
+
+export interface PendingSecrets {
+  keep(sessionId: string, keyId: string, pending: PendingSecret): Promise<void>;
+  /** The secret, once: a second call, another session, or one after the TTL finds nothing. */
+  take(sessionId: string, keyId: string): Promise<PendingSecret | undefined>;
+}
+
+function encryptionKey(sessionId: string): Buffer {
+  return createHash("sha256").update(`pending-secret\0${sessionId}`).digest();
+}
+
+function recordName(sessionId: string, keyId: string): string {
+  return sha256(`${sessionId}\0${keyId}`);
+}
+
+export function createPendingSecrets(context: StoreContext): PendingSecrets {
+  const { redis, keys } = context;
+  return {
+    async keep(sessionId, keyId, pending) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", encryptionKey(sessionId), iv);
+      const sealed = Buffer.concat([cipher.update(JSON.stringify(pending), "utf8"), cipher.final()]);
+      const stored = [iv, cipher.getAuthTag(), sealed].map((part) => part.toString("base64url")).join(".");
+      await redis.set(keys.pendingSecret(recordName(sessionId, keyId)), stored, "EX", PENDING_TTL_SECONDS);
+    },
+    async take(sessionId, keyId) {
+      const stored = await redis.getdel(keys.pendingSecret(recordName(sessionId, keyId)));
+      if (stored === null) return undefined;
+      const [iv, tag, sealed] = stored.split(".").map((part) => Buffer.from(part, "base64url"));
+      if (!iv || !tag || !sealed) return undefined;
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", encryptionKey(sessionId), iv);
+        decipher.setAuthTag(tag);
+        const plain = Buffer.concat([decipher.update(sealed), decipher.final()]).toString("utf8");
+        return pendingSchema.safeParse(JSON.parse(plain)).data;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}

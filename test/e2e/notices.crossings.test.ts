@@ -1,0 +1,116 @@
+/**
+ * Notices of crossings over the whole stack: a portal account with a webhook and a low-balance
+ * threshold; 400 requests at once over two gateways take its key across the threshold and across
+ * 80 % and 100 % of its monthly cap. Each line crossed sends exactly one email and one webhook,
+ * which a receiver verifies with the `standardwebhooks` package.
+ */
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import { freePort, waitFor } from "@rda/service-kit/testing";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BrowserlessClient, csrfTokenOf, linkIn } from "../../services/portal/test/support/client.ts";
+import { getJson, withKey } from "../support/http.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+
+let stack: Stack;
+let receiver: Server;
+let receiverUrl: string;
+const deliveries: { headers: Record<string, string>; body: string }[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ portal: true, defaultRateLimit: { qps: 10_000, burst: 10_000 } });
+  const port = await freePort();
+  receiver = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk) => (body += chunk));
+    request.on("end", () => {
+      deliveries.push({ headers: request.headers as Record<string, string>, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
+  receiverUrl = `http://127.0.0.1:${port}/notices`;
+}, 90_000);
+afterAll(async () => {
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await stack?.stop();
+});
+
+describe("notices of crossings", () => {
+  it("send one email and one verified webhook per line crossed, however many requests cross it at once", async () => {
+    const email = `notices-${randomBytes(4).toString("hex")}@example.com`;
+    const portal = stack.portal!;
+    const client = new BrowserlessClient(portal.url);
+    await client.submit("/signup", "/signup", { email });
+    const [signIn] = await portal.inbox.waitForMessages(email);
+    const link = linkIn(signIn!.text);
+    const confirm = await client.get(link);
+    await client.post("/auth", {
+      _csrf: csrfTokenOf(confirm.body),
+      token: new URL(link).searchParams.get("token")!,
+    });
+    const created = await client.submit("/keys", "/keys", { label: "busy" });
+    const keyId = /key_[0-9a-z]{16}/.exec(created.body)![0];
+    const secret = /value="(rdk_[A-Za-z0-9_-]{43})"/.exec(created.body)![1]!;
+
+    const hook = await client.submit("/notifications", "/notifications/webhook", {
+      webhook_url: receiverUrl,
+    });
+    expect(hook.status).toBe(201);
+    const signingSecret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(hook.body)![1]!;
+    expect((await client.get("/notifications")).body).not.toContain(signingSecret);
+    const threshold = await client.submit("/notifications", "/notifications/threshold", {
+      low_balance_threshold: "200",
+    });
+    expect(threshold.status).toBe(303);
+    expect((await client.submit(`/keys/${keyId}`, `/keys/${keyId}/cap`, { monthly_cap: "300" })).status).toBe(
+      303,
+    );
+
+    // 333 credits, a 300-credit cap: 300 served, the balance crosses 200, the spend 240 and 300.
+    const replicaUrl = (await stack.startGateway()).url;
+    const answers = await Promise.all(
+      Array.from({ length: 400 }, (_, index) =>
+        getJson(`${index % 2 ? replicaUrl : stack.gatewayUrl}/v1/subreddits/search?q=a`, withKey(secret)),
+      ),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(300);
+
+    const mails = await portal.inbox.waitForMessages(email, 4);
+    const subjects = mails
+      .slice(1)
+      .map((mail) => mail.subject)
+      .sort();
+    expect(subjects).toEqual([
+      `Key ${keyId} is below 200 credits`,
+      `Key ${keyId} reached its monthly spend cap`,
+      `Key ${keyId} spent 80 % of its monthly spend cap`,
+    ]);
+    await waitFor(() => deliveries.length >= 3 || undefined, "three webhooks");
+    const hooks = [...deliveries];
+    const verifier = new Webhook(signingSecret);
+    const types = hooks.map(
+      (delivery) => (verifier.verify(delivery.body, delivery.headers) as { type: string }).type,
+    );
+    expect(types.sort()).toEqual(["balance.low", "spend_cap.reached", "spend_cap.warning"]);
+    const low = hooks.find((delivery) => delivery.body.includes("balance.low"))!;
+    expect(JSON.parse(low.body).data).toMatchObject({ key_id: keyId, threshold: 200, kind: "balance_low" });
+
+    // Nothing more arrives: a test notice sent now is the next (and only other) message.
+    await client.submit("/notifications", "/notifications/test", {});
+    const after = await portal.inbox.waitForMessages(email, 5);
+    expect(after.at(-1)!.subject).toBe("A test notice from the Reddit Data API");
+    expect(after).toHaveLength(5);
+    await waitFor(() => deliveries.length >= 4 || undefined, "the test webhook");
+    expect(deliveries).toHaveLength(4);
+
+    const account = await getJson(`${stack.gatewayUrl}/v1/account`, withKey(secret));
+    expect(account.body.data).toMatchObject({
+      credits_balance: 33,
+      low_balance_threshold: 200,
+      spend: { credits_spent: 300, monthly_cap: 300 },
+    });
+  });
+});
