@@ -8,7 +8,8 @@
  * latency each adds. Every service runs as its own process (its own main.ts); needs local Redis
  * and NATS. Each stage runs BENCH_RUNS times (default 3) and the median is reported, with the CPU
  * time each process spent per request over the measured window (read from /proc): the figure that
- * moves least with the load of the machine. Last, (s): the product inside the upstream's strict
+ * moves least with the load of the machine. Then (z): a mixed Zipf workload through the response
+ * cache on the strict budget (bench/cache-mix.ts). Last, (s): the product inside the upstream's strict
  * budget (bench/strict-budget.ts), reporting customer answers by status and upstream requests a second.
  */
 import type { ChildProcess } from "node:child_process";
@@ -19,8 +20,10 @@ import { connectNats, createLogger, requestJson } from "@rda/service-kit";
 import { findInfrastructure } from "@rda/service-kit/testing";
 import autocannon, { type Result } from "autocannon";
 import { type AdmissionFigures, measureAdmissions } from "./billing-admissions.ts";
+import { type CacheMixFigures, runCacheMixStage } from "./cache-mix.ts";
 import { pidListeningOn, startCpuWindow, type WatchedProcess } from "./cpu.ts";
 import { loopbackRoundTripMicros } from "./loopback.ts";
+import { type PriorityFigures, runPriorityStage } from "./priority-share.ts";
 import { freePort, startProcess, stopAll, waitForHttp } from "./processes.ts";
 import { runStrictBudgetStage, type StrictBudgetFigures } from "./strict-budget.ts";
 
@@ -96,10 +99,21 @@ async function main() {
   const infrastructure = await findInfrastructure();
   const namespace = `bench-${process.pid}`;
   const strictBudget = () => runStrictBudgetStage(infrastructure, `${namespace}-strict`, createBenchKey);
-  if (ONLY?.every((letter) => letter === "s")) {
-    const strict = await strictBudget();
-    printStrictBudget(strict);
-    writeReport({ when: new Date().toISOString(), strict_budget: strict });
+  const cacheMix = () => runCacheMixStage(infrastructure, `${namespace}-mix`, createBenchKey);
+  const priorities = () => runPriorityStage(infrastructure, `${namespace}-prio`, createBenchKey);
+  if (ONLY?.every((letter) => letter === "s" || letter === "z" || letter === "p")) {
+    const strict = ONLY.includes("s") ? await strictBudget() : undefined;
+    const mix = ONLY.includes("z") ? await cacheMix() : undefined;
+    const priority = ONLY.includes("p") ? await priorities() : undefined;
+    if (strict) printStrictBudget(strict);
+    if (mix) printCacheMix(mix);
+    if (priority) printPriority(priority);
+    writeReport({
+      when: new Date().toISOString(),
+      ...(strict && { strict_budget: strict }),
+      ...(mix && { cached_mix: mix }),
+      ...(priority && { priorities: priority }),
+    });
     return;
   }
   const common = {
@@ -262,6 +276,10 @@ async function main() {
     const loopbackMicros = await loopbackRoundTripMicros();
     let strict: StrictBudgetFigures | undefined;
     if (!ONLY || ONLY.includes("s")) strict = await strictBudget();
+    let mix: CacheMixFigures | undefined;
+    if (!ONLY || ONLY.includes("z")) mix = await cacheMix();
+    let priority: PriorityFigures | undefined;
+    if (!ONLY || ONLY.includes("p")) priority = await priorities();
     const report = {
       when: new Date().toISOString(),
       // Other work on the machine skews the throughput and latency figures; the load average says how much.
@@ -282,9 +300,13 @@ async function main() {
       ...(admissions && { g_billing_admissions: admissions }),
       ratios: ratiosOf(results),
       ...(strict && { strict_budget: strict }),
+      ...(mix && { cached_mix: mix }),
+      ...(priority && { priorities: priority }),
     };
     printTables(report.results, report.ratios);
     if (strict) printStrictBudget(strict);
+    if (mix) printCacheMix(mix);
+    if (priority) printPriority(priority);
     process.stdout.write(`bench: load average during the run: ${loadavg().map(round).join(" ")}\n`);
     process.stdout.write(
       `bench: a loopback round trip to another process takes ${loopbackMicros} µs at p50 here (see bench/loopback.ts)\n`,
@@ -307,6 +329,25 @@ function printStrictBudget(strict: StrictBudgetFigures): void {
   );
   console.table(strict.customer_answers_by_status);
   console.table(strict.simulator_budget);
+}
+
+function printCacheMix(mix: CacheMixFigures): void {
+  const { overall, history_pages_vs_upstream_calls: history } = mix;
+  process.stdout.write(
+    `bench: (z) cached mix: ${overall.answers} answers from ${overall.upstream_calls} upstream calls (${overall.answers_per_upstream_call} per call; done when >= 4); history ${history.pages} pages, ${history.upstream_calls} upstream calls (done when equal); ${mix.ages_over_bound} answers over their bound\n`,
+  );
+  console.table(mix.parts);
+  console.table(mix.latency_ms);
+  console.table(mix.oldest_answer_s);
+  console.table(mix.cpu_ms_per_hit);
+}
+
+function printPriority(priority: PriorityFigures): void {
+  process.stdout.write(
+    `bench: (p) interactive p50 ${priority.interactive_alone_ms.p50} ms alone, ${priority.interactive_with_exports_ms.p50} ms under exports (${priority.p50_rise_percent} %; done when <= 10 %); exports answered ${priority.exports.answers}\n`,
+  );
+  console.table({ alone: priority.interactive_alone_ms, with_exports: priority.interactive_with_exports_ms });
+  console.table(priority.upstream_requests_per_second);
 }
 
 /** Throughput ratios and the added latency, for the stages that ran. */

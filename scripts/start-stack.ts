@@ -110,10 +110,12 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     GATEWAY_INTERNAL_PORT: internalPort,
     // The MCP service calls the gateway's internal listener.
     GATEWAY_URL: given.GATEWAY_URL || `http://127.0.0.1:${internalPort}`,
-    // Made for this run, never written anywhere: the gateway's internal credentials and the
-    // portal's OAuth signing key (docs/operations.md#environment).
+    // Made for this run, never written anywhere: the gateway's internal credentials, the portal's
+    // OAuth signing key and the key sealing notice webhooks' secrets (docs/operations.md#environment;
+    // a webhook saved in one run must be saved again in the next).
     GATEWAY_INTERNAL_SECRET: given.GATEWAY_INTERNAL_SECRET || randomBytes(32).toString("base64url"),
     OAUTH_SIGNING_KEY: given.OAUTH_SIGNING_KEY || newSigningKeyPem(),
+    NOTICES_SEALING_KEY: given.NOTICES_SEALING_KEY || randomBytes(32).toString("base64"),
     BUILD_COMMIT: given.BUILD_COMMIT || currentCommit(),
     PORTAL_PORT: portalPort,
     PORTAL_URL: portalUrl,

@@ -22,10 +22,20 @@ function expectEnvelope(result: Awaited<ReturnType<typeof getJson>>, list: boole
   expect(result.status).toBe(200);
   expect(Object.keys(result.body).sort()).toEqual(["_service", "data"]);
   const service = result.body._service as Record<string, unknown>;
-  const expectedKeys = list
-    ? ["credits_remaining", "credits_used", "cursor", "has_more"]
-    : ["credits_remaining", "credits_used"];
+  // docs/api.md#freshness: every data answer says when its data was produced (the account is no data).
+  const data = creditsUsed > 0;
+  const expectedKeys = [
+    ...(data ? ["cached_at"] : []),
+    "credits_remaining",
+    "credits_used",
+    ...(list ? ["cursor", "has_more"] : []),
+  ];
   expect(Object.keys(service).sort()).toEqual(expectedKeys);
+  if (data) {
+    const age = Number(result.headers.get("age"));
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(service.cached_at).toBeLessThanOrEqual(Date.now() / 1000);
+  } else expect(result.headers.get("age")).toBeNull();
   expect(service.credits_used).toBe(creditsUsed);
   expect(result.headers.get("x-credits-used")).toBe(String(service.credits_used));
   expect(result.headers.get("x-credits-remaining")).toBe(String(service.credits_remaining));

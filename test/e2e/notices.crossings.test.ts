@@ -51,9 +51,7 @@ describe("notices of crossings", () => {
       _csrf: csrfTokenOf(confirm.body),
       token: new URL(link).searchParams.get("token")!,
     });
-    const created = await client.submit("/keys", "/keys", { label: "busy" });
-    const keyId = /key_[0-9a-z]{16}/.exec(created.body)![0];
-    const secret = /value="(rdk_[A-Za-z0-9_-]{43})"/.exec(created.body)![1]!;
+    const { id: keyId, secret } = await client.createKey("busy");
 
     const hook = await client.submit("/notifications", "/notifications/webhook", {
       webhook_url: receiverUrl,

@@ -60,8 +60,7 @@ describe("payment notices", () => {
       _csrf: csrfTokenOf(confirm.body),
       token: new URL(link).searchParams.get("token")!,
     });
-    const created = await client.submit("/keys", "/keys", { label: "buyer" });
-    const keyId = /key_[0-9a-z]{16}/.exec(created.body)![0];
+    const { id: keyId } = await client.createKey("buyer");
 
     const answer = await client.submit("/billing", "/billing/checkout", {
       key_id: keyId,

@@ -44,12 +44,8 @@ async function developer(): Promise<Developer> {
     _csrf: csrfTokenOf(confirm.body),
     token: new URL(link).searchParams.get("token")!,
   });
-  const created = await client.submit("/keys", "/keys", { label: "buyer" });
-  return {
-    client,
-    keyId: /key_[0-9a-z]{16}/.exec(created.body)![0],
-    secret: /value="(rdk_[A-Za-z0-9_-]{43})"/.exec(created.body)![1]!,
-  };
+  const { id: keyId, secret } = await client.createKey("buyer");
+  return { client, keyId, secret };
 }
 
 /** "Pay" on the billing page: the answer, and the Checkout Session it redirected to. */

@@ -43,7 +43,7 @@ import {
 } from "@rda/service-kit";
 import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedisPacer } from "../../packages/upstream-client/src/index.ts";
+import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
@@ -341,6 +341,31 @@ describe("Redis with the shipped ACL users", () => {
     expect(await outcome(adapter.eval(sneaky, 1, keys.upstreamPacer.state, ledgerKey))).toMatch(
       /can't access/,
     );
+  });
+
+  it("lets the adapters keep the response cache and its fetch claims, and refuses everyone else its entries", async () => {
+    const adapter = await as("adapter");
+    const limits = { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024, longestTtlS: 3_600 };
+    const cache = createRedisCacheStore(adapter, keys.upstreamCache, limits);
+    const entry = {
+      fetchedAtMs: Date.now(),
+      maxAgeS: 60,
+      query: { subreddit: "pics" },
+      body: '{"data":[1]}',
+    };
+    expect(await cache.store("acl-entry", entry)).toBe(true);
+    expect(await cache.read("acl-entry")).toEqual(entry);
+    expect(await cache.claim("acl-entry", "token-a", 5_000)).toBe("");
+    expect(await cache.claim("acl-entry", "token-b", 5_000)).toBe("token-a");
+    await cache.finish("acl-entry", "token-a", "outcome", 5_000);
+    expect(await cache.watch("acl-entry", "token-a")).toEqual({ outcome: "outcome", claimed: false });
+
+    expect(await outcome(adapter.del(keys.upstreamCache.entry("acl-entry")))).toMatch(NOPERM);
+    expect(await outcome(adapter.set(keys.keyRecord("key_acl0000000000001"), "x"))).toMatch(NOPERM);
+    for (const user of ["billing", "gateway", "portal"] as const) {
+      const other = await as(user);
+      expect(await outcome(other.get(keys.upstreamCache.entry("acl-entry")))).toMatch(NOPERM);
+    }
   });
 
   it("refuses billing the portal's sessions, and every application user the operator's commands", async () => {

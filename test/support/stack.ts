@@ -36,7 +36,13 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import { loadAdapterConfig } from "../../packages/adapter-kit/src/index.ts";
-import { createRedisPacer, type PacerSettings } from "../../packages/upstream-client/src/index.ts";
+import {
+  createRedisCacheStore,
+  createRedisPacer,
+  DEFAULT_FRESHNESS_BOUNDS,
+  type FreshnessBounds,
+  type PacerSettings,
+} from "../../packages/upstream-client/src/index.ts";
 import { startAdapterCommunities } from "../../services/adapter-communities/src/index.ts";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
@@ -85,6 +91,15 @@ export interface StackOptions {
   upstreamBudget?: PacerSettings;
   /** Run the adapters in this process; false leaves them to the test (as child processes). Default true. */
   inProcessAdapters?: boolean;
+  /**
+   * The adapters' shared response cache, in the stack's Redis (or `redis`), with these bounds
+   * (default: the product's); none: no cache, as most tests that count the simulator's requests expect.
+   */
+  responseCache?: { bounds?: FreshnessBounds; redis?: Redis };
+  /** Replicas of each in-process adapter, sharing pacer and cache as in production; default 1. */
+  adapterReplicas?: number;
+  /** The simulator's latency for every answer, in ms; default 0. */
+  simulatorLatencyMs?: number;
   logger?: Logger;
   /** Also start the developer portal and a capture inbox for its mail. */
   portal?: boolean;
@@ -180,6 +195,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     port: 0,
     host: "127.0.0.1",
     budget: options.simulatorBudget,
+    latencyMs: options.simulatorLatencyMs,
     ...options.simulator,
   });
   stoppers.push(() => simulator.close());
@@ -229,14 +245,24 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     pacer:
       options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
+    cache: options.responseCache && {
+      store: createRedisCacheStore(options.responseCache.redis ?? redis, keys.upstreamCache, {
+        maxBytes: 64 * 1024 * 1024,
+        maxEntryBytes: 2 * 1024 * 1024,
+        longestTtlS: 3_600,
+      }),
+      bounds: options.responseCache.bounds ?? DEFAULT_FRESHNESS_BOUNDS,
+    },
   };
   const adapters =
     options.inProcessAdapters === false
       ? []
       : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
   for (const start of adapters) {
-    const adapter = await start(adapterDeps);
-    stoppers.push(() => adapter.stop());
+    for (let replica = 0; replica < (options.adapterReplicas ?? 1); replica++) {
+      const adapter = await start(adapterDeps);
+      stoppers.push(() => adapter.stop());
+    }
   }
 
   const gatewaySettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({

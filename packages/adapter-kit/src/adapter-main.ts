@@ -9,6 +9,7 @@ import { buildSubjects, DEADLINE_DEFAULTS, UPSTREAM_BUDGET_DEFAULTS } from "@rda
 import {
   assertDeadlineOrder,
   connectNats,
+  connectRedis,
   createLogger,
   env,
   isNatsConnected,
@@ -22,7 +23,14 @@ import {
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { createRedisPacer, DEFAULT_USER_AGENT } from "@rda/upstream-client";
+import {
+  createRedisCacheStore,
+  createRedisPacer,
+  DEFAULT_BACKGROUND_SHARE,
+  DEFAULT_FRESHNESS_BOUNDS,
+  DEFAULT_USER_AGENT,
+} from "@rda/upstream-client";
+import { budgetMetrics } from "./adapter-metrics.ts";
 import type { StartAdapter } from "./start-adapter.ts";
 
 function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
@@ -45,6 +53,20 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     UPSTREAM_CONCURRENCY: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.concurrency),
     /** docs/operations.md#environment: the product and the operator's contact, sent on every upstream call. */
     UPSTREAM_USER_AGENT: env.headerText(),
+    /** The share of upstream turns monitors and exports are sure of under interactive load (0 to 1). */
+    UPSTREAM_SHARE_MONITORS: env.fraction(DEFAULT_BACKGROUND_SHARE),
+    UPSTREAM_SHARE_EXPORTS: env.fraction(DEFAULT_BACKGROUND_SHARE),
+    /**
+     * The response cache (docs/operations.md#the-response-cache): its own Redis when set (advised in
+     * production: maxmemory with allkeys-lru), otherwise the adapters' Redis under CACHE_MAX_BYTES.
+     */
+    CACHE_REDIS_URL: env.optionalRedisUrl(),
+    CACHE_FRESH_S: env.nonNegativeInt(DEFAULT_FRESHNESS_BOUNDS.freshS),
+    CACHE_SETTLED_S: env.nonNegativeInt(DEFAULT_FRESHNESS_BOUNDS.settledS),
+    CACHE_USER_S: env.nonNegativeInt(DEFAULT_FRESHNESS_BOUNDS.userS),
+    /** Bytes of live entries, all together; 0 stores nothing (identical calls still coalesce). */
+    CACHE_MAX_BYTES: env.nonNegativeInt(64 * 1024 * 1024),
+    CACHE_MAX_ENTRY_BYTES: env.positiveInt(2 * 1024 * 1024),
     RDA_NAMESPACE: env.namespace(),
     HEALTH_PORT: env.port(defaultHealthPort),
     HEALTH_HOST: env.host(),
@@ -81,10 +103,36 @@ export function runAdapterMain(
     const logger = createLogger(service, { level: config.LOG_LEVEL });
     const nats = await connectNats(config.NATS_URL, service, logger, identity);
     const redis = await openRedis(config.REDIS_URL, service, logger);
+    // A cache of its own is not waited for: while it is down, requests are fetched uncached.
+    const cacheRedis = config.CACHE_REDIS_URL
+      ? connectRedis(config.CACHE_REDIS_URL, `${service}-cache`, logger)
+      : redis;
+    if (cacheRedis !== redis) cacheRedis.connect().catch(() => {});
+    const keys = redisKeys(config.RDA_NAMESPACE);
+    const bounds = {
+      freshS: config.CACHE_FRESH_S,
+      settledS: config.CACHE_SETTLED_S,
+      userS: config.CACHE_USER_S,
+    };
+    const cacheStore = createRedisCacheStore(cacheRedis, keys.upstreamCache, {
+      maxBytes: config.CACHE_MAX_BYTES,
+      maxEntryBytes: config.CACHE_MAX_ENTRY_BYTES,
+      longestTtlS: Math.max(bounds.freshS, bounds.settledS, bounds.userS),
+    });
+    const backgroundShares = {
+      monitors: config.UPSTREAM_SHARE_MONITORS,
+      exports: config.UPSTREAM_SHARE_EXPORTS,
+    };
+    const budget = budgetMetrics(observability.registry, service, backgroundShares);
     const pacer = createRedisPacer(
       redis,
-      redisKeys(config.RDA_NAMESPACE).upstreamPacer,
-      { requestsPerSecond: config.UPSTREAM_REQUESTS_PER_SECOND, concurrency: config.UPSTREAM_CONCURRENCY },
+      keys.upstreamPacer,
+      {
+        requestsPerSecond: config.UPSTREAM_REQUESTS_PER_SECOND,
+        concurrency: config.UPSTREAM_CONCURRENCY,
+        backgroundShares,
+        onGranted: budget.granted,
+      },
       logger,
     );
     const adapter = await start({
@@ -99,6 +147,7 @@ export function runAdapterMain(
       },
       pacer,
       registry: observability.registry,
+      cache: { store: cacheStore, bounds },
     });
     const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {
       nats: () => isNatsConnected(nats),
@@ -121,6 +170,13 @@ export function runAdapterMain(
       ["adapter", () => adapter.stop()],
       ["nats", () => nats.drain()],
       ["quit Redis", () => redis.quit()],
+      [
+        "quit the cache's Redis",
+        // A cache of its own may be down: then there is nothing to quit.
+        async () => {
+          if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
+        },
+      ],
       ["health", () => health.close()],
       ["metrics", () => metrics.close()],
       ["export the last spans", () => observability.tracing.shutdown()],

@@ -1,11 +1,12 @@
 /**
  * The upstream metrics of one adapter, labelled by adapter and operation: HTTP attempts by status
  * class and their latency, calls by outcome and their latency (retries and waits included), retries,
- * calls coalesced into one already in flight, calls refused with a block page, and turns in the
- * shared pacer (outcome, wait). Fed by the upstream client's observer.
+ * calls coalesced into one already in flight (in this replica or another), looks into the shared
+ * response cache, calls refused with a block page, and turns in the shared pacer (outcome, wait).
+ * Fed by the upstream client's observer.
  */
-import { Counter, Histogram, type Registry } from "@rda/service-kit";
-import type { UpstreamObserver } from "@rda/upstream-client";
+import { Counter, Gauge, Histogram, type Registry } from "@rda/service-kit";
+import type { TrafficClass, UpstreamObserver } from "@rda/upstream-client";
 
 const UPSTREAM_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16];
 
@@ -68,7 +69,14 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     buckets: UPSTREAM_BUCKETS,
     registers,
   });
+  const cacheLookups = new Counter({
+    name: "upstream_cache_lookups_total",
+    help: "Looks into the shared response cache, by adapter, operation and result: hit, miss, bypass (Cache-Control: no-cache) or error (the cache unreachable: fetched uncached).",
+    labelNames: ["adapter", "operation", "result"],
+    registers,
+  });
   return {
+    cacheLookup: ({ operation, lookup }) => cacheLookups.inc({ adapter, operation, result: lookup }),
     turn({ operation, outcome, seconds }) {
       turns.inc({ adapter, operation, outcome });
       turnWait.observe({ adapter, operation }, seconds);
@@ -85,4 +93,31 @@ export function upstreamObserver(registry: Registry, adapter: string): UpstreamO
     coalesced: (operation) => coalesced.inc({ adapter, operation }),
     blocked: (operation) => blocked.inc({ adapter, operation }),
   };
+}
+
+/**
+ * The upstream budget by traffic class: turns granted (each one upstream HTTP request) and the share
+ * each background class is sure of (interactive takes what it needs: its share is 1 minus theirs).
+ */
+export function budgetMetrics(
+  registry: Registry,
+  adapter: string,
+  shares: { readonly monitors: number; readonly exports: number },
+): { granted(priority: TrafficClass): void } {
+  const registers = [registry];
+  const turns = new Counter({
+    name: "upstream_budget_turns_total",
+    help: "Turns in the shared upstream budget granted to this adapter, by traffic class (interactive, monitors, exports): one upstream HTTP request each.",
+    labelNames: ["adapter", "class"],
+    registers,
+  });
+  const share = new Gauge({
+    name: "upstream_budget_share",
+    help: "The share of upstream turns each background class is sure of under interactive load (UPSTREAM_SHARE_MONITORS, UPSTREAM_SHARE_EXPORTS).",
+    labelNames: ["adapter", "class"],
+    registers,
+  });
+  share.set({ adapter, class: "monitors" }, shares.monitors);
+  share.set({ adapter, class: "exports" }, shares.exports);
+  return { granted: (priority) => turns.inc({ adapter, class: priority }) };
 }

@@ -14,6 +14,7 @@ import {
   OPERATIONS,
   type OperationParams,
   type Subjects,
+  type UpstreamPriority,
 } from "@rda/contracts";
 import {
   type Logger,
@@ -29,7 +30,7 @@ import {
   type UpstreamPacer,
 } from "@rda/upstream-client";
 import { upstreamObserver } from "./adapter-metrics.ts";
-import { badRequestReply } from "./adapter-reply.ts";
+import { badRequestReply, stampFetchedAt } from "./adapter-reply.ts";
 
 export interface AdapterDeps {
   readonly nats: NatsConnection;
@@ -44,8 +45,15 @@ export interface AdapterDeps {
   readonly pacer?: UpstreamPacer;
   /** Where the upstream metrics go (the process's registry); a private one when not given. */
   readonly registry?: Registry;
+  /** The response cache shared by every replica (`createRedisCacheStore`); none: no cache. */
+  readonly cache?: UpstreamClientOptions["cache"];
 }
 
+/**
+ * What an operation passes to each `client.get` as it is (its call options): who it serves, the
+ * caller's bound on the answer's age, and where the age of each answer is noted, so the reply can say
+ * how old it is without the operation doing anything about it.
+ */
 export interface OperationContext {
   /** The gateway's id of the request this work serves. */
   readonly requestId: string;
@@ -53,6 +61,12 @@ export interface OperationContext {
   readonly operation: AdapterOperation;
   /** Carries `request_id` on every line. */
   readonly logger: Logger;
+  /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
+  readonly maxAgeS: number | undefined;
+  /** Who the request serves, for its share of the upstream budget. */
+  readonly priority: UpstreamPriority;
+  /** Notes when an answer was produced upstream; the reply's `fetched_at_ms` is the oldest. */
+  onAnswer(answer: { readonly fetchedAtMs: number }): void;
 }
 
 /** Runs one operation against the upstream and returns the framed reply. */
@@ -82,6 +96,7 @@ export async function startAdapter(
     logger,
     observer,
     pacer: deps.pacer,
+    cache: deps.cache,
     ...deps.upstream,
   });
   const served = Object.entries(operations).map(([name, work]) => {
@@ -118,17 +133,37 @@ function operationHandler(
       logger.warn({ operation, problem: request.error }, "adapter request refused");
       return badRequestReply(request.error.replace(/^params\./, ""));
     }
-    const { request_id: requestId, params } = request.value as { request_id: string; params: never };
-    return work(client, params, requestContext(logger, operation, requestId));
+    const { params, ...call } = request.value as AdapterCall & { params: never };
+    let oldestFetchedAtMs: number | undefined;
+    const context = requestContext(logger, operation, call, (fetchedAtMs) => {
+      if (oldestFetchedAtMs === undefined || fetchedAtMs < oldestFetchedAtMs) oldestFetchedAtMs = fetchedAtMs;
+    });
+    const frame = await work(client, params, context);
+    return oldestFetchedAtMs === undefined ? frame : stampFetchedAt(frame, oldestFetchedAtMs);
   };
 }
 
+interface AdapterCall {
+  readonly request_id: string;
+  readonly max_age_s?: number;
+  readonly priority?: UpstreamPriority;
+}
+
 /** The child logger is made only when the operation logs, which most requests never do. */
-function requestContext(logger: Logger, operation: AdapterOperation, requestId: string): OperationContext {
+function requestContext(
+  logger: Logger,
+  operation: AdapterOperation,
+  call: AdapterCall,
+  noteFetchedAt: (fetchedAtMs: number) => void,
+): OperationContext {
   let child: Logger | undefined;
+  const requestId = call.request_id;
   return {
     requestId,
     operation,
+    maxAgeS: call.max_age_s,
+    priority: call.priority ?? "interactive",
+    onAnswer: (answer) => noteFetchedAt(answer.fetchedAtMs),
     get logger() {
       child ??= logger.child({ request_id: requestId });
       return child;

@@ -25,12 +25,24 @@ const rateLimit = z.object({ qps: z.number().int().min(1), burst: z.number().int
 /* ---------- adapters ---------- */
 
 /**
+ * Who an upstream request serves, for the share of the upstream budget it may draw on: customers
+ * waiting on HTTP or MCP (`interactive`, the default), or background work (`monitors`, `exports`).
+ */
+export const UPSTREAM_PRIORITIES = ["interactive", "monitors", "exports"] as const;
+export type UpstreamPriority = (typeof UPSTREAM_PRIORITIES)[number];
+
+/**
  * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
- * `priority` names the caller's class for the upstream budget: absent for an interactive request,
- * `exports` for a page of a background export job (exports.ts).
+ * `max_age_s`: the caller's bound on the answer's age (`Cache-Control: max-age`, 0 for `no-cache`);
+ * absent, the data's own freshness bound applies. `priority`: interactive when absent.
  */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
-  return z.object({ request_id: requestIdSchema, params, priority: z.enum(["exports"]).optional() });
+  return z.object({
+    request_id: requestIdSchema,
+    params,
+    max_age_s: z.number().int().min(0).optional(),
+    priority: z.enum(UPSTREAM_PRIORITIES).optional(),
+  });
 }
 
 /**
@@ -42,6 +54,8 @@ export const adapterReplyMetaSchema = z.discriminatedUnion("outcome", [
     outcome: z.literal("ok"),
     cursor: z.number().int().nullable().optional(),
     has_more: z.boolean().optional(),
+    /** Epoch ms the upstream produced the oldest answer this reply was built from (its `Age`). */
+    fetched_at_ms: z.number().int().min(0).optional(),
   }),
   z.object({ outcome: z.literal("bad_request"), message: z.string() }),
   z.object({

@@ -136,7 +136,10 @@ function describeOperation(operation: OperationContract): JsonObject {
         RateLimit: { $ref: "#/components/headers/RateLimit" },
         ...(operation.adapter === null
           ? {}
-          : { "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" } }),
+          : {
+              "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" },
+              Age: { $ref: "#/components/headers/Age" },
+            }),
       },
       content: {
         "application/json": {
@@ -155,7 +158,12 @@ function describeOperation(operation: OperationContract): JsonObject {
     description: operation.description,
     parameters: [
       ...describeParameters(operation, example.params),
-      ...(operation.adapter === null ? [] : [{ $ref: "#/components/parameters/IdempotencyKey" }]),
+      ...(operation.adapter === null
+        ? []
+        : [
+            { $ref: "#/components/parameters/IdempotencyKey" },
+            { $ref: "#/components/parameters/CacheControl" },
+          ]),
     ],
     responses,
     "x-codeSamples": codeSamples(operation),
@@ -316,6 +324,11 @@ function responseHeaders(): JsonObject {
         "`true` when this answer is the stored response of an earlier request with the same `Idempotency-Key`, replayed and not charged again.",
       schema: { type: "string", enum: ["true"] },
     },
+    Age: {
+      description:
+        "Seconds since the upstream produced this data (0 for a fetch just made); `_service.cached_at` gives the moment. Never more than the data's freshness bound (by default 30 s for anything from the last 36 hours, 10 minutes for user aggregates, 1 hour for settled history, rules and community search), nor than the request's own `Cache-Control: max-age`. Absent on a replayed idempotent answer.",
+      schema: integer,
+    },
     CreditsCharged: {
       description: "When the request was debited and then refunded: the credits it was charged (1).",
       schema: integer,
@@ -341,6 +354,15 @@ function requestParameters(): JsonObject {
         "Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.",
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       example: "0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11",
+    },
+    CacheControl: {
+      name: "Cache-Control",
+      in: "header",
+      required: false,
+      description:
+        "Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.",
+      schema: { type: "string" },
+      example: "max-age=10",
     },
   };
 }

@@ -115,6 +115,10 @@ export const listServiceMetaSchema = z
     }),
     credits_used: z.number().int().min(0).max(1),
     credits_remaining: z.number().int().min(0),
+    cached_at: z.number().int().optional().meta({
+      description:
+        "When the upstream produced this data, epoch seconds (the `Age` header gives the same in seconds ago). An answer served again from the shared cache keeps the time it was first fetched. Absent on the account endpoint.",
+    }),
   })
   .meta({ id: "ListServiceMeta" });
 export type ListServiceMeta = z.infer<typeof listServiceMetaSchema>;
@@ -124,6 +128,10 @@ export const creditServiceMetaSchema = z
   .object({
     credits_used: z.number().int().min(0).max(1),
     credits_remaining: z.number().int().min(0),
+    cached_at: z.number().int().optional().meta({
+      description:
+        "When the upstream produced this data, epoch seconds (the `Age` header gives the same in seconds ago). An answer served again from the shared cache keeps the time it was first fetched. Absent on the account endpoint.",
+    }),
   })
   .meta({ id: "CreditServiceMeta" });
 export type CreditServiceMeta = z.infer<typeof creditServiceMetaSchema>;

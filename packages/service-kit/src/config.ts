@@ -75,6 +75,13 @@ const urlWithProtocols = (protocols: string[], example: string) =>
     abort: true,
   });
 
+function redisUrlShape() {
+  return urlWithProtocols(["redis:", "rediss:"], "redis://127.0.0.1:6379 or redis://host:6379/2").refine(
+    (value) => /^(\/\d{0,2})?$/.test(parseUrl(value)?.pathname ?? ""),
+    { error: "database must be a number, as in redis://host:6379/2" },
+  );
+}
+
 /** The variables shared by several services, with their documented defaults (docs/operations.md#environment). */
 export const env = {
   port: (fallback: number) =>
@@ -103,18 +110,22 @@ export const env = {
       .number({ error: "must be a number above 0" })
       .positive({ error: "must be a number above 0" })
       .default(fallback),
+  /** A share: a number from 0 to 1. */
+  fraction: (fallback: number) =>
+    z.coerce
+      .number({ error: "must be a number from 0 to 1" })
+      .min(0, { error: "must be a number from 0 to 1" })
+      .max(1, { error: "must be a number from 0 to 1" })
+      .default(fallback),
   nonNegativeInt: (fallback: number) =>
     z.coerce
       .number({ error: "must be an integer >= 0" })
       .int({ error: "must be an integer >= 0" })
       .min(0)
       .default(fallback),
-  redisUrl: () =>
-    urlWithProtocols(["redis:", "rediss:"], "redis://127.0.0.1:6379 or redis://host:6379/2")
-      .refine((value) => /^(\/\d{0,2})?$/.test(parseUrl(value)?.pathname ?? ""), {
-        error: "database must be a number, as in redis://host:6379/2",
-      })
-      .default("redis://127.0.0.1:6379"),
+  redisUrl: () => redisUrlShape().default("redis://127.0.0.1:6379"),
+  /** A second Redis a service may use for something apart (the adapters' response cache). */
+  optionalRedisUrl: () => redisUrlShape().optional(),
   /** One URL or a comma-separated list of cluster seeds; credentials go in NATS_USER/NATS_PASSWORD. */
   natsUrl: () =>
     z

@@ -61,7 +61,13 @@ export {
   redactUrl,
   redisResponds,
 } from "./redis.ts";
-export { type PortalRedisKeys, type RedisKeys, redisKeys, type UpstreamPacerKeys } from "./redis-keys.ts";
+export {
+  type PortalRedisKeys,
+  type RedisKeys,
+  redisKeys,
+  type UpstreamCacheKeys,
+  type UpstreamPacerKeys,
+} from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export {
   checkOutgoingUrl,

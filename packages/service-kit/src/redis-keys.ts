@@ -70,6 +70,12 @@ export interface RedisKeys {
   readonly pendingDebits: string;
   /** The adapters' shared pacing of upstream requests (written only by their pacer's scripts). */
   readonly upstreamPacer: UpstreamPacerKeys;
+  /**
+   * The adapters' shared response cache and their coalescing of identical upstream calls: a family of
+   * its own (`<root>:upstream-cache:*`), so it can live in a Redis of its own and no other service's
+   * rights reach it.
+   */
+  readonly upstreamCache: UpstreamCacheKeys;
   /** The developer portal's own keys. */
   readonly portal: PortalRedisKeys;
 }
@@ -80,6 +86,22 @@ export interface UpstreamPacerKeys {
   readonly state: string;
   /** Sorted set: the requests in flight upstream (lease ids), scored by the epoch ms their lease ends. */
   readonly leases: string;
+  /** Sorted set: interactive callers waiting for a turn now, scored by when their wait lapses. */
+  readonly waiting: string;
+  /** Sorted set: the background requests (monitors, exports) among `leases`. */
+  readonly background: string;
+}
+
+/** `hash`: the SHA-256 of one upstream request path (path and query: no caller data). */
+export interface UpstreamCacheKeys {
+  /** String: one cached answer (when it was fetched, its bound, the body). */
+  entry(hash: string): string;
+  /** String: the token of the replica fetching this request right now (coalescing). */
+  lock(hash: string): string;
+  /** String: the outcome of one fetch, for the replicas that waited on it; seconds-long. */
+  outcome(hash: string, token: string): string;
+  /** Integer: bytes of the entries that expire within one minute (the cache's size cap). */
+  bytes(minute: number): string;
 }
 
 export interface PortalRedisKeys {
@@ -164,8 +186,20 @@ export function redisKeys(namespace = ""): RedisKeys {
     upstreamPacer: Object.freeze({
       state: `${root}:upstream:{pacer}:state`,
       leases: `${root}:upstream:{pacer}:leases`,
+      waiting: `${root}:upstream:{pacer}:waiting`,
+      background: `${root}:upstream:{pacer}:background`,
     }),
+    upstreamCache: upstreamCacheKeys(`${root}:upstream-cache`),
     portal: portalKeys(`${root}:portal`),
+  });
+}
+
+function upstreamCacheKeys(root: string): UpstreamCacheKeys {
+  return Object.freeze({
+    entry: (hash: string) => `${root}:entry:${hash}`,
+    lock: (hash: string) => `${root}:lock:${hash}`,
+    outcome: (hash: string, token: string) => `${root}:outcome:${hash}:${token}`,
+    bytes: (minute: number) => `${root}:bytes:${minute}`,
   });
 }
 

@@ -7,10 +7,11 @@
 import { inSpan, type Logger, type Span, SpanKind, tracingActive } from "@rda/service-kit";
 import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
+import { type Fetched, fetchOnce, readCached, type SharedFetchSettings } from "./cache/shared-fetch.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
 import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
-import { type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
+import { type TrafficClass, type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
 import { readWindowHeaders } from "./rate-limit-headers.ts";
 import { BodyTooLargeError, readBounded } from "./read-body.ts";
 import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
@@ -35,10 +36,11 @@ interface Transport {
   sent: number;
 }
 
-/** One call as the transport sees it: the upstream path and the operation it serves. */
+/** One call as the transport sees it: the upstream path, the operation and the class it serves. */
 interface CallLabels {
   readonly path: string;
   readonly operation: string;
+  readonly priority: TrafficClass;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -57,23 +59,58 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     sent: 0,
   };
   const appName = options.appName ?? DEFAULT_APP_NAME;
-  const coalescer = createCoalescer<UpstreamResult>();
+  const coalescer = createCoalescer<Fetched>();
+  const cache: SharedFetchSettings | undefined = options.cache && {
+    ...options.cache,
+    logger: options.logger,
+  };
   let coalesced = 0;
+  let cacheHits = 0;
   return {
-    get(path, query, call = {}) {
+    async get(path, query, call = {}) {
       const tagged = { ...query, "meta-app": appName };
       const key = buildRequestPath(prefix, path, tagged);
       // A joined call is logged under the request that started it.
       const logger = call.logger ?? options.logger;
-      const labels = { path, operation: call.operation ?? "unknown" };
-      const { promise, joined } = coalescer.run(key, () => observedCall(transport, labels, tagged, logger));
-      if (joined) {
+      const labels = {
+        path,
+        operation: call.operation ?? "unknown",
+        priority: call.priority ?? "interactive",
+      };
+      const upstream = () => observedCall(transport, labels, tagged, logger);
+      const answered = (fetched: Fetched): UpstreamResult => {
+        call.onAnswer?.({ fetchedAtMs: fetched.fetchedAtMs, source: fetched.source });
+        return fetched.result;
+      };
+      const request = {
+        path,
+        query: tagged,
+        requestPath: key,
+        maxAgeS: call.maxAgeS,
+        deadlineMs: settings.deadlineMs,
+      };
+      if (cache) {
+        const cached = await readCached(cache, request);
+        options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
+        if (cached.fetched) {
+          cacheHits += 1;
+          return answered(cached.fetched);
+        }
+      }
+      // Identical calls in this process share one promise; across replicas, fetchOnce's claim.
+      const { promise, joined } = coalescer.run(key, () =>
+        cache
+          ? fetchOnce(cache, request, upstream)
+          : upstream().then((result) => ({ result, fetchedAtMs: Date.now(), source: "upstream" as const })),
+      );
+      const fetched = await promise;
+      if (joined || fetched.source === "joined") {
         coalesced += 1;
         options.observer?.coalesced(labels.operation);
       }
-      return promise;
+      return answered(fetched);
     },
-    stats: () => ({ requests: transport.sent, coalesced }),
+    stats: () => ({ requests: transport.sent, coalesced, cacheHits }),
     close: () => pool.close(),
   };
 }
@@ -106,7 +143,10 @@ async function callWithRetries(
   const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
   for (;;) {
     const asked = performance.now();
-    const turn = await transport.pacer.turn({ waitUntilMs: deadline - attemptFloorMs });
+    const turn = await transport.pacer.turn({
+      waitUntilMs: deadline - attemptFloorMs,
+      priority: labels.priority,
+    });
     transport.observer?.turn?.({
       operation: labels.operation,
       outcome: turn.granted ? "granted" : turn.reason,

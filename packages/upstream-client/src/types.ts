@@ -3,7 +3,10 @@
  * 200 / 400 / 429 / 502 (docs/architecture.md), and carries how many HTTP attempts it took.
  */
 import type { Logger } from "@rda/service-kit";
-import type { UpstreamPacer } from "./pacer/pacer.ts";
+import type { FreshnessBounds } from "./cache/freshness.ts";
+import type { SharedCacheStore } from "./cache/redis-cache.ts";
+import type { FetchSource } from "./cache/shared-fetch.ts";
+import type { TrafficClass, UpstreamPacer } from "./pacer/pacer.ts";
 
 export type { UpstreamPacer };
 
@@ -77,6 +80,11 @@ export interface UpstreamClientOptions {
   readonly logger?: Logger;
   /** Told about every attempt and call, for the metrics; the adapters pass one (adapter-kit). */
   readonly observer?: UpstreamObserver;
+  /**
+   * The response cache shared by every replica, which also makes identical calls anywhere in the
+   * cluster one (cache/shared-fetch.ts); none: no cache, identical calls coalesce in this process only.
+   */
+  readonly cache?: { readonly store: SharedCacheStore; readonly bounds: FreshnessBounds };
 }
 
 /**
@@ -105,13 +113,20 @@ export interface UpstreamObserver {
     readonly outcome: "granted" | "window_spent" | "queue_full" | "pacer_unavailable";
     readonly seconds: number;
   }): void;
+  /** One look into the response cache: hit, miss, bypass (`no-cache`) or error (cache unreachable). */
+  cacheLookup?(event: {
+    readonly operation: string;
+    readonly lookup: "hit" | "miss" | "bypass" | "error";
+  }): void;
 }
 
 export interface UpstreamClientStats {
   /** HTTP requests sent upstream. */
   readonly requests: number;
-  /** Calls answered by joining an identical call already in flight. */
+  /** Calls answered by joining an identical call already in flight, here or on another replica. */
   readonly coalesced: number;
+  /** Calls answered from the shared response cache. */
+  readonly cacheHits: number;
 }
 
 export interface CallOptions {
@@ -119,6 +134,18 @@ export interface CallOptions {
   readonly logger?: Logger;
   /** The operation the call serves (`listPosts`), the label of its metrics; "unknown" when unset. */
   readonly operation?: string;
+  /**
+   * The caller's bound on the answer's age in seconds (its `Cache-Control: max-age`; 0 for
+   * `no-cache`: never from the cache). None: the data's own freshness bound alone.
+   */
+  readonly maxAgeS?: number;
+  /**
+   * Who the call serves, for its turn in the upstream budget; default interactive. A call that joins
+   * one in flight (or waits on another replica's fetch) rides on that fetch's turn.
+   */
+  readonly priority?: TrafficClass;
+  /** Told when the answer was produced upstream and where it came from: the caller's `Age`. */
+  onAnswer?(answer: { readonly fetchedAtMs: number; readonly source: FetchSource }): void;
 }
 
 export interface UpstreamClient {

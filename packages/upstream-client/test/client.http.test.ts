@@ -41,7 +41,7 @@ describe("upstream client over HTTP", () => {
     await client.close();
     expect(results.every((result) => result.outcome === "ok")).toBe(true);
     expect(server.paths).toHaveLength(2);
-    expect(client.stats()).toEqual({ requests: 2, coalesced: 4 });
+    expect(client.stats()).toEqual({ requests: 2, coalesced: 4, cacheHits: 0 });
   });
 
   it("waits out a 429 whose x-ratelimit-reset fits in the deadline, counting the retry", async () => {

@@ -6,7 +6,7 @@
 import { type Redis, redisKeys } from "@rda/service-kit";
 import { connectTestRedis, deleteNamespaceKeys, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createRedisPacer, type Turn, type UpstreamPacer } from "../src/index.ts";
+import { createRedisPacer, type PacerSettings, type Turn, type UpstreamPacer } from "../src/index.ts";
 
 let redis: Redis;
 let namespace: string;
@@ -23,10 +23,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function replicas(settings: {
-  requestsPerSecond: number;
-  concurrency: number;
-}): [UpstreamPacer, UpstreamPacer] {
+function replicas(settings: PacerSettings): [UpstreamPacer, UpstreamPacer] {
   const keys = redisKeys(namespace).upstreamPacer;
   return [createRedisPacer(redis, keys, settings), createRedisPacer(redis, keys, settings)];
 }
@@ -114,5 +111,49 @@ describe("the shared upstream pacer", () => {
     const started = Date.now();
     granted(await a.turn({ waitUntilMs: far() })).finish();
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+
+  it("serves an interactive request before background work queued ahead of it, across replicas", async () => {
+    // Shares so small that no background class counts as starved during the test.
+    const backgroundShares = { monitors: 0.0001, exports: 0.0001 };
+    const [a, b] = replicas({ requestsPerSecond: 1_000, concurrency: 1, backgroundShares });
+    const held = granted(await a.turn({ waitUntilMs: far() }));
+    const order: string[] = [];
+    const ask = (pacer: UpstreamPacer, priority: "interactive" | "monitors" | "exports") =>
+      pacer.turn({ waitUntilMs: far(), priority }).then((turn) => {
+        order.push(priority);
+        granted(turn).finish();
+      });
+    const background = [ask(a, "monitors"), ask(b, "exports")];
+    await new Promise((resolve) => setTimeout(resolve, 100)); // both are queued first
+    const interactive = ask(b, "interactive");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    held.finish();
+    await Promise.all([...background, interactive]);
+    expect(order[0]).toBe("interactive");
+    expect(order.slice(1).sort()).toEqual(["exports", "monitors"]);
+  });
+
+  it("never starves background work, however busy interactive traffic keeps the budget", async () => {
+    const keys = redisKeys(namespace).upstreamPacer;
+    const settings = { requestsPerSecond: 50, concurrency: 2, backgroundShares: { exports: 0.25 } };
+    const [a, b] = [createRedisPacer(redis, keys, settings), createRedisPacer(redis, keys, settings)];
+    let busy = true;
+    let interactiveTurns = 0;
+    const interactiveLoop = async (pacer: UpstreamPacer) => {
+      while (busy) {
+        const turn = granted(await pacer.turn({ waitUntilMs: far() }));
+        interactiveTurns += 1;
+        setTimeout(() => turn.finish(), 30);
+      }
+    };
+    const loops = [a, b, a, b].map(interactiveLoop);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exportTurn = granted(await b.turn({ waitUntilMs: far(), priority: "exports" }));
+    exportTurn.finish();
+    const before = interactiveTurns;
+    busy = false;
+    await Promise.all(loops);
+    expect(before).toBeGreaterThan(5);
   });
 });

@@ -60,6 +60,10 @@ describe("adapter-posts batch mode", () => {
 
   it("answers an empty list for ids the upstream does not know", async () => {
     const answer = await harness.posts({ ids: "zzzzzzz1,zzzzzzz2" });
-    expect(answer).toEqual({ meta: { outcome: "ok", cursor: null, has_more: false }, data: [] });
+    expect(answer).toEqual({
+      meta: { outcome: "ok", cursor: null, has_more: false },
+      data: [],
+      fetchedAtMs: expect.any(Number),
+    });
   });
 });

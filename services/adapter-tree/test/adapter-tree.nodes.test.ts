@@ -85,6 +85,7 @@ describe("adapter-tree", () => {
     expect(await tree({ post_id: "zzzzzz9" })).toEqual({
       meta: { outcome: "ok", cursor: null, has_more: false },
       data: [],
+      fetchedAtMs: expect.any(Number),
     });
   });
 

@@ -54,7 +54,11 @@ describe("adapter-users", () => {
   it("answers user null for an author who posts but is missing from the user index", async () => {
     const missing = sim.probe.missingUser();
     expect(missing).not.toBe("");
-    expect(await user({ name: missing })).toEqual({ meta: { outcome: "ok" }, data: { user: null } });
+    expect(await user({ name: missing })).toEqual({
+      meta: { outcome: "ok" },
+      data: { user: null },
+      fetchedAtMs: expect.any(Number),
+    });
   });
 
   it("answers bad_request for a name breaking the pattern, without calling the upstream", async () => {

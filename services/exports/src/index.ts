@@ -4,7 +4,7 @@
  * reads the environment nor exits; `main.ts` is the process shell.
  */
 import { randomBytes } from "node:crypto";
-import { decodeJson, exportCommandSchema, type Subjects } from "@rda/contracts";
+import { DEADLINE_DEFAULTS, decodeJson, exportCommandSchema, type Subjects } from "@rda/contracts";
 import {
   isNatsConnected,
   jetstream,
@@ -82,7 +82,11 @@ export async function startExports(
   await ensureJobQueue(await jetstreamManager(nats), exportSubjects, settings.ackWaitMs);
   const jobs = redisJobStore(redis, exportKeys(deps.namespace));
   const objects = deps.objects ?? filesystemStore(deps.settings?.storageDir ?? "data/exports");
-  const source = adapterPageSource(nats, subjects, deps.settings?.adapterTimeoutMs ?? 10_000);
+  const source = adapterPageSource(
+    nats,
+    subjects,
+    deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,
+  );
   const billing = natsPageBilling(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000);
   const secret = deps.settings?.linkSecret ?? randomBytes(32).toString("base64url");
 

@@ -1,16 +1,19 @@
 /**
  * One listing page from the posts adapter over NATS, asked exactly as the gateway asks it for
- * `GET /v1/posts` / `GET /v1/comments` (the same parameters, the same reply frame), marked with the
- * `exports` priority class so the upstream budget can put interactive requests first.
+ * `GET /v1/posts` / `GET /v1/comments` (the same parameters, the same reply frame, reading past the
+ * adapter's progress messages), marked with the caller's priority class: `exports` for a job's
+ * pages, so the upstream budget puts interactive requests first; `interactive` for the probes of a
+ * quote, which a caller waits for.
  */
 import {
+  ADAPTER_PROGRESS,
   decodeAdapterReply,
-  EXPORTS_PRIORITY,
   type ExportKind,
   type ListingParams,
   type Subjects,
+  type UpstreamPriority,
 } from "@rda/contracts";
-import { type NatsConnection, requestRaw } from "@rda/service-kit";
+import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
 
 export interface ListingPage {
   readonly rows: Record<string, unknown>[];
@@ -23,13 +26,21 @@ export type PageResult =
   | { readonly ok: true; readonly page: ListingPage }
   | { readonly ok: false; readonly reason: string; readonly retryable: boolean };
 
-export type PageSource = (kind: ExportKind, params: ListingParams, requestId: string) => Promise<PageResult>;
+export type PageSource = (
+  kind: ExportKind,
+  params: ListingParams,
+  requestId: string,
+  priority: UpstreamPriority,
+) => Promise<PageResult>;
 
 export function adapterPageSource(nats: NatsConnection, subjects: Subjects, timeoutMs: number): PageSource {
-  return async (kind, params, requestId) => {
+  return async (kind, params, requestId, priority) => {
     const subject = kind === "posts" ? subjects.adapter.listPosts : subjects.adapter.listComments;
-    const body = JSON.stringify({ request_id: requestId, params, priority: EXPORTS_PRIORITY });
-    const reply = await requestRaw(nats, subject, body, timeoutMs);
+    const body = JSON.stringify({ request_id: requestId, params, priority });
+    const reply = await requestWithProgress(nats, subject, body, {
+      timeoutMs,
+      silenceMs: ADAPTER_PROGRESS.silenceMs,
+    });
     if (!reply.ok) return { ok: false, reason: reply.error.message, retryable: true };
     const frame = decodeAdapterReply(reply.value);
     if (!frame.ok) return { ok: false, reason: frame.error, retryable: true };

@@ -40,7 +40,9 @@ export async function makeQuote(
   // Probes ask without q: pages are cut before the filter, so the page count does not depend on it.
   const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
   const probes = await Promise.all(
-    probeAt.map((at, i) => source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`)),
+    probeAt.map((at, i) =>
+      source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`, "interactive"),
+    ),
   );
   let rows = 0;
   let exact = 0;

@@ -14,7 +14,7 @@
  * and cancel take effect after at most one page; the balance running out pauses the job, and its
  * queue message comes back after a delay to try again, so a top-up resumes it without a call.
  */
-import { type ExportSubjects, exportPageParams, type Subjects } from "@rda/contracts";
+import { EXPORTS_PRIORITY, type ExportSubjects, exportPageParams, type Subjects } from "@rda/contracts";
 import { type JsMsg, jetstream, type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
 import type { JobMessage } from "./job-queue.ts";
 import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
@@ -194,7 +194,12 @@ async function fetchNextPage(
     case "already_debited":
       break;
   }
-  const answer = await deps.source(record.query.kind, exportPageParams(record.query, cp.cursor), debitId);
+  const answer = await deps.source(
+    record.query.kind,
+    exportPageParams(record.query, cp.cursor),
+    debitId,
+    EXPORTS_PRIORITY,
+  );
   if (!answer.ok) {
     await refundPage(deps, record.keyId, debitId, "upstream_unavailable");
     const failed = await jobs.update(record.id, (r) =>

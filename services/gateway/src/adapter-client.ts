@@ -14,10 +14,22 @@ export interface AdapterData {
   readonly data: Uint8Array;
   readonly cursor: number | null;
   readonly has_more: boolean;
+  /** Epoch ms the upstream produced the oldest answer behind this data (undefined: not said). */
+  readonly fetchedAtMs: number | undefined;
+}
+
+export interface AdapterCallOptions {
+  /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
+  readonly maxAgeS?: number;
 }
 
 export interface AdapterClient {
-  call(operation: AdapterOperation, requestId: string, params: unknown): Promise<Step<AdapterData>>;
+  call(
+    operation: AdapterOperation,
+    requestId: string,
+    params: unknown,
+    options?: AdapterCallOptions,
+  ): Promise<Step<AdapterData>>;
 }
 
 export function createAdapterClient(deps: {
@@ -28,14 +40,14 @@ export function createAdapterClient(deps: {
 }): AdapterClient {
   const { nats, subjects, timeoutMs, metrics } = deps;
   return {
-    async call(operation, requestId, params) {
+    async call(operation, requestId, params, options = {}) {
       const subject = subjects.adapter[operation];
       const started = performance.now();
       // An adapter on a long upstream call sends progress; silence means it died (502, refunded).
       const reply = await requestWithProgress(
         nats,
         subject,
-        JSON.stringify({ request_id: requestId, params }),
+        JSON.stringify({ request_id: requestId, params, max_age_s: options.maxAgeS }),
         {
           timeoutMs,
           silenceMs: ADAPTER_PROGRESS.silenceMs,
@@ -67,6 +79,7 @@ function readFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData
           data: data ?? new Uint8Array(),
           cursor: meta.cursor ?? null,
           has_more: meta.has_more ?? false,
+          fetchedAtMs: meta.fetched_at_ms,
         }),
       };
     case "bad_request":

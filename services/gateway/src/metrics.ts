@@ -16,6 +16,8 @@ export interface GatewayMetrics {
   readonly creditsRefunded: Counter<"reason">;
   readonly natsRequestDuration: Histogram<"subject" | "outcome">;
   readonly adapterOutcomes: Counter<"operation" | "outcome">;
+  /** How old the data of each 200 was (its `Age`), by operation. */
+  readonly answerAge: Histogram<"operation">;
   readonly rateLimited: Counter<"scope">;
   readonly refundPublishFailures: Counter;
   readonly inFlight: Gauge;
@@ -106,6 +108,13 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
       name: "gateway_adapter_outcomes_total",
       help: "Adapter reply outcomes by operation (ok, bad_request, rate_limited, unavailable, no_responders, timeout, malformed_reply, disconnected).",
       labelNames: ["operation", "outcome"],
+      registers,
+    }),
+    answerAge: new Histogram({
+      name: "gateway_answer_age_seconds",
+      help: "Age of the data served in each 200 (its Age header: 0 for a fetch just made), by operation.",
+      labelNames: ["operation"],
+      buckets: [0.5, 1, 5, 15, 30, 60, 300, 600, 1800, 3600],
       registers,
     }),
     rateLimited: new Counter({

@@ -207,8 +207,13 @@ describe("the nine data tools through the gateway's /mcp", () => {
     } else if (call.operation === "getCommentTree")
       expect(shapeOf(envelope.data)).toEqual(lean(overHttp.value.data));
     else expect(envelope.data).toEqual(lean(overHttp.value.data));
-    const { credits_remaining: _mcpRemaining, ...mcpMeta } = envelope._service;
-    const { credits_remaining: _httpRemaining, ...httpMeta } = overHttp.value._service;
+    // And when each was fetched: two requests, two fetches.
+    const { credits_remaining: _mcpRemaining, cached_at: _mcpFetched, ...mcpMeta } = envelope._service;
+    const {
+      credits_remaining: _httpRemaining,
+      cached_at: _httpFetched,
+      ...httpMeta
+    } = overHttp.value._service;
     expect(mcpMeta).toEqual(httpMeta);
   });
 

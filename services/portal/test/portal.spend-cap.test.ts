@@ -29,8 +29,7 @@ async function signedInClient(): Promise<BrowserlessClient> {
 }
 
 async function createKey(client: BrowserlessClient): Promise<string> {
-  const created = await client.submit("/keys", "/keys", { label: "capped" });
-  return /key_[0-9a-z]{16}/.exec(created.body)![0];
+  return (await client.createKey("capped")).id;
 }
 
 describe("the monthly spend cap on a key's page", () => {

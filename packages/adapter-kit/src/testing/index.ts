@@ -6,9 +6,12 @@ import { type AdapterReplyMeta, decodeAdapterReply } from "@rda/contracts";
 import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
 
 export interface AdapterAnswer {
+  /** The reply's metadata without `fetched_at_ms`, which changes with every fetch: see `fetchedAtMs`. */
   readonly meta: AdapterReplyMeta;
   /** The data JSON, parsed; undefined on a failure outcome. */
   readonly data: unknown;
+  /** When the upstream produced the oldest answer behind an ok reply (its `Age`), epoch ms. */
+  readonly fetchedAtMs: number | undefined;
 }
 
 let sequence = 0;
@@ -17,13 +20,21 @@ export async function requestAdapter(
   nats: NatsConnection,
   subject: string,
   params: unknown,
+  call: { readonly max_age_s?: number; readonly priority?: "interactive" | "monitors" | "exports" } = {},
 ): Promise<AdapterAnswer> {
   sequence += 1;
-  const payload = JSON.stringify({ request_id: `test-${sequence}`, params });
+  const payload = JSON.stringify({ request_id: `test-${sequence}`, params, ...call });
   const reply = await requestWithProgress(nats, subject, payload, { timeoutMs: 20_000, silenceMs: 5_000 });
   if (!reply.ok) throw new Error(reply.error.message);
   const decoded = decodeAdapterReply(reply.value);
   if (!decoded.ok) throw new Error(decoded.error);
-  const { meta, data } = decoded.value;
-  return { meta, data: data ? JSON.parse(new TextDecoder().decode(data)) : undefined };
+  const { data } = decoded.value;
+  const { fetched_at_ms: fetchedAtMs, ...meta } = decoded.value.meta as AdapterReplyMeta & {
+    fetched_at_ms?: number;
+  };
+  return {
+    meta: meta as AdapterReplyMeta,
+    data: data ? JSON.parse(new TextDecoder().decode(data)) : undefined,
+    fetchedAtMs,
+  };
 }

@@ -484,10 +484,14 @@ export interface components {
             has_more: boolean;
             credits_used: number;
             credits_remaining: number;
+            /** @description When the upstream produced this data, epoch seconds (the `Age` header gives the same in seconds ago). An answer served again from the shared cache keeps the time it was first fetched. Absent on the account endpoint. */
+            cached_at?: number;
         };
         CreditServiceMeta: {
             credits_used: number;
             credits_remaining: number;
+            /** @description When the upstream produced this data, epoch seconds (the `Age` header gives the same in seconds ago). An answer served again from the shared cache keeps the time it was first fetched. Absent on the account endpoint. */
+            cached_at?: number;
         };
         Error: {
             /** @description What went wrong and what to do about it. */
@@ -993,6 +997,11 @@ export interface components {
          * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
          */
         IdempotencyKey: string;
+        /**
+         * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+         * @example max-age=10
+         */
+        CacheControl: string;
     };
     requestBodies: never;
     headers: {
@@ -1012,6 +1021,8 @@ export interface components {
         RateLimit: string;
         /** @description `true` when this answer is the stored response of an earlier request with the same `Idempotency-Key`, replayed and not charged again. */
         IdempotentReplayed: "true";
+        /** @description Seconds since the upstream produced this data (0 for a fetch just made); `_service.cached_at` gives the moment. Never more than the data's freshness bound (by default 30 s for anything from the last 36 hours, 10 minutes for user aggregates, 1 hour for settled history, rules and community search), nor than the request's own `Cache-Control: max-age`. Absent on a replayed idempotent answer. */
+        Age: number;
         /** @description When the request was debited and then refunded: the credits it was charged (1). */
         CreditsCharged: number;
         /** @description When the request was debited and then refunded: the credits given back (1). */
@@ -1074,6 +1085,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1089,6 +1105,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1153,6 +1170,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1168,6 +1190,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1211,6 +1234,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1226,6 +1254,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1276,6 +1305,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1291,6 +1325,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1323,6 +1358,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path: {
                 /**
@@ -1344,6 +1384,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1376,6 +1417,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path: {
                 /**
@@ -1397,6 +1443,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1453,6 +1500,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1468,6 +1520,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1527,6 +1580,11 @@ export interface operations {
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Bounds how old the answer may be: `no-cache` asks for data fetched from the archive for this request, `max-age=N` for data at most N seconds old. Without it, the data's own freshness bound applies (see the `Age` header). Every answer costs 1 credit, whether served from the shared cache or fetched.
+                 * @example max-age=10
+                 */
+                "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             path?: never;
             cookie?: never;
@@ -1542,6 +1600,7 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    Age: components["headers"]["Age"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,14 +4,23 @@
  * inside one budget (docs/upstream.md#rate-limits): a request rate, a cap on requests in flight, and
  * the upstream's own window while it reports one as spent.
  *
- * A turn is asked for with the moment the caller stops waiting and, later, with a traffic class, so
- * a scheduler sharing the budget between classes (interactive requests, monitors, exports) can take
- * this interface's place without the client changing.
+ * A turn is asked for with the moment the caller stops waiting and its traffic class: the shared
+ * pacer (redis-pacer.ts) is a scheduler that serves interactive requests before monitors and exports.
  */
+
+/**
+ * Who a request serves: customers waiting on HTTP or MCP (`interactive`), or background work. The
+ * scheduler serves interactive first and gives background what is left, never nothing.
+ */
+export type TrafficClass = "interactive" | "monitors" | "exports";
+
+export const TRAFFIC_CLASSES: readonly TrafficClass[] = ["interactive", "monitors", "exports"];
 
 export interface TurnRequest {
   /** Epoch ms after which waiting for a turn is pointless: the call's deadline, less one attempt's floor. */
   readonly waitUntilMs: number;
+  /** Default interactive. */
+  readonly priority?: TrafficClass;
 }
 
 /** What the upstream said about its window in one answer's headers (rate-limit-headers.ts). */

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Logger, Redis, UpstreamPacerKeys } from "@rda/service-kit";
-import type { Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer.ts";
+import type { TrafficClass, Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer.ts";
 import { FINISH_TURN, RENEW_LEASE, TAKE_TURN } from "./pacer-scripts.ts";
 import { runScript } from "./run-script.ts";
 
@@ -17,7 +17,17 @@ export interface PacerSettings {
   readonly concurrency: number;
   /** How long a place in flight lasts without renewal; renewed every third of it. Default 3000. */
   readonly leaseMs?: number;
+  /**
+   * The share of turns each background class is sure of however busy interactive traffic is (0 to 1;
+   * default 0.1 each): at worst one turn every interval / share. Otherwise background takes only
+   * turns no interactive caller is waiting for.
+   */
+  readonly backgroundShares?: { readonly monitors?: number; readonly exports?: number };
+  /** Told about every turn granted, by class (the budget used per class). */
+  readonly onGranted?: (priority: TrafficClass) => void;
 }
+
+export const DEFAULT_BACKGROUND_SHARE = 0.1;
 
 /** Longest single sleep between two asks for a turn, so a freed place is noticed quickly. */
 const MAX_POLL_MS = 250;
@@ -32,10 +42,12 @@ export function createRedisPacer(
   // Fractional: a rate raised out of the way (a benchmark's) must not round up to 1 ms apart.
   const intervalMs = 1000 / settings.requestsPerSecond;
   const leaseMs = settings.leaseMs ?? 3_000;
-  const scriptKeys = [keys.state, keys.leases];
+  const scriptKeys = [keys.state, keys.leases, keys.waiting, keys.background];
+  const shareOf = (priority: TrafficClass) =>
+    priority === "interactive" ? 0 : (settings.backgroundShares?.[priority] ?? DEFAULT_BACKGROUND_SHARE);
 
-  const take = async (lease: string) => {
-    const args = [lease, intervalMs, settings.concurrency, leaseMs];
+  const take = async (lease: string, priority: TrafficClass) => {
+    const args = [lease, intervalMs, settings.concurrency, leaseMs, priority, shareOf(priority)];
     const [code, ms] = (await runScript(redis, TAKE_TURN, scriptKeys, args)) as [number, number];
     return { code, ms };
   };
@@ -66,15 +78,19 @@ export function createRedisPacer(
   return {
     async turn(request: TurnRequest): Promise<Turn> {
       const lease = randomUUID();
+      const priority = request.priority ?? "interactive";
       for (;;) {
         let answer: { code: number; ms: number };
         try {
-          answer = await take(lease);
+          answer = await take(lease, priority);
         } catch (error) {
           logger?.warn({ err: String(error) }, "upstream pacer: shared state unreachable");
           return { granted: false, reason: "pacer_unavailable", retryAfterSeconds: 1 };
         }
-        if (answer.code === 0) return grant(lease);
+        if (answer.code === 0) {
+          settings.onGranted?.(priority);
+          return grant(lease);
+        }
         const retryAfterSeconds = Math.max(1, Math.ceil(answer.ms / 1000));
         if (answer.code === 2) return { granted: false, reason: "window_spent", retryAfterSeconds };
         // Jitter, so replicas waiting on the same place do not ask in lockstep.
@@ -100,4 +116,7 @@ function checkSettings(settings: PacerSettings): void {
   if (!(settings.requestsPerSecond > 0)) throw new Error("upstream pacer: requestsPerSecond must be above 0");
   if (!Number.isInteger(settings.concurrency) || settings.concurrency < 1)
     throw new Error("upstream pacer: concurrency must be a whole number of at least 1");
+  for (const share of Object.values(settings.backgroundShares ?? {}))
+    if (!(share >= 0 && share <= 1))
+      throw new Error("upstream pacer: a background share must be from 0 to 1");
 }

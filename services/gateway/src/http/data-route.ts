@@ -10,6 +10,7 @@ import { admit } from "../admission.ts";
 import type { Failure } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
 import { authenticate } from "./authenticate.ts";
+import { ageSeconds, requestedMaxAge } from "./cache-control.ts";
 import { openCharge } from "./charge.ts";
 import { envelope, sendEnvelope } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
@@ -52,14 +53,25 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       }
       const { balance } = admission.value;
       const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim });
-      const result = await ctx.adapters.call(adapter, request.id, parsed.value).catch(internalError);
+      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
+      const result = await ctx.adapters
+        .call(adapter, request.id, parsed.value, { maxAgeS })
+        .catch(internalError);
       if (!result.ok) return sendError(reply, await charge.fail(result.error), ctx.errors);
       const meta = { credits_used: credits, credits_remaining: balance };
+      // docs/api.md#freshness: every answer says when the upstream produced it, and how long ago.
+      const { fetchedAtMs } = result.value;
+      const freshness = fetchedAtMs === undefined ? {} : { cached_at: Math.floor(fetchedAtMs / 1000) };
+      if (fetchedAtMs !== undefined) {
+        const age = ageSeconds(fetchedAtMs);
+        reply.header("age", String(age));
+        ctx.metrics.answerAge.observe({ operation: operationId }, age);
+      }
       // docs/api.md#response-envelope: cursor and has_more only on list-style endpoints.
       const service =
         operation.meta === "list"
-          ? { cursor: result.value.cursor, has_more: result.value.has_more, ...meta }
-          : meta;
+          ? { cursor: result.value.cursor, has_more: result.value.has_more, ...meta, ...freshness }
+          : { ...meta, ...freshness };
       const body = envelope(result.value.data, service);
       charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
       return sendEnvelope(reply, body, meta);

@@ -36,6 +36,20 @@ export class BrowserlessClient {
     return this.post(action, { _csrf: csrfTokenOf(page.body), ...form });
   }
 
+  /**
+   * Creates a key through the keys form as a person does: the form redirects to the page that shows
+   * the new secret once (POST-redirect-GET), which names the key and holds its secret.
+   */
+  async createKey(label: string): Promise<{ readonly id: string; readonly secret: string }> {
+    const posted = await this.submit("/keys", "/keys", { label });
+    if (posted.status !== 303) throw new Error(`creating a key answered ${posted.status}, not a redirect`);
+    const shown = await this.follow(posted);
+    const id = /key_[0-9a-z]{16}/.exec(shown.body)?.[0];
+    const secret = /value="(rdk_[A-Za-z0-9_-]{43})"/.exec(shown.body)?.[1];
+    if (!id || !secret) throw new Error("the new key's page shows no key id or secret");
+    return { id, secret };
+  }
+
   /** Follows one redirect answer (a 303 after a form) as a browser would, with a GET. */
   follow(answer: Answer): Promise<Answer> {
     if (answer.location === null) throw new Error(`answer ${answer.status} is not a redirect`);

@@ -1,0 +1,104 @@
+/**
+ * The response cache and fetch claims of every adapter replica, in Redis (its own key family,
+ * `upstream-cache`, and ideally its own Redis: docs/operations.md#the-response-cache). An entry is one
+ * upstream answer: when it was fetched, how long it may be served, the query that answered, and the
+ * body `{"data": …}`. Every entry expires by itself at its bound, and the store refuses entries once
+ * the bytes of the live ones reach the cap, so the cache never grows past it even in a Redis shared
+ * with the ledger.
+ */
+import type { Redis, UpstreamCacheKeys } from "@rda/service-kit";
+import { runScript } from "../pacer/run-script.ts";
+import type { UpstreamQuery } from "../types.ts";
+import { CLAIM_FETCH, FINISH_FETCH, STORE_ENTRY, WATCH_FETCH } from "./cache-scripts.ts";
+
+export interface CacheEntry {
+  /** Epoch ms the upstream answered. */
+  readonly fetchedAtMs: number;
+  /** The longest this answer may be served, by its freshness class (freshness.ts). */
+  readonly maxAgeS: number;
+  readonly query: UpstreamQuery;
+  /** `{"data": …}` as JSON text. */
+  readonly body: string;
+}
+
+export interface CacheLimits {
+  /** Bytes of live entries, all together (CACHE_MAX_BYTES). */
+  readonly maxBytes: number;
+  /** Bytes of one entry; a larger answer is not cached (CACHE_MAX_ENTRY_BYTES). */
+  readonly maxEntryBytes: number;
+  /** The longest bound of any class: how far ahead the byte counters reach. */
+  readonly longestTtlS: number;
+}
+
+/** Redis' own cost of a key beyond its bytes, roughly: counted so many tiny entries still add up. */
+const ENTRY_OVERHEAD_BYTES = 100;
+
+export interface SharedCacheStore {
+  read(hash: string): Promise<CacheEntry | undefined>;
+  /** False when the entry was too large or the cache is full. */
+  store(hash: string, entry: CacheEntry): Promise<boolean>;
+  /** "" when this caller now holds the fetch of `hash`, else the token of the caller that does. */
+  claim(hash: string, token: string, leaseMs: number): Promise<string>;
+  /** Shares the outcome (text, "" for none) with the waiters for `outcomeTtlMs`, and ends the claim. */
+  finish(hash: string, token: string, outcome: string, outcomeTtlMs: number): Promise<void>;
+  /** The outcome of the fetch `token` holds, or whether it is still under way. */
+  watch(hash: string, token: string): Promise<{ outcome: string | undefined; claimed: boolean }>;
+  readonly limits: CacheLimits;
+}
+
+export function createRedisCacheStore(
+  redis: Redis,
+  keys: UpstreamCacheKeys,
+  limits: CacheLimits,
+): SharedCacheStore {
+  return {
+    limits,
+    async read(hash) {
+      const text = await redis.get(keys.entry(hash));
+      return text === null ? undefined : parseEntry(text);
+    },
+    async store(hash, entry) {
+      const value = `${JSON.stringify({ at: entry.fetchedAtMs, max: entry.maxAgeS, q: entry.query })}\n${entry.body}`;
+      const cost = Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES;
+      if (cost > limits.maxEntryBytes) return false;
+      const ttlMs = entry.maxAgeS * 1000;
+      const nowMinute = Math.floor(Date.now() / 60_000);
+      const expiryMinute = Math.floor((Date.now() + ttlMs) / 60_000);
+      const live: string[] = [];
+      for (let minute = nowMinute; minute <= nowMinute + Math.ceil(limits.longestTtlS / 60) + 1; minute++)
+        live.push(keys.bytes(minute));
+      // The counter lives until its minute is over: then every entry it counted has expired.
+      const counterTtlMs = (expiryMinute + 1) * 60_000 - Date.now() + 1_000;
+      const scriptKeys = [keys.entry(hash), keys.bytes(expiryMinute), ...live];
+      const args = [value, ttlMs, cost, limits.maxBytes, counterTtlMs];
+      return (await runScript(redis, STORE_ENTRY, scriptKeys, args)) === 1;
+    },
+    async claim(hash, token, leaseMs) {
+      return String(await runScript(redis, CLAIM_FETCH, [keys.lock(hash)], [token, leaseMs]));
+    },
+    async finish(hash, token, outcome, outcomeTtlMs) {
+      const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
+      await runScript(redis, FINISH_FETCH, scriptKeys, [token, outcome, outcomeTtlMs]);
+    },
+    async watch(hash, token) {
+      const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
+      const [outcome, claimed] = (await runScript(redis, WATCH_FETCH, scriptKeys, [token])) as [
+        string,
+        number,
+      ];
+      return { outcome: outcome === "" ? undefined : outcome, claimed: claimed === 1 };
+    },
+  };
+}
+
+function parseEntry(text: string): CacheEntry | undefined {
+  const split = text.indexOf("\n");
+  if (split === -1) return undefined;
+  try {
+    const head = JSON.parse(text.slice(0, split)) as { at: number; max: number; q: UpstreamQuery };
+    if (!Number.isFinite(head.at) || !Number.isFinite(head.max)) return undefined;
+    return { fetchedAtMs: head.at, maxAgeS: head.max, query: head.q, body: text.slice(split + 1) };
+  } catch {
+    return undefined;
+  }
+}

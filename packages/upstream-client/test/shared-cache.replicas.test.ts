@@ -1,0 +1,207 @@
+/**
+ * The response cache shared by adapter replicas, on real Redis against a real HTTP upstream: two
+ * clients on the same keys stand for two replicas. Identical calls become one upstream request
+ * anywhere in the cluster; answers are served again within their bound and the caller's; failures
+ * and empty pages are never served again; a cache that cannot be reached costs only the saving.
+ */
+import { connectRedis, type Redis, redisKeys } from "@rda/service-kit";
+import {
+  connectTestRedis,
+  deleteNamespaceKeys,
+  freePort,
+  silentLogger,
+  testNamespace,
+} from "@rda/service-kit/testing";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createRedisCacheStore,
+  createUpstreamClient,
+  type FetchSource,
+  type FreshnessBounds,
+  type UpstreamClient,
+} from "../src/index.ts";
+import { json, type Script, type ScriptedServer, startScriptedServer } from "./scripted-server.ts";
+
+let redis: Redis;
+let namespace: string;
+const namespaces: string[] = [];
+let server: ScriptedServer | undefined;
+const clients: UpstreamClient[] = [];
+
+beforeEach(async () => {
+  redis ??= await connectTestRedis();
+  namespace = testNamespace("cache");
+  namespaces.push(namespace);
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  for (const used of namespaces) await deleteNamespaceKeys(redis, used);
+  await redis.quit();
+});
+
+const BOUNDS: FreshnessBounds = { freshS: 30, settledS: 3600, userS: 600 };
+const LIMITS = { maxBytes: 1024 * 1024, maxEntryBytes: 256 * 1024, longestTtlS: 3600 };
+const POSTS = [{ id: "a1", created_utc: 1_600_000_000, title: "old" }];
+
+async function upstream(script: Script): Promise<ScriptedServer> {
+  server = await startScriptedServer(script);
+  return server;
+}
+
+function replica(
+  options: { bounds?: FreshnessBounds; limits?: typeof LIMITS; cacheRedis?: Redis } = {},
+): UpstreamClient {
+  if (!server) throw new Error("start the upstream first");
+  const store = createRedisCacheStore(
+    options.cacheRedis ?? redis,
+    redisKeys(namespace).upstreamCache,
+    options.limits ?? LIMITS,
+  );
+  const client = createUpstreamClient({
+    baseUrl: server.url,
+    cache: { store, bounds: options.bounds ?? BOUNDS },
+    logger: silentLogger(),
+    backoffBaseMs: 5,
+    backoffCapMs: 20,
+    deadlineMs: 4_000,
+  });
+  clients.push(client);
+  return client;
+}
+
+/** One call, with where its answer came from and when the upstream produced it. */
+async function ask(client: UpstreamClient, query: Record<string, string | number>, maxAgeS?: number) {
+  let answer: { fetchedAtMs: number; source: FetchSource } | undefined;
+  const result = await client.get("/api/posts/search", query, {
+    maxAgeS,
+    onAnswer: (seen) => {
+      answer = seen;
+    },
+  });
+  return { result, answer };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the response cache shared by adapter replicas", () => {
+  it("makes identical concurrent calls on two replicas one upstream request, with the same answer for all", async () => {
+    const held: Array<() => void> = [];
+    await upstream((_request, response) => held.push(() => json(response, 200, { data: POSTS })));
+    const [a, b] = [replica(), replica()];
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const calls = [a, b, a, b, b].map((client) => ask(client, query));
+    while (held.length < 1) await sleep(5);
+    await sleep(200); // every caller is now waiting on the one request in flight
+    for (const release of held) release();
+    const answers = await Promise.all(calls);
+    expect(server?.paths).toHaveLength(1);
+    for (const { result } of answers) expect(result).toMatchObject({ outcome: "ok", body: { data: POSTS } });
+    const fetchedAt = new Set(answers.map(({ answer }) => answer?.fetchedAtMs));
+    expect(fetchedAt.size).toBe(1);
+    expect(a.stats().coalesced + b.stats().coalesced).toBe(4);
+    expect(a.stats().requests + b.stats().requests).toBe(1);
+  });
+
+  it("serves a settled page again from either replica, saying when it was fetched, without asking upstream", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    const [a, b] = [replica(), replica()];
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const first = await ask(a, query);
+    const again = await ask(b, query);
+    expect(server?.paths).toHaveLength(1);
+    expect(again.answer).toEqual({ source: "cache", fetchedAtMs: first.answer?.fetchedAtMs });
+    expect(again.result).toMatchObject({ outcome: "ok", body: { data: POSTS } });
+    expect(b.stats().cacheHits).toBe(1);
+  });
+
+  it("fetches again for no-cache, and for max-age shorter than the entry's age", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    const client = replica();
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    await ask(client, query);
+    expect((await ask(client, query, 0)).answer?.source).toBe("upstream");
+    expect(server?.paths).toHaveLength(2);
+    await sleep(1_100);
+    expect((await ask(client, query, 1)).answer?.source).toBe("upstream");
+    expect(server?.paths).toHaveLength(3);
+    expect((await ask(client, query, 60)).answer?.source).toBe("cache");
+    expect(server?.paths).toHaveLength(3);
+  });
+
+  it("serves a page of the last 36 hours no longer than the fresh bound", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    const client = replica({ bounds: { ...BOUNDS, freshS: 1 } });
+    const query = { subreddit: "pics", limit: 100 }; // no upper bound: reaches into now
+    await ask(client, query);
+    expect((await ask(client, query)).answer?.source).toBe("cache");
+    await sleep(1_100);
+    expect((await ask(client, query)).answer?.source).toBe("upstream");
+    expect(server?.paths).toHaveLength(2);
+  });
+
+  it("never serves a failure or an empty page again", async () => {
+    await upstream((request, response) => {
+      if (request.url?.includes("subreddit=bad")) json(response, 400, { error: "bad subreddit" });
+      else json(response, 200, { data: [] });
+    });
+    const client = replica();
+    const empty = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const bad = { subreddit: "bad", before: 1_600_000_100, limit: 100 };
+    for (let round = 0; round < 2; round++) {
+      expect((await ask(client, empty)).result).toMatchObject({ outcome: "ok", body: { data: [] } });
+      expect((await ask(client, bad)).result).toMatchObject({ outcome: "bad_request" });
+    }
+    expect(server?.paths).toHaveLength(4);
+  });
+
+  it("gives every waiter of a failed fetch the same failure, and fetches again afterwards", async () => {
+    const held: Array<() => void> = [];
+    await upstream((_request, response) =>
+      held.push(() => json(response, 400, { error: "Invalid subreddit" })),
+    );
+    const [a, b] = [replica(), replica()];
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const calls = [a, b, b].map((client) => ask(client, query));
+    while (held.length < 1) await sleep(5);
+    await sleep(200);
+    held.shift()?.();
+    const answers = await Promise.all(calls);
+    for (const { result } of answers) expect(result).toMatchObject({ outcome: "bad_request" });
+    expect(server?.paths).toHaveLength(1);
+    const later = ask(a, query);
+    while (held.length < 1) await sleep(5);
+    held.shift()?.();
+    await later;
+    expect(server?.paths).toHaveLength(2);
+  });
+
+  it("stores nothing past its byte cap", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    const client = replica({ limits: { ...LIMITS, maxBytes: 400 } });
+    const page = (before: number) => ({ subreddit: "pics", before, limit: 100 });
+    await ask(client, page(1_600_000_100)); // fits
+    await ask(client, page(1_600_000_200)); // would pass the cap: not stored
+    expect((await ask(client, page(1_600_000_100))).answer?.source).toBe("cache");
+    expect((await ask(client, page(1_600_000_200))).answer?.source).toBe("upstream");
+    expect(server?.paths).toHaveLength(3);
+  });
+
+  it("fetches uncached, every call answered, while the cache's Redis is down", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    const down = connectRedis(`redis://127.0.0.1:${await freePort()}`, "cache-down", silentLogger());
+    const client = replica({ cacheRedis: down });
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const answers = await Promise.all([ask(client, query), ask(client, query)]);
+    const again = await ask(client, query);
+    down.disconnect();
+    for (const { result } of [...answers, again])
+      expect(result).toMatchObject({ outcome: "ok", body: { data: POSTS } });
+    expect(again.answer?.source).toBe("upstream");
+    // The two concurrent calls still share one request in this process; the later one is its own.
+    expect(server?.paths).toHaveLength(2);
+  });
+});

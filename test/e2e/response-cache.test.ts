@@ -1,0 +1,91 @@
+/**
+ * The shared response cache through the whole stack (docs/api.md#freshness): two replicas of every
+ * adapter on one cache, the simulator counting what reaches the upstream. Every answer says how old
+ * it is (`Age`, `_service.cached_at`) and costs 1 credit, cached or not; `Cache-Control` bounds the
+ * age; identical concurrent requests on two replicas cost one upstream request; errors are never
+ * served again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getJson, withKey } from "../support/http.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ responseCache: {}, adapterReplicas: 2, simulatorLatencyMs: 300 });
+}, 60_000);
+afterAll(async () => stack?.stop());
+
+async function simTotal(): Promise<number> {
+  return ((await (await fetch(`${stack.simulatorUrl}/__sim/stats`)).json()) as { total: number }).total;
+}
+
+async function get(path: string, key: string, headers: Record<string, string> = {}) {
+  const answer = await getJson(`${stack.gatewayUrl}${path}`, { ...withKey(key), ...headers });
+  const service = answer.body._service as { cached_at?: number; credits_remaining: number } | undefined;
+  return { ...answer, service, age: answer.headers.get("age") };
+}
+
+describe("the shared response cache through the stack", () => {
+  it("serves a repeated request from the cache, saying how old it is, and charges 1 credit each time", async () => {
+    const { key } = await stack.createKey({ credits: 10 });
+    const subreddit = stack.simulator.probe.subredditNames()[0];
+    const path = `/v1/posts?subreddit=${subreddit}&limit=7`;
+    const before = await simTotal();
+    const first = await get(path, key);
+    const second = await get(path, key);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(await simTotal()).toBe(before + 1);
+    const nowS = Date.now() / 1000;
+    expect(first.service?.cached_at).toBeGreaterThan(nowS - 10);
+    expect(second.service?.cached_at).toBe(first.service?.cached_at);
+    expect(Number(first.age)).toBeGreaterThanOrEqual(0);
+    expect(Number(second.age)).toBeLessThanOrEqual(30);
+    expect(second.body.data).toEqual(first.body.data);
+    expect([first.service?.credits_remaining, second.service?.credits_remaining]).toEqual([9, 8]);
+  });
+
+  it("fetches again for Cache-Control: no-cache and for a max-age below the entry's age", async () => {
+    const { key } = await stack.createKey({ credits: 10 });
+    const name = stack.simulator.probe.subredditNames()[1];
+    const path = `/v1/subreddits/${name}/rules`;
+    const before = await simTotal();
+    const first = await get(path, key);
+    expect(first.status).toBe(200);
+    const cached = await get(path, key, { "cache-control": "max-age=600" });
+    expect(cached.service?.cached_at).toBe(first.service?.cached_at);
+    const fresh = await get(path, key, { "cache-control": "no-cache" });
+    expect(fresh.age).toBe("0");
+    expect(await simTotal()).toBe(before + 2);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const bounded = await get(path, key, { "cache-control": "max-age=1" });
+    expect(bounded.age).toBe("0");
+    expect(await simTotal()).toBe(before + 3);
+    expect(bounded.service?.credits_remaining).toBe(6);
+  });
+
+  it("makes identical concurrent requests on two adapter replicas one upstream request", async () => {
+    const { key } = await stack.createKey({ credits: 50 });
+    const post = stack.simulator.probe.posts({}, 3)[2];
+    const path = `/v1/comments/tree?post_id=${post?.id}&limit=13`;
+    const before = await simTotal();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(path, key)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    expect(await simTotal()).toBe(before + 1);
+    expect(new Set(answers.map((answer) => answer.text.replace(/"_service":.*$/, ""))).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.service?.cached_at)).size).toBe(1);
+  });
+
+  it("never serves an upstream failure again", async () => {
+    const { key } = await stack.createKey({ credits: 10 });
+    const subreddit = stack.simulator.probe.subredditNames()[2];
+    const path = `/v1/posts?subreddit=${subreddit}&limit=9`;
+    await stack.fault({ mode: "error", rate: 1, path: "/api/posts/search" });
+    const failed = await get(path, key);
+    await stack.clearFaults();
+    expect(failed.status).toBe(502);
+    const served = await get(path, key);
+    expect(served.status).toBe(200);
+    expect(served.age).toBe("0");
+    expect(served.service?.credits_remaining).toBe(9); // the failure was refunded, the answer charged
+  });
+});
