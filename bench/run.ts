@@ -3,7 +3,8 @@
  * proxy, (c) through the whole gateway path (auth, admission, adapter, envelope, settlement), and (d)
  * /v1/account, (e) through the floor of the design's shape (a fastify edge, one NATS request-reply,
  * an undici responder, and nothing else), (f) through the floor with one admission round trip to
- * billing before each request; then a moderate fixed-rate run of (a), (c) and (e) for the
+ * billing before each request, (g) billing's admissions per second, asked straight over NATS in
+ * bursts (billing-admissions.ts); then a moderate fixed-rate run of (a), (c) and (e) for the
  * latency each adds. Every service runs as its own process (its own main.ts); needs local Redis
  * and NATS. Each stage runs BENCH_RUNS times (default 3) and the median is reported, with the CPU
  * time each process spent per request over the measured window (read from /proc): the figure that
@@ -18,6 +19,7 @@ import { buildSubjects, createKeyReplySchema } from "@rda/contracts";
 import { connectNats, createLogger, requestJson } from "@rda/service-kit";
 import { findInfrastructure } from "@rda/service-kit/testing";
 import autocannon, { type Result } from "autocannon";
+import { type AdmissionFigures, measureAdmissions } from "./billing-admissions.ts";
 import { type CacheMixFigures, runCacheMixStage } from "./cache-mix.ts";
 import { pidListeningOn, startCpuWindow, type WatchedProcess } from "./cpu.ts";
 import { loopbackRoundTripMicros } from "./loopback.ts";
@@ -29,6 +31,9 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const MODERATE_RATE = Number(process.env.BENCH_MODERATE_RATE ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** Stage (g): admissions sent to billing, and how many are in flight at once. */
+const ADMISSIONS = Number(process.env.BENCH_ADMISSIONS ?? 20_000);
+const ADMISSION_CONCURRENCY = Number(process.env.BENCH_ADMISSION_CONCURRENCY ?? 500);
 /** BENCH_ONLY=a,c,m: run only the stages whose names start with these letters (m: the moderate ones). */
 const ONLY = process.env.BENCH_ONLY?.split(",").map((letter) => letter.trim());
 
@@ -115,6 +120,8 @@ async function main() {
     REDIS_URL: infrastructure.redisUrl,
     NATS_URL: infrastructure.natsUrl,
     RDA_NAMESPACE: namespace,
+    // Their own metrics and internal ports: another stack on this machine may hold the defaults.
+    METRICS_PORT: "0",
   };
   const [simPort, proxyPort, gatewayPort, billingHealth, adapterHealth, floorPort] = await Promise.all(
     Array.from({ length: 6 }, () => freePort()),
@@ -128,7 +135,10 @@ async function main() {
   );
   const floorSubject = `${namespace}.floor.page`;
   const children = {
-    simulator: startProcess("services/upstream-sim/src/main.ts", { SIM_PORT: String(simPort) }),
+    simulator: startProcess("services/upstream-sim/src/main.ts", {
+      SIM_PORT: String(simPort),
+      METRICS_PORT: "0",
+    }),
     billing: startProcess("services/billing/src/main.ts", {
       ...common,
       HEALTH_PORT: String(billingHealth),
@@ -144,7 +154,11 @@ async function main() {
       UPSTREAM_REQUESTS_PER_SECOND: "1000000",
       UPSTREAM_CONCURRENCY: "1000",
     }),
-    gateway: startProcess("services/gateway/src/main.ts", { ...common, PORT: String(gatewayPort) }),
+    gateway: startProcess("services/gateway/src/main.ts", {
+      ...common,
+      PORT: String(gatewayPort),
+      GATEWAY_INTERNAL_PORT: "0",
+    }),
     proxy: startProcess("bench/bare-proxy.ts", { PORT: String(proxyPort), UPSTREAM_URL: simUrl }),
     floorEdge: startProcess("bench/floor-edge.ts", {
       ...common,
@@ -244,6 +258,21 @@ async function main() {
       if (ONLY && !ONLY.includes(name[0]!)) continue;
       results[name] = await measure(stage);
     }
+    let admissions: AdmissionFigures | undefined;
+    if (!ONLY || ONLY.includes("g")) {
+      process.stdout.write(`bench: (g) billing's admissions, ${ADMISSION_CONCURRENCY} in flight …\n`);
+      admissions = await measureAdmissions({
+        natsUrl: infrastructure.natsUrl,
+        namespace,
+        keyId: key.id,
+        admissions: ADMISSIONS,
+        concurrency: ADMISSION_CONCURRENCY,
+        watched: [...watch("billing"), ...servers],
+      });
+      process.stdout.write(
+        `bench: (g) billing admits ${admissions.admissions_per_second} requests/s (${admissions.failed} failed; ${admissions.cpu_ms_per_admission_total} CPU ms each)\n`,
+      );
+    }
     const loopbackMicros = await loopbackRoundTripMicros();
     let strict: StrictBudgetFigures | undefined;
     if (!ONLY || ONLY.includes("s")) strict = await strictBudget();
@@ -268,6 +297,7 @@ async function main() {
         page,
       },
       results,
+      ...(admissions && { g_billing_admissions: admissions }),
       ratios: ratiosOf(results),
       ...(strict && { strict_budget: strict }),
       ...(mix && { cached_mix: mix }),

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack.stop());
 
-/** Spec §2 rule 2: headers equal the body's values; rule 1: list metadata only on list endpoints. */
+/** Headers equal the body's values; list metadata only on list endpoints (docs/api.md#response-envelope). */
 function expectEnvelope(result: Awaited<ReturnType<typeof getJson>>, list: boolean, creditsUsed: number) {
   expect(result.status).toBe(200);
   expect(Object.keys(result.body).sort()).toEqual(["_service", "data"]);

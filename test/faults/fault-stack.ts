@@ -120,6 +120,8 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
     UPSTREAM_CONCURRENCY: "64",
     UPSTREAM_RESERVE_QPS: "1000",
     UPSTREAM_RESERVE_BURST: "1000",
+    // Nothing cached: the trickle repeats one request, which must reach the upstream (and its faults).
+    CACHE_MAX_BYTES: "0",
     PENDING_SWEEP_MS: "250",
   };
   const specs = new Map<string, ServiceSpec>();

@@ -40,8 +40,12 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
-import { type Billing, startBilling } from "../../services/billing/src/index.ts";
-import { type RunningGateway, startGateway } from "../../services/gateway/src/index.ts";
+import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
+import {
+  gatewaySettingsFromEnv,
+  type RunningGateway,
+  startGateway,
+} from "../../services/gateway/src/index.ts";
 import { createPortalBilling } from "../../services/portal/src/billing-client.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
 import {
@@ -209,7 +213,7 @@ beforeAll(async () => {
       keys,
       logger,
       registry,
-      settings: { freeCredits: 5, defaultRateLimit: { qps: 100, burst: 100 } },
+      settings: billingSettingsFromEnv({ FREE_CREDITS: "5", RATE_LIMIT_QPS: "100", RATE_LIMIT_BURST: "100" }),
     });
     billings.push(billing);
   }
@@ -242,11 +246,12 @@ beforeAll(async () => {
       subjects,
       keys,
       logger,
-      settings: {
-        topUpUrl: "https://example.com/topup",
-        adapterTimeoutMs: 4_000,
-        mcpUrl: "http://127.0.0.1:9",
-      },
+      settings: gatewaySettingsFromEnv({
+        TOPUP_URL: "https://example.com/topup",
+        UPSTREAM_DEADLINE_MS: "2000",
+        ADAPTER_TIMEOUT_MS: "4000",
+        MCP_URL: "http://127.0.0.1:9",
+      }),
     },
     { port: 0, host: "127.0.0.1" },
   );

@@ -44,7 +44,7 @@ import {
 import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
-import { type Billing, startBilling } from "../../services/billing/src/index.ts";
+import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
 import { createDeviceStore } from "../../services/portal/src/store/devices.ts";
@@ -126,7 +126,12 @@ beforeAll(async () => {
     subjects,
     keys,
     logger,
-    settings: { freeCredits: 10, defaultRateLimit: { qps: 100, burst: 100 }, pendingSweepMs: 100 },
+    settings: billingSettingsFromEnv({
+      FREE_CREDITS: "10",
+      RATE_LIMIT_QPS: "100",
+      RATE_LIMIT_BURST: "100",
+      PENDING_SWEEP_MS: "100",
+    }),
   });
 });
 

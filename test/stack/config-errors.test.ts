@@ -24,6 +24,39 @@ const CASES = [
   ["gateway", { PORTAL_URL: "portal" }, "PORTAL_URL"],
 ] as const;
 
+/**
+ * A combination two processes must agree on, refused at start by either side with one sentence that
+ * names both variables (packages/contracts/src/bounds.ts).
+ */
+const COMBINATIONS = [
+  ["gateway", { PENDING_DEBIT_MS: "700000" }, /PENDING_DEBIT_MS: must be at most 600000/],
+  [
+    "gateway",
+    { ADAPTER_TIMEOUT_MS: "5000", PENDING_DEBIT_MS: "5000" },
+    /PENDING_DEBIT_MS \(5000\) must exceed ADAPTER_TIMEOUT_MS \(5000\)/,
+  ],
+  [
+    "gateway",
+    { UPSTREAM_DEADLINE_MS: "40000" },
+    /UPSTREAM_DEADLINE_MS \(40000\) must be below ADAPTER_TIMEOUT_MS \(35000\)/,
+  ],
+  [
+    "adapter-posts",
+    { UPSTREAM_DEADLINE_MS: "40000" },
+    /UPSTREAM_DEADLINE_MS \(40000\) must be below ADAPTER_TIMEOUT_MS \(35000\)/,
+  ],
+  [
+    "mcp",
+    { ADAPTER_TIMEOUT_MS: "50000" },
+    /GATEWAY_TIMEOUT_MS \(40000\) must exceed ADAPTER_TIMEOUT_MS \(50000\)/,
+  ],
+  [
+    "billing",
+    { REDIS_COMMAND_TIMEOUT_MS: "2500" },
+    /REDIS_COMMAND_TIMEOUT_MS \(2500\) must be below BILLING_TIMEOUT_MS \(2000\)/,
+  ],
+] as const;
+
 describe("a misconfigured service", () => {
   const present = CASES.filter(([service]) => existsSync(join(ROOT, "services", service, "src", "main.ts")));
 
@@ -40,4 +73,14 @@ describe("a misconfigured service", () => {
     expect(outcome.code).not.toBe(0);
     expect(outcome.stderr).toContain(variable);
   });
+
+  it.each(COMBINATIONS)(
+    "%s with %o exits at once with one sentence naming both",
+    async (service, values, said) => {
+      const outcome = await runServiceMain(service, { ...process.env, ...values, RDA_NAMESPACE: "t-config" });
+      expect(outcome.timedOut).toBe(false);
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.stderr).toMatch(said);
+    },
+  );
 });

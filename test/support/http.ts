@@ -16,7 +16,7 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   };
 }
 
-/** Spec §7: every non-200 is `{error: string}` JSON. */
+/** Every non-200 is `{error: string}` JSON (docs/api.md#errors). */
 export function expectErrorBody(body: Record<string, unknown>): void {
   expect(Object.keys(body)).toEqual(["error"]);
   expect(typeof body.error).toBe("string");

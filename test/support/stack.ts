@@ -35,6 +35,7 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
+import { loadAdapterConfig } from "../../packages/adapter-kit/src/index.ts";
 import {
   createRedisCacheStore,
   createRedisPacer,
@@ -46,10 +47,15 @@ import { startAdapterCommunities } from "../../services/adapter-communities/src/
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { startAdapterTree } from "../../services/adapter-tree/src/index.ts";
 import { startAdapterUsers } from "../../services/adapter-users/src/index.ts";
-import { startBilling } from "../../services/billing/src/index.ts";
+import {
+  type BillingSettings,
+  billingSettingsFromEnv,
+  startBilling,
+} from "../../services/billing/src/index.ts";
 import {
   type GatewayMetrics,
   type GatewaySettings,
+  gatewaySettingsFromEnv,
   type RunningGateway,
   startGateway,
 } from "../../services/gateway/src/index.ts";
@@ -131,6 +137,12 @@ export interface KeyOptions {
 }
 
 export interface Stack {
+  /**
+   * The environment the stack's services were configured from, as a deployment shares one, and the
+   * settings billing and the gateways resolved from it with the code their main.ts runs.
+   */
+  readonly environment: Readonly<Record<string, string | undefined>>;
+  readonly settings: { readonly billing: BillingSettings; readonly gateway: GatewaySettings };
   readonly namespace: string;
   readonly subjects: Subjects;
   readonly keys: RedisKeys;
@@ -189,30 +201,47 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   stoppers.push(() => simulator.close());
   // With card payments, billing holds the webhook secret too and checks every event's signature.
   const webhookSecret = options.payments ? `whsec_e2e_${randomBytes(12).toString("hex")}` : undefined;
-  const billingDeps = {
-    nats,
-    redis,
-    subjects,
-    keys,
-    logger,
-    settings: {
-      freeCredits: 333,
-      defaultRateLimit: options.defaultRateLimit ?? { qps: 2, burst: 10 },
-      reserve: options.reserve ?? { qps: 10_000, burst: 10_000 },
-      pendingSweepMs: options.pendingSweepMs,
-      stripeWebhookSecret: webhookSecret,
-    },
+  const withPortal = options.portal || options.payments;
+  const portalPort = withPortal ? await freePort() : 0;
+  const portalUrl = `http://127.0.0.1:${portalPort}`;
+  // The public gateway's port is known before it starts: it is the OAuth resource the portal issues
+  // tokens for, and the replicas share the secret of the MCP service's internal credentials.
+  const gatewayPort = await freePort();
+  const internalSecret = randomBytes(32).toString("base64url");
+  const upstreamDeadlineMs = options.upstreamDeadlineMs ?? 1_500;
+  // The upstream client's own rule when no attempt timeout is given: half the call's deadline.
+  const upstreamAttemptMs = options.upstreamAttemptMs ?? Math.ceil(upstreamDeadlineMs / 2);
+  const reserve = options.reserve ?? { qps: 10_000, burst: 10_000 };
+  // The only values the stack chooses; every other setting is production's default, resolved by
+  // the services' own settings code.
+  const environment = {
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: String(upstreamAttemptMs),
+    UPSTREAM_DEADLINE_MS: String(upstreamDeadlineMs),
+    ADAPTER_TIMEOUT_MS: String(upstreamDeadlineMs + 2_000),
+    UPSTREAM_RESERVE_QPS: String(reserve.qps),
+    UPSTREAM_RESERVE_BURST: String(reserve.burst),
+    PENDING_SWEEP_MS: options.pendingSweepMs?.toString(),
+    RATE_LIMIT_QPS: options.defaultRateLimit?.qps.toString(),
+    RATE_LIMIT_BURST: options.defaultRateLimit?.burst.toString(),
+    STRIPE_WEBHOOK_SECRET: webhookSecret,
+    TOPUP_URL: withPortal ? `${portalUrl}/billing` : "https://example.com/topup",
+    MCP_URL: "http://127.0.0.1:9",
+    PORTAL_URL: portalUrl,
+    PUBLIC_API_URL: `http://127.0.0.1:${gatewayPort}`,
+    GATEWAY_INTERNAL_SECRET: internalSecret,
   };
+  const billingDeps = { nats, redis, subjects, keys, logger, settings: billingSettingsFromEnv(environment) };
   let billing = await startBilling(billingDeps);
   stoppers.push(() => billing.stop());
+  const adapterConfig = loadAdapterConfig({ health: 0, metrics: 0 }, environment);
   const adapterDeps = {
     nats,
     subjects,
     upstreamUrl: simulator.url,
     logger,
     upstream: {
-      deadlineMs: options.upstreamDeadlineMs ?? 1_500,
-      attemptTimeoutMs: options.upstreamAttemptMs,
+      deadlineMs: adapterConfig.UPSTREAM_DEADLINE_MS,
+      attemptTimeoutMs: adapterConfig.UPSTREAM_ATTEMPT_TIMEOUT_MS,
     },
     pacer:
       options.upstreamBudget && createRedisPacer(redis, keys.upstreamPacer, options.upstreamBudget, logger),
@@ -236,21 +265,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }
   }
 
-  const withPortal = options.portal || options.payments;
-  const portalPort = withPortal ? await freePort() : 0;
-  const portalUrl = `http://127.0.0.1:${portalPort}`;
-  // The public gateway's port is known before it starts: it is the OAuth resource the portal issues
-  // tokens for, and the replicas share the secret of the MCP service's internal credentials.
-  const gatewayPort = await freePort();
-  const publicUrl = `http://127.0.0.1:${gatewayPort}`;
-  const internalSecret = randomBytes(32).toString("base64url");
   const gatewaySettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
-    topUpUrl: withPortal ? `${portalUrl}/billing` : "https://example.com/topup",
-    adapterTimeoutMs: (options.upstreamDeadlineMs ?? 1_500) + 2_000,
-    mcpUrl: "http://127.0.0.1:9",
-    portalUrl,
-    publicUrl,
-    internalSecret,
+    ...gatewaySettingsFromEnv(environment),
     ...overrides,
   });
   // The gateway proxies /mcp to the MCP service, which calls a gateway back on its internal
@@ -294,6 +310,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   return {
+    environment,
+    settings: { billing: billingDeps.settings, gateway: gatewaySettings() },
     namespace,
     subjects,
     keys,

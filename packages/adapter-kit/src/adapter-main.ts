@@ -5,14 +5,9 @@
  * "NATS connected", the metrics server, and an ordered shutdown (stop taking requests → finish
  * in-flight → drain NATS → quit Redis → close health and metrics → export the last spans).
  */
+import { buildSubjects, DEADLINE_DEFAULTS, UPSTREAM_BUDGET_DEFAULTS } from "@rda/contracts";
 import {
-  buildSubjects,
-  UPSTREAM_BUDGET_DEFAULTS,
-  UPSTREAM_TIMEOUT_DEFAULTS,
-  upstreamTimeoutOrderProblem,
-} from "@rda/contracts";
-import {
-  ConfigError,
+  assertDeadlineOrder,
   connectNats,
   connectRedis,
   createLogger,
@@ -47,10 +42,13 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
     /** The pacer's shared state (docs/upstream.md#rate-limits); the adapters' own Redis user. */
     REDIS_URL: env.redisUrl(),
     /** One HTTP attempt: heavy queries take seconds upstream. */
-    UPSTREAM_ATTEMPT_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.attemptMs),
-    UPSTREAM_DEADLINE_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.deadlineMs),
-    /** The gateway's wait for an adapter, read here only to check the order of the bounds. */
-    ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamAttemptMs),
+    UPSTREAM_DEADLINE_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamDeadlineMs),
+    /**
+     * How long the gateway waits for an adapter (the gateway's variable), read here only to check
+     * that the upstream deadline ends first; set it to the gateway's value.
+     */
+    ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
     UPSTREAM_REQUESTS_PER_SECOND: env.positiveNumber(UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond),
     UPSTREAM_CONCURRENCY: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.concurrency),
     /** docs/operations.md#environment: the product and the operator's contact, sent on every upstream call. */
@@ -77,6 +75,16 @@ function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) 
   };
 }
 
+/** The adapter's environment, validated and checked against the bounds it shares with the gateway. */
+export function loadAdapterConfig(
+  defaultPorts: { readonly health: number; readonly metrics: number },
+  source: Record<string, string | undefined> = process.env,
+) {
+  const config = loadConfig(adapterEnvShape(defaultPorts.health, defaultPorts.metrics), source);
+  assertDeadlineOrder(config);
+  return config;
+}
+
 /**
  * `defaultPorts`: the adapter's health port and metrics port (HEALTH_PORT and METRICS_PORT when
  * unset); `moduleUrl`: its main module, whose package.json gives the version in the build info.
@@ -88,14 +96,8 @@ export function runAdapterMain(
   start: StartAdapter,
 ): void {
   runMain(service, async () => {
-    const config = loadConfig(adapterEnvShape(defaultPorts.health, defaultPorts.metrics));
+    const config = loadAdapterConfig(defaultPorts);
     const attemptTimeoutMs = config.UPSTREAM_ATTEMPT_TIMEOUT_MS;
-    const problem = upstreamTimeoutOrderProblem({
-      UPSTREAM_ATTEMPT_TIMEOUT_MS: attemptTimeoutMs,
-      UPSTREAM_DEADLINE_MS: config.UPSTREAM_DEADLINE_MS,
-      ADAPTER_TIMEOUT_MS: config.ADAPTER_TIMEOUT_MS,
-    });
-    if (problem) throw new ConfigError([problem]);
     const identity = natsIdentity(config);
     const observability = await startObservability(service, moduleUrl, config);
     const logger = createLogger(service, { level: config.LOG_LEVEL });

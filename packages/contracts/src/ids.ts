@@ -14,5 +14,5 @@ export function normaliseItemId(raw: string, kind: ItemKind): string | undefined
   return BARE_ID.test(id) ? id : undefined;
 }
 
-/** Spec §4: only the first 100 ids of a batch are used. */
+/** Only the first 100 ids of a batch are used (docs/api.md#batch-mode). */
 export const MAX_IDS_PER_BATCH = 100;

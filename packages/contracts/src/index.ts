@@ -3,6 +3,8 @@ export * from "./api-keys.ts";
 export * from "./archive-params.ts";
 export * from "./archive-responses.ts";
 export * from "./archive-search-params.ts";
+export * from "./billing-rpc.ts";
+export * from "./bounds.ts";
 export * from "./dates.ts";
 export * from "./decode-json.ts";
 export * from "./errors.ts";

@@ -5,14 +5,19 @@
  */
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN, KEY_HASH_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
+import { PENDING_DEBIT_LIMITS } from "./bounds.ts";
 import type { ErrorCode } from "./errors.ts";
 import { BIDI_CONTROL_PATTERN, KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
 
 const keyId = z.string().regex(KEY_ID_PATTERN);
 const keyHash = z.string().regex(KEY_HASH_PATTERN);
 export const accountIdSchema = z.string().regex(ACCOUNT_ID_PATTERN);
-/** An operation's id (`listPosts`); usage is counted per operation. */
-const operationId = z.string().regex(/^[A-Za-z]{1,40}$/);
+/**
+ * An operation's id (`listPosts`, or an MCP tool's `search_posts`); usage is counted per operation.
+ * No ':' (it is a field of the debit record and of the usage counters' names).
+ */
+export const OPERATION_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,39}$/;
+const operationId = z.string().regex(OPERATION_ID_PATTERN);
 /** Request ids come from callers (`x-request-id`), so they are bounded before use as Redis fields. */
 export const requestIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/);
 const rateLimit = z.object({ qps: z.number().int().min(1), burst: z.number().int().min(1) });
@@ -103,7 +108,7 @@ export const admitRequestSchema = z.object({
   credits: z.number().int().min(0).max(100),
   tokens: z.number().int().min(1).max(1_000).default(1),
   reserve: z.boolean(),
-  pending_ms: z.number().int().min(1_000).max(600_000),
+  pending_ms: z.number().int().min(PENDING_DEBIT_LIMITS.minMs).max(PENDING_DEBIT_LIMITS.maxMs),
 });
 export type AdmitRequest = z.input<typeof admitRequestSchema>;
 

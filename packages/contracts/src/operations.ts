@@ -59,7 +59,7 @@ export interface OperationContract {
   readonly batchMode?: { readonly trigger: string; readonly ignores: readonly string[] };
 }
 
-/** Spec §4 listPosts rule 3: in batch mode these listing parameters (and the filters) are ignored. */
+/** In batch mode these listing parameters (and the filters) are ignored (docs/api.md#batch-mode). */
 const IDS_BATCH_MODE = {
   trigger: "ids",
   ignores: ["subreddit", "author", "after", "before", "sort", "q"],

@@ -14,7 +14,6 @@ import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 import { KNOWN_FIELDS } from "./fields.ts";
 import { type ItemKind, MAX_IDS_PER_BATCH, normaliseItemId } from "./ids.ts";
 
-export const SUBREDDIT_NAME_PATTERN = /^[A-Za-z0-9_]{3,21}$/;
 export const USERNAME_PATTERN = /^[A-Za-z0-9_-]{3,64}$/;
 
 const integerBetween = (min: number, max: number, fallback: number) =>

@@ -27,5 +27,10 @@ export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return sha256Hex(key);
+}
+
+/** The SHA-256 of a text, in lowercase hex: how secrets and other keyed text are stored. */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }

@@ -2,7 +2,12 @@
  * Configuration from the environment, validated once at start and frozen. A bad value is a start-up
  * failure that names the variable, never a surprise in the middle of a request.
  */
-import { NAMESPACE_PATTERN } from "@rda/contracts";
+import {
+  type Deadlines,
+  deadlineOrderProblems,
+  deadlinesWithDefaults,
+  NAMESPACE_PATTERN,
+} from "@rda/contracts";
 import { z } from "zod";
 
 /** A NATS user name: also a token of its private inbox prefix, `_INBOX_<user>`. */
@@ -35,6 +40,15 @@ export function loadConfig<S extends z.ZodRawShape>(
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
   return Object.freeze(parsed.data);
+}
+
+/**
+ * Stops the process at start when the deadlines it read break the order two processes rely on
+ * (packages/contracts/src/bounds.ts): each pair whose two variables it reads.
+ */
+export function assertDeadlineOrder(config: Partial<Deadlines>): void {
+  const problems = deadlineOrderProblems(deadlinesWithDefaults(config), Object.keys(config));
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 /** Empty variables count as unset, as in most shells' `VAR= cmd`. */

@@ -1,5 +1,7 @@
-export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey } from "./api-keys.ts";
+export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
+export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
+  assertDeadlineOrder,
   ConfigError,
   env,
   loadConfig,
@@ -18,6 +20,7 @@ export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthS
 export * from "./jetstream.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
+export { type LuaArg, type LuaCall, type LuaScript, luaScript, preloadScripts } from "./lua-script.ts";
 export {
   type BuildInfo,
   Counter,
@@ -50,6 +53,7 @@ export {
 export {
   connectRedis,
   isRedisReady,
+  isStoreFailure,
   openRedis,
   REDIS_COMMAND_TIMEOUT_MS,
   type Redis,
@@ -64,6 +68,7 @@ export {
   type UpstreamCacheKeys,
   type UpstreamPacerKeys,
 } from "./redis-keys.ts";
+export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export {
   checkOutgoingUrl,
   isPublicAddress,

@@ -18,7 +18,10 @@ export interface RedisKeys {
   keyRecord(keyId: string): string;
   /** Stream: the key's journal, one entry per balance change. */
   journal(keyId: string): string;
-  /** String: state of one request's debit (debited / refunded), for exactly-once refunds. */
+  /**
+   * String: one request's debit record (pending, then settled, refunded or voided), for exactly-once
+   * settlement and refunds; its one reader and writer are billing's DEBIT_RECORD (lua-helpers.ts).
+   */
   debitMarker(keyId: string, requestId: string): string;
   /** String: result of one top-up request (credits added, balance after), so a retried top-up adds once. */
   topUpMarker(keyId: string, requestId: string): string;

@@ -5,13 +5,14 @@
  * background. A command that timed out may still run once Redis resumes: callers whose effects must
  * not land late guard against that themselves (billing's admission carries a deadline).
  */
+import { DEADLINE_DEFAULTS } from "@rda/contracts";
 import { Redis } from "ioredis";
 import type { Logger } from "./logger.ts";
 
 export type { Redis };
 
 /** How long a command may take by default (REDIS_COMMAND_TIMEOUT_MS, docs/operations.md#timeouts). */
-export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+export const REDIS_COMMAND_TIMEOUT_MS = DEADLINE_DEFAULTS.redisCommandTimeoutMs;
 
 export interface RedisOptions {
   /** A command without an answer by then is rejected; default REDIS_COMMAND_TIMEOUT_MS. */
@@ -99,4 +100,22 @@ export function redactUrl(url: string): string {
       }
     })
     .join(",");
+}
+
+/**
+ * Redis answers that say the store cannot serve now, rather than that the command was wrong: the
+ * server is loading, busy with a script, out of memory, read-only or failing over.
+ */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|OOM|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+/** What the client says when no answer came: closed, never connected, or too slow. */
+const NO_ANSWER =
+  /Connection is closed|Stream isn't writeable|Command timed out|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Reached the max retries/;
+
+/**
+ * Whether an error means the Redis store was unreachable or unable to serve (an outage, answered
+ * 503), as opposed to a bug in how it was used (a wrong type, a script error: a 500).
+ */
+export function isStoreFailure(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return UNAVAILABLE_REPLY.test(message) || NO_ANSWER.test(message);
 }

@@ -21,7 +21,7 @@ import { locateDataBytes } from "./data-bytes.ts";
 import { classifyNonJson, describePage } from "./non-json-answer.ts";
 import type { UpstreamBody } from "./types.ts";
 
-/** "Timeout. Maybe slow down a bit" (#66), "Slow down a little" (#12), "Query timed out" (documented). */
+/** The upstream's busy answers (docs/upstream.md#errors-and-busy-answers), seen and documented. */
 const BUSY_MESSAGE = /slow down|timed out|timeout/i;
 
 export function classifyAnswer(

@@ -1,4 +1,5 @@
 /** The client's settings with their defaults, checked once at construction. */
+import { DEADLINE_DEFAULTS } from "@rda/contracts";
 import type { UpstreamClientOptions } from "./types.ts";
 
 export interface ClientSettings {
@@ -12,9 +13,9 @@ export interface ClientSettings {
   readonly connections: number;
 }
 
-/** architecture.md: UPSTREAM_DEADLINE_MS defaults to 8000, below the gateway's 10 s adapter timeout. */
+/** The deadline is UPSTREAM_DEADLINE_MS's default, which the bounds in @rda/contracts order. */
 const DEFAULTS = {
-  deadlineMs: 8_000,
+  deadlineMs: DEADLINE_DEFAULTS.upstreamDeadlineMs,
   maxRetries: 3,
   busyWaitMs: 2_000,
   backoffBaseMs: 100,

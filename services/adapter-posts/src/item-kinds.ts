@@ -4,7 +4,7 @@ import type { ItemKind } from "@rda/contracts";
 export interface ItemKindConfig {
   readonly searchPath: string;
   readonly idsPath: string;
-  /** Spec §4: q filters over title and selftext (posts) or body (comments). */
+  /** q filters over title and selftext (posts) or body (comments) (docs/api.md#phrase-filter). */
   readonly textFields: readonly string[];
 }
 

@@ -34,7 +34,7 @@ function listItems(
     : batchMode(client, kind, params, context);
 }
 
-/** Spec §4 rule 3: one upstream call; the listing parameters and q are ignored; no cursor. */
+/** Batch mode (docs/api.md#batch-mode): one upstream call; the listing parameters and q are ignored; no cursor. */
 async function batchMode(
   client: UpstreamClient,
   kind: ItemKind,

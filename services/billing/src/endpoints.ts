@@ -3,34 +3,11 @@
  * admit, settle, refund) is bounded by a short store timeout; key management (key-commands.ts) by a
  * longer one.
  */
-import {
-  admitRequestSchema,
-  applyPaymentRequestSchema,
-  createAccountKeyRequestSchema,
-  createKeyRequestSchema,
-  keyUsageRequestSchema,
-  listKeysRequestSchema,
-  listPaymentsRequestSchema,
-  lookupKeyRequestSchema,
-  type RefundMessage,
-  refundMessageSchema,
-  reversePaymentRequestSchema,
-  revokeAccountKeyRequestSchema,
-  revokeKeyRequestSchema,
-  rotateAccountKeyRequestSchema,
-  rotateKeyRequestSchema,
-  setAccountSpendCapRequestSchema,
-  setLowBalanceThresholdRequestSchema,
-  setSpendCapRequestSchema,
-  settleRequestSchema,
-  showKeyRequestSchema,
-  topUpRequestSchema,
-  verifyLedgerRequestSchema,
-} from "@rda/contracts";
-import type { RequestHandler } from "@rda/service-kit";
+import type { admitRequestSchema, RefundMessage } from "@rda/contracts";
+import { type RequestHandler, ServiceError } from "@rda/service-kit";
 import type { z } from "zod";
 import { exportEndpoints } from "./export-endpoints.ts";
-import { jsonEndpoint } from "./json-endpoint.ts";
+import { billingEndpoint } from "./json-endpoint.ts";
 import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
   admit,
@@ -54,81 +31,43 @@ export interface EndpointDeps extends PaymentCommandDeps {
 }
 
 export function billingEndpoints(deps: EndpointDeps): { subject: string; handler: RequestHandler }[] {
-  const { context, logger } = deps;
+  const { context, logger, subjects } = deps;
   const onRefused = (subject: string) => deps.metrics.refusedRequests.inc({ subject });
-  const hot = { logger, onRefused, timeoutMs: deps.storeTimeoutMs };
-  const manage = { logger, onRefused, timeoutMs: deps.storeTimeoutMs * 5 };
-  const billing = deps.subjects.billing;
-  const endpoint = jsonEndpoint;
+  const onBug = (subject: string) => deps.metrics.internalErrors.inc({ subject });
+  const hot = { logger, onRefused, onBug, timeoutMs: deps.storeTimeoutMs };
+  const manage = { logger, onRefused, onBug, timeoutMs: deps.storeTimeoutMs * 5 };
+  // Unbounded: verifying a large ledger takes as long as it takes.
+  const unbounded = { logger, onRefused, onBug };
   return [
-    {
-      subject: billing.lookupKey,
-      handler: endpoint(lookupKeyRequestSchema, (r) => lookupKey(context, r), hot),
-    },
-    {
-      subject: billing.admit,
-      handler: endpoint(admitRequestSchema, (r) => admitAndCount(deps, r), hot),
-    },
-    {
-      subject: billing.settle,
-      handler: endpoint(settleRequestSchema, (r) => settleAndCount(deps, r.debits), hot),
-    },
-    { subject: billing.refund, handler: endpoint(refundMessageSchema, (r) => refundAndCount(deps, r), hot) },
-    { subject: billing.createKey, handler: endpoint(createKeyRequestSchema, (r) => create(deps, r), manage) },
-    { subject: billing.showKey, handler: endpoint(showKeyRequestSchema, (r) => show(deps, r), manage) },
-    { subject: billing.listKeys, handler: endpoint(listKeysRequestSchema, (r) => list(deps, r), manage) },
-    { subject: billing.revokeKey, handler: endpoint(revokeKeyRequestSchema, (r) => revoke(deps, r), manage) },
-    { subject: billing.rotateKey, handler: endpoint(rotateKeyRequestSchema, (r) => rotate(deps, r), manage) },
-    {
-      subject: billing.createAccountKey,
-      handler: endpoint(createAccountKeyRequestSchema, (r) => create(deps, r), manage),
-    },
-    {
-      subject: billing.revokeAccountKey,
-      handler: endpoint(revokeAccountKeyRequestSchema, (r) => revoke(deps, r), manage),
-    },
-    {
-      subject: billing.rotateAccountKey,
-      handler: endpoint(rotateAccountKeyRequestSchema, (r) => rotate(deps, r), manage),
-    },
-    {
-      subject: billing.setLowBalanceThreshold,
-      handler: endpoint(
-        setLowBalanceThresholdRequestSchema,
-        async (r) => ({
-          keys_updated: await setLowBalanceThreshold(context, r.account_id, r.low_balance_threshold),
-        }),
-        manage,
-      ),
-    },
-    {
-      subject: billing.setSpendCap,
-      handler: endpoint(setSpendCapRequestSchema, (r) => capSpend(deps, r), manage),
-    },
-    {
-      subject: billing.setAccountSpendCap,
-      handler: endpoint(setAccountSpendCapRequestSchema, (r) => capSpend(deps, r), manage),
-    },
-    { subject: billing.keyUsage, handler: endpoint(keyUsageRequestSchema, (r) => usage(deps, r), manage) },
-    { subject: billing.topUp, handler: endpoint(topUpRequestSchema, (r) => addCredits(deps, r), manage) },
-    {
-      subject: billing.applyPayment,
-      handler: endpoint(applyPaymentRequestSchema, (r) => payments.apply(deps, r), manage),
-    },
-    {
-      subject: billing.reversePayment,
-      handler: endpoint(reversePaymentRequestSchema, (r) => payments.reverse(deps, r), manage),
-    },
-    {
-      subject: billing.listPayments,
-      handler: endpoint(listPaymentsRequestSchema, (r) => payments.list(deps, r), manage),
-    },
-    // Unbounded: verifying a large ledger takes as long as it takes.
-    {
-      subject: billing.verifyLedger,
-      handler: endpoint(verifyLedgerRequestSchema, () => verify(deps), { logger, onRefused }),
-    },
-    ...exportEndpoints(deps),
+    billingEndpoint(subjects, "lookupKey", (r) => lookupKey(context, r), hot),
+    billingEndpoint(subjects, "admit", (r) => admitAndCount(deps, r), hot),
+    billingEndpoint(subjects, "settle", (r) => settleAndCount(deps, r.debits), hot),
+    billingEndpoint(subjects, "refund", (r) => refundAndCount(deps, r), hot),
+    billingEndpoint(subjects, "createKey", (r) => create(deps, r), manage),
+    billingEndpoint(subjects, "showKey", (r) => show(deps, r), manage),
+    billingEndpoint(subjects, "listKeys", (r) => list(deps, r), manage),
+    billingEndpoint(subjects, "revokeKey", (r) => revoke(deps, r), manage),
+    billingEndpoint(subjects, "rotateKey", (r) => rotate(deps, r), manage),
+    billingEndpoint(subjects, "createAccountKey", (r) => create(deps, r), manage),
+    billingEndpoint(subjects, "revokeAccountKey", (r) => revoke(deps, r), manage),
+    billingEndpoint(subjects, "rotateAccountKey", (r) => rotate(deps, r), manage),
+    billingEndpoint(
+      subjects,
+      "setLowBalanceThreshold",
+      async (r) => ({
+        keys_updated: await setLowBalanceThreshold(context, r.account_id, r.low_balance_threshold),
+      }),
+      manage,
+    ),
+    billingEndpoint(subjects, "setSpendCap", (r) => capSpend(deps, r), manage),
+    billingEndpoint(subjects, "setAccountSpendCap", (r) => capSpend(deps, r), manage),
+    billingEndpoint(subjects, "keyUsage", (r) => usage(deps, r), manage),
+    billingEndpoint(subjects, "topUp", (r) => addCredits(deps, r), manage),
+    billingEndpoint(subjects, "applyPayment", (r) => payments.apply(deps, r), manage),
+    billingEndpoint(subjects, "reversePayment", (r) => payments.reverse(deps, r), manage),
+    billingEndpoint(subjects, "listPayments", (r) => payments.list(deps, r), manage),
+    billingEndpoint(subjects, "verifyLedger", () => verify(deps), unbounded),
+    ...exportEndpoints(deps, hot),
   ];
 }
 
@@ -150,6 +89,8 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
     },
     deps.reserve,
   );
+  if (reply.outcome === "expired")
+    throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
   publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply, deps.context.now()));
   return reply;

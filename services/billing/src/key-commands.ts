@@ -4,6 +4,7 @@
  * every gateway when a key must leave its cache.
  */
 import {
+  type BillingRpcReply,
   type CreateKeyRequest,
   KEY_ID_PATTERN,
   type KeyChangedEvent,
@@ -54,7 +55,10 @@ export async function create(deps: KeyCommandDeps, request: CreateKeyRequest) {
   return reply;
 }
 
-export async function show(deps: KeyCommandDeps, request: { id: string; account_id?: string }) {
+export async function show(
+  deps: KeyCommandDeps,
+  request: { id: string; account_id?: string },
+): Promise<BillingRpcReply<"showKey">> {
   const key = isKeyId(request.id) ? await showKey(deps.context, request.id, request.account_id) : undefined;
   return key ? { found: true, key } : { found: false };
 }
@@ -68,7 +72,10 @@ export function list(
     : listKeysByLabel(deps.context, request.label);
 }
 
-export async function revoke(deps: KeyCommandDeps, request: { id: string; account_id?: string }) {
+export async function revoke(
+  deps: KeyCommandDeps,
+  request: { id: string; account_id?: string },
+): Promise<BillingRpcReply<"revokeKey">> {
   if (!isKeyId(request.id)) return { outcome: "not_found" };
   const outcome = await revokeKey(deps.context, request.id, request.account_id);
   if (outcome === "revoked") deps.metrics.keyChanges.inc({ change: "revoked" });
@@ -80,7 +87,10 @@ export async function revoke(deps: KeyCommandDeps, request: { id: string; accoun
   return { outcome };
 }
 
-export async function rotate(deps: KeyCommandDeps, request: { id: string; account_id?: string }) {
+export async function rotate(
+  deps: KeyCommandDeps,
+  request: { id: string; account_id?: string },
+): Promise<BillingRpcReply<"rotateKey">> {
   if (!isKeyId(request.id)) return { outcome: "not_found" };
   const reply = await rotateKey(deps.context, request.id, request.account_id);
   if (reply.outcome === "rotated") {
@@ -111,7 +121,7 @@ export async function usage(
 export async function addCredits(
   deps: KeyCommandDeps,
   request: { id: string; usd_cents: number; request_id: string },
-) {
+): Promise<BillingRpcReply<"topUp">> {
   if (!isKeyId(request.id)) return { outcome: "not_found" };
   const reply = await topUp(
     deps.context,

@@ -27,6 +27,8 @@ export interface BillingMetrics {
   readonly keyChanges: Counter<"change">;
   /** Requests refused before the ledger: they do not match their contract (malformed, out of bounds). */
   readonly refusedRequests: Counter<"subject">;
+  /** Requests that failed for a reason other than the ledger store: bugs, answered 500. */
+  readonly internalErrors: Counter<"subject">;
   /** The shared upstream reserve's configured rate (UPSTREAM_RESERVE_QPS), to compare traffic with. */
   readonly reserveQps: Gauge;
 }
@@ -83,6 +85,12 @@ export function createBillingMetrics(registry: Registry): BillingMetrics {
       name: "billing_keys_total",
       help: "API keys created, rotated or revoked, by change.",
       labelNames: ["change"],
+      registers,
+    }),
+    internalErrors: new Counter({
+      name: "billing_internal_errors_total",
+      help: "Requests that failed for a reason other than the ledger store (a bug), answered as a service error 500, by subject.",
+      labelNames: ["subject"],
       registers,
     }),
     refusedRequests: new Counter({

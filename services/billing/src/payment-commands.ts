@@ -81,9 +81,9 @@ function refuse(
       account_id: request.account_id,
       payment_id: request.payment_id,
       usd_cents: request.amount_cents,
-      reason: evidence.reason,
+      reason: evidence.error,
     },
     "payment request refused: Stripe's signed event does not prove it",
   );
-  return { outcome: "unverified" as const, reason: evidence.reason };
+  return { outcome: "unverified" as const, reason: evidence.error };
 }

@@ -9,7 +9,10 @@
  */
 import {
   type ApplyPaymentRequest,
+  err,
   expandableId,
+  ok,
+  type Result,
   type ReversePaymentRequest,
   type SignedEvent,
 } from "@rda/contracts";
@@ -18,10 +21,11 @@ import Stripe from "stripe";
 /** Stripe's own default tolerance: an event signed more than five minutes ago is a replay. */
 const TOLERANCE_SECONDS = 300;
 
-export type Evidence = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/** Proven, or the reason the request does not match what Stripe signed. */
+export type Evidence = Result<true, string>;
 
-const refused = (reason: string): Evidence => ({ ok: false, reason });
-const PROVEN: Evidence = { ok: true };
+const refused = (reason: string): Evidence => err(reason);
+const PROVEN: Evidence = ok(true);
 
 /** Does the signed event show this payment, paid in full, for this key of this account? */
 export function paymentEvidence(secret: string, request: ApplyPaymentRequest): Evidence {

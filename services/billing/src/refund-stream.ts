@@ -4,7 +4,7 @@
  * window drops a re-published refund (same msg id = request id); the shared durable consumer hands
  * each message to one replica and redelivers it until that replica acks it.
  */
-import type { Subjects } from "@rda/contracts";
+import { LEDGER_RETENTION, type Subjects } from "@rda/contracts";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -18,8 +18,8 @@ const MINUTE_MS = 60_000;
 export const REFUND_STREAM = {
   /** Longer than any gateway retry of one publish; the debit marker catches anything later. */
   duplicateWindowMs: 5 * MINUTE_MS,
-  /** A refund must be applied within this; debit markers live longer (MARKER_TTL_SECONDS.debit). */
-  maxAgeMs: 7 * 24 * 60 * MINUTE_MS,
+  /** A refund must be applied within this; debit records live longer (LEDGER_RETENTION). */
+  maxAgeMs: LEDGER_RETENTION.refundStreamMaxAgeMs,
   /** Redelivery delay for a message whose refund could not be applied (Redis down). */
   ackWaitMs: 30_000,
 } as const;

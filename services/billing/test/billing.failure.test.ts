@@ -3,7 +3,8 @@ import { jetstreamManager, openRedis, redisKeys, requestJson } from "@rda/servic
 import { connectTestNats, silentLogger, testNamespace, testRedisUrl } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Billing, startBilling } from "../src/index.ts";
-import { TEST_SETTINGS } from "./harness.ts";
+import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
+import { createKey, newRequestId } from "./ops.ts";
 
 describe("billing without its Redis", () => {
   const namespace = testNamespace("noredis");
@@ -67,5 +68,37 @@ describe("billing without its Redis", () => {
       ok: false,
       error: { kind: "service_error", code: 400, message: expect.stringMatching(/invalid request/) },
     });
+  });
+});
+
+describe("billing with a bug in how it uses its store", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness("billing-bug");
+  });
+  afterAll(() => h.close());
+
+  it("answers service error 500, not an outage, and logs and counts it", async () => {
+    const key = await createKey(h, { credits: 5 });
+    // A record of the wrong type: the admission script's first read fails, as a bug would make it.
+    await h.redis.del(h.keys.keyRecord(key.id));
+    await h.redis.set(h.keys.keyRecord(key.id), "not a hash");
+    const reply = await requestJson(
+      h.nats,
+      h.subjects.billing.admit,
+      {
+        key_id: key.id,
+        request_id: newRequestId(),
+        operation: "listPosts",
+        credits: 1,
+        reserve: false,
+        pending_ms: 30_000,
+      },
+      admitReplySchema,
+      5_000,
+    );
+    expect(reply).toMatchObject({ ok: false, error: { kind: "service_error", code: 500 } });
+    expect(await h.metric("billing_internal_errors_total", { subject: h.subjects.billing.admit })).toBe(1);
+    expect(h.logLines()).toMatch(/billing operation failed unexpectedly/);
   });
 });

@@ -24,9 +24,10 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import type { z } from "zod";
-import { type Billing, type BillingSettings, startBilling } from "../src/index.ts";
+import { type Billing, type BillingSettings, billingSettingsFromEnv, startBilling } from "../src/index.ts";
 
-export const TEST_SETTINGS: BillingSettings = { freeCredits: 333, defaultRateLimit: { qps: 2, burst: 10 } };
+/** Production's settings: what billing runs with under an empty environment. */
+export const TEST_SETTINGS: BillingSettings = billingSettingsFromEnv({});
 
 export interface Harness {
   readonly namespace: string;

@@ -11,13 +11,14 @@ import {
 } from "@rda/contracts";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Harness, startHarness } from "./harness.ts";
+import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
 import { admit, createKey, topUp } from "./ops.ts";
 
 let h: Harness;
 const events: NoticeEvent[] = [];
 beforeAll(async () => {
   h = await startHarness("notice-lines", {
+    ...TEST_SETTINGS,
     freeCredits: 333,
     defaultRateLimit: { qps: 100_000, burst: 1_000_000 },
   });

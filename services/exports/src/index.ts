@@ -4,7 +4,7 @@
  * reads the environment nor exits; `main.ts` is the process shell.
  */
 import { randomBytes } from "node:crypto";
-import { decodeJson, exportCommandSchema, type Subjects, UPSTREAM_TIMEOUT_DEFAULTS } from "@rda/contracts";
+import { DEADLINE_DEFAULTS, decodeJson, exportCommandSchema, type Subjects } from "@rda/contracts";
 import {
   isNatsConnected,
   jetstream,
@@ -85,7 +85,7 @@ export async function startExports(
   const source = adapterPageSource(
     nats,
     subjects,
-    deps.settings?.adapterTimeoutMs ?? UPSTREAM_TIMEOUT_DEFAULTS.adapterMs,
+    deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,
   );
   const billing = natsPageBilling(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000);
   const secret = deps.settings?.linkSecret ?? randomBytes(32).toString("base64url");

@@ -3,7 +3,7 @@
  * order. On SIGTERM a worker stops after its current page and hands its job back to the queue at
  * once; on a crash the job returns to the queue after EXPORTS_ACK_WAIT_MS.
  */
-import { buildSubjects, UPSTREAM_TIMEOUT_DEFAULTS } from "@rda/contracts";
+import { buildSubjects, DEADLINE_DEFAULTS } from "@rda/contracts";
 import {
   connectNats,
   createLogger,
@@ -44,7 +44,7 @@ const exportsConfigShape = {
   EXPORTS_LINK_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
   /** Where the gateway reaches this service's download listener; default http://127.0.0.1:EXPORTS_PORT. */
   EXPORTS_LINK_URL: env.httpUrl().optional(),
-  ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
+  ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),

@@ -4,14 +4,8 @@
  * then settled once written, or refunded through `billing.refund` (the same path as a failed
  * request's refund) when it failed or the job ended before it.
  */
-import {
-  type ExportPageDebitReply,
-  exportPageDebitReplySchema,
-  refundReplySchema,
-  type Subjects,
-  settleReplySchema,
-} from "@rda/contracts";
-import { type NatsConnection, requestJson } from "@rda/service-kit";
+import type { ExportPageDebitReply, Subjects } from "@rda/contracts";
+import { billingCaller, type NatsConnection } from "@rda/service-kit";
 
 export interface PageBilling {
   /** Undefined when billing could not be asked or did not answer: try the page again later. */
@@ -21,27 +15,17 @@ export interface PageBilling {
 }
 
 export function natsPageBilling(nats: NatsConnection, subjects: Subjects, timeoutMs: number): PageBilling {
+  const billing = billingCaller(nats, subjects, timeoutMs);
   return {
     async debit(keyId, debitId) {
-      const request = { key_id: keyId, debit_id: debitId };
-      const reply = await requestJson(
-        nats,
-        subjects.billing.debitExportPage,
-        request,
-        exportPageDebitReplySchema,
-        timeoutMs,
-      );
+      const reply = await billing.call("debitExportPage", { key_id: keyId, debit_id: debitId });
       return reply.ok ? reply.value : undefined;
     },
     async settle(keyId, debitId) {
-      const request = { debits: [{ key_id: keyId, request_id: debitId }] };
-      const reply = await requestJson(nats, subjects.billing.settle, request, settleReplySchema, timeoutMs);
-      return reply.ok;
+      return (await billing.call("settle", { debits: [{ key_id: keyId, request_id: debitId }] })).ok;
     },
     async refund(keyId, debitId, reason) {
-      const request = { key_id: keyId, request_id: debitId, reason };
-      const reply = await requestJson(nats, subjects.billing.refund, request, refundReplySchema, timeoutMs);
-      return reply.ok;
+      return (await billing.call("refund", { key_id: keyId, request_id: debitId, reason })).ok;
     },
   };
 }

@@ -57,6 +57,9 @@ export async function admit(
         request_id: request.requestId,
         reason: "service_unavailable",
       });
+    // Billing's own bug (a service error 500) is ours too: a 500, not an outage to retry.
+    if (reply.error.kind === "service_error" && reply.error.code === 500)
+      return fail("internal_error", { internal: reply.error.message });
     return fail("service_unavailable", { retryAfterSeconds: 1, internal: reply.error.message });
   }
   const answer = reply.value;

@@ -40,18 +40,22 @@ import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
 import { API_ROUTES } from "./routes.ts";
 import { createSettlement } from "./settlement.ts";
 
+/**
+ * Everything `buildGateway` is configured with, all resolved: `gatewaySettingsOf` (config.ts) is the
+ * one place their defaults come from, for production and tests alike.
+ */
 export interface GatewaySettings {
   /** TOPUP_URL, quoted in 402 bodies. */
   readonly topUpUrl: string;
   readonly adapterTimeoutMs: number;
-  readonly billingTimeoutMs?: number;
+  readonly billingTimeoutMs: number;
   /**
    * How long a debit may stay pending before billing voids it (refunds it): longer than the adapter
-   * timeout plus the time to write a large answer to a slow client. Default adapter timeout + 20 s.
+   * timeout plus the time to write a large answer to a slow client.
    */
-  readonly pendingDebitMs?: number;
-  /** How long a served idempotent request's response is replayed; default 24 h. */
-  readonly idempotencyReplaySeconds?: number;
+  readonly pendingDebitMs: number;
+  /** How long a served idempotent request's response is replayed. */
+  readonly idempotencyReplaySeconds: number;
   /** What the Idempotency-Key store may hold (IDEMPOTENCY_*_BYTES); defaults in idempotency.ts. */
   readonly idempotencyLimits?: Partial<IdempotencyLimits>;
   readonly mcpUrl: string;
@@ -60,29 +64,29 @@ export interface GatewaySettings {
    * may read. The gateway answers some of those itself (a refused key or token, a rate limit), and
    * a browser client must be able to read the 401's WWW-Authenticate to find OAuth.
    */
-  readonly mcpAllowedOrigins?: readonly string[];
-  /** Request line and headers, then a body, not received in full within this: 408; default 10 s. */
-  readonly bodyTimeoutMs?: number;
+  readonly mcpAllowedOrigins: readonly string[];
+  /** Request line and headers, then a body, not received in full within this: 408. */
+  readonly bodyTimeoutMs: number;
   /** PORTAL_URL: the developer portal, named in the API reference as its contact. */
-  readonly portalUrl?: string;
+  readonly portalUrl: string;
   /** Upper bound on how long a key lookup is cached when no revocation event arrives. */
-  readonly keyCacheTtlMs?: number;
-  /** Refused keys a client address may send (FAILED_AUTH_BURST, FAILED_AUTH_QPS); default 20, 1/s. */
-  readonly failedAuth?: FailedAuthLimits;
+  readonly keyCacheTtlMs: number;
+  /** Refused keys a client address may send (FAILED_AUTH_BURST, FAILED_AUTH_QPS). */
+  readonly failedAuth: FailedAuthLimits;
   /**
    * GATEWAY_TRUST_PROXY, fastify's `trustProxy`: whose `X-Forwarded-For` names the client address
-   * the failed-authentication limit counts by. Default false: the connection's own address.
+   * the failed-authentication limit counts by; false: the connection's own address.
    */
-  readonly trustProxy?: TrustProxy;
+  readonly trustProxy: TrustProxy;
   /** PUBLIC_API_URL: the API's public base; `/mcp` under it is the OAuth resource. */
-  readonly publicUrl?: string;
-  /** OAUTH_JWKS_URL: the portal's token-signing keys; default `<portalUrl>/oauth/jwks`. */
-  readonly oauthJwksUrl?: string;
+  readonly publicUrl: string;
+  /** OAUTH_JWKS_URL: the portal's token-signing keys. */
+  readonly oauthJwksUrl: string;
   /**
    * GATEWAY_INTERNAL_SECRET: signs the MCP service's internal credentials; every replica needs the
    * same. Unset: a random one, which works only while one gateway serves both sides.
    */
-  readonly internalSecret?: string;
+  readonly internalSecret: string | undefined;
 }
 
 export interface GatewayDeps {
@@ -97,7 +101,6 @@ export interface GatewayDeps {
 
 /** Bodies are only accepted on /mcp (JSON-RPC); the data API is GET-only. */
 const BODY_LIMIT_BYTES = 1_048_576;
-const DEFAULT_FAILED_AUTH: FailedAuthLimits = { burst: 20, qps: 1 };
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const ctx = buildContext(deps);
@@ -113,7 +116,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     }),
     exposeHeadRoutes: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: trustProxyOption(deps.settings.trustProxy ?? false),
+    trustProxy: trustProxyOption(deps.settings.trustProxy),
     // During shutdown, in-flight and keep-alive requests still finish with real answers.
     return503OnClosing: false,
     frameworkErrors: (error, request, reply) => answerFrameworkError(ctx, error, request, reply),
@@ -143,11 +146,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 function buildContext(deps: GatewayDeps): GatewayContext {
   const { nats, redis, subjects, logger, settings } = deps;
   const metrics = deps.metrics ?? createMetrics();
-  const billingTimeoutMs = settings.billingTimeoutMs ?? 2_000;
-  const pendingDebitMs = settings.pendingDebitMs ?? settings.adapterTimeoutMs + 20_000;
+  const { billingTimeoutMs, pendingDebitMs } = settings;
   const billing = createBillingClient({ nats, subjects, metrics, timeoutMs: billingTimeoutMs });
-  const portalUrl = (settings.portalUrl ?? "http://127.0.0.1:8060").replace(/\/+$/, "");
-  const resource = protectedResource(settings.publicUrl ?? "http://127.0.0.1:8080", portalUrl);
+  const resource = protectedResource(settings.publicUrl, settings.portalUrl);
   const revokedGrants = watchRevokedGrants({ nats, subjects, logger });
   const idempotency = createIdempotencyStore(redis, deps.keys, {
     replaySeconds: settings.idempotencyReplaySeconds,
@@ -166,7 +167,7 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       revokedGrants,
       tokens: createAccessTokenVerifier({
         resource,
-        jwksUrl: settings.oauthJwksUrl ?? `${portalUrl}/oauth/jwks`,
+        jwksUrl: settings.oauthJwksUrl,
         revokedGrants,
       }),
     },
@@ -185,12 +186,12 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     refunds: createRefunds({ nats, subjects, billing, logger, metrics }),
     settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
     idempotency,
-    failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
-    errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${portalUrl}/keys` },
+    failedAuth: createFailedAuthLimiter(settings.failedAuth),
+    errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${settings.portalUrl}/keys` },
     settings: { pendingDebitMs },
     billingTimeoutMs,
     mcpUrl: settings.mcpUrl,
-    mcpAllowedOrigins: new Set(settings.mcpAllowedOrigins ?? []),
-    body: { limitBytes: BODY_LIMIT_BYTES, timeoutMs: settings.bodyTimeoutMs ?? 10_000 },
+    mcpAllowedOrigins: new Set(settings.mcpAllowedOrigins),
+    body: { limitBytes: BODY_LIMIT_BYTES, timeoutMs: settings.bodyTimeoutMs },
   };
 }

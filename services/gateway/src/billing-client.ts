@@ -1,27 +1,35 @@
 /**
- * The gateway's side of billing's hot-path subjects (contracts/messages.ts), timed for the metrics.
- * Every way of not getting a usable answer (billing down, slow, or failing on its store) arrives as
- * a `NatsRequestFailure` value, never as an exception.
+ * The gateway's side of billing's hot-path calls (BILLING_RPC in @rda/contracts), timed for the
+ * metrics. Every way of not getting a usable answer (billing down, slow, or failing on its store)
+ * arrives as a `NatsRequestFailure` value, never as an exception.
  */
-import {
-  type AdmitReply,
-  type AdmitRequest,
-  admitReplySchema,
-  type LookupKeyReply,
-  type LookupKeyRequest,
-  lookupKeyReplySchema,
-  type RefundMessage,
-  type RefundReply,
-  type Result,
-  refundReplySchema,
-  type Subjects,
+
+import type {
+  AdmitReply,
+  AdmitRequest,
+  BillingRpcName,
+  BillingRpcRequest,
+  LookupKeyReply,
+  LookupKeyRequest,
+  RefundMessage,
+  RefundReply,
+  Subjects,
   settleReplySchema,
 } from "@rda/contracts";
-import { type NatsConnection, type NatsRequestFailure, requestJson } from "@rda/service-kit";
+import { buildSubjects, type Result } from "@rda/contracts";
+import {
+  type BillingAnswer,
+  billingCaller,
+  type NatsConnection,
+  type NatsRequestFailure,
+} from "@rda/service-kit";
 import type { z } from "zod";
 import type { GatewayMetrics } from "./metrics.ts";
 
 type Answer<T> = Promise<Result<T, NatsRequestFailure>>;
+
+/** The metrics name a call by its subject without the namespace. */
+const METRIC_SUBJECTS = buildSubjects("").billing;
 
 export interface BillingClient {
   /** A key by the hash of a presented secret, or by its id for a caller bound to it (OAuth). */
@@ -37,19 +45,23 @@ export function createBillingClient(deps: {
   timeoutMs: number;
   metrics: GatewayMetrics;
 }): BillingClient {
-  const { nats, subjects, timeoutMs, metrics } = deps;
-  const billing = subjects.billing;
-  const timed = async <S extends z.ZodType>(name: string, subject: string, payload: unknown, schema: S) => {
+  const { metrics } = deps;
+  const billing = billingCaller(deps.nats, deps.subjects, deps.timeoutMs);
+  const timed = async <N extends BillingRpcName>(
+    name: N,
+    request: BillingRpcRequest<N>,
+  ): BillingAnswer<N> => {
     const started = performance.now();
-    const answer = await requestJson(nats, subject, payload, schema, timeoutMs);
+    const answer = await billing.call(name, request);
     const outcome = answer.ok ? "ok" : answer.error.kind;
-    metrics.natsRequestDuration.observe({ subject: name, outcome }, (performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    metrics.natsRequestDuration.observe({ subject: METRIC_SUBJECTS[name], outcome }, seconds);
     return answer;
   };
   return {
-    lookup: (by) => timed("billing.keys.lookup", billing.lookupKey, by, lookupKeyReplySchema),
-    admit: (request) => timed("billing.admit", billing.admit, request, admitReplySchema),
-    settle: (debits) => timed("billing.settle", billing.settle, { debits }, settleReplySchema),
-    refund: (message) => timed("billing.refund", billing.refund, message, refundReplySchema),
+    lookup: (by) => timed("lookupKey", by),
+    admit: (request) => timed("admit", request),
+    settle: (debits) => timed("settle", { debits }),
+    refund: (message) => timed("refund", message),
   };
 }

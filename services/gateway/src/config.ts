@@ -1,7 +1,15 @@
-/** The gateway's environment, validated once at start (docs/operations.md#environment). */
-import { UPSTREAM_TIMEOUT_DEFAULTS, upstreamTimeoutOrderProblem } from "@rda/contracts";
-import { ConfigError, env, observabilityEnv, REDIS_COMMAND_TIMEOUT_MS } from "@rda/service-kit";
+/**
+ * The gateway's environment, validated once at start (docs/operations.md#environment), and the one
+ * resolution of its settings: `main.ts` and the test stacks both build the gateway's settings with
+ * `gatewaySettingsOf(loadGatewayConfig(env))`, so a default is written only here (or, for a bound
+ * the gateway shares with another process, in `@rda/contracts`' bounds).
+ */
+import { DEADLINE_DEFAULTS, deadlinesWithDefaults, PENDING_DEBIT_LIMITS } from "@rda/contracts";
+import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
+import type { GatewaySettings } from "./app.ts";
+import { DEFAULT_IDEMPOTENCY_LIMITS, REPLAY_SECONDS } from "./idempotency.ts";
+import { KEY_CACHE_TTL_MS } from "./key-directory.ts";
 
 export const gatewayConfigShape = {
   PORT: env.port(8080),
@@ -32,27 +40,33 @@ export const gatewayConfigShape = {
   /** The developer portal's public URL: the API reference's contact, and where credits are bought. */
   PORTAL_URL: env.httpUrl().default("http://127.0.0.1:8060"),
   /** The gateway's wait for an adapter: longer than the adapters' UPSTREAM_DEADLINE_MS (checked at start). */
-  ADAPTER_TIMEOUT_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.adapterMs),
-  /** The adapters' deadline for one upstream call, read here only to check the order of the bounds. */
-  UPSTREAM_DEADLINE_MS: env.positiveInt(UPSTREAM_TIMEOUT_DEFAULTS.deadlineMs),
+  ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
+  /**
+   * The adapters' upstream deadline, read here only to check it against ADAPTER_TIMEOUT_MS; set it
+   * to the value the adapters run with.
+   */
+  UPSTREAM_DEADLINE_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamDeadlineMs),
   /** Billing answers from Redis; anything slower than this is an outage, answered 503. */
-  BILLING_TIMEOUT_MS: env.positiveInt(2_000),
+  BILLING_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.billingTimeoutMs),
   /** A Redis command (the Idempotency-Key store) without an answer by then: 503. */
-  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(REDIS_COMMAND_TIMEOUT_MS),
+  REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.redisCommandTimeoutMs),
   /**
    * How long a debit may stay pending before billing voids (refunds) it; unset, ADAPTER_TIMEOUT_MS
-   * plus UPSTREAM_TIMEOUT_DEFAULTS.pendingDebitMarginMs. It must exceed ADAPTER_TIMEOUT_MS: an answer
+   * plus DEADLINE_DEFAULTS.pendingDebitMarginMs. It must exceed ADAPTER_TIMEOUT_MS: an answer
    * is written, then settled, after that.
    */
   PENDING_DEBIT_MS: z.coerce
     .number({ error: "must be a positive integer" })
     .int({ error: "must be a positive integer" })
-    .min(1, { error: "must be a positive integer" })
+    .min(PENDING_DEBIT_LIMITS.minMs, { error: `must be at least ${PENDING_DEBIT_LIMITS.minMs}` })
+    .max(PENDING_DEBIT_LIMITS.maxMs, {
+      error: `must be at most ${PENDING_DEBIT_LIMITS.maxMs}, the longest deadline billing accepts`,
+    })
     .optional(),
   /** The Idempotency-Key store's bounds (docs/operations.md#the-idempotency-store). */
-  IDEMPOTENCY_MAX_RESPONSE_BYTES: env.positiveInt(1_048_576),
-  IDEMPOTENCY_KEY_QUOTA_BYTES: env.positiveInt(8 * 1_048_576),
-  IDEMPOTENCY_STORE_MAX_BYTES: env.positiveInt(512 * 1_048_576),
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: env.positiveInt(DEFAULT_IDEMPOTENCY_LIMITS.maxResponseBytes),
+  IDEMPOTENCY_KEY_QUOTA_BYTES: env.positiveInt(DEFAULT_IDEMPOTENCY_LIMITS.keyQuotaBytes),
+  IDEMPOTENCY_STORE_MAX_BYTES: env.positiveInt(DEFAULT_IDEMPOTENCY_LIMITS.storeMaxBytes),
   /** Refused keys a client address may send in a row, and per second after that. */
   FAILED_AUTH_BURST: env.positiveInt(20),
   FAILED_AUTH_QPS: env.positiveInt(1),
@@ -70,26 +84,46 @@ export const gatewayConfigShape = {
 
 export type GatewayConfig = Readonly<z.output<z.ZodObject<typeof gatewayConfigShape>>>;
 
+/** The environment, validated and checked against the bounds it shares with other processes. */
+export function loadGatewayConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
+  const config = loadConfig(gatewayConfigShape, source);
+  assertDeadlineOrder(config);
+  return config;
+}
+
+/** Every setting of `buildGateway`, resolved from the configuration. */
+export function gatewaySettingsOf(config: GatewayConfig): GatewaySettings {
+  const portalUrl = config.PORTAL_URL.replace(/\/+$/, "");
+  return {
+    topUpUrl: topUpUrlOf(config),
+    portalUrl,
+    adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,
+    billingTimeoutMs: config.BILLING_TIMEOUT_MS,
+    pendingDebitMs: deadlinesWithDefaults(config).PENDING_DEBIT_MS,
+    idempotencyReplaySeconds: REPLAY_SECONDS,
+    idempotencyLimits: {
+      maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+      keyQuotaBytes: config.IDEMPOTENCY_KEY_QUOTA_BYTES,
+      storeMaxBytes: config.IDEMPOTENCY_STORE_MAX_BYTES,
+    },
+    keyCacheTtlMs: KEY_CACHE_TTL_MS,
+    mcpUrl: config.MCP_URL,
+    mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
+    trustProxy: config.GATEWAY_TRUST_PROXY,
+    publicUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
+    oauthJwksUrl: config.OAUTH_JWKS_URL ?? `${portalUrl}/oauth/jwks`,
+    internalSecret: config.GATEWAY_INTERNAL_SECRET,
+  };
+}
+
+/** The settings production would run with under this environment (tests pass their own few). */
+export function gatewaySettingsFromEnv(source: Record<string, string | undefined>): GatewaySettings {
+  return gatewaySettingsOf(loadGatewayConfig(source));
+}
+
 /** Where a 402 answer sends people to add credits: TOPUP_URL, else the portal's billing page. */
 export function topUpUrlOf(config: Pick<GatewayConfig, "TOPUP_URL" | "PORTAL_URL">): string {
   return config.TOPUP_URL ?? `${config.PORTAL_URL.replace(/\/+$/, "")}/billing`;
-}
-
-/**
- * PENDING_DEBIT_MS, or its default. The start is refused, in one sentence naming both variables,
- * when the bounds are out of order: an upstream call must end before the gateway stops waiting for
- * it, and the gateway must answer before the debit is voided.
- */
-export function pendingDebitMsOf(
-  config: Pick<GatewayConfig, "PENDING_DEBIT_MS" | "ADAPTER_TIMEOUT_MS" | "UPSTREAM_DEADLINE_MS">,
-): number {
-  const pendingMs =
-    config.PENDING_DEBIT_MS ?? config.ADAPTER_TIMEOUT_MS + UPSTREAM_TIMEOUT_DEFAULTS.pendingDebitMarginMs;
-  const problem = upstreamTimeoutOrderProblem({
-    UPSTREAM_DEADLINE_MS: config.UPSTREAM_DEADLINE_MS,
-    ADAPTER_TIMEOUT_MS: config.ADAPTER_TIMEOUT_MS,
-    PENDING_DEBIT_MS: pendingMs,
-  });
-  if (problem) throw new ConfigError([problem]);
-  return pendingMs;
 }

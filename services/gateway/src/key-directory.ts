@@ -45,6 +45,9 @@ export interface KeyDirectory {
   stop(): Promise<void>;
 }
 
+/** How long a valid key's lookup is cached when no revocation event arrives. */
+export const KEY_CACHE_TTL_MS = 30_000;
+
 export interface KeyDirectoryOptions {
   nats: NatsConnection;
   subjects: Subjects;
@@ -63,7 +66,7 @@ export interface KeyDirectoryOptions {
 
 export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
   const { billing, logger } = options;
-  const ttlMs = options.ttlMs ?? 30_000;
+  const ttlMs = options.ttlMs ?? KEY_CACHE_TTL_MS;
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
   const maxEntries = options.maxEntries ?? 100_000;
   const byHash = new Map<string, CacheEntry>();

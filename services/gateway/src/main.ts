@@ -3,7 +3,6 @@ import { buildSubjects } from "@rda/contracts";
 import {
   connectNats,
   createLogger,
-  loadConfig,
   natsIdentity,
   onShutdown,
   openRedis,
@@ -11,13 +10,12 @@ import {
   runMain,
   startObservability,
 } from "@rda/service-kit";
-import { gatewayConfigShape, pendingDebitMsOf, topUpUrlOf } from "./config.ts";
+import { gatewaySettingsOf, loadGatewayConfig } from "./config.ts";
 import { createMetrics } from "./metrics.ts";
 import { startGateway } from "./start.ts";
 
 runMain("gateway", async () => {
-  const config = loadConfig(gatewayConfigShape);
-  const pendingDebitMs = pendingDebitMsOf(config);
+  const config = loadGatewayConfig();
   const identity = natsIdentity(config);
   const observability = await startObservability("gateway", import.meta.url, config);
   const logger = createLogger("gateway", { level: config.LOG_LEVEL });
@@ -34,26 +32,7 @@ runMain("gateway", async () => {
       subjects: buildSubjects(namespace),
       keys: redisKeys(namespace),
       metrics: createMetrics({ registry: observability.registry }),
-      settings: {
-        topUpUrl: topUpUrlOf(config),
-        portalUrl: config.PORTAL_URL,
-        adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,
-        billingTimeoutMs: config.BILLING_TIMEOUT_MS,
-        pendingDebitMs,
-        idempotencyLimits: {
-          maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
-          keyQuotaBytes: config.IDEMPOTENCY_KEY_QUOTA_BYTES,
-          storeMaxBytes: config.IDEMPOTENCY_STORE_MAX_BYTES,
-        },
-        mcpUrl: config.MCP_URL,
-        mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
-        bodyTimeoutMs: config.BODY_TIMEOUT_MS,
-        failedAuth: { burst: config.FAILED_AUTH_BURST, qps: config.FAILED_AUTH_QPS },
-        trustProxy: config.GATEWAY_TRUST_PROXY,
-        publicUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
-        oauthJwksUrl: config.OAUTH_JWKS_URL,
-        internalSecret: config.GATEWAY_INTERNAL_SECRET,
-      },
+      settings: gatewaySettingsOf(config),
     },
     {
       port: config.PORT,

@@ -7,12 +7,10 @@
  * still not lost: billing voids the pending debit at its deadline.
  */
 import type { RefundMessage, Subjects } from "@rda/contracts";
-import { type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
+import { type Logger, type NatsConnection, publishRefund, retryWithBackoff } from "@rda/service-kit";
 import type { BillingClient } from "./billing-client.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
-const FIRST_RETRY_MS = 200;
-const MAX_RETRY_MS = 5_000;
 const PUBLISH_TIMEOUT_MS = 2_000;
 
 export interface Refunds {
@@ -20,7 +18,6 @@ export interface Refunds {
   refundNow(message: RefundMessage): Promise<number | null>;
   /** Queues the refund durably; delivery is this module's job. */
   refundLater(message: RefundMessage): void;
-  pending(): number;
   stop(): Promise<void>;
 }
 
@@ -35,28 +32,22 @@ export function createRefunds(deps: {
   const inFlight = new Map<string, Promise<void>>();
   let stopping = false;
 
-  const publishOnce = async (message: RefundMessage): Promise<boolean> => {
+  const publishOnce = async (message: RefundMessage) => {
     const outcome = await publishRefund(deps.nats, subjects, message, PUBLISH_TIMEOUT_MS);
-    if (outcome.ok) return true;
-    metrics.refundPublishFailures.inc();
-    logger.warn({ refund: message, reason: outcome.error }, "refund publish failed; will retry");
-    return false;
+    if (!outcome.ok) {
+      metrics.refundPublishFailures.inc();
+      logger.warn({ refund: message, reason: outcome.error }, "refund publish failed; will retry");
+    }
+    return outcome;
   };
   const deliver = async (message: RefundMessage) => {
-    for (let delay = FIRST_RETRY_MS; ; delay = Math.min(delay * 2, MAX_RETRY_MS)) {
-      if (await publishOnce(message)) {
-        metrics.creditsRefunded.inc({ reason: message.reason });
-        return;
-      }
-      if (stopping) {
-        logger.error(
-          { refund: message },
-          "refund not queued before shutdown; billing voids the debit at its deadline",
-        );
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
+    const outcome = await retryWithBackoff(() => publishOnce(message), { giveUp: () => stopping });
+    if (outcome.ok) metrics.creditsRefunded.inc({ reason: message.reason });
+    else
+      logger.error(
+        { refund: message },
+        "refund not queued before shutdown; billing voids the debit at its deadline",
+      );
   };
   const refundLater = (message: RefundMessage) => {
     if (inFlight.has(message.request_id)) return;
@@ -75,7 +66,6 @@ export function createRefunds(deps: {
       return reply.value.balance;
     },
     refundLater,
-    pending: () => inFlight.size,
     async stop() {
       stopping = true;
       await Promise.allSettled([...inFlight.values()]);

@@ -7,18 +7,14 @@
  * never refunds an answered request. After that billing has voided them, which refunds requests that
  * were answered — the one error a crash or a long outage may make, never the other way round.
  */
-import type { Logger } from "@rda/service-kit";
+import { type Logger, retryWithBackoff } from "@rda/service-kit";
 import type { BillingClient } from "./billing-client.ts";
 
 const FLUSH_MS = 25;
 const MAX_BATCH = 500;
-const FIRST_RETRY_MS = 100;
-const MAX_RETRY_MS = 2_000;
 
 export interface Settlement {
   settle(keyId: string, requestId: string): void;
-  /** Debits waiting to be sent. */
-  waiting(): number;
   /** Sends everything waiting, for a graceful shutdown (one more try for a batch being retried). */
   stop(): Promise<void>;
 }
@@ -35,18 +31,14 @@ export function createSettlement(deps: {
 
   const send = async (debits: { key_id: string; request_id: string }[]) => {
     const giveUpAt = Date.now() + deps.retryForMs;
-    for (let delay = FIRST_RETRY_MS; ; delay = Math.min(2 * delay, MAX_RETRY_MS)) {
-      const reply = await deps.billing.settle(debits);
-      if (reply.ok) return;
-      if (stopping || Date.now() + delay >= giveUpAt) {
-        deps.logger.warn(
-          { debits: debits.length, reason: reply.error.message },
-          "debits not settled; billing voids them",
-        );
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
+    const reply = await retryWithBackoff(() => deps.billing.settle(debits), {
+      giveUp: (nextDelayMs) => stopping || Date.now() + nextDelayMs >= giveUpAt,
+    });
+    if (!reply.ok)
+      deps.logger.warn(
+        { debits: debits.length, reason: reply.error.message },
+        "debits not settled; billing voids them",
+      );
   };
   const flush = () => {
     clearTimeout(timer);
@@ -63,7 +55,6 @@ export function createSettlement(deps: {
       if (batch.length >= MAX_BATCH) flush();
       else timer ??= setTimeout(flush, FLUSH_MS);
     },
-    waiting: () => batch.length,
     async stop() {
       flush();
       stopping = true;

@@ -1,6 +1,6 @@
 import { loadConfig } from "@rda/service-kit";
 import { describe, expect, it } from "vitest";
-import { gatewayConfigShape, pendingDebitMsOf } from "../src/index.ts";
+import { gatewayConfigShape, gatewaySettingsFromEnv, loadGatewayConfig } from "../src/index.ts";
 
 const load = (env: Record<string, string>) => loadConfig(gatewayConfigShape, env);
 
@@ -8,21 +8,27 @@ describe("the gateway's edge settings", () => {
   const short = { ADAPTER_TIMEOUT_MS: "5000", UPSTREAM_DEADLINE_MS: "4000" };
 
   it("voids a pending debit 20 s after the adapter timeout unless PENDING_DEBIT_MS says otherwise", () => {
-    expect(pendingDebitMsOf(load(short))).toBe(25_000);
-    expect(pendingDebitMsOf(load({ ...short, PENDING_DEBIT_MS: "8000" }))).toBe(8_000);
+    expect(gatewaySettingsFromEnv(short).pendingDebitMs).toBe(25_000);
+    expect(gatewaySettingsFromEnv({ ...short, PENDING_DEBIT_MS: "8000" }).pendingDebitMs).toBe(8_000);
     // The defaults agree with each other: heavy upstream calls, then the wait, then the debit's life.
-    expect(pendingDebitMsOf(load({}))).toBe(55_000);
+    expect(gatewaySettingsFromEnv({}).pendingDebitMs).toBe(55_000);
   });
 
   it("refuses at start a PENDING_DEBIT_MS that would void answers still being written", () => {
-    expect(() => pendingDebitMsOf(load({ ...short, PENDING_DEBIT_MS: "5000" }))).toThrow(
-      /PENDING_DEBIT_MS \(5000 ms\) must be longer than ADAPTER_TIMEOUT_MS \(5000 ms\)/,
+    expect(() => loadGatewayConfig({ ...short, PENDING_DEBIT_MS: "5000" })).toThrow(
+      /PENDING_DEBIT_MS \(5000\) must exceed ADAPTER_TIMEOUT_MS \(5000\)/,
+    );
+  });
+
+  it("refuses at start a PENDING_DEBIT_MS billing would refuse on every request", () => {
+    expect(() => loadGatewayConfig({ PENDING_DEBIT_MS: "700000" })).toThrow(
+      /PENDING_DEBIT_MS: must be at most 600000/,
     );
   });
 
   it("refuses at start an ADAPTER_TIMEOUT_MS the adapters' upstream deadline does not fit in", () => {
-    expect(() => pendingDebitMsOf(load({ ADAPTER_TIMEOUT_MS: "10000" }))).toThrow(
-      /ADAPTER_TIMEOUT_MS \(10000 ms\) must be longer than UPSTREAM_DEADLINE_MS \(30000 ms\)/,
+    expect(() => loadGatewayConfig({ ADAPTER_TIMEOUT_MS: "10000" })).toThrow(
+      /UPSTREAM_DEADLINE_MS \(30000\) must be below ADAPTER_TIMEOUT_MS \(10000\)/,
     );
   });
 

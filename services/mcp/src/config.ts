@@ -1,6 +1,6 @@
 /** The MCP service's environment, validated once at start (docs/architecture.md, services/mcp/README.md). */
-import { UPSTREAM_TIMEOUT_DEFAULTS } from "@rda/contracts";
-import { env, loadConfig } from "@rda/service-kit";
+import { DEADLINE_DEFAULTS, defaultMcpGatewayTimeoutMs } from "@rda/contracts";
+import { assertDeadlineOrder, env, loadConfig } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
 
@@ -12,9 +12,9 @@ const shape = {
   /** The gateway's internal listener (GATEWAY_INTERNAL_PORT), where tool calls go. */
   GATEWAY_URL: env.httpUrl().default("http://127.0.0.1:8081"),
   /** Outlasts the gateway's own wait for an adapter, so the gateway's answer (a refunded 502) arrives. */
-  GATEWAY_TIMEOUT_MS: env.positiveInt(
-    UPSTREAM_TIMEOUT_DEFAULTS.adapterMs + UPSTREAM_TIMEOUT_DEFAULTS.mcpMarginMs,
-  ),
+  GATEWAY_TIMEOUT_MS: env.positiveInt(defaultMcpGatewayTimeoutMs(DEADLINE_DEFAULTS.adapterTimeoutMs)),
+  /** The gateway's wait for an adapter, read here only to check GATEWAY_TIMEOUT_MS against it. */
+  ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
   MCP_ALLOWED_ORIGINS: env.originList(),
   MCP_BODY_TIMEOUT_MS: env.positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   /** Below a few kilobytes no result could say what it holds. */
@@ -35,6 +35,7 @@ export interface McpConfig {
 
 export function loadMcpConfig(environment: Record<string, string | undefined> = process.env): McpConfig {
   const raw = loadConfig(shape, environment);
+  assertDeadlineOrder(raw);
   return Object.freeze({
     port: raw.MCP_PORT,
     host: raw.MCP_HOST ?? raw.HOST,

@@ -1,42 +1,30 @@
 /**
- * The portal's side of billing's key-management subjects. Billing owns every key and the ledger; the
+ * The portal's side of billing's key-management calls (BILLING_RPC in @rda/contracts). Billing owns every key and the ledger; the
  * portal only asks, always with the signed-in account's id, so billing itself answers "not found"
  * for another account's key. Every way of not getting an answer is a `NatsRequestFailure` value.
  */
-import {
-  type ApplyPaymentReply,
-  type ApplyPaymentRequest,
-  applyPaymentReplySchema,
-  type CreateKeyReply,
-  createKeyReplySchema,
-  type KeyDetails,
-  type KeyUsageReply,
-  keyUsageReplySchema,
-  type ListKeysReply,
-  type LookupKeyReply,
-  listKeysReplySchema,
-  listPaymentsReplySchema,
-  lookupKeyReplySchema,
-  type Payment,
-  type Result,
-  type ReversePaymentReply,
-  type ReversePaymentRequest,
-  reversePaymentReplySchema,
-  revokeKeyReplySchema,
-  rotateKeyReplySchema,
-  type SetSpendCapReply,
-  type Subjects,
-  setLowBalanceThresholdReplySchema,
-  setSpendCapReplySchema,
-  showKeyReplySchema,
+import type {
+  ApplyPaymentReply,
+  ApplyPaymentRequest,
+  BillingRpcReply,
+  CreateKeyReply,
+  KeyDetails,
+  KeyUsageReply,
+  ListKeysReply,
+  LookupKeyReply,
+  Payment,
+  Result,
+  ReversePaymentReply,
+  ReversePaymentRequest,
+  SetSpendCapReply,
+  Subjects,
 } from "@rda/contracts";
-import { type NatsConnection, type NatsRequestFailure, requestJson } from "@rda/service-kit";
-import type { z } from "zod";
+import { billingCaller, type NatsConnection, type NatsRequestFailure } from "@rda/service-kit";
 
 type Answer<T> = Promise<Result<T, NatsRequestFailure>>;
 
-export type RevokeOutcome = z.infer<typeof revokeKeyReplySchema>["outcome"];
-export type RotateReply = z.infer<typeof rotateKeyReplySchema>;
+export type RevokeOutcome = BillingRpcReply<"revokeAccountKey">["outcome"];
+export type RotateReply = BillingRpcReply<"rotateAccountKey">;
 
 export interface PortalBilling {
   listKeys(accountId: string): Answer<ListKeysReply>;
@@ -62,38 +50,26 @@ export function createPortalBilling(deps: {
   subjects: Subjects;
   timeoutMs: number;
 }): PortalBilling {
-  const { nats, timeoutMs } = deps;
-  const subjects = deps.subjects.billing;
-  const ask = <S extends z.ZodType>(subject: string, payload: unknown, schema: S) =>
-    requestJson(nats, subject, payload, schema, timeoutMs);
+  const billing = billingCaller(deps.nats, deps.subjects, deps.timeoutMs);
+  const ask = billing.call;
   const map = async <T, U>(answer: Answer<T>, pick: (value: T) => U): Answer<U> => {
     const result = await answer;
     return result.ok ? { ok: true, value: pick(result.value) } : result;
   };
   return {
-    listKeys: (account_id) => ask(subjects.listKeys, { account_id }, listKeysReplySchema),
-    createKey: (account_id, label) =>
-      ask(subjects.createAccountKey, { account_id, label }, createKeyReplySchema),
+    listKeys: (account_id) => ask("listKeys", { account_id }),
+    createKey: (account_id, label) => ask("createAccountKey", { account_id, label }),
     showKey: (account_id, id) =>
-      map(ask(subjects.showKey, { id, account_id }, showKeyReplySchema), (reply) =>
-        reply.found ? reply.key : undefined,
-      ),
-    revokeKey: (account_id, id) =>
-      map(ask(subjects.revokeAccountKey, { id, account_id }, revokeKeyReplySchema), (reply) => reply.outcome),
-    rotateKey: (account_id, id) => ask(subjects.rotateAccountKey, { id, account_id }, rotateKeyReplySchema),
-    usage: (account_id, id, days) => ask(subjects.keyUsage, { id, account_id, days }, keyUsageReplySchema),
+      map(ask("showKey", { id, account_id }), (reply) => (reply.found ? reply.key : undefined)),
+    revokeKey: (account_id, id) => map(ask("revokeAccountKey", { id, account_id }), (reply) => reply.outcome),
+    rotateKey: (account_id, id) => ask("rotateAccountKey", { id, account_id }),
+    usage: (account_id, id, days) => ask("keyUsage", { id, account_id, days }),
     setLowBalanceThreshold: (account_id, low_balance_threshold) =>
-      ask(
-        subjects.setLowBalanceThreshold,
-        { account_id, low_balance_threshold },
-        setLowBalanceThresholdReplySchema,
-      ),
-    setSpendCap: (account_id, id, monthly_cap) =>
-      ask(subjects.setAccountSpendCap, { id, account_id, monthly_cap }, setSpendCapReplySchema),
-    lookup: (key_hash) => ask(subjects.lookupKey, { key_hash }, lookupKeyReplySchema),
-    applyPayment: (request) => ask(subjects.applyPayment, request, applyPaymentReplySchema),
-    reversePayment: (request) => ask(subjects.reversePayment, request, reversePaymentReplySchema),
-    payments: (account_id) =>
-      map(ask(subjects.listPayments, { account_id }, listPaymentsReplySchema), (reply) => reply.payments),
+      ask("setLowBalanceThreshold", { account_id, low_balance_threshold }),
+    setSpendCap: (account_id, id, monthly_cap) => ask("setAccountSpendCap", { id, account_id, monthly_cap }),
+    lookup: (key_hash) => ask("lookupKey", { key_hash }),
+    applyPayment: (request) => ask("applyPayment", request),
+    reversePayment: (request) => ask("reversePayment", request),
+    payments: (account_id) => map(ask("listPayments", { account_id }), (reply) => reply.payments),
   };
 }

@@ -22,7 +22,7 @@ import {
   waitFor,
 } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Billing, startBilling } from "../../billing/src/index.ts";
+import { type Billing, billingSettingsFromEnv, startBilling } from "../../billing/src/index.ts";
 import { BrowserlessClient, csrfTokenOf, linkIn } from "./support/client.ts";
 
 const REDIS_PASSWORD = randomBytes(12).toString("hex");
@@ -61,7 +61,7 @@ beforeAll(async () => {
     subjects: buildSubjects(namespace),
     keys: redisKeys(namespace),
     logger: silentLogger(),
-    settings: { freeCredits: 333, defaultRateLimit: { qps: 2, burst: 10 } },
+    settings: billingSettingsFromEnv({}),
   });
   const port = await freePort();
   portalUrl = `http://127.0.0.1:${port}`;

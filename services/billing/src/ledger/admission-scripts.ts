@@ -2,18 +2,18 @@
  * The scripts of admission and of a pending debit's end (docs/architecture.md, "admission"): admit,
  * settle, refund (also used to void a debit whose deadline passed) and the sweep that finds those.
  *
- * A debit marker records one request's debit: `<state>:<balance after>:<operation>:<day>:<credits>`.
- * Its state moves once from `pending` to `settled` (the answer reached the client), `refunded` (the
- * request failed, or the client left) or `voided` (nobody settled it in time); only a pending debit
- * can be refunded, so every refund is applied exactly once. Markers written before debits were
- * pending say `debited:<balance>[:<operation>:<day>]` and count as pending.
+ * A debit record (lua-helpers.ts, DEBIT_RECORD: its one reader and writer) records one request's
+ * debit. Its state moves once from `pending` to `settled` (the answer reached the client), `refunded`
+ * (the request failed, or the client left) or `voided` (nobody settled it in time); only a pending
+ * debit can be refunded, so every refund is applied exactly once.
  *
  * Admission touches the key's slot and three global keys (the reserve bucket, the pending index, and
  * the upstream pacer's state, read only): fine on one Redis primary, which the operator guide
  * prescribes; see there for Redis Cluster.
  */
-import { JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
-import { luaScript } from "./lua-script.ts";
+
+import { luaScript } from "@rda/service-kit";
+import { DEBIT_RECORD, JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
 
 /**
  * The key's monthly spend cap, a step of its own in admission: the record's `monthly_cap` (absent
@@ -65,7 +65,8 @@ end
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
  */
-export const admitScript = luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${SPEND_CAP}${LOW_BALANCE_LINE}
+export const admitScript =
+  luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${DEBIT_RECORD}${SPEND_CAP}${LOW_BALANCE_LINE}
 if now > tonumber(ARGV[15]) then return {'expired'} end
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked', 'hash', 'qps', 'burst')
 if not record[1] then return {'unknown_key'} end
@@ -73,9 +74,11 @@ if ARGV[2] ~= '' and record[3] and record[3] ~= '' and record[3] ~= ARGV[2] then
 if record[2] == '1' then return {'revoked'} end
 local balance, qps, burst = tonumber(record[1]), tonumber(record[4]), tonumber(record[5])
 local credits, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
+-- Each step below either refuses (returning, with nothing taken by the steps after it) or takes its
+-- share; a new kind of limit is one more step before the debit.
 if credits > 0 then
-  local prior = redis.call('GET', KEYS[3])
-  if prior then return {'admitted', tonumber(string.match(prior, '^%a+:(%d+)')), 0, qps, burst, 0, 0} end
+  local prior = read_debit(KEYS[3])
+  if prior then return {'admitted', prior.balance, 0, qps, burst, 0, 0} end
 end
 local tokens = bucket_level(KEYS[4], qps, burst)
 if tokens < wanted then
@@ -112,28 +115,29 @@ spent = count_spend(credits)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
 journal('debit', -credits, balance, ARGV[1], ARGV[12])
 count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
-redis.call('SET', KEYS[3], 'pending:' .. balance .. ':' .. ARGV[3] .. ':' .. ARGV[13] .. ':' .. credits, 'EX', ARGV[9])
+write_debit(KEYS[3], { state = 'pending', balance = balance, operation = ARGV[3], day = ARGV[13],
+  credits = credits }, ARGV[9])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
 return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()}
 `);
 
 /**
- * KEYS: debit marker, pending index. ARGV: pending member. A pending debit becomes final. Replies 1
+ * KEYS: debit record, pending index. ARGV: pending member. A pending debit becomes final. Replies 1
  * settled, 0 already ended (settled, refunded or voided), -1 no such debit recorded.
  */
-export const settleScript = luaScript(`
+export const settleScript = luaScript(`${DEBIT_RECORD}
 redis.call('ZREM', KEYS[2], ARGV[1])
-local prior = redis.call('GET', KEYS[1])
-if not prior then return -1 end
-local state, rest = string.match(prior, '^(%a+)(:.*)$')
-if state ~= 'pending' and state ~= 'debited' then return 0 end
-redis.call('SET', KEYS[1], 'settled' .. rest, 'KEEPTTL')
+local debit = read_debit(KEYS[1])
+if not debit then return -1 end
+if debit.state ~= 'pending' then return 0 end
+debit.state = 'settled'
+write_debit(KEYS[1], debit)
 return 1
 `);
 
 /**
- * KEYS: record, journal, debit marker, pending index, monthly spend. ARGV: request_id, at (ms),
- * marker ttl (s), usage key prefix, usage ttl (s), pending member, final state ('refunded' or
+ * KEYS: record, journal, debit record, pending index, monthly spend. ARGV: request_id, at (ms),
+ * record ttl (s), usage key prefix, usage ttl (s), pending member, final state ('refunded' or
  * 'voided').
  * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged,
  * and taken off the spend of that day's month (never below 0: a debit from before spend was counted
@@ -142,26 +146,23 @@ return 1
  * `already_ended` (settled, refunded or voided before) or `unknown_debit` (no such debit recorded:
  * nothing to give back, whoever asks).
  */
-export const refundScript = luaScript(`${JOURNAL_AND_USAGE}
+export const refundScript = luaScript(`${JOURNAL_AND_USAGE}${DEBIT_RECORD}
 redis.call('ZREM', KEYS[4], ARGV[6])
 local function current() return tonumber(redis.call('HGET', KEYS[1], 'balance') or '-1') end
-local prior = redis.call('GET', KEYS[3])
-if not prior then return {'unknown_debit', current()} end
-local state = string.match(prior, '^(%a+):')
-if state ~= 'pending' and state ~= 'debited' then return {'already_ended', current()} end
+local debit = read_debit(KEYS[3])
+if not debit then return {'unknown_debit', current()} end
+if debit.state ~= 'pending' then return {'already_ended', current()} end
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_debit', -1} end
-local _, operation, day, credits = string.match(prior, '^%a+:(%d+):(%a+):([%d%-]+):?(%d*)$')
-credits = tonumber(credits) or 1
-local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
-journal('refund', credits, balance, ARGV[1], ARGV[2])
-if day then count(ARGV[4] .. day, 'refunded:' .. operation, 1, ARGV[5]) end
-if day and day ~= '' then
-  local month = string.sub(day, 1, 7)
+local balance = redis.call('HINCRBY', KEYS[1], 'balance', debit.credits)
+journal('refund', debit.credits, balance, ARGV[1], ARGV[2])
+if debit.day ~= '' then
+  count(ARGV[4] .. debit.day, 'refunded:' .. debit.operation, 1, ARGV[5])
+  local month = string.sub(debit.day, 1, 7)
   local spent = tonumber(redis.call('HGET', KEYS[5], month) or '0')
-  if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, credits)) end
+  if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, debit.credits)) end
 end
-redis.call('SET', KEYS[3], ARGV[7] .. ':' .. balance .. ':' .. (operation or '') .. ':' .. (day or '') .. ':' .. credits,
-  'EX', ARGV[3])
+debit.state, debit.balance = ARGV[7], balance
+write_debit(KEYS[3], debit, ARGV[3])
 return {'refunded', balance}
 `);
 
@@ -172,4 +173,4 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 `);
 
-export const ALL_SCRIPTS = [admitScript, settleScript, refundScript, dueDebitsScript];
+export const ADMISSION_SCRIPTS = [admitScript, settleScript, refundScript, dueDebitsScript];

@@ -44,11 +44,17 @@ export interface Reserve {
   readonly burst: number;
 }
 
+/**
+ * The script ran only after its deadline (Redis was stalled): it decided and took nothing, and
+ * billing has already answered that it could not reach its store.
+ */
+export type LateAdmission = { readonly outcome: "expired" };
+
 export async function admit(
   context: LedgerContext,
   admission: Admission,
   reserve: Reserve,
-): Promise<AdmitReply> {
+): Promise<AdmitReply | LateAdmission> {
   const { keys } = context;
   const { keyId, requestId } = admission;
   const at = context.now();
@@ -92,7 +98,7 @@ function admitReply(
     ...number[],
   ],
   month: string,
-): AdmitReply {
+): AdmitReply | LateAdmission {
   const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
   // A replayed admission (the debit was already recorded) answers without the month's figures.
   const monthSpend: MonthSpend | undefined =
@@ -118,7 +124,7 @@ function admitReply(
     case "revoked":
       return { outcome };
     case "expired":
-      throw new Error("the admission reached Redis after billing had stopped waiting for it");
+      return { outcome };
     default:
       throw new Error(`unexpected admission outcome '${outcome}'`);
   }

@@ -1,4 +1,5 @@
 /** What every ledger operation needs: the Redis client, the namespace's keys and a clock. */
+import { LEDGER_RETENTION } from "@rda/contracts";
 import type { Redis, RedisKeys } from "@rda/service-kit";
 
 export interface LedgerContext {
@@ -11,10 +12,13 @@ export interface LedgerContext {
 const DAY_SECONDS = 86_400;
 
 /**
- * How long per-request markers live. A debit marker must outlive every refund that can still arrive:
- * the refund stream keeps messages 7 days (REFUND_STREAM.maxAgeMs), so 14 days leaves a margin.
+ * How long per-request markers live. A debit record must outlive every refund that can still arrive
+ * through the refund stream; both values, and that order, are `LEDGER_RETENTION`'s (@rda/contracts).
  */
-export const MARKER_TTL_SECONDS = { debit: 14 * DAY_SECONDS, topUp: 30 * DAY_SECONDS } as const;
+export const MARKER_TTL_SECONDS = {
+  debit: LEDGER_RETENTION.debitRecordTtlSeconds,
+  topUp: LEDGER_RETENTION.topUpMarkerTtlSeconds,
+} as const;
 
 /** Usage days are kept a little over a year, long enough for a yearly look back. */
 export const USAGE_TTL_SECONDS = 400 * DAY_SECONDS;

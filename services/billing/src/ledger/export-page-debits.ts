@@ -3,12 +3,14 @@
  * journaled like a request's debit. The page's id (job, page, attempt) is the debit's request id, so
  * a worker that retries a page after a crash is charged once: a marker that already exists answers
  * `already_debited` (still charged) or `already_ended` (that attempt was refunded) and charges
- * nothing. The marker has the request debit's shape (`debited:<balance>:<operation>:<day>:1`), so
- * `billing.settle` ends it and `billing.refund` gives it back exactly once, as for a failed request.
+ * nothing. The marker is a pending debit record of 1 credit, written with the one codec
+ * (lua-helpers.ts, DEBIT_RECORD), so `billing.settle` ends it and `billing.refund` gives it back
+ * exactly once (and the month's spend with it), as for a failed request.
  * There is no pending deadline: the worker records the attempt before it asks, and refunds it
  * itself when the job ends without fetching the page.
  */
 import type { ExportPageDebitReply } from "@rda/contracts";
+import { luaScript } from "@rda/service-kit";
 import {
   type LedgerContext,
   MARKER_TTL_SECONDS,
@@ -17,8 +19,7 @@ import {
   usagePrefix,
   utcDay,
 } from "./context.ts";
-import { JOURNAL_AND_USAGE } from "./lua-helpers.ts";
-import { luaScript } from "./lua-script.ts";
+import { DEBIT_RECORD, JOURNAL_AND_USAGE } from "./lua-helpers.ts";
 
 /** The operation an export page is counted under in the key's usage. */
 export const EXPORT_PAGE_OPERATION = "exportPage";
@@ -27,14 +28,13 @@ export const EXPORT_PAGE_OPERATION = "exportPage";
  * KEYS: record, journal, debit marker. ARGV: debit id, at (ms), marker ttl (s), usage key prefix,
  * usage ttl (s), day, operation. Replies {outcome, balance}.
  */
-export const exportPageDebitScript = luaScript(`${JOURNAL_AND_USAGE}
+export const exportPageDebitScript = luaScript(`${JOURNAL_AND_USAGE}${DEBIT_RECORD}
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked')
 if not record[1] then return {'unknown_key', -1} end
 local balance = tonumber(record[1])
-local prior = redis.call('GET', KEYS[3])
+local prior = read_debit(KEYS[3])
 if prior then
-  local state = string.match(prior, '^(%a+):')
-  if state == 'debited' or state == 'pending' or state == 'settled' then return {'already_debited', balance} end
+  if prior.state == 'pending' or prior.state == 'settled' then return {'already_debited', balance} end
   return {'already_ended', balance}
 end
 if record[2] == '1' then return {'revoked', balance} end
@@ -43,9 +43,12 @@ balance = redis.call('HINCRBY', KEYS[1], 'balance', -1)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[2])
 journal('debit', -1, balance, ARGV[1], ARGV[2])
 count(ARGV[4] .. ARGV[6], 'charged:' .. ARGV[7], 1, ARGV[5])
-redis.call('SET', KEYS[3], 'debited:' .. balance .. ':' .. ARGV[7] .. ':' .. ARGV[6] .. ':1', 'EX', ARGV[3])
+write_debit(KEYS[3], { state = 'pending', balance = balance, operation = ARGV[7], day = ARGV[6], credits = 1 },
+  ARGV[3])
 return {'debited', balance}
 `);
+
+export const EXPORT_PAGE_SCRIPTS = [exportPageDebitScript];
 
 export async function debitExportPage(
   context: LedgerContext,

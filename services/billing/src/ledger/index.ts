@@ -1,5 +1,10 @@
+import { ADMISSION_SCRIPTS } from "./admission-scripts.ts";
+import { EXPORT_PAGE_SCRIPTS } from "./export-page-debits.ts";
+import { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
+import { KEY_SCRIPTS } from "./scripts.ts";
+import { SPEND_CAP_SCRIPTS } from "./spend-caps.ts";
+
 export { type Admission, admit, type Reserve } from "./admission.ts";
-export { ALL_SCRIPTS as ADMISSION_SCRIPTS } from "./admission-scripts.ts";
 export {
   createKey,
   type KeyDefaults,
@@ -12,7 +17,6 @@ export {
 export type { LedgerContext } from "./context.ts";
 export { listAccountKeys, listKeysByLabel } from "./key-lists.ts";
 export { setLowBalanceThreshold } from "./low-balance.ts";
-export { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
 export { applyPayment, listPayments, reversePayment } from "./payments.ts";
 export {
   type DebitId,
@@ -24,8 +28,16 @@ export {
   voidDueDebits,
 } from "./pending-debits.ts";
 export { type RedisClock, startRedisClock } from "./redis-clock.ts";
-export { ALL_SCRIPTS } from "./scripts.ts";
-export { SPEND_CAP_SCRIPTS, setSpendCap } from "./spend-caps.ts";
+export { setSpendCap } from "./spend-caps.ts";
 export { type TopUpReply, topUp } from "./top-ups.ts";
 export { readUsage } from "./usage.ts";
 export { type VerifyReply, verifyLedger } from "./verify.ts";
+
+/** Every script of the ledger, to load into Redis at start. */
+export const LEDGER_SCRIPTS = [
+  ...KEY_SCRIPTS,
+  ...ADMISSION_SCRIPTS,
+  ...PAYMENT_SCRIPTS,
+  ...SPEND_CAP_SCRIPTS,
+  ...EXPORT_PAGE_SCRIPTS,
+];

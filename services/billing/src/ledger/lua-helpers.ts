@@ -40,3 +40,31 @@ local function seconds_to_full(tokens, rate, size)
   return math.ceil((size - tokens) / rate)
 end
 `;
+
+/**
+ * The debit record, one request's debit, and its only reader and writer. Stored as one string,
+ * `<state>:<balance after>:<operation>:<day>:<credits>`, split on ':' (no field may hold one: an
+ * operation id is letters, digits and '_', a day is YYYY-MM-DD). Its state moves once, from
+ * `pending` to `settled`, `refunded` or `voided` (docs/architecture.md#a-debits-life).
+ *
+ * `debited:<balance>[:<operation>:<day>]` is what the ledger wrote before debits were pending; such
+ * a record reads as a pending debit of 1 credit. Records live LEDGER_RETENTION.debitRecordTtlSeconds
+ * (14 days), so that reading can go once no running ledger is that young.
+ */
+export const DEBIT_RECORD = `
+local function read_debit(key)
+  local stored = redis.call('GET', key)
+  if not stored then return nil end
+  local fields = {}
+  for field in string.gmatch(stored .. ':', '([^:]*):') do fields[#fields + 1] = field end
+  local state = fields[1]
+  if state == 'debited' then state = 'pending' end
+  return { state = state, balance = tonumber(fields[2]) or 0, operation = fields[3] or '',
+    day = fields[4] or '', credits = tonumber(fields[5]) or 1 }
+end
+local function write_debit(key, debit, ttl_seconds)
+  local stored = table.concat({ debit.state, debit.balance, debit.operation, debit.day, debit.credits }, ':')
+  if ttl_seconds then redis.call('SET', key, stored, 'EX', ttl_seconds)
+  else redis.call('SET', key, stored, 'KEEPTTL') end
+end
+`;

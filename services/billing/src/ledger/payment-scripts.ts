@@ -5,8 +5,9 @@
  * changes nothing; refunds and disputes carry cumulative amounts, so only their growth takes credits
  * back, in whatever order they arrive.
  */
+
+import { luaScript } from "@rda/service-kit";
 import { JOURNAL_AND_USAGE } from "./lua-helpers.ts";
-import { luaScript } from "./lua-script.ts";
 
 /**
  * Takes back the credits bought by the refunded and disputed part of the payment (KEYS[3]) that have

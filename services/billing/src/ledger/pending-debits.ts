@@ -29,11 +29,17 @@ export interface DebitId {
  * pending, `unknown` those of them never recorded at all.
  */
 export async function settle(context: LedgerContext, debits: readonly DebitId[]) {
-  const results = await runScriptPipeline(context, settleScript.source, (pipeline) => {
-    for (const { key_id, request_id } of debits) {
-      const keys = [context.keys.debitMarker(key_id, request_id), context.keys.pendingDebits];
-      pipeline.evalsha(settleScript.sha, keys.length, ...keys, pendingMember(key_id, request_id));
-    }
+  // A settlement is idempotent, so runMany may send the batch again after Redis lost the script.
+  const replies = await settleScript.runMany(
+    context.redis,
+    debits.map(({ key_id, request_id }) => ({
+      keys: [context.keys.debitMarker(key_id, request_id), context.keys.pendingDebits],
+      args: [pendingMember(key_id, request_id)],
+    })),
+  );
+  const results = replies.map((reply) => {
+    if (!reply.ok) throw reply.error;
+    return reply.value;
   });
   const settled = results.filter((result) => result === 1).length;
   const unknown = results.filter((result) => result === -1).length;
@@ -97,31 +103,4 @@ export async function voidDueDebits(context: LedgerContext, limit: number): Prom
     if (reply.outcome === "refunded") voided += 1;
   }
   return voided;
-}
-
-type Pipeline = ReturnType<LedgerContext["redis"]["pipeline"]>;
-
-/**
- * Runs a pipeline of EVALSHA calls of one script; when Redis lost the script (a restart), loads it
- * and runs the pipeline once more (a settle is idempotent, so the calls that did run can run again).
- */
-async function runScriptPipeline(
-  context: LedgerContext,
-  source: string,
-  fill: (pipeline: Pipeline) => void,
-): Promise<unknown[]> {
-  const run = async () => {
-    const pipeline = context.redis.pipeline();
-    fill(pipeline);
-    return (await pipeline.exec()) ?? [];
-  };
-  let results = await run();
-  if (results.some(([error]) => error && String(error).includes("NOSCRIPT"))) {
-    await context.redis.script("LOAD", source);
-    results = await run();
-  }
-  return results.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
 }

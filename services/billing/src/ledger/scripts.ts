@@ -2,8 +2,9 @@
  * The ledger's Lua scripts for keys and top-ups (admission and debits: admission-scripts.ts). Each
  * touches only one API key's keys (one hash slot) or only one account's.
  */
+
+import { luaScript } from "@rda/service-kit";
 import { JOURNAL_AND_USAGE } from "./lua-helpers.ts";
-import { luaScript } from "./lua-script.ts";
 
 /**
  * KEYS: record, journal, usage day. ARGV: label, qps, burst, created_at, credits, request_id, at,
@@ -107,7 +108,7 @@ if last[1] then id = last[1][1] end
 return {balance or '', id}
 `);
 
-export const ALL_SCRIPTS = [
+export const KEY_SCRIPTS = [
   createKeyScript,
   claimAccountKeyScript,
   releaseAccountKeyScript,

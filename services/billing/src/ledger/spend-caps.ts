@@ -8,8 +8,8 @@ import {
   type SetSpendCapReply,
   type SetSpendCapRequest,
 } from "@rda/contracts";
+import { luaScript } from "@rda/service-kit";
 import { type LedgerContext, scriptReply } from "./context.ts";
-import { luaScript } from "./lua-script.ts";
 
 /**
  * KEYS: record, monthly spend. ARGV: cap ('' for none), account_id ('' = any owner), month.

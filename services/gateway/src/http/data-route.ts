@@ -5,7 +5,7 @@
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
-import { type OperationContract, parseHttpParams } from "@rda/contracts";
+import { err, type OperationContract, parseHttpParams } from "@rda/contracts";
 import { admit } from "../admission.ts";
 import type { Failure } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
@@ -44,7 +44,11 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       });
       if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
       if (!admission.ok) {
-        await claim?.release();
+        // Nothing was charged: the answer is the refusal, whether or not the claim could be freed
+        // (an unfreed claim expires by itself).
+        await claim?.release().catch((error: unknown) => {
+          request.log.warn({ err: String(error) }, "idempotency store failed");
+        });
         return sendError(reply, admission.error, ctx.errors);
       }
       const { balance } = admission.value;
@@ -77,6 +81,4 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
 
 const invalid = (detail: string): Failure => ({ code: "invalid_parameter", detail });
 
-function internalError(error: unknown): { ok: false; error: Failure } {
-  return { ok: false, error: { code: "internal_error", internal: String(error) } };
-}
+const internalError = (error: unknown) => err<Failure>({ code: "internal_error", internal: String(error) });

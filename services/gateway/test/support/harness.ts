@@ -28,8 +28,14 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import type { z } from "zod";
-import { type Billing, startBilling } from "../../../billing/src/index.ts";
-import { createMetrics, type GatewaySettings, type RunningGateway, startGateway } from "../../src/index.ts";
+import { type Billing, billingSettingsFromEnv, startBilling } from "../../../billing/src/index.ts";
+import {
+  createMetrics,
+  type GatewaySettings,
+  gatewaySettingsFromEnv,
+  type RunningGateway,
+  startGateway,
+} from "../../src/index.ts";
 
 export interface TestKey {
   readonly id: string;
@@ -81,11 +87,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const redis: Redis = await openRedis(testRedisUrl(), "gateway-test", silentLogger());
   const adapterParams: unknown[] = [];
   let adapter: AdapterBehaviour = OK_PAGE;
+  // One environment for both services, as production shares one: each resolves its settings from it
+  // with the code its main.ts runs. Scripted adapters answer at once, so the gateway's wait is short.
+  const environment = {
+    TOPUP_URL: "https://example.com/topup",
+    UPSTREAM_DEADLINE_MS: "400",
+    ADAPTER_TIMEOUT_MS: "500",
+    MCP_URL: "http://127.0.0.1:9",
+    PENDING_SWEEP_MS: "200",
+  };
   const billingSettings = {
-    freeCredits: 333,
-    defaultRateLimit: { qps: 2, burst: 10 },
+    ...billingSettingsFromEnv(environment),
     reserve: options.reserve ?? { qps: 1_000, burst: 1_000 },
-    pendingSweepMs: 200,
   };
   const startOurBilling = () =>
     startBilling({ nats, redis, subjects, keys, logger: silentLogger(), settings: billingSettings });
@@ -111,13 +124,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       subjects,
       keys,
       logger: options.logger ?? silentLogger(),
-      settings: {
-        topUpUrl: "https://example.com/topup",
-        adapterTimeoutMs: 500,
-        billingTimeoutMs: 1_000,
-        mcpUrl: "http://127.0.0.1:9",
-        ...options.gateway,
-      },
+      settings: { ...gatewaySettingsFromEnv(environment), ...options.gateway },
     },
     { port: 0, host: "127.0.0.1" },
   );

@@ -15,7 +15,7 @@
  */
 import { isIPv6 } from "node:net";
 import { err, ok, type Result } from "@rda/contracts";
-import type { Redis } from "@rda/service-kit";
+import { luaScript, type Redis } from "@rda/service-kit";
 import type { MailLimits } from "../settings.ts";
 import type { StoreContext } from "./context.ts";
 import { sha256 } from "./secrets.ts";
@@ -39,7 +39,7 @@ export interface MailLimiter {
  * last place. Returns 0, or the seconds until the window ends. One key per script: the two counters
  * may live on different Redis Cluster nodes.
  */
-const TAKE_SCRIPT = `
+const takeScript = luaScript(`
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
 if count <= tonumber(ARGV[1]) then return 0 end
@@ -47,20 +47,22 @@ redis.call('DECR', KEYS[1])
 local ttl = redis.call('TTL', KEYS[1])
 if ttl < 1 then return 1 end
 return ttl
-`;
+`);
 
 /** Gives a place back, unless its window has ended meanwhile (a bare DECR would start a window at -1). */
-const GIVE_BACK_SCRIPT = `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`;
+const giveBackScript = luaScript(
+  `if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECR', KEYS[1]) end`,
+);
 
 /** Takes one place of `max` in the fixed window `key`: 0, or the seconds until the window ends. */
 export async function takePlace(redis: Redis, key: string, max: number, windowSeconds: number) {
-  return Number(await redis.eval(TAKE_SCRIPT, 1, key, max, windowSeconds));
+  return Number(await takeScript.run(redis, [key], [max, windowSeconds]));
 }
 
 export function createMailLimiter(context: StoreContext, limits: MailLimits): MailLimiter {
   const { redis, keys } = context;
   const take = (key: string, max: number) => takePlace(redis, key, max, limits.windowSeconds);
-  const giveBack = (key: string) => redis.eval(GIVE_BACK_SCRIPT, 1, key);
+  const giveBack = (key: string) => giveBackScript.run(redis, [key], []);
   const allClients = limits.perAddressAllClients ?? limits.perAddress * 4;
   return {
     async admit(email, clientIp, deviceId) {

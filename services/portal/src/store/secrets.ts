@@ -3,7 +3,8 @@
  * their SHA-256, so a copy of Redis lets nobody sign in. Email addresses are indexed by their hash
  * too, which keeps arbitrary text out of key names.
  */
-import { createHash, randomBytes, randomInt } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
+import { sha256Hex } from "@rda/service-kit";
 
 const BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz";
 
@@ -15,9 +16,8 @@ export function newSecretToken(): string {
 /** Tokens as they arrive in URLs, forms and cookies are checked for this shape before any lookup. */
 export const SECRET_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
-export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
+/** Stored form of a secret or an address: service-kit's one SHA-256 helper, under the portal's name. */
+export const sha256 = sha256Hex;
 
 /** A public handle matching ACCOUNT_ID_PATTERN: `acct_` and 16 base36 characters (about 82 bits). */
 export function newAccountId(): string {

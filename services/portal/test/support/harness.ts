@@ -16,7 +16,7 @@ import {
   testNamespace,
   testRedisUrl,
 } from "@rda/service-kit/testing";
-import { startBilling } from "../../../billing/src/index.ts";
+import { billingSettingsFromEnv, startBilling } from "../../../billing/src/index.ts";
 import {
   createSmtpMailer,
   type MailLimits,
@@ -70,12 +70,12 @@ export async function startPortalHarness(
     subjects,
     keys,
     logger,
-    settings: {
-      freeCredits: 333,
-      defaultRateLimit: { qps: 100, burst: 100 },
-      maxActiveKeysPerAccount: options.maxActiveKeys,
-      maxKeysCreatedPerAccount: options.maxKeysCreated,
-    },
+    settings: billingSettingsFromEnv({
+      RATE_LIMIT_QPS: "100",
+      RATE_LIMIT_BURST: "100",
+      ACCOUNT_MAX_ACTIVE_KEYS: options.maxActiveKeys?.toString(),
+      ACCOUNT_MAX_KEYS_CREATED: options.maxKeysCreated?.toString(),
+    }),
   });
   let clockOffset = 0;
   const mailer = createSmtpMailer({
