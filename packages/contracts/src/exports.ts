@@ -295,7 +295,15 @@ export const exportPageDebitRequestSchema = z.object({
   debit_id: z.string().regex(/^exp_[0-9a-f]{24}\.p\d{1,7}\.a\d{1,4}$/),
 });
 export const exportPageDebitReplySchema = z.object({
-  outcome: z.enum(["debited", "already_debited", "already_ended", "insufficient", "unknown_key", "revoked"]),
+  outcome: z.enum([
+    "debited",
+    "already_debited",
+    "already_ended",
+    "insufficient",
+    "spend_cap_reached",
+    "unknown_key",
+    "revoked",
+  ]),
   balance: z.number().int(),
 });
 export type ExportPageDebitReply = z.infer<typeof exportPageDebitReplySchema>;

@@ -4,7 +4,12 @@
  * replicas; a refused admission takes nothing; refunds give spend back; the month is the calendar
  * month (UTC) of billing's clock, which this test moves across a month's end.
  */
-import { refundReplySchema, setSpendCapReplySchema, showKeyReplySchema } from "@rda/contracts";
+import {
+  exportPageDebitReplySchema,
+  refundReplySchema,
+  setSpendCapReplySchema,
+  showKeyReplySchema,
+} from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, journalTypes, startHarness } from "./harness.ts";
 import { admit, balanceOf, createKey, newRequestId, verify } from "./ops.ts";
@@ -59,6 +64,25 @@ describe("a monthly spend cap", () => {
       month_spend: { spent: 2, cap: 2 },
     });
     expect((await admit(h, key)).outcome).toBe("spend_cap_reached");
+    expect((await verify(h)).ok).toBe(true);
+  });
+
+  it("counts an export job's pages like requests: a page past the cap is refused uncharged, a refunded one gives its credit back", async () => {
+    const key = await createKey(h, { credits: 100, rate_limit: unlimitedRate });
+    await setCap(key.id, 2);
+    const page = (n: number) =>
+      h.request(
+        h.subjects.billing.debitExportPage,
+        { key_id: key.id, debit_id: `exp_${"0".repeat(24)}.p${n}.a0` },
+        exportPageDebitReplySchema,
+      );
+    expect((await admit(h, key)).outcome).toBe("admitted");
+    expect(await page(1)).toEqual({ outcome: "debited", balance: 98 });
+    expect(await page(2)).toEqual({ outcome: "spend_cap_reached", balance: 98 });
+    expect((await admit(h, key)).outcome).toBe("spend_cap_reached");
+    expect((await refund(key.id, `exp_${"0".repeat(24)}.p1.a0`)).outcome).toBe("refunded");
+    expect(await page(2)).toEqual({ outcome: "debited", balance: 98 });
+    expect(await balanceOf(h, key)).toBe(98);
     expect((await verify(h)).ok).toBe(true);
   });
 

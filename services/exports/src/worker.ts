@@ -179,6 +179,19 @@ async function fetchNextPage(
           : undefined,
       );
       return { kind: "later", delayMs: settings.balanceRetryMs };
+    case "spend_cap_reached":
+      await jobs.update(record.id, (r) =>
+        r.state === "running"
+          ? {
+              ...r,
+              state: "paused",
+              pausedBy: "balance",
+              reason:
+                "paused: the key's monthly spend cap is reached; the job resumes by itself once the cap is raised or the month turns (UTC)",
+            }
+          : undefined,
+      );
+      return { kind: "later", delayMs: settings.balanceRetryMs };
     case "unknown_key":
     case "revoked":
       return fail(deps, record, "the key that started this export was revoked");

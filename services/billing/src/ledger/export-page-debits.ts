@@ -8,8 +8,10 @@
  * exactly once (and the month's spend with it), as for a failed request.
  * There is no pending deadline: the worker records the attempt before it asks, and refunds it
  * itself when the job ends without fetching the page.
+ * A page counts towards the key's monthly spend cap like any request (admission-scripts.ts): one
+ * past the cap is refused, uncharged, and the job pauses until the cap is raised or the month turns.
  */
-import type { ExportPageDebitReply } from "@rda/contracts";
+import { calendarMonthOf, type ExportPageDebitReply } from "@rda/contracts";
 import { luaScript } from "@rda/service-kit";
 import {
   type LedgerContext,
@@ -25,8 +27,8 @@ import { DEBIT_RECORD, JOURNAL_AND_USAGE } from "./lua-helpers.ts";
 export const EXPORT_PAGE_OPERATION = "exportPage";
 
 /**
- * KEYS: record, journal, debit marker. ARGV: debit id, at (ms), marker ttl (s), usage key prefix,
- * usage ttl (s), day, operation. Replies {outcome, balance}.
+ * KEYS: record, journal, debit marker, monthly spend. ARGV: debit id, at (ms), marker ttl (s), usage
+ * key prefix, usage ttl (s), day, operation, month (YYYY-MM). Replies {outcome, balance}.
  */
 export const exportPageDebitScript = luaScript(`${JOURNAL_AND_USAGE}${DEBIT_RECORD}
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked')
@@ -39,7 +41,12 @@ if prior then
 end
 if record[2] == '1' then return {'revoked', balance} end
 if balance < 1 then return {'insufficient', balance} end
+local cap = tonumber(redis.call('HGET', KEYS[1], 'monthly_cap') or '') or -1
+if cap >= 0 and tonumber(redis.call('HGET', KEYS[4], ARGV[8]) or '0') + 1 > cap then
+  return {'spend_cap_reached', balance}
+end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -1)
+redis.call('HINCRBY', KEYS[4], ARGV[8], 1)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[2])
 journal('debit', -1, balance, ARGV[1], ARGV[2])
 count(ARGV[4] .. ARGV[6], 'charged:' .. ARGV[7], 1, ARGV[5])
@@ -62,6 +69,7 @@ export async function debitExportPage(
       keys.keyRecord(request.keyId),
       keys.journal(request.keyId),
       keys.debitMarker(request.keyId, request.debitId),
+      keys.monthlySpend(request.keyId),
     ],
     [
       request.debitId,
@@ -71,6 +79,7 @@ export async function debitExportPage(
       USAGE_TTL_SECONDS,
       utcDay(at),
       EXPORT_PAGE_OPERATION,
+      calendarMonthOf(at),
     ],
   );
   const [outcome, balance] = scriptReply(reply);
