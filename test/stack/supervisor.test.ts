@@ -119,6 +119,7 @@ describe("the pnpm start supervisor", () => {
       "gateway",
       "mail",
       "mcp",
+      "monitors",
       "payments-sim",
       "portal",
       "upstream-sim",

@@ -33,16 +33,18 @@ const refund = (keyId: string, requestId: string) =>
   );
 
 describe("a monthly spend cap", () => {
-  it("admits exactly 50 of 1,000 concurrent one-credit admissions under a 50-credit cap, and refuses the rest uncharged", async () => {
+  // 300 at once is a race for the cap's last credits on both replicas; the thousand-request race
+  // through two gateways is test/e2e/spend-caps.test.ts.
+  it("admits exactly 50 of 300 concurrent one-credit admissions under a 50-credit cap, and refuses the rest uncharged", async () => {
     const key = await createKey(h, { credits: 1_000, rate_limit: unlimitedRate });
     expect(await setCap(key.id, 50)).toEqual({
       outcome: "set",
       month_spend: { month: "2026-01", spent: 0, cap: 50 },
     });
-    const replies = await Promise.all(Array.from({ length: 1_000 }, () => admit(h, key)));
+    const replies = await Promise.all(Array.from({ length: 300 }, () => admit(h, key)));
     const outcomes = replies.map((reply) => reply.outcome);
     expect(outcomes.filter((outcome) => outcome === "admitted")).toHaveLength(50);
-    expect(outcomes.filter((outcome) => outcome === "spend_cap_reached")).toHaveLength(950);
+    expect(outcomes.filter((outcome) => outcome === "spend_cap_reached")).toHaveLength(250);
     const refusal = replies.find((reply) => reply.outcome === "spend_cap_reached");
     expect(refusal).toMatchObject({ balance: 950, month_spend: { month: "2026-01", spent: 50, cap: 50 } });
     expect(await balanceOf(h, key)).toBe(950);

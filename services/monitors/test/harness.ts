@@ -42,6 +42,8 @@ export interface Harness {
   /** Moves the simulator's clock forward: items created meanwhile become visible. */
   advance(seconds: number): void;
   startReplica(settings?: Partial<MonitorSettings>, registry?: Registry): Promise<RunningMonitors>;
+  /** Stops every replica started here so far, so that a test can choose who polls. */
+  stopReplicas(): Promise<void>;
   ask(action: MonitorAction, request: Record<string, unknown>): Promise<Answer>;
   /** Pages the adapters' own listing with `q`, oldest first: what the API answers for the window. */
   listWithPhrase(subreddit: string, after: number, phrase: string | undefined): Promise<Item[]>;
@@ -116,6 +118,9 @@ export async function startHarness(): Promise<Harness> {
       });
       replicas.push(replica);
       return replica;
+    },
+    async stopReplicas() {
+      for (const replica of replicas.splice(0)) await replica.stop();
     },
     async ask(action, request) {
       const answer = await requestJson(nats, subjects.monitors[action], request, monitorReplySchema, 15_000);
