@@ -166,6 +166,8 @@ describe("card payments in the ledger", () => {
     };
     const [older, newer] = [newPayment(), newPayment()];
     await apply(first, older, 500);
+    // The history orders by the millisecond each payment was first seen: the newer one comes later.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     await apply(second, newer, 5_000);
     const listed = await payments({ account_id: first.account });
     expect(listed.map((p) => [p.payment_id, p.key_id, p.credits, p.status])).toEqual([
