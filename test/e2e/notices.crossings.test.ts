@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import { freePort, waitFor } from "@rda/service-kit/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BrowserlessClient, csrfTokenOf, linkIn } from "../../services/portal/test/support/client.ts";
+import { BrowserlessClient } from "../../services/portal/test/support/client.ts";
 import { getJson, withKey } from "../support/http.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -43,14 +43,7 @@ describe("notices of crossings", () => {
     const email = `notices-${randomBytes(4).toString("hex")}@example.com`;
     const portal = stack.portal!;
     const client = new BrowserlessClient(portal.url);
-    await client.submit("/signup", "/signup", { email });
-    const [signIn] = await portal.inbox.waitForMessages(email);
-    const link = linkIn(signIn!.text);
-    const confirm = await client.get(link);
-    await client.post("/auth", {
-      _csrf: csrfTokenOf(confirm.body),
-      token: new URL(link).searchParams.get("token")!,
-    });
+    await client.signUp(email, portal.inbox);
     const { id: keyId, secret } = await client.createKey("busy");
 
     const hook = await client.submit("/notifications", "/notifications/webhook", {

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BrowserlessClient, csrfTokenOf, linkIn } from "../../services/portal/test/support/client.ts";
+import { BrowserlessClient } from "../../services/portal/test/support/client.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
@@ -52,14 +52,7 @@ describe("payment notices", () => {
     const email = `receipt-${randomBytes(4).toString("hex")}@example.com`;
     const portal = stack.portal!;
     const client = new BrowserlessClient(portal.url);
-    await client.submit("/signup", "/signup", { email });
-    const [signIn] = await portal.inbox.waitForMessages(email);
-    const link = linkIn(signIn!.text);
-    const confirm = await client.get(link);
-    await client.post("/auth", {
-      _csrf: csrfTokenOf(confirm.body),
-      token: new URL(link).searchParams.get("token")!,
-    });
+    await client.signUp(email, portal.inbox);
     const { id: keyId } = await client.createKey("buyer");
 
     const answer = await client.submit("/billing", "/billing/checkout", {

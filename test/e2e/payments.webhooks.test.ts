@@ -11,7 +11,7 @@ import { hashApiKey, requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BrowserlessClient, csrfTokenOf, linkIn } from "../../services/portal/test/support/client.ts";
+import { BrowserlessClient } from "../../services/portal/test/support/client.ts";
 import { runAdminAsync } from "../stack/support.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -36,14 +36,7 @@ interface Developer {
 async function developer(): Promise<Developer> {
   const email = `buyer-${randomBytes(4).toString("hex")}@example.com`;
   const client = new BrowserlessClient(portalUrl);
-  await client.submit("/signup", "/signup", { email });
-  const [mail] = await stack.portal!.inbox.waitForMessages(email);
-  const link = linkIn(mail!.text);
-  const confirm = await client.get(link);
-  await client.post("/auth", {
-    _csrf: csrfTokenOf(confirm.body),
-    token: new URL(link).searchParams.get("token")!,
-  });
+  await client.signUp(email, stack.portal!.inbox);
   const { id: keyId, secret } = await client.createKey("buyer");
   return { client, keyId, secret };
 }

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { keyUsageReportSchema } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserlessClient, csrfTokenOf, linkIn, uniqueClientIp } from "./support/client.ts";
+import { type BrowserlessClient, csrfTokenOf, uniqueClientIp } from "./support/client.ts";
 import { type PortalHarness, startPortalHarness } from "./support/harness.ts";
 
 const FAILED_AUTH_BURST = 5;
@@ -25,14 +25,7 @@ afterAll(() => h.close());
 async function signedInClient(): Promise<BrowserlessClient> {
   const email = `dev-${randomBytes(4).toString("hex")}@example.com`;
   const client = h.client({ ip: uniqueClientIp() });
-  await client.submit("/signup", "/signup", { email });
-  const [mail] = await h.inbox.waitForMessages(email);
-  const link = linkIn(mail!.text);
-  const confirm = await client.get(link);
-  await client.post("/auth", {
-    _csrf: csrfTokenOf(confirm.body),
-    token: new URL(link).searchParams.get("token")!,
-  });
+  await client.signUp(email, h.inbox);
   return client;
 }
 

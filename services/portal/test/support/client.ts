@@ -2,6 +2,7 @@
  * A browser without a browser, for the security tests: keeps cookies, does not follow redirects
  * (tests look at each answer), reads a page's CSRF token and links the way a person would see them.
  */
+import type { CaptureInbox } from "@rda/service-kit/testing";
 
 export interface Answer {
   readonly status: number;
@@ -34,6 +35,22 @@ export class BrowserlessClient {
   async submit(pagePath: string, action: string, form: Record<string, string>): Promise<Answer> {
     const page = await this.get(pagePath);
     return this.post(action, { _csrf: csrfTokenOf(page.body), ...form });
+  }
+
+  /**
+   * Creates an account as a person does: the sign-up form, the emailed link (read from `inbox`), and
+   * the confirmation posted from the link's page. Leaves this client signed in.
+   */
+  async signUp(email: string, inbox: Pick<CaptureInbox, "waitForMessages">): Promise<Answer> {
+    await this.submit("/signup", "/signup", { email });
+    const [mail] = await inbox.waitForMessages(email);
+    if (!mail) throw new Error(`no sign-in mail reached ${email}`);
+    const link = linkIn(mail.text);
+    const confirm = await this.get(link);
+    return this.post("/auth", {
+      _csrf: csrfTokenOf(confirm.body),
+      token: new URL(link).searchParams.get("token") ?? "",
+    });
   }
 
   /**
