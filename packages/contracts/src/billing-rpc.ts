@@ -11,6 +11,7 @@
  */
 import type { z } from "zod";
 import { exportPageDebitReplySchema, exportPageDebitRequestSchema } from "./exports.ts";
+import { monitorBatchDebitRequestSchema } from "./monitors.ts";
 import {
   admitReplySchema,
   admitRequestSchema,
@@ -89,6 +90,8 @@ export const BILLING_RPC = {
   verifyLedger: rpc(verifyLedgerRequestSchema, verifyLedgerReplySchema, true),
   // Keyed by the page's debit id: a retried page finds its record and charges nothing more.
   debitExportPage: rpc(exportPageDebitRequestSchema, exportPageDebitReplySchema, true),
+  // Keyed by the delivery's round: a batch resent after a crash is charged once (same outcomes).
+  debitMonitorBatch: rpc(monitorBatchDebitRequestSchema, exportPageDebitReplySchema, true),
   applyPayment: rpc(applyPaymentRequestSchema, applyPaymentReplySchema, true),
   reversePayment: rpc(reversePaymentRequestSchema, reversePaymentReplySchema, true),
   listPayments: rpc(listPaymentsRequestSchema, listPaymentsReplySchema, true),

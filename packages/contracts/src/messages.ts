@@ -354,17 +354,18 @@ export const setLowBalanceThresholdReplySchema = z.object({ keys_updated: z.numb
  * Exactly one admission crosses each line (admissions are serial in the ledger); `crossing` names
  * it, so the portal sends each notice once whichever replica hears it. `spending_paused` is
  * published by features that spend on their own (monitors, exports) when they stop for lack of
- * credits.
+ * credits. `webhook_failing` is published by monitors when a webhook batch failed for good and the
+ * monitor paused.
  */
 export const noticeEventSchema = z.object({
-  kind: z.enum(["balance_low", "spend_cap_80", "spend_cap_100", "spending_paused"]),
+  kind: z.enum(["balance_low", "spend_cap_80", "spend_cap_100", "spending_paused", "webhook_failing"]),
   key_id: keyId,
   account_id: accountIdSchema,
   crossing: z.string().min(1).max(200),
   balance: z.number().int().min(0),
   threshold: z.number().int().min(0).optional(),
   month_spend: monthSpendSchema.optional(),
-  /** For spending_paused: what paused (a monitor's or export's name, for people). */
+  /** For spending_paused and webhook_failing: what paused (a monitor's or export's name, for people). */
   what: z.string().max(200).optional(),
 });
 export type NoticeEvent = z.infer<typeof noticeEventSchema>;

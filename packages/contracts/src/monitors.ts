@@ -6,7 +6,18 @@
 import { z } from "zod";
 import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 
-export const MONITOR_ACTIONS = ["create", "list", "get", "update", "delete", "items"] as const;
+export const MONITOR_ACTIONS = [
+  "create",
+  "list",
+  "get",
+  "update",
+  "delete",
+  "items",
+  "deliveries",
+  "redeliver",
+  "test",
+  "rotate_secret",
+] as const;
 export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
 
 export const MONITORS_QUEUE_GROUP = "monitors";
@@ -19,6 +30,8 @@ export const monitorRequestSchema = z.strictObject({
     .optional(),
   body: z.unknown().optional(),
   cursor: z.string().max(64).nullable().optional(),
+  /** For `redeliver`: the delivery (its `webhook-id`) to send again. */
+  delivery_id: z.string().max(80).optional(),
 });
 export type MonitorRequest = z.infer<typeof monitorRequestSchema>;
 
@@ -48,6 +61,7 @@ const DEFAULT_INTERVAL_SECONDS = 300;
 const MAX_BACKFILL_SECONDS = 365 * 86_400;
 
 const NAME = /^[A-Za-z0-9_-]{2,32}$/;
+const MAX_WEBHOOK_URL_LENGTH = 2_048;
 
 function definitionFields(limits: MonitorLimits) {
   return {
@@ -65,6 +79,14 @@ function definitionFields(limits: MonitorLimits) {
       .int({ error: "must be a whole number of seconds" })
       .min(limits.minIntervalSeconds, { error: `must be at least ${limits.minIntervalSeconds}` })
       .max(MAX_INTERVAL_SECONDS, { error: `must be at most ${MAX_INTERVAL_SECONDS}` }),
+    /**
+     * Where matches are POSTed, signed (docs/api.md#monitor-webhooks). Checked further by the
+     * monitors service: https in production, never a private, loopback or link-local address.
+     */
+    webhook_url: z
+      .string({ error: "must be a URL" })
+      .max(MAX_WEBHOOK_URL_LENGTH, { error: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
+      .url({ error: "must be a URL" }),
   };
 }
 
@@ -74,6 +96,7 @@ export function createMonitorSchema(limits: MonitorLimits) {
     .strictObject({
       ...fields,
       interval_seconds: fields.interval_seconds.default(DEFAULT_INTERVAL_SECONDS),
+      webhook_url: fields.webhook_url.optional(),
       backfill_from: z
         .union([z.string(), z.number()], { error: `must be ${TIME_BOUND_HINT}` })
         .transform((raw, ctx) => {
@@ -103,5 +126,28 @@ export function updateMonitorSchema(limits: MonitorLimits) {
     phrase: fields.phrase.nullable(),
     interval_seconds: fields.interval_seconds.optional(),
     paused: z.boolean({ error: "must be true or false" }).optional(),
+    /** A new receiver, or null to stop webhook delivery (items stay pullable). */
+    webhook_url: fields.webhook_url.nullable().optional(),
   });
 }
+
+/* ---------- webhook delivery (docs/api.md#monitor-webhooks) ---------- */
+
+/** The most items one webhook POST carries. */
+export const MONITOR_WEBHOOK_BATCH_ITEMS = 100;
+
+/**
+ * A delivery's id, which is also its `webhook-id`: the monitor's id and the batch's sequence
+ * number (`t` and a number for a test event), so it is the same on every attempt and redelivery.
+ */
+export const MONITOR_DELIVERY_ID = /^msg_mon_[A-Za-z0-9]{1,40}_t?\d{1,10}$/;
+
+/**
+ * One round of a delivery's debit in billing: the delivery's id and its round (0 first, one more
+ * per redelivery), so each round is charged at most once however often it is retried.
+ */
+export const monitorBatchDebitRequestSchema = z.object({
+  key_id: z.string().min(1).max(64),
+  debit_id: z.string().regex(/^msg_mon_[A-Za-z0-9]{1,40}_\d{1,10}\.r\d{1,6}$/),
+});
+

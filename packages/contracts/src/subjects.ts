@@ -40,6 +40,8 @@ const BILLING_SUBJECTS = {
   verifyLedger: "billing.ledger.verify",
   /** An export job's page: 1 credit, once per page id (exports.ts). */
   debitExportPage: "billing.exports.debit_page",
+  /** A monitor's webhook batch: 1 credit, once per delivery round (monitors.ts). */
+  debitMonitorBatch: "billing.monitors.debit_batch",
   /** Card payments, asked by the developer portal (and `payments.list` by the operator CLI). */
   applyPayment: "billing.payments.apply",
   reversePayment: "billing.payments.reverse",
@@ -68,6 +70,10 @@ const MONITOR_SUBJECTS = {
   update: "monitors.update",
   delete: "monitors.delete",
   items: "monitors.items",
+  deliveries: "monitors.deliveries",
+  redeliver: "monitors.redeliver",
+  test: "monitors.test",
+  rotate_secret: "monitors.rotate_secret",
 } as const;
 
 export type AdapterOperation = keyof typeof ADAPTER_SUBJECTS;

@@ -5,6 +5,8 @@
  * credentials in the URL, only public addresses after DNS resolution on every attempt
  * (outbound-address.ts), no redirects followed, a deadline per attempt and a cap on what is read
  * back. A few attempts with a growing pause; the same id on each, so the receiver can de-duplicate.
+ * A target may hold two secrets while one is rotated: the message then carries both signatures,
+ * space-separated, as the specification allows, so a receiver verifies with either.
  */
 import { isIP } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -42,7 +44,19 @@ export type DeliveryResult =
   | { readonly outcome: "delivered"; readonly status: number; readonly attempts: number }
   /** Refused before any request: the URL is not one we deliver to. Retrying cannot help. */
   | { readonly outcome: "refused"; readonly reason: string }
-  | { readonly outcome: "failed"; readonly reason: string; readonly attempts: number };
+  | {
+      readonly outcome: "failed";
+      readonly reason: string;
+      readonly attempts: number;
+      /** The last answer's status, when the receiver answered at all. */
+      readonly status?: number;
+    };
+
+/** Where a message goes: the URL and its secret, or its secrets (newest first) during a rotation. */
+export interface WebhookTarget {
+  readonly url: string;
+  readonly secret: string | readonly string[];
+}
 
 /** Why a URL is not one we deliver to, or undefined when it is (addresses are checked at connect). */
 export function urlProblem(url: string, allowLoopback = false): string | undefined {
@@ -66,7 +80,7 @@ export function urlProblem(url: string, allowLoopback = false): string | undefin
 
 /** Signs `message` with the endpoint's `whsec_…` secret and POSTs it; see the module comment. */
 export async function deliverWebhook(
-  target: { readonly url: string; readonly secret: string },
+  target: WebhookTarget,
   message: WebhookMessage,
   options: DeliveryOptions = {},
 ): Promise<DeliveryResult> {
@@ -74,21 +88,24 @@ export async function deliverWebhook(
   const problem = urlProblem(target.url, allowLoopback);
   if (problem) return { outcome: "refused", reason: problem };
   const attempts = options.attempts ?? 3;
-  let reason = "";
+  let last: Extract<Attempt, { ok: false }> = { ok: false, reason: "", final: false };
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (attempt > 1) await sleep((options.retryDelayMs ?? 1_000) * 2 ** (attempt - 2));
     const result = await attemptDelivery(target, message, options, allowLoopback);
     if (result.ok) return { outcome: "delivered", status: result.status, attempts: attempt };
-    reason = result.reason;
-    if (result.final) return { outcome: "refused", reason };
+    last = result;
+    if (result.final) return { outcome: "refused", reason: result.reason };
   }
-  return { outcome: "failed", reason, attempts };
+  const status = last.status === undefined ? {} : { status: last.status };
+  return { outcome: "failed", reason: last.reason, attempts, ...status };
 }
 
-type Attempt = { ok: true; status: number } | { ok: false; reason: string; final: boolean };
+type Attempt =
+  | { ok: true; status: number }
+  | { ok: false; reason: string; final: boolean; status?: number };
 
 async function attemptDelivery(
-  target: { url: string; secret: string },
+  target: WebhookTarget,
   message: WebhookMessage,
   options: DeliveryOptions,
   allowLoopback: boolean,
@@ -96,7 +113,8 @@ async function attemptDelivery(
   const timeoutMs = options.timeoutMs ?? 5_000;
   const sentAt = options.now?.() ?? new Date();
   const body = JSON.stringify({ type: message.type, timestamp: sentAt.toISOString(), data: message.data });
-  const signature = new Webhook(target.secret).sign(message.id, sentAt, body);
+  const secrets = typeof target.secret === "string" ? [target.secret] : target.secret;
+  const signature = secrets.map((secret) => new Webhook(secret).sign(message.id, sentAt, body)).join(" ");
   // A fresh connection per attempt, so the address check runs again every time.
   const agent = new Agent({
     connect: { lookup: guardedLookup(allowLoopback), timeout: timeoutMs },
@@ -121,7 +139,7 @@ async function attemptDelivery(
     await drainAtMost(answer.body, options.maxResponseBytes ?? 65_536);
     if (answer.statusCode >= 200 && answer.statusCode < 300) return { ok: true, status: answer.statusCode };
     // A redirect is not followed: the endpoint must answer itself.
-    return { ok: false, reason: `answered ${answer.statusCode}`, final: false };
+    return { ok: false, reason: `answered ${answer.statusCode}`, final: false, status: answer.statusCode };
   } catch (error) {
     const blocked =
       error instanceof BlockedAddressError ||

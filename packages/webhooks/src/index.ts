@@ -4,6 +4,7 @@ export {
   deliverWebhook,
   urlProblem,
   type WebhookMessage,
+  type WebhookTarget,
 } from "./delivery.ts";
 export { BlockedAddressError, guardedLookup, isPublicAddress } from "./outbound-address.ts";
 export { newWebhookSecret, openSecret, sealingKeyFrom, sealSecret } from "./secrets.ts";

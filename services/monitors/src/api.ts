@@ -24,6 +24,8 @@ import { type MonitorRecord, publicMonitor, sourceKeyOf } from "./monitor.ts";
 import type { MonitorStore } from "./monitor-store.ts";
 import type { SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage } from "./source-pages.ts";
+import type { MonitorWebhooks } from "./webhooks/monitor-webhooks.ts";
+import { WEBHOOK_HANDLERS } from "./webhooks/webhook-api.ts";
 
 export interface ApiDeps {
   readonly nats: NatsConnection;
@@ -34,6 +36,7 @@ export interface ApiDeps {
   readonly limits: MonitorLimits;
   readonly logger: Logger;
   readonly pageTimeoutMs: number;
+  readonly webhooks: MonitorWebhooks;
 }
 
 type Handler = (request: MonitorRequest, deps: ApiDeps) => Promise<MonitorReply>;
@@ -43,7 +46,15 @@ const refuse = (status: number, error: string): MonitorReply => ({ ok: false, st
 const NOT_FOUND = refuse(404, "monitor not found");
 
 export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
-  const handlers: Record<MonitorAction, Handler> = { create, list, get, update, delete: remove, items };
+  const handlers: Record<MonitorAction, Handler> = {
+    create,
+    list,
+    get,
+    update,
+    delete: remove,
+    items,
+    ...webhookHandlers(),
+  };
   return MONITOR_ACTIONS.map((action) =>
     serveSubject(deps.nats, {
       subject: deps.subjects.monitors[action],
@@ -69,6 +80,9 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const body = createMonitorSchema(deps.limits).safeParse(request.body ?? {});
   if (!body.success) return refuse(400, describeIssues(body.error));
   const definition = body.data;
+  const webhookProblem =
+    definition.webhook_url === undefined ? undefined : deps.webhooks.problemWith(definition.webhook_url);
+  if (webhookProblem !== undefined) return refuse(400, webhookProblem);
   const monitor: MonitorRecord = {
     id: `mon_${randomBytes(12).toString("hex")}`,
     key_id: request.key_id,
@@ -85,8 +99,16 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const estimate = await estimateBackfill(deps, monitor);
   if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerKey)))
     return refuse(409, `a key may hold at most ${deps.limits.maxMonitorsPerKey} monitors`);
+  const secret =
+    definition.webhook_url === undefined
+      ? undefined
+      : await deps.webhooks.configure(monitor, definition.webhook_url, true);
   await deps.leases.wake(sourceKeyOf(monitor));
-  return ok({ monitor: publicMonitor(monitor), backfill_estimate: estimate });
+  return ok({
+    monitor: await view(deps, monitor),
+    backfill_estimate: estimate,
+    ...(secret === undefined ? {} : { webhook_secret: secret }),
+  });
 }
 
 /**
@@ -116,7 +138,8 @@ async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord) {
 
 async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitors = await deps.store.listOwned(request.key_id);
-  return ok({ monitors: monitors.map(publicMonitor), limit: deps.limits.maxMonitorsPerKey });
+  const views = await Promise.all(monitors.map((monitor) => view(deps, monitor)));
+  return ok({ monitors: views, limit: deps.limits.maxMonitorsPerKey });
 }
 
 async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRecord | undefined> {
@@ -127,7 +150,7 @@ async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRec
 
 async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
-  return monitor ? ok({ monitor: publicMonitor(monitor) }) : NOT_FOUND;
+  return monitor ? ok({ monitor: await view(deps, monitor) }) : NOT_FOUND;
 }
 
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
@@ -137,7 +160,9 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     .partial()
     .safeParse(request.body ?? {});
   if (!body.success) return refuse(400, describeIssues(body.error));
-  const { phrase, interval_seconds, paused } = body.data;
+  const { phrase, interval_seconds, paused, webhook_url } = body.data;
+  const webhookProblem = typeof webhook_url === "string" ? deps.webhooks.problemWith(webhook_url) : undefined;
+  if (webhookProblem !== undefined) return refuse(400, webhookProblem);
   const { phrase: _previous, ...rest } = monitor;
   const next: MonitorRecord = {
     ...rest,
@@ -147,14 +172,16 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     paused: paused ?? monitor.paused,
   };
   await deps.store.save(next);
+  const secret = await deps.webhooks.update(next, { webhook_url, paused });
   if (!next.paused) await deps.leases.wake(sourceKeyOf(next));
-  return ok({ monitor: publicMonitor(next) });
+  return ok({ monitor: await view(deps, next), ...(secret === undefined ? {} : { webhook_secret: secret }) });
 }
 
 async function remove(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
   await deps.store.delete(monitor);
+  await deps.webhooks.remove(monitor);
   await deps.store.forgetSourceIfUnwatched(sourceKeyOf(monitor));
   return ok({ deleted: true, id: monitor.id });
 }
@@ -169,4 +196,21 @@ async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRep
     return refuse(400, "cursor: must be a cursor this endpoint returned");
   const page = await deps.store.page(monitor.id, cursor, MONITOR_PAGE_ITEMS);
   return ok({ items: page.items, cursor: page.cursor });
+}
+
+/** The public view, with what the monitor's webhook adds (its URL; `failing` or paused for credits). */
+async function view(deps: ApiDeps, monitor: MonitorRecord) {
+  return { ...publicMonitor(monitor), ...(await deps.webhooks.view(monitor)) };
+}
+
+/** The webhook requests (webhooks/webhook-api.ts), on the asking key's own monitor. */
+function webhookHandlers(): Record<keyof typeof WEBHOOK_HANDLERS, Handler> {
+  const entries = Object.entries(WEBHOOK_HANDLERS).map(([action, handle]) => [
+    action,
+    async (request: MonitorRequest, deps: ApiDeps) => {
+      const monitor = await owned(request, deps);
+      return monitor ? handle(monitor, request, deps.webhooks) : NOT_FOUND;
+    },
+  ]);
+  return Object.fromEntries(entries) as Record<keyof typeof WEBHOOK_HANDLERS, Handler>;
 }

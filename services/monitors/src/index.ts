@@ -12,11 +12,22 @@ import { monitorKeys } from "./monitor-keys.ts";
 import { MonitorStore } from "./monitor-store.ts";
 import { type PollerSettings, startPoller } from "./poller.ts";
 import { SourceLeases } from "./source-leases.ts";
+import { natsDeliveryBilling } from "./webhooks/delivery-billing.ts";
+import { natsDeliveryNotices } from "./webhooks/delivery-notices.ts";
+import { startDeliveryWorker } from "./webhooks/delivery-worker.ts";
+import { MonitorWebhooks } from "./webhooks/monitor-webhooks.ts";
+import { webhookKeys } from "./webhooks/webhook-keys.ts";
+import { WebhookStore } from "./webhooks/webhook-store.ts";
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./webhooks/webhook-settings.ts";
 
 export interface MonitorSettings extends PollerSettings {
   readonly limits: MonitorLimits;
   /** How long a replica holds a source while polling it; another takes over once it runs out. */
   readonly leaseMs: number;
+  /** Webhook delivery (webhooks/webhook-settings.ts). */
+  readonly webhooks: WebhookSettings;
+  /** The wait for billing's answer to a batch's debit, settle or refund. */
+  readonly billingTimeoutMs: number;
 }
 
 export const DEFAULT_MONITOR_SETTINGS: MonitorSettings = {
@@ -26,6 +37,8 @@ export const DEFAULT_MONITOR_SETTINGS: MonitorSettings = {
   backfillPagesPerPoll: 20,
   livePagesPerPoll: 20,
   pageTimeoutMs: 35_000,
+  webhooks: DEFAULT_WEBHOOK_SETTINGS,
+  billingTimeoutMs: 5_000,
 };
 
 export interface MonitorsDeps {
@@ -36,7 +49,9 @@ export interface MonitorsDeps {
   readonly logger: Logger;
   /** Where the metrics go (the process's registry); a private one when not given. */
   readonly registry?: Registry;
-  readonly settings?: Partial<MonitorSettings>;
+  readonly settings?: Partial<Omit<MonitorSettings, "webhooks">> & {
+    readonly webhooks?: Partial<WebhookSettings>;
+  };
 }
 
 export interface RunningMonitors {
@@ -44,9 +59,20 @@ export interface RunningMonitors {
 }
 
 export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors> {
-  const settings = { ...DEFAULT_MONITOR_SETTINGS, ...deps.settings };
-  const store = new MonitorStore(deps.redis, monitorKeys(deps.namespace));
+  const settings: MonitorSettings = {
+    ...DEFAULT_MONITOR_SETTINGS,
+    ...deps.settings,
+    webhooks: { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.settings?.webhooks },
+  };
+  const keys = monitorKeys(deps.namespace);
+  const store = new MonitorStore(deps.redis, keys);
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const webhookStore = new WebhookStore(deps.redis, webhookKeys(deps.namespace));
+  const webhooks = new MonitorWebhooks(webhookStore, settings.webhooks, deps.redis, keys.items);
+  if (settings.webhooks.allowLoopback)
+    deps.logger.warn(
+      "WEBHOOKS_ALLOW_LOOPBACK is on: monitor webhooks may go to http://127.0.0.1 — local development only, never in production",
+    );
   const leases = await SourceLeases.open(deps.nats, deps.namespace, owner, settings.leaseMs);
   const served = serveMonitorApi({
     nats: deps.nats,
@@ -57,13 +83,24 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     limits: settings.limits,
     logger: deps.logger,
     pageTimeoutMs: settings.pageTimeoutMs,
+    webhooks,
   });
   const metrics = createMonitorMetrics(deps.registry);
   const poller = startPoller({ ...deps, store, leases, metrics, settings });
+  const billing = natsDeliveryBilling(deps.nats, deps.subjects, settings.billingTimeoutMs);
+  const delivery = startDeliveryWorker({
+    monitors: store,
+    webhooks: webhookStore,
+    billing,
+    notices: natsDeliveryNotices({ ...deps, billing }),
+    settings: settings.webhooks,
+    logger: deps.logger,
+    owner,
+  });
   let stopping: Promise<void> | undefined;
   const stopAll = async () => {
     await Promise.all(served.map((subject) => subject.stop()));
-    await poller.stop();
+    await Promise.all([poller.stop(), delivery.stop()]);
   };
   return {
     stop() {
@@ -76,3 +113,5 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
 export { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "@rda/contracts";
 export { monitorKeys } from "./monitor-keys.ts";
 export { sourceBucketName } from "./source-leases.ts";
+export { webhookKeys } from "./webhooks/webhook-keys.ts";
+export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./webhooks/webhook-settings.ts";

@@ -19,7 +19,16 @@ import {
   startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { DEFAULT_MONITOR_LIMITS, DEFAULT_MONITOR_SETTINGS, startMonitors } from "./index.ts";
+import { sealingKeyFrom } from "@rda/webhooks";
+import { z } from "zod";
+import {
+  DEFAULT_MONITOR_LIMITS,
+  DEFAULT_MONITOR_SETTINGS,
+  DEFAULT_WEBHOOK_SETTINGS,
+  startMonitors,
+} from "./index.ts";
+
+const hooks = DEFAULT_WEBHOOK_SETTINGS;
 
 const configShape = {
   REDIS_URL: env.redisUrl(),
@@ -37,6 +46,27 @@ const configShape = {
   MONITOR_BACKFILL_PAGES_PER_POLL: env.positiveInt(DEFAULT_MONITOR_SETTINGS.backfillPagesPerPoll),
   /** How long a replica holds a source while polling it before another may take it over. */
   MONITOR_LEASE_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.leaseMs),
+  /**
+   * 32 bytes (base64, or 64 hex digits) sealing monitors' webhook secrets at rest (AES-256-GCM).
+   * Unset: monitors cannot have a webhook_url (pull still works).
+   */
+  MONITOR_WEBHOOK_SEALING_KEY: z
+    .string()
+    .refine((text) => (/^[0-9a-f]{64}$/i.test(text) ? true : Buffer.from(text, "base64").length === 32), {
+      error: "must be 32 bytes as base64 or 64 hex digits (openssl rand -base64 32)",
+    })
+    .optional(),
+  /** Local development only: webhooks may go to http://127.0.0.1 (logged loudly at start). */
+  WEBHOOKS_ALLOW_LOOPBACK: z.enum(["0", "1", "true", "false"]).default("0"),
+  /** How long a webhook batch is retried before it fails for good and the monitor pauses. */
+  MONITOR_WEBHOOK_RETRY_WINDOW_S: env.positiveInt(hooks.retryWindowMs / 1000),
+  /** The first pause between attempts (doubled each time, with jitter, up to the next setting). */
+  MONITOR_WEBHOOK_FIRST_RETRY_MS: env.positiveInt(hooks.firstRetryMs),
+  MONITOR_WEBHOOK_MAX_RETRY_DELAY_MS: env.positiveInt(hooks.maxRetryDelayMs),
+  /** One attempt's deadline. */
+  MONITOR_WEBHOOK_TIMEOUT_MS: env.positiveInt(hooks.attemptTimeoutMs),
+  /** How long a rotated secret still signs beside the new one. */
+  MONITOR_WEBHOOK_SECRET_OVERLAP_S: env.positiveInt(hooks.secretOverlapMs / 1000),
   HEALTH_PORT: env.port(9111),
   HEALTH_HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
@@ -65,6 +95,17 @@ runMain("monitors", async () => {
       tickMs: config.MONITOR_TICK_MS,
       leaseMs: config.MONITOR_LEASE_MS,
       backfillPagesPerPoll: config.MONITOR_BACKFILL_PAGES_PER_POLL,
+      webhooks: {
+        sealingKey: config.MONITOR_WEBHOOK_SEALING_KEY
+          ? sealingKeyFrom(config.MONITOR_WEBHOOK_SEALING_KEY)
+          : undefined,
+        allowLoopback: ["1", "true"].includes(config.WEBHOOKS_ALLOW_LOOPBACK),
+        retryWindowMs: config.MONITOR_WEBHOOK_RETRY_WINDOW_S * 1000,
+        firstRetryMs: config.MONITOR_WEBHOOK_FIRST_RETRY_MS,
+        maxRetryDelayMs: config.MONITOR_WEBHOOK_MAX_RETRY_DELAY_MS,
+        attemptTimeoutMs: config.MONITOR_WEBHOOK_TIMEOUT_MS,
+        secretOverlapMs: config.MONITOR_WEBHOOK_SECRET_OVERLAP_S * 1000,
+      },
     },
   });
   const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {

@@ -25,6 +25,11 @@ import { DEBIT_RECORD, JOURNAL_AND_USAGE } from "./lua-helpers.ts";
 
 /** The operation an export page is counted under in the key's usage. */
 export const EXPORT_PAGE_OPERATION = "exportPage";
+/**
+ * A monitor's webhook batch is the same kind of debit (1 credit, keyed by its delivery round,
+ * settled on a 2xx, refunded when the batch failed for good), counted under its own operation.
+ */
+export const MONITOR_BATCH_OPERATION = "monitorWebhookBatch";
 
 /**
  * KEYS: record, journal, debit marker, monthly spend. ARGV: debit id, at (ms), marker ttl (s), usage
@@ -59,7 +64,7 @@ export const EXPORT_PAGE_SCRIPTS = [exportPageDebitScript];
 
 export async function debitExportPage(
   context: LedgerContext,
-  request: { keyId: string; debitId: string },
+  request: { keyId: string; debitId: string; operation?: string },
 ): Promise<ExportPageDebitReply> {
   const { keys } = context;
   const at = context.now();
@@ -78,7 +83,7 @@ export async function debitExportPage(
       usagePrefix(context, request.keyId),
       USAGE_TTL_SECONDS,
       utcDay(at),
-      EXPORT_PAGE_OPERATION,
+      request.operation ?? EXPORT_PAGE_OPERATION,
       calendarMonthOf(at),
     ],
   );

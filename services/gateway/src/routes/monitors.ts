@@ -1,5 +1,6 @@
 /**
- * /v1/monitors (docs/api.md#monitors): managing monitors is free and admitted like /v1/account (the
+ * /v1/monitors (docs/api.md#monitors): managing monitors (and their webhooks: the delivery log,
+ * redelivery, a test event, rotating the secret) is free and admitted like /v1/account (the
  * key's own bucket, 0 credits, no upstream reserve); pulling items costs 1 credit for a page holding
  * at least one item, admitted and settled like a data request, and refunded when the page is empty
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
@@ -27,7 +28,7 @@ const MONITORS_TIMEOUT_MS = 10_000;
 /** Managing a monitor creating one may read one upstream page for its backfill estimate. */
 const CREATE_TIMEOUT_MS = 40_000;
 
-type Params = { id?: string };
+type Params = { id?: string; delivery_id?: string };
 type MonitorsContext = GatewayContext & { readonly subjects: Subjects };
 
 const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
@@ -46,6 +47,10 @@ const MANAGED: readonly Managed[] = [
   { method: "GET", url: "/v1/monitors/:id", action: "get" },
   { method: "PATCH", url: "/v1/monitors/:id", action: "update" },
   { method: "DELETE", url: "/v1/monitors/:id", action: "delete" },
+  { method: "GET", url: "/v1/monitors/:id/deliveries", action: "deliveries" },
+  { method: "POST", url: "/v1/monitors/:id/deliveries/:delivery_id/redeliver", action: "redeliver", status: 202 },
+  { method: "POST", url: "/v1/monitors/:id/test", action: "test" },
+  { method: "POST", url: "/v1/monitors/:id/rotate-secret", action: "rotate_secret" },
 ];
 
 export function registerMonitorRoutes(
@@ -88,10 +93,11 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
-  const { id } = request.params as Params;
-  const body = route.method === "POST" || route.method === "PATCH" ? (request.body ?? {}) : undefined;
+  const { id, delivery_id } = request.params as Params;
+  const body = route.action === "create" || route.action === "update" ? (request.body ?? {}) : undefined;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const answer = await askMonitors(ctx, route.action, { key_id: key.value.id, id, body }, timeoutMs);
+  const asked = { key_id: key.value.id, id, body, delivery_id };
+  const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
   if (!answer.ok) return sendRefusal(reply, answer);
   const service = { credits_used: 0, credits_remaining: admission.value.balance };

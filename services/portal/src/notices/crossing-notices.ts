@@ -49,7 +49,25 @@ export function noticeOf(event: NoticeEvent, portalUrl: string): Notice {
     }
     case "spending_paused":
       return spendingPausedNotice(event, portalUrl);
+    case "webhook_failing":
+      return webhookFailingNotice(event, portalUrl);
   }
+}
+
+/** A monitor's webhook batch failed for good (published by monitors): the monitor paused. */
+export function webhookFailingNotice(event: NoticeEvent, portalUrl: string): Notice {
+  const what = event.what ?? "A monitor";
+  return {
+    kind: "webhook_failing",
+    crossing: event.crossing,
+    subject: `${what} paused: its webhook kept failing`,
+    paragraphs: [
+      `${what} of your key ${event.key_id} could not deliver a batch to its webhook URL for the whole retry window, so it paused. The batch was not charged.`,
+      "Its items are kept: fix the receiver, then redeliver the failed batch or set the monitor's paused to false, and delivery goes on in order.",
+    ],
+    link: { text: "See the key", url: `${portalUrl}/keys/${event.key_id}` },
+    data: { ...event },
+  };
 }
 
 /** A monitor or export stopped for lack of credits (published by those features). */

@@ -11,6 +11,7 @@ export const NOTICE_KINDS = {
   spend_cap_80: { optional: true, label: "A key spent 80 % of its monthly cap" },
   spend_cap_100: { optional: true, label: "A key reached its monthly cap" },
   spending_paused: { optional: true, label: "A monitor or export paused for lack of credits" },
+  webhook_failing: { optional: false, label: "A monitor paused: its webhook kept failing" },
   test: { optional: false, label: "A test notice you asked for" },
 } as const;
 
@@ -25,6 +26,7 @@ export const WEBHOOK_TYPES: Record<NoticeKind, string> = {
   spend_cap_80: "spend_cap.warning",
   spend_cap_100: "spend_cap.reached",
   spending_paused: "spending.paused",
+  webhook_failing: "monitor.failing",
   test: "notice.test",
 };
 

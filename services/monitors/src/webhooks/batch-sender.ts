@@ -1,0 +1,54 @@
+/**
+ * One attempt to hand a delivery to its receiver, through @rda/webhooks (Standard Webhooks signing,
+ * the address guard after DNS on every attempt, no redirects, a deadline and a cap on the answer
+ * read). The body: `{type, timestamp, data: {monitor_id, delivery_id, items}}`. While a rotated
+ * secret overlaps, both signatures go in `webhook-signature`.
+ */
+import { deliverWebhook, openSecret } from "@rda/webhooks";
+import type { DeliveryAttempt, DeliveryRecord } from "./delivery-record.ts";
+import type { Endpoint } from "./webhook-store.ts";
+import type { WebhookSettings } from "./webhook-settings.ts";
+
+/** The secrets that sign now, newest first, opened from their sealed form. */
+export function signingSecrets(endpoint: Endpoint, sealingKey: Buffer, now: number): string[] {
+  const secrets = [openSecret(sealingKey, endpoint.secret)];
+  if (endpoint.previous_secret !== null && endpoint.previous_until > now)
+    secrets.push(openSecret(sealingKey, endpoint.previous_secret));
+  return secrets;
+}
+
+export async function sendDelivery(
+  record: DeliveryRecord,
+  endpoint: Endpoint,
+  settings: WebhookSettings,
+  timeoutMs = settings.attemptTimeoutMs,
+): Promise<DeliveryAttempt> {
+  const at = Date.now();
+  if (settings.sealingKey === undefined)
+    return { at, round: record.round, status: null, latency_ms: 0, error: "webhooks are not configured" };
+  const started = performance.now();
+  const result = await deliverWebhook(
+    { url: endpoint.url, secret: signingSecrets(endpoint, settings.sealingKey, at) },
+    {
+      id: record.id,
+      type: record.type,
+      data: { monitor_id: record.monitor_id, delivery_id: record.id, items: record.items },
+    },
+    {
+      attempts: 1,
+      allowLoopback: settings.allowLoopback,
+      timeoutMs,
+      maxResponseBytes: settings.maxResponseBytes,
+    },
+  );
+  const latency = Math.round(performance.now() - started);
+  const base = { at, round: record.round, latency_ms: latency };
+  switch (result.outcome) {
+    case "delivered":
+      return { ...base, status: result.status, error: null };
+    case "refused":
+      return { ...base, status: null, error: `refused: ${result.reason}` };
+    case "failed":
+      return { ...base, status: result.status ?? null, error: result.reason };
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Webhook delivery's side of billing (the only writer of the ledger): 1 credit per batch round,
+ * debited under the round's id before its first attempt (`billing.monitors.debit_batch`, so a round
+ * resent after a crash is charged once), settled once the receiver accepted it, and refunded through
+ * `billing.refund` (exactly once, keyed by the same id) when the round fails for good. Also who owns
+ * a key, for the email that says a monitor paused.
+ */
+import type { ExportPageDebitReply, Subjects } from "@rda/contracts";
+import { billingCaller, type NatsConnection } from "@rda/service-kit";
+
+export interface DeliveryBilling {
+  /** Undefined when billing did not answer: try again later, nothing was decided. */
+  debit(keyId: string, debitId: string): Promise<ExportPageDebitReply | undefined>;
+  settle(keyId: string, debitId: string): Promise<boolean>;
+  refund(keyId: string, debitId: string, reason: string): Promise<boolean>;
+  /** The key's portal account and balance; undefined when unknown or billing did not answer. */
+  owner(keyId: string): Promise<{ account_id: string | null; balance: number } | undefined>;
+}
+
+export function natsDeliveryBilling(nats: NatsConnection, subjects: Subjects, timeoutMs: number): DeliveryBilling {
+  const billing = billingCaller(nats, subjects, timeoutMs);
+  return {
+    async debit(keyId, debitId) {
+      const reply = await billing.call("debitMonitorBatch", { key_id: keyId, debit_id: debitId });
+      return reply.ok ? reply.value : undefined;
+    },
+    async settle(keyId, debitId) {
+      return (await billing.call("settle", { debits: [{ key_id: keyId, request_id: debitId }] })).ok;
+    },
+    async refund(keyId, debitId, reason) {
+      return (await billing.call("refund", { key_id: keyId, request_id: debitId, reason })).ok;
+    },
+    async owner(keyId) {
+      const reply = await billing.call("showKey", { id: keyId });
+      if (!reply.ok || !reply.value.found) return undefined;
+      return { account_id: reply.value.key.account_id, balance: reply.value.key.credits_balance };
+    },
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * One delivery: a batch of a monitor's items (or a test event) with a stable id, which is its
+ * `webhook-id` on every attempt and every redelivery. Its states, owned by delivery-worker.ts:
+ *
+ *   pending ──2xx──► accepted ──settled──► delivered
+ *      │  └─failure─► pending (next_attempt_at later, within the retry window)
+ *      └─window over─► failed (refunded once) ──redeliver / resume──► pending (next round)
+ *   delivered ──redeliver──► pending (next round)
+ *
+ * Each round is debited once in billing under `<id>.r<round>` before its first attempt, settled on
+ * a 2xx, refunded when the round fails for good.
+ */
+export type DeliveryState = "pending" | "accepted" | "delivered" | "failed";
+
+export interface DeliveryAttempt {
+  /** Epoch ms the attempt started. */
+  readonly at: number;
+  readonly round: number;
+  /** The receiver's HTTP status; null when it never answered (refused, timed out, reset). */
+  readonly status: number | null;
+  readonly latency_ms: number;
+  /** Why it did not count as delivered; null on a 2xx. */
+  readonly error: string | null;
+}
+
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly type: "monitor.items" | "monitor.test";
+  readonly monitor_id: string;
+  readonly items: readonly unknown[];
+  readonly created_at: number;
+  readonly state: DeliveryState;
+  readonly round: number;
+  /** The round billing has debited (null: none yet); test events are never debited. */
+  readonly debited_round: number | null;
+  /** Whether the failed round's debit went back. */
+  readonly refunded: boolean;
+  readonly round_started_at: number;
+  readonly next_attempt_at: number;
+  /** The newest attempts, oldest first (at most MAX_ATTEMPTS_KEPT). */
+  readonly attempts: readonly DeliveryAttempt[];
+}
+
+const MAX_ATTEMPTS_KEPT = 50;
+
+export function deliveryIdOf(monitorId: string, sequence: number): string {
+  return `msg_${monitorId}_${sequence}`;
+}
+
+export function testDeliveryIdOf(monitorId: string, sequence: number): string {
+  return `msg_${monitorId}_t${sequence}`;
+}
+
+export function debitIdOf(record: Pick<DeliveryRecord, "id" | "round">): string {
+  return `${record.id}.r${record.round}`;
+}
+
+export function newDelivery(
+  id: string,
+  monitorId: string,
+  type: DeliveryRecord["type"],
+  items: readonly unknown[],
+  now: number,
+): DeliveryRecord {
+  return {
+    id,
+    type,
+    monitor_id: monitorId,
+    items,
+    created_at: now,
+    state: "pending",
+    round: 0,
+    debited_round: null,
+    refunded: false,
+    round_started_at: now,
+    next_attempt_at: 0,
+    attempts: [],
+  };
+}
+
+export function withAttempt(record: DeliveryRecord, attempt: DeliveryAttempt): DeliveryRecord {
+  return { ...record, attempts: [...record.attempts, attempt].slice(-MAX_ATTEMPTS_KEPT) };
+}
+
+/** The next round of a delivery: sent again from now, with a fresh retry window and debit. */
+export function nextRound(record: DeliveryRecord, now: number): DeliveryRecord {
+  return {
+    ...record,
+    state: "pending",
+    round: record.round + 1,
+    refunded: false,
+    round_started_at: now,
+    next_attempt_at: 0,
+  };
+}
+
+/**
+ * The pause before the next attempt: doubled per failed attempt of the round, capped, and then a
+ * random part of it (between half and all), so many receivers failing together do not retry in step.
+ */
+export function retryDelayMs(
+  failedAttempts: number,
+  settings: { firstRetryMs: number; maxRetryDelayMs: number },
+  random: () => number = Math.random,
+): number {
+  const exponent = Math.min(Math.max(failedAttempts - 1, 0), 30);
+  const full = Math.min(settings.maxRetryDelayMs, settings.firstRetryMs * 2 ** exponent);
+  return Math.round(full / 2 + (full / 2) * random());
+}
+
+export function attemptsInRound(record: DeliveryRecord): number {
+  return record.attempts.filter((attempt) => attempt.round === record.round).length;
+}
+
+/** What `GET /v1/monitors/{id}/deliveries` shows of a delivery: no items, every attempt. */
+export function publicDelivery(record: DeliveryRecord) {
+  return {
+    id: record.id,
+    type: record.type,
+    items: record.items.length,
+    state: record.state === "accepted" ? "delivered" : record.state,
+    created_at: Math.floor(record.created_at / 1000),
+    next_attempt_at:
+      record.state === "pending" && record.next_attempt_at > 0
+        ? Math.floor(record.next_attempt_at / 1000)
+        : null,
+    attempts: record.attempts.map((attempt) => ({
+      at: Math.floor(attempt.at / 1000),
+      status_code: attempt.status,
+      latency_ms: attempt.latency_ms,
+      error: attempt.error,
+    })),
+  };
+}

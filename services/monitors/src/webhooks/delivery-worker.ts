@@ -1,0 +1,209 @@
+/**
+ * The webhook delivery loop of one replica. Every turn it walks the monitors with a webhook and,
+ * for each whose lease it wins (Redis SET NX PX, so one replica sends a monitor's deliveries at a
+ * time, and another takes over when a replica dies), moves the head of its queue one step along
+ * (delivery-record.ts draws the states). Batches go strictly one after another, so items arrive in
+ * order. Every step is repeatable: a replica killed mid-step leaves the record where it was, and
+ * whoever takes over repeats the step with the same `webhook-id` and the same debit id, so nothing
+ * is lost and nothing is charged twice.
+ */
+import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
+import type { Logger } from "@rda/service-kit";
+import type { MonitorRecord } from "../monitor.ts";
+import type { MonitorStore } from "../monitor-store.ts";
+import { sendDelivery } from "./batch-sender.ts";
+import type { DeliveryBilling } from "./delivery-billing.ts";
+import type { DeliveryNotices } from "./delivery-notices.ts";
+import {
+  attemptsInRound,
+  type DeliveryRecord,
+  debitIdOf,
+  deliveryIdOf,
+  newDelivery,
+  retryDelayMs,
+  withAttempt,
+} from "./delivery-record.ts";
+import type { Endpoint, WebhookStore } from "./webhook-store.ts";
+import type { WebhookSettings } from "./webhook-settings.ts";
+
+export interface DeliveryWorkerDeps {
+  readonly monitors: MonitorStore;
+  readonly webhooks: WebhookStore;
+  readonly billing: DeliveryBilling;
+  readonly notices: DeliveryNotices;
+  readonly settings: WebhookSettings;
+  readonly logger: Logger;
+  /** This replica's name in leases. */
+  readonly owner: string;
+}
+
+interface Turn {
+  readonly deps: DeliveryWorkerDeps;
+  readonly monitor: MonitorRecord;
+  readonly endpoint: Endpoint;
+}
+
+export function startDeliveryWorker(deps: DeliveryWorkerDeps): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let turn: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      turn = deliverDue(deps, () => stopped)
+        .catch((error) => deps.logger.error({ err: error }, "webhook delivery turn failed"))
+        .finally(schedule);
+    }, deps.settings.tickMs);
+  };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await turn;
+    },
+  };
+}
+
+async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
+  for (const monitorId of await deps.webhooks.monitorsWithEndpoints()) {
+    if (isStopped()) return;
+    if (!(await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs))) continue;
+    try {
+      await stepMonitor(deps, monitorId);
+    } catch (error) {
+      deps.logger.warn({ err: error, monitor_id: monitorId }, "webhook delivery step failed; retried");
+    } finally {
+      await deps.webhooks.release(monitorId, deps.owner);
+    }
+  }
+}
+
+/** Moves the monitor's head delivery one step; queues the next batch when none is waiting. */
+async function stepMonitor(deps: DeliveryWorkerDeps, monitorId: string): Promise<void> {
+  const [monitor, endpoint] = await Promise.all([
+    deps.monitors.get(monitorId),
+    deps.webhooks.endpoint(monitorId),
+  ]);
+  if (monitor === undefined || endpoint === undefined || monitor.paused) return;
+  if (endpoint.status === "failing") return;
+  const turn: Turn = { deps, monitor, endpoint };
+  const headId = (await deps.webhooks.head(monitorId)) ?? (await queueNextBatch(turn));
+  if (headId === null) return;
+  const record = await deps.webhooks.delivery(monitorId, headId);
+  if (record === undefined) return;
+  if (record.next_attempt_at > Date.now()) return;
+  if (record.state === "accepted") return settleAndFinish(turn, record);
+  if (record.state === "failed") return endFailedRound(turn, record);
+  if (record.state === "pending") return attempt(turn, record);
+}
+
+/** The next up to 100 items after the cursor, as one batch with the next sequence number. */
+async function queueNextBatch({ deps, monitor, endpoint }: Turn): Promise<string | null> {
+  const page = await deps.monitors.page(monitor.id, endpoint.cursor, MONITOR_WEBHOOK_BATCH_ITEMS);
+  if (page.items.length === 0 || page.cursor === null) return null;
+  const sequence = endpoint.sequence + 1;
+  const record = newDelivery(
+    deliveryIdOf(monitor.id, sequence),
+    monitor.id,
+    "monitor.items",
+    page.items,
+    Date.now(),
+  );
+  const next = { cursor: page.cursor, sequence };
+  const created = await deps.webhooks.createBatch(deps.owner, record, { cursor: endpoint.cursor }, next);
+  return created ? record.id : null;
+}
+
+async function attempt(turn: Turn, record: DeliveryRecord): Promise<void> {
+  const { deps, monitor } = turn;
+  const charged = record.type === "monitor.test" || record.debited_round === record.round;
+  let current = record;
+  if (!charged) {
+    const debited = await debitRound(turn, record);
+    if (debited === undefined) return;
+    current = debited;
+  }
+  if (turn.endpoint.status === "paused_for_credits") await deps.webhooks.setStatus(monitor.id, "active");
+  const result = await sendDelivery(current, turn.endpoint, deps.settings);
+  const tried = withAttempt(current, result);
+  if (result.error === null) {
+    if (await deps.webhooks.save(deps.owner, { ...tried, state: "accepted" }))
+      await settleAndFinish(turn, { ...tried, state: "accepted" });
+    return;
+  }
+  const now = Date.now();
+  const delay = retryDelayMs(attemptsInRound(tried), deps.settings);
+  if (now + delay - tried.round_started_at <= deps.settings.retryWindowMs) {
+    await deps.webhooks.save(deps.owner, { ...tried, next_attempt_at: now + delay });
+    return;
+  }
+  const failed: DeliveryRecord = { ...tried, state: "failed", refunded: false };
+  if (await deps.webhooks.save(deps.owner, failed)) await endFailedRound(turn, failed);
+}
+
+/**
+ * Debits the round (once: the same id again answers `already_debited`); the record saying so, or
+ * undefined when it cannot be sent now: billing did not answer, or the key is out of credits or at
+ * its cap (the monitor pauses for credits and asks again later, its items kept in order).
+ */
+async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryRecord | undefined> {
+  const { deps, monitor } = turn;
+  const reply = await deps.billing.debit(monitor.key_id, debitIdOf(record));
+  const later = { ...record, next_attempt_at: Date.now() + deps.settings.creditsRetryMs };
+  if (reply === undefined) {
+    await deps.webhooks.save(deps.owner, later);
+    return undefined;
+  }
+  switch (reply.outcome) {
+    case "debited":
+    case "already_debited": {
+      const debited = { ...record, debited_round: record.round };
+      return (await deps.webhooks.save(deps.owner, debited)) ? debited : undefined;
+    }
+    case "insufficient":
+    case "spend_cap_reached":
+      await pauseForCredits(turn, later);
+      return undefined;
+    default: {
+      // The key is gone or revoked, or this round ended already: nothing to charge or refund.
+      const failed: DeliveryRecord = { ...record, state: "failed", refunded: true };
+      if (await deps.webhooks.save(deps.owner, failed)) await endFailedRound(turn, failed);
+      return undefined;
+    }
+  }
+}
+
+async function pauseForCredits(turn: Turn, record: DeliveryRecord): Promise<void> {
+  const { deps, monitor, endpoint } = turn;
+  if (!(await deps.webhooks.save(deps.owner, record))) return;
+  if (endpoint.status === "paused_for_credits") return;
+  await deps.webhooks.setStatus(monitor.id, "paused_for_credits");
+  deps.logger.info({ monitor_id: monitor.id }, "monitor webhook paused for credits");
+  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`);
+}
+
+async function settleAndFinish({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {
+  if (record.type === "monitor.items" && !(await deps.billing.settle(monitor.key_id, debitIdOf(record))))
+    return; // Billing did not answer: settled on the next turn (the receiver is not asked again).
+  await deps.webhooks.save(deps.owner, { ...record, state: "delivered" }, true);
+}
+
+/**
+ * A round that failed for good: its debit goes back (exactly once, billing keys it by the round's
+ * id), the monitor pauses as `failing`, and its account holder is told. The delivery stays first
+ * in the queue, so resuming (PATCH `paused: false`, or redelivering it) sends it again, in order.
+ */
+async function endFailedRound({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {
+  if (!record.refunded) {
+    const refunded =
+      record.type === "monitor.test" ||
+      record.debited_round !== record.round ||
+      (await deps.billing.refund(monitor.key_id, debitIdOf(record), "webhook_failed"));
+    if (!refunded) return; // Billing did not answer: refunded on the next turn.
+    if (!(await deps.webhooks.save(deps.owner, { ...record, refunded: true }))) return;
+  }
+  await deps.webhooks.setStatus(monitor.id, "failing");
+  deps.logger.warn({ monitor_id: monitor.id, delivery_id: record.id }, "monitor webhook failing; paused");
+  await deps.notices.failing(monitor.key_id, monitor.id, debitIdOf(record));
+}

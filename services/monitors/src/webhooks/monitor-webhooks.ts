@@ -1,0 +1,167 @@
+/**
+ * A monitor's webhook as the API manages it: setting the receiver (its URL checked for safety, a
+ * new secret made, sealed and shown once), changing or removing it, rotating the secret (the old one
+ * still signs during the overlap), the status it gives the monitor, sending a test event, and
+ * redelivering a batch. The API (api.ts, webhook-api.ts) calls these; the delivery loop sends.
+ */
+import { MONITOR_DELIVERY_ID } from "@rda/contracts";
+import type { Redis } from "@rda/service-kit";
+import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
+import type { MonitorRecord } from "../monitor.ts";
+import { sendDelivery } from "./batch-sender.ts";
+import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
+import type { WebhookStore } from "./webhook-store.ts";
+import type { WebhookSettings } from "./webhook-settings.ts";
+
+export type Refusal = { readonly status: number; readonly error: string };
+type Outcome<T> = { ok: true; value: T } | ({ ok: false } & Refusal);
+
+const refused = (status: number, error: string): { ok: false } & Refusal => ({ ok: false, status, error });
+
+/** A test event's attempt waits at most this long, so its answer fits the API's own deadline. */
+const TEST_TIMEOUT_MS = 5_000;
+/** Deliveries a log page lists at most. */
+const LOG_PAGE = 100;
+
+export class MonitorWebhooks {
+  readonly #store: WebhookStore;
+  readonly #settings: WebhookSettings;
+  readonly #redis: Redis;
+  readonly #itemsKey: (monitorId: string) => string;
+
+  constructor(
+    store: WebhookStore,
+    settings: WebhookSettings,
+    redis: Redis,
+    itemsKey: (monitorId: string) => string,
+  ) {
+    this.#store = store;
+    this.#settings = settings;
+    this.#redis = redis;
+    this.#itemsKey = itemsKey;
+  }
+
+  /** Why `url` cannot be a receiver here (`webhook_url: …`), or undefined when it can. */
+  problemWith(url: string): string | undefined {
+    if (this.#settings.sealingKey === undefined)
+      return "webhook_url: webhooks are not enabled on this deployment; pull the items instead";
+    const problem = urlProblem(url, this.#settings.allowLoopback);
+    if (problem === undefined) return undefined;
+    return problem === "not https"
+      ? "webhook_url: must be an https URL"
+      : `webhook_url: must not be ${problem}`;
+  }
+
+  /** Sets the receiver with a new secret (returned, to be shown once); delivery starts at `fromStart`
+   * or after the items the monitor already holds. */
+  async configure(monitor: MonitorRecord, url: string, fromStart: boolean): Promise<string> {
+    const key = this.#sealingKey();
+    const secret = newWebhookSecret();
+    const cursor = fromStart ? null : await this.#newestItem(monitor.id);
+    await this.#store.configure(monitor.id, url, sealSecret(key, secret), cursor);
+    return secret;
+  }
+
+  /**
+   * A PATCH's webhook part: a new URL (keeping the secret, or making one if there was none), null to
+   * stop, `paused: false` resuming a failing monitor. Returns a new secret when one was made.
+   */
+  async update(
+    monitor: MonitorRecord,
+    change: { webhook_url?: string | null | undefined; paused?: boolean | undefined },
+  ): Promise<string | undefined> {
+    let secret: string | undefined;
+    if (change.webhook_url === null) await this.#store.remove(monitor.id, false);
+    else if (change.webhook_url !== undefined) {
+      if (await this.#store.endpoint(monitor.id)) await this.#store.setUrl(monitor.id, change.webhook_url);
+      else secret = await this.configure(monitor, change.webhook_url, false);
+    }
+    if (change.paused === false || typeof change.webhook_url === "string") await this.#resume(monitor);
+    return secret;
+  }
+
+  remove(monitor: MonitorRecord): Promise<void> {
+    return this.#store.remove(monitor.id, true);
+  }
+
+  /** The monitor's public fields that its webhook decides: its URL, and its status while stopped. */
+  async view(monitor: MonitorRecord): Promise<{ webhook_url: string | null; status?: string }> {
+    const endpoint = await this.#store.endpoint(monitor.id);
+    if (endpoint === undefined) return { webhook_url: null };
+    if (monitor.paused || endpoint.status === "active") return { webhook_url: endpoint.url };
+    return { webhook_url: endpoint.url, status: endpoint.status };
+  }
+
+  async rotateSecret(monitor: MonitorRecord): Promise<Outcome<Record<string, unknown>>> {
+    const endpoint = await this.#store.endpoint(monitor.id);
+    if (endpoint === undefined) return refused(409, "the monitor has no webhook_url");
+    const secret = newWebhookSecret();
+    const until = Date.now() + this.#settings.secretOverlapMs;
+    await this.#store.rotate(monitor.id, sealSecret(this.#sealingKey(), secret), endpoint.secret, until);
+    return {
+      ok: true,
+      value: { webhook_secret: secret, previous_secret_expires_at: Math.floor(until / 1000) },
+    };
+  }
+
+  async deliveries(monitor: MonitorRecord): Promise<Record<string, unknown>> {
+    const records = await this.#store.log(monitor.id, LOG_PAGE, Date.now());
+    return { deliveries: records.map(publicDelivery) };
+  }
+
+  /** Sends a test event now (one attempt, free) and logs it like any delivery. */
+  async test(monitor: MonitorRecord): Promise<Outcome<Record<string, unknown>>> {
+    const endpoint = await this.#store.endpoint(monitor.id);
+    if (endpoint === undefined) return refused(409, "the monitor has no webhook_url");
+    const sequence = await this.#store.nextTestSequence(monitor.id);
+    const record = newDelivery(testDeliveryIdOf(monitor.id, sequence), monitor.id, "monitor.test", [], Date.now());
+    const attempt = await sendDelivery(record, endpoint, this.#settings, TEST_TIMEOUT_MS);
+    const sent = {
+      ...record,
+      state: attempt.error === null ? "delivered" : "failed",
+      refunded: true,
+      attempts: [attempt],
+    } as const;
+    await this.#store.logDelivery(sent);
+    return { ok: true, value: { delivery: publicDelivery(sent) } };
+  }
+
+  /**
+   * Sends a logged batch again, with the same `webhook-id` (a new round, charged again once
+   * accepted). The failed batch a failing monitor stopped at resumes the monitor.
+   */
+  async redeliver(monitor: MonitorRecord, deliveryId: string | undefined): Promise<Outcome<Record<string, unknown>>> {
+    if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId)) return refused(404, "delivery not found");
+    const record = await this.#store.delivery(monitor.id, deliveryId);
+    if (record === undefined || record.monitor_id !== monitor.id) return refused(404, "delivery not found");
+    if (record.type === "monitor.test") return refused(409, "a test event is not redelivered: send another test");
+    if ((await this.#store.endpoint(monitor.id)) === undefined) return refused(409, "the monitor has no webhook_url");
+    if (record.state === "failed" && (await this.#store.head(monitor.id)) === record.id) {
+      await this.#resume(monitor);
+      return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
+    }
+    if (record.state !== "delivered" || !(await this.#store.enqueueFirst(nextRound(record, Date.now()))))
+      return refused(409, "the delivery is being sent already");
+    return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
+  }
+
+  /** A failing monitor goes on: the batch it stopped at starts a new round. */
+  async #resume(monitor: MonitorRecord): Promise<void> {
+    const endpoint = await this.#store.endpoint(monitor.id);
+    if (endpoint?.status !== "failing") return;
+    const head = await this.#store.head(monitor.id);
+    const record = head === null ? undefined : await this.#store.delivery(monitor.id, head);
+    if (record?.state === "failed") await this.#store.rewrite(nextRound(record, Date.now()));
+    await this.#store.setStatus(monitor.id, "active");
+  }
+
+  async #newestItem(monitorId: string): Promise<string | null> {
+    const newest = await this.#redis.xrevrange(this.#itemsKey(monitorId), "+", "-", "COUNT", 1);
+    return newest[0]?.[0] ?? null;
+  }
+
+  #sealingKey(): Buffer {
+    if (this.#settings.sealingKey === undefined) throw new Error("webhooks are not enabled");
+    return this.#settings.sealingKey;
+  }
+}
