@@ -11,7 +11,6 @@
  */
 import type { z } from "zod";
 import { exportPageDebitReplySchema, exportPageDebitRequestSchema } from "./exports.ts";
-import { monitorBatchDebitRequestSchema } from "./monitors.ts";
 import {
   admitReplySchema,
   admitRequestSchema,
@@ -46,6 +45,7 @@ import {
   verifyLedgerReplySchema,
   verifyLedgerRequestSchema,
 } from "./messages.ts";
+import { monitorBatchDebitRequestSchema } from "./monitors.ts";
 import {
   applyPaymentReplySchema,
   applyPaymentRequestSchema,

@@ -150,4 +150,3 @@ export const monitorBatchDebitRequestSchema = z.object({
   key_id: z.string().min(1).max(64),
   debit_id: z.string().regex(/^msg_mon_[A-Za-z0-9]{1,40}_\d{1,10}\.r\d{1,6}$/),
 });
-

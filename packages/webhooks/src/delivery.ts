@@ -100,9 +100,7 @@ export async function deliverWebhook(
   return { outcome: "failed", reason: last.reason, attempts, ...status };
 }
 
-type Attempt =
-  | { ok: true; status: number }
-  | { ok: false; reason: string; final: boolean; status?: number };
+type Attempt = { ok: true; status: number } | { ok: false; reason: string; final: boolean; status?: number };
 
 async function attemptDelivery(
   target: WebhookTarget,

@@ -17,8 +17,8 @@ import { natsDeliveryNotices } from "./webhooks/delivery-notices.ts";
 import { startDeliveryWorker } from "./webhooks/delivery-worker.ts";
 import { MonitorWebhooks } from "./webhooks/monitor-webhooks.ts";
 import { webhookKeys } from "./webhooks/webhook-keys.ts";
-import { WebhookStore } from "./webhooks/webhook-store.ts";
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./webhooks/webhook-settings.ts";
+import { WebhookStore } from "./webhooks/webhook-store.ts";
 
 export interface MonitorSettings extends PollerSettings {
   readonly limits: MonitorLimits;

@@ -67,6 +67,10 @@ const configShape = {
   MONITOR_WEBHOOK_TIMEOUT_MS: env.positiveInt(hooks.attemptTimeoutMs),
   /** How long a rotated secret still signs beside the new one. */
   MONITOR_WEBHOOK_SECRET_OVERLAP_S: env.positiveInt(hooks.secretOverlapMs / 1000),
+  /** How long a replica holds a monitor's deliveries; another takes over once it runs out. */
+  MONITOR_WEBHOOK_LEASE_MS: env.positiveInt(hooks.leaseMs),
+  /** How often a replica looks for due webhook deliveries. */
+  MONITOR_WEBHOOK_TICK_MS: env.positiveInt(hooks.tickMs),
   HEALTH_PORT: env.port(9111),
   HEALTH_HOST: env.host(),
   LOG_LEVEL: env.logLevel(),
@@ -105,6 +109,8 @@ runMain("monitors", async () => {
         maxRetryDelayMs: config.MONITOR_WEBHOOK_MAX_RETRY_DELAY_MS,
         attemptTimeoutMs: config.MONITOR_WEBHOOK_TIMEOUT_MS,
         secretOverlapMs: config.MONITOR_WEBHOOK_SECRET_OVERLAP_S * 1000,
+        leaseMs: config.MONITOR_WEBHOOK_LEASE_MS,
+        tickMs: config.MONITOR_WEBHOOK_TICK_MS,
       },
     },
   });

@@ -48,7 +48,12 @@ const MANAGED: readonly Managed[] = [
   { method: "PATCH", url: "/v1/monitors/:id", action: "update" },
   { method: "DELETE", url: "/v1/monitors/:id", action: "delete" },
   { method: "GET", url: "/v1/monitors/:id/deliveries", action: "deliveries" },
-  { method: "POST", url: "/v1/monitors/:id/deliveries/:delivery_id/redeliver", action: "redeliver", status: 202 },
+  {
+    method: "POST",
+    url: "/v1/monitors/:id/deliveries/:delivery_id/redeliver",
+    action: "redeliver",
+    status: 202,
+  },
   { method: "POST", url: "/v1/monitors/:id/test", action: "test" },
   { method: "POST", url: "/v1/monitors/:id/rotate-secret", action: "rotate_secret" },
 ];

@@ -6,8 +6,8 @@
  */
 import { deliverWebhook, openSecret } from "@rda/webhooks";
 import type { DeliveryAttempt, DeliveryRecord } from "./delivery-record.ts";
-import type { Endpoint } from "./webhook-store.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
+import type { Endpoint } from "./webhook-store.ts";
 
 /** The secrets that sign now, newest first, opened from their sealed form. */
 export function signingSecrets(endpoint: Endpoint, sealingKey: Buffer, now: number): string[] {

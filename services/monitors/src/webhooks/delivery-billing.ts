@@ -17,7 +17,11 @@ export interface DeliveryBilling {
   owner(keyId: string): Promise<{ account_id: string | null; balance: number } | undefined>;
 }
 
-export function natsDeliveryBilling(nats: NatsConnection, subjects: Subjects, timeoutMs: number): DeliveryBilling {
+export function natsDeliveryBilling(
+  nats: NatsConnection,
+  subjects: Subjects,
+  timeoutMs: number,
+): DeliveryBilling {
   const billing = billingCaller(nats, subjects, timeoutMs);
   return {
     async debit(keyId, debitId) {

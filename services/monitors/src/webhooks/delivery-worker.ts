@@ -23,8 +23,8 @@ import {
   retryDelayMs,
   withAttempt,
 } from "./delivery-record.ts";
-import type { Endpoint, WebhookStore } from "./webhook-store.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
+import type { Endpoint, WebhookStore } from "./webhook-store.ts";
 
 export interface DeliveryWorkerDeps {
   readonly monitors: MonitorStore;

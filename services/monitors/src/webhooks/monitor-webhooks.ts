@@ -10,8 +10,8 @@ import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
 import type { MonitorRecord } from "../monitor.ts";
 import { sendDelivery } from "./batch-sender.ts";
 import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
-import type { WebhookStore } from "./webhook-store.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
+import type { WebhookStore } from "./webhook-store.ts";
 
 export type Refusal = { readonly status: number; readonly error: string };
 type Outcome<T> = { ok: true; value: T } | ({ ok: false } & Refusal);
@@ -114,7 +114,13 @@ export class MonitorWebhooks {
     const endpoint = await this.#store.endpoint(monitor.id);
     if (endpoint === undefined) return refused(409, "the monitor has no webhook_url");
     const sequence = await this.#store.nextTestSequence(monitor.id);
-    const record = newDelivery(testDeliveryIdOf(monitor.id, sequence), monitor.id, "monitor.test", [], Date.now());
+    const record = newDelivery(
+      testDeliveryIdOf(monitor.id, sequence),
+      monitor.id,
+      "monitor.test",
+      [],
+      Date.now(),
+    );
     const attempt = await sendDelivery(record, endpoint, this.#settings, TEST_TIMEOUT_MS);
     const sent = {
       ...record,
@@ -130,12 +136,18 @@ export class MonitorWebhooks {
    * Sends a logged batch again, with the same `webhook-id` (a new round, charged again once
    * accepted). The failed batch a failing monitor stopped at resumes the monitor.
    */
-  async redeliver(monitor: MonitorRecord, deliveryId: string | undefined): Promise<Outcome<Record<string, unknown>>> {
-    if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId)) return refused(404, "delivery not found");
+  async redeliver(
+    monitor: MonitorRecord,
+    deliveryId: string | undefined,
+  ): Promise<Outcome<Record<string, unknown>>> {
+    if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId))
+      return refused(404, "delivery not found");
     const record = await this.#store.delivery(monitor.id, deliveryId);
     if (record === undefined || record.monitor_id !== monitor.id) return refused(404, "delivery not found");
-    if (record.type === "monitor.test") return refused(409, "a test event is not redelivered: send another test");
-    if ((await this.#store.endpoint(monitor.id)) === undefined) return refused(409, "the monitor has no webhook_url");
+    if (record.type === "monitor.test")
+      return refused(409, "a test event is not redelivered: send another test");
+    if ((await this.#store.endpoint(monitor.id)) === undefined)
+      return refused(409, "the monitor has no webhook_url");
     if (record.state === "failed" && (await this.#store.head(monitor.id)) === record.id) {
       await this.#resume(monitor);
       return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };

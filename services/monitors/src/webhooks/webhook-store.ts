@@ -74,7 +74,12 @@ export class WebhookStore {
     this.#keys = keys;
   }
 
-  async configure(monitorId: string, url: string, sealedSecret: string, cursor: string | null): Promise<void> {
+  async configure(
+    monitorId: string,
+    url: string,
+    sealedSecret: string,
+    cursor: string | null,
+  ): Promise<void> {
     await this.#redis
       .multi()
       .del(this.#keys.endpoint(monitorId), this.#keys.queue(monitorId))

@@ -1,0 +1,307 @@
+/**
+ * Monitors' webhook delivery over the whole stack (gateway, billing, adapters, portal and its mail
+ * inbox, the upstream simulator), to real HTTP receivers that verify every signature with the
+ * `standardwebhooks` package: batches in order and once, retries with the same `webhook-id` charged
+ * once, a receiver that always fails refunded and its monitor paused with an email, secret rotation,
+ * refused targets, and a key at zero balance pausing and resuming without losing an item.
+ */
+import { randomBytes } from "node:crypto";
+import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
+import { topUpReplySchema } from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
+import { waitFor } from "@rda/service-kit/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isPublicAddress } from "../../packages/webhooks/src/index.ts";
+import type { RunningMonitors } from "../../services/monitors/src/index.ts";
+import { BrowserlessClient } from "../../services/portal/test/support/client.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+import { verifyLedger } from "./exports.support.ts";
+import {
+  batchesReceived,
+  call,
+  deliveriesOf,
+  FAST_WEBHOOKS,
+  pullAll,
+  type Receiver,
+  startConnectionCounter,
+  startMonitorsBeside,
+  startReceiver,
+  statusOf,
+  verified,
+  waitForAllDelivered,
+} from "./monitor-webhooks.support.ts";
+
+let stack: Stack;
+let monitors: RunningMonitors | undefined;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({ portal: true, defaultRateLimit: { qps: 10_000, burst: 10_000 } });
+}, 90_000);
+
+afterEach(async () => {
+  await monitors?.stop();
+  monitors = undefined;
+  for (const receiver of receivers.splice(0)) await receiver.stop();
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function receiver(): Promise<Receiver> {
+  const started = await startReceiver();
+  receivers.push(started);
+  return started;
+}
+
+const DAY = 86_400;
+
+/** Communities by how many posts they had in the last `days`, busiest first. */
+function busiest(days: number): { name: string; posts: number }[] {
+  const { corpus } = stack.simulator;
+  const now = Math.floor(Date.now() / 1000);
+  const counts = new Map<string, number>();
+  for (let post = 0; post < corpus.posts.count; post += 1) {
+    const created = corpus.anchor + (corpus.posts.created[post] as number);
+    if (created > now - days * DAY && created <= now) {
+      const name = corpus.subreddits[corpus.posts.sub[post] as number]!.name;
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([name, posts]) => ({ name, posts }));
+}
+
+async function createMonitor(key: string, body: Record<string, unknown>) {
+  const created = await call(stack, key, "POST", "/v1/monitors", {
+    kind: "post",
+    interval_seconds: 1,
+    ...body,
+  });
+  expect(created.status, JSON.stringify(created.json)).toBe(201);
+  return created.json.data as { monitor: { id: string }; webhook_secret: string };
+}
+
+describe("webhook delivery", () => {
+  it("delivers a 30-day backfill in signed batches of at most 100, in order and exactly once, 1 credit a batch", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    const owner = await stack.createKey({ credits: 1_000, qps: 10_000, burst: 10_000 });
+    const source = busiest(30).find((community) => community.posts > 100) ?? busiest(30)[0]!;
+    const created = await createMonitor(owner.key, {
+      subreddit: source.name,
+      backfill_from: "30d",
+      webhook_url: hooks.url,
+    });
+    expect(created.webhook_secret).toMatch(/^whsec_/);
+    const { id } = created.monitor;
+    const shown = await call(stack, owner.key, "GET", `/v1/monitors/${id}`);
+    expect(shown.json.data.monitor.webhook_url).toBe(hooks.url);
+    expect(JSON.stringify(shown.json)).not.toContain(created.webhook_secret);
+
+    const log = await waitForAllDelivered(stack, owner.key, id);
+    const batches = batchesReceived(created.webhook_secret, hooks.received);
+    expect(batches.length).toBe(log.length);
+    expect(hooks.received.length).toBe(log.length); // every batch accepted at its first attempt
+    for (const batch of batches) expect(batch.data.items.length).toBeLessThanOrEqual(100);
+    const delivered = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
+    expect(new Set(delivered).size).toBe(delivered.length);
+    expect(await stack.balanceOf(owner.id)).toBe(1_000 - log.length);
+
+    const held = await pullAll(stack, owner.key, id);
+    expect(delivered).toEqual(held.map((item) => item.id));
+    const times = batches.flatMap((batch) => batch.data.items.map((item) => item.created_utc));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(held.length).toBeGreaterThan(0);
+    await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
+  }, 120_000);
+
+  it("sends a batch its receiver refused 3 times again with the same webhook-id, and charges it once", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    hooks.answer = (n) => (n < 3 ? 500 : 204);
+    const owner = await stack.createKey({ credits: 100, qps: 10_000, burst: 10_000 });
+    const source = busiest(3)[1]!;
+    const created = await createMonitor(owner.key, {
+      subreddit: source.name,
+      backfill_from: "3d",
+      webhook_url: hooks.url,
+    });
+    const log = await waitForAllDelivered(stack, owner.key, created.monitor.id);
+    const first = hooks.received.slice(0, 4);
+    const ids = first.map((request) => request.headers["webhook-id"]);
+    expect(new Set(ids).size).toBe(1);
+    const bodies = first.map((request) => verified(created.webhook_secret, request));
+    for (const body of bodies) expect(body.data.items).toEqual(bodies[0]!.data.items);
+    const retried = log.find((delivery) => delivery.id === ids[0])!;
+    expect(retried.attempts.map((attempt) => attempt.status_code)).toEqual([500, 500, 500, 204]);
+    for (const attempt of retried.attempts) expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(await stack.balanceOf(owner.id)).toBe(100 - log.length);
+    await call(stack, owner.key, "DELETE", `/v1/monitors/${created.monitor.id}`);
+  }, 120_000);
+
+  it("refunds a batch whose receiver always fails, pauses the monitor as failing and emails its account holder", async () => {
+    monitors = await startMonitorsBeside(stack, { ...FAST_WEBHOOKS, retryWindowMs: 1_500 });
+    const hooks = await receiver();
+    hooks.answer = () => 503;
+    const portal = stack.portal!;
+    const email = `hooks-${randomBytes(4).toString("hex")}@example.com`;
+    const client = new BrowserlessClient(portal.url);
+    await client.signUp(email, portal.inbox);
+    const { id: keyId, secret } = await client.createKey("hooks");
+    const before = await stack.balanceOf(keyId);
+    const created = await createMonitor(secret, {
+      subreddit: busiest(3)[0]!.name,
+      backfill_from: "3d",
+      webhook_url: hooks.url,
+    });
+    const { id } = created.monitor;
+    await waitFor(
+      async () => (await statusOf(stack, secret, id)) === "failing",
+      "the monitor to pause",
+      60_000,
+    );
+    const [failed] = (await deliveriesOf(stack, secret, id)).filter((d) => d.type === "monitor.items");
+    expect(failed?.state).toBe("failed");
+    expect(failed?.attempts.length).toBeGreaterThanOrEqual(2);
+    expect(failed?.attempts.every((attempt) => attempt.status_code === 503)).toBe(true);
+    expect(await stack.balanceOf(keyId)).toBe(before);
+    const mails = await portal.inbox.waitForMessages(email, 2);
+    expect(mails.some((mail) => /webhook kept failing/.test(mail.subject ?? ""))).toBe(true);
+
+    // Fixed: redelivering the failed batch resumes the monitor, and that batch is charged once.
+    const sentBefore = hooks.received.length;
+    hooks.answer = () => 200;
+    const again = await call(stack, secret, "POST", `/v1/monitors/${id}/deliveries/${failed!.id}/redeliver`);
+    expect(again.status).toBe(202);
+    const log = await waitForAllDelivered(stack, secret, id);
+    expect(hooks.received[sentBefore]?.headers["webhook-id"]).toBe(failed!.id);
+    expect(await stack.balanceOf(keyId)).toBe(before - log.length);
+    expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+    await call(stack, secret, "DELETE", `/v1/monitors/${id}`);
+  }, 120_000);
+
+  it("signs with both secrets during a rotation's overlap, and logs test events", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    const owner = await stack.createKey({ credits: 10, qps: 10_000, burst: 10_000 });
+    const created = await createMonitor(owner.key, {
+      subreddit: busiest(3)[0]!.name,
+      webhook_url: hooks.url,
+    });
+    const { id } = created.monitor;
+    const first = await call(stack, owner.key, "POST", `/v1/monitors/${id}/test`);
+    expect(first.status).toBe(200);
+    expect(first.json.data.delivery).toMatchObject({ type: "monitor.test", state: "delivered" });
+    expect(verified(created.webhook_secret, hooks.received[0]!).type).toBe("monitor.test");
+
+    const rotated = await call(stack, owner.key, "POST", `/v1/monitors/${id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const next = rotated.json.data.webhook_secret as string;
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(created.webhook_secret);
+    await call(stack, owner.key, "POST", `/v1/monitors/${id}/test`);
+    const during = hooks.received[1]!;
+    expect(String(during.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(verified(next, during).type).toBe("monitor.test");
+    expect(verified(created.webhook_secret, during).type).toBe("monitor.test");
+
+    const log = await deliveriesOf(stack, owner.key, id);
+    expect(log.map((delivery) => delivery.type)).toEqual(["monitor.test", "monitor.test"]);
+    expect(log[0]!.attempts[0]).toMatchObject({ status_code: 204, error: null });
+    expect(await stack.balanceOf(owner.id)).toBe(10);
+    await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
+  }, 60_000);
+
+  it("refuses private, loopback, link-local and metadata targets in production, and follows no redirect", async () => {
+    monitors = await startMonitorsBeside(stack, { ...FAST_WEBHOOKS, allowLoopback: false });
+    const owner = await stack.createKey({ credits: 10, qps: 10_000, burst: 10_000 });
+    const subreddit = busiest(3)[0]!.name;
+    const counter = await startConnectionCounter();
+    try {
+      for (const url of [
+        `http://127.0.0.1:${counter.port}/hooks`,
+        `https://127.0.0.1:${counter.port}/hooks`,
+        "https://10.0.0.1/hooks",
+        "https://169.254.169.254/latest/meta-data",
+        `https://[::1]:${counter.port}/hooks`,
+        "http://example.com/hooks",
+      ]) {
+        const refused = await call(stack, owner.key, "POST", "/v1/monitors", {
+          kind: "post",
+          subreddit,
+          webhook_url: url,
+        });
+        expect(refused.status, url).toBe(400);
+        expect(refused.json.error, url).toMatch(/^webhook_url: must/);
+      }
+      // A name that resolves to a non-public address (this machine's own name) passes the form
+      // check, and is refused after DNS at each attempt.
+      const name = hostname();
+      expect(isPublicAddress((await lookup(name)).address)).toBe(false);
+      const created = await createMonitor(owner.key, {
+        subreddit,
+        webhook_url: `https://${name}:${counter.port}/hooks`,
+      });
+      const test = await call(stack, owner.key, "POST", `/v1/monitors/${created.monitor.id}/test`);
+      expect(test.json.data.delivery.state).toBe("failed");
+      expect(test.json.data.delivery.attempts[0].error).toMatch(/non-public address/);
+      expect(counter.count()).toBe(0);
+      await call(stack, owner.key, "DELETE", `/v1/monitors/${created.monitor.id}`);
+    } finally {
+      await counter.stop();
+    }
+    await monitors.stop();
+
+    // Redirects: only reachable with the local-development switch, and still never followed.
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    const target = await receiver();
+    hooks.answer = () => ({ status: 307, location: target.url });
+    const created = await createMonitor(owner.key, { subreddit, webhook_url: hooks.url });
+    const test = await call(stack, owner.key, "POST", `/v1/monitors/${created.monitor.id}/test`);
+    expect(test.json.data.delivery.attempts[0]).toMatchObject({ status_code: 307 });
+    expect(test.json.data.delivery.state).toBe("failed");
+    expect(target.received).toHaveLength(0);
+    await call(stack, owner.key, "DELETE", `/v1/monitors/${created.monitor.id}`);
+  }, 60_000);
+
+  it("pauses for credits at zero balance keeping its place, and after a top-up delivers every item in order", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    const owner = await stack.createKey({ credits: 1, qps: 10_000, burst: 10_000 });
+    const source = busiest(30).find((community) => community.posts > 100) ?? busiest(30)[0]!;
+    const created = await createMonitor(owner.key, {
+      subreddit: source.name,
+      backfill_from: "30d",
+      webhook_url: hooks.url,
+    });
+    const { id } = created.monitor;
+    await waitFor(
+      async () => (await statusOf(stack, owner.key, id)) === "paused_for_credits",
+      "the monitor to pause for credits",
+      60_000,
+    );
+    expect(await stack.balanceOf(owner.id)).toBe(0);
+    const sentWhilePaused = batchesReceived(created.webhook_secret, hooks.received).length;
+    expect(sentWhilePaused).toBe(1);
+
+    const topUp = await requestJson(
+      stack.nats,
+      stack.subjects.billing.topUp,
+      { id: owner.id, usd_cents: 500, request_id: `topup-${id}` },
+      topUpReplySchema,
+      5_000,
+    );
+    expect(topUp.ok).toBe(true);
+    const toppedUp = await stack.balanceOf(owner.id);
+    const log = await waitForAllDelivered(stack, owner.key, id);
+    const batches = batchesReceived(created.webhook_secret, hooks.received);
+    expect(batches).toHaveLength(log.length);
+    expect(await stack.balanceOf(owner.id)).toBe(toppedUp - (log.length - 1));
+    const delivered = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
+    expect(delivered).toEqual((await pullAll(stack, owner.key, id)).map((item) => item.id));
+    await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
+  }, 120_000);
+});
