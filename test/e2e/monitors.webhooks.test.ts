@@ -10,11 +10,12 @@ import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { topUpReplySchema } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
-import { waitFor } from "@rda/service-kit/testing";
+import { testNatsUrl, testRedisUrl, waitFor } from "@rda/service-kit/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isPublicAddress } from "../../packages/webhooks/src/index.ts";
 import type { RunningMonitors } from "../../services/monitors/src/index.ts";
 import { BrowserlessClient } from "../../services/portal/test/support/client.ts";
+import { spawnService } from "../support/service-processes.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { verifyLedger } from "./exports.support.ts";
 import {
@@ -24,6 +25,7 @@ import {
   FAST_WEBHOOKS,
   pullAll,
   type Receiver,
+  SEALING_KEY,
   startConnectionCounter,
   startMonitorsBeside,
   startReceiver,
@@ -303,5 +305,56 @@ describe("webhook delivery", () => {
     const delivered = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
     expect(delivered).toEqual((await pullAll(stack, owner.key, id)).map((item) => item.id));
     await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
+  }, 120_000);
+
+  it("loses nothing and charges nothing twice when a replica is killed (-9) mid-delivery; the ledger verifies", async () => {
+    const crashing = spawnService("monitors", {
+      ...process.env,
+      RDA_NAMESPACE: stack.namespace,
+      NATS_URL: testNatsUrl(),
+      REDIS_URL: testRedisUrl(),
+      HEALTH_PORT: "0",
+      METRICS_PORT: "0",
+      LOG_LEVEL: "info",
+      MONITOR_MIN_INTERVAL_SECONDS: "1",
+      MONITOR_TICK_MS: "100",
+      MONITOR_LEASE_MS: "1500",
+      MONITOR_WEBHOOK_SEALING_KEY: SEALING_KEY.toString("base64"),
+      WEBHOOKS_ALLOW_LOOPBACK: "1",
+      MONITOR_WEBHOOK_LEASE_MS: "1500",
+      MONITOR_WEBHOOK_TICK_MS: "100",
+      MONITOR_WEBHOOK_TIMEOUT_MS: "30000",
+    });
+    try {
+      await crashing.waitForLine(/monitors ready/);
+      expect(crashing.lines().some((line) => /WEBHOOKS_ALLOW_LOOPBACK is on/.test(line))).toBe(true);
+      const hooks = await receiver();
+      hooks.hold();
+      const owner = await stack.createKey({ credits: 1_000, qps: 10_000, burst: 10_000 });
+      const source = busiest(30).find((community) => community.posts > 100) ?? busiest(30)[0]!;
+      const created = await createMonitor(owner.key, {
+        subreddit: source.name,
+        backfill_from: "30d",
+        webhook_url: hooks.url,
+      });
+      await waitFor(() => hooks.received.length > 0, "the first batch in flight", 60_000);
+      crashing.child.kill("SIGKILL");
+      await new Promise((resolve) => crashing.child.once("exit", resolve));
+      hooks.release();
+
+      monitors = await startMonitorsBeside(stack);
+      const log = await waitForAllDelivered(stack, owner.key, created.monitor.id);
+      const inFlight = hooks.received[0]!.headers["webhook-id"];
+      expect(hooks.received[1]?.headers["webhook-id"]).toBe(inFlight);
+      const batches = batchesReceived(created.webhook_secret, hooks.received);
+      expect(batches).toHaveLength(log.length);
+      expect(await stack.balanceOf(owner.id)).toBe(1_000 - log.length);
+      expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+      const delivered = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
+      expect(delivered).toEqual((await pullAll(stack, owner.key, created.monitor.id)).map((item) => item.id));
+      await call(stack, owner.key, "DELETE", `/v1/monitors/${created.monitor.id}`);
+    } finally {
+      await crashing.stop();
+    }
   }, 120_000);
 });
