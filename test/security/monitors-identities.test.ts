@@ -5,6 +5,9 @@
  * sources' leases in its key-value bucket, its monitors in its Redis family), and is refused
  * everything else: billing's subjects, serving the adapters, deleting its bucket, the ledger's keys.
  */
+
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
 import { buildSubjects, type MonitorAction, monitorReplySchema } from "@rda/contracts";
 import { connectNats, type NatsConnection, openRedis, type Redis, requestJson } from "@rda/service-kit";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
@@ -77,7 +80,10 @@ beforeAll(async () => {
     namespace: "",
     subjects,
     logger,
-    settings: { tickMs: 100 },
+    settings: {
+      tickMs: 100,
+      webhooks: { sealingKey: randomBytes(32), allowLoopback: true, tickMs: 100, creditsRetryMs: 60_000 },
+    },
   });
   gateway = await natsAs("gateway");
 }, 60_000);
@@ -127,6 +133,41 @@ describe("the monitors service's shipped identities", () => {
     );
     const page = await ask("items", { key_id: "key_netsec", id });
     expect(page.ok && (page.value as { items: unknown[] }).items.length).toBeGreaterThan(0);
+  });
+
+  it("keeps a webhook's receiver, sends a test event and queues batches under its own identities", async () => {
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      received.push(String(request.headers["webhook-id"]));
+      request.resume().on("end", () => response.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    stoppers.push(() => new Promise((resolve) => receiver.close(resolve)));
+    const port = (receiver.address() as { port: number }).port;
+    const created = await ask("create", {
+      key_id: "key_hooks",
+      body: {
+        kind: "post",
+        subreddit: simulator.corpus.subreddits[0]!.name,
+        backfill_from: "3d",
+        webhook_url: `http://127.0.0.1:${port}/hooks`,
+      },
+    });
+    if (!created.ok) throw new Error(created.error);
+    const id = (created.value as { monitor: { id: string } }).monitor.id;
+    const test = await ask("test", { key_id: "key_hooks", id });
+    expect(test.ok && (test.value as { delivery: { state: string } }).delivery.state).toBe("delivered");
+    expect(received).toHaveLength(1);
+    // Billing is not running here: the first batch is queued and waits for its debit.
+    await waitFor(
+      async () => {
+        const log = await ask("deliveries", { key_id: "key_hooks", id });
+        const deliveries = log.ok ? (log.value as { deliveries: { type: string }[] }).deliveries : [];
+        return deliveries.some((delivery) => delivery.type === "monitor.items");
+      },
+      "a batch queued through the shipped permissions",
+      30_000,
+    );
   });
 
   it("is refused billing's subjects, the adapters' place, and deleting or purging its bucket", async () => {
