@@ -1,6 +1,7 @@
 /**
- * The published build: one ESM file and its bundled type declarations in dist/. Nothing else is
- * bundled in because the SDK has no dependencies: its contract comes from src/generated/.
+ * The published build: one ESM file and its bundled type declarations in dist/. The SDK has no
+ * dependencies: its contract comes from src/generated/, and `standardwebhooks` (pure JavaScript,
+ * for verifyWebhook) and its two small helpers are bundled in.
  */
 import { defineConfig } from "tsup";
 
@@ -13,4 +14,5 @@ export default defineConfig({
   dts: true,
   clean: true,
   sourcemap: true,
+  noExternal: ["standardwebhooks", "@stablelib/base64", "fast-sha256"],
 });

@@ -7,7 +7,9 @@ import { z } from "zod";
 import {
   createMonitorSchema,
   DEFAULT_MONITOR_LIMITS,
+  MONITOR_DELIVERY_ID,
   MONITOR_PAGE_ITEMS,
+  MONITOR_WEBHOOK_BATCH_ITEMS,
   updateMonitorSchema,
 } from "./monitors.ts";
 import { type JsonObject, schemaRef } from "./openapi-extras.ts";
@@ -15,7 +17,7 @@ import { type JsonObject, schemaRef } from "./openapi-extras.ts";
 export const MONITORS_TAG = {
   name: "Monitors",
   description:
-    "Watch a community or an author, optionally by phrase, with an optional backfill of history; pull the matched items. Managing is free; a pulled page holding an item costs 1 credit.",
+    "Watch a community or an author, optionally by phrase, with an optional backfill of history; pull the matched items, or have them POSTed to a webhook signed per Standard Webhooks. Managing is free; a pulled page holding an item, or a webhook batch the receiver accepted, costs 1 credit.",
 } as const;
 
 function bodySchema(schema: z.ZodType): JsonObject {
@@ -29,7 +31,16 @@ function bodySchema(schema: z.ZodType): JsonObject {
 
 const monitorSchema: JsonObject = {
   type: "object",
-  required: ["id", "kind", "phrase", "interval_seconds", "backfill_from", "status", "created_at"],
+  required: [
+    "id",
+    "kind",
+    "phrase",
+    "interval_seconds",
+    "backfill_from",
+    "status",
+    "created_at",
+    "webhook_url",
+  ],
   properties: {
     id: { type: "string", examples: ["mon_3f2a9c0d1e4b5a6978c0d1e2"] },
     kind: { type: "string", enum: ["post", "comment"] },
@@ -38,9 +49,22 @@ const monitorSchema: JsonObject = {
     phrase: { type: ["string", "null"] },
     interval_seconds: { type: "integer" },
     backfill_from: { type: ["integer", "null"], description: "Epoch seconds." },
-    status: { type: "string", enum: ["backfilling", "live", "paused"] },
+    status: {
+      type: "string",
+      enum: ["backfilling", "live", "paused", "failing", "paused_for_credits"],
+      description:
+        "`failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.",
+    },
     created_at: { type: "integer", description: "Epoch seconds." },
+    webhook_url: { type: ["string", "null"], description: "Where batches are POSTed; null: pull only." },
   },
+};
+
+const secretSchema: JsonObject = {
+  type: "string",
+  pattern: "^whsec_",
+  description:
+    "The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted.",
 };
 
 const estimateSchema: JsonObject = {
@@ -126,7 +150,14 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
             {
               type: "object",
               required: ["monitor", "backfill_estimate"],
-              properties: { monitor: monitorSchema, backfill_estimate: estimateSchema },
+              properties: {
+                monitor: monitorSchema,
+                backfill_estimate: estimateSchema,
+                webhook_secret: {
+                  ...secretSchema,
+                  description: `Present when \`webhook_url\` was given. ${secretSchema.description}`,
+                },
+              },
             },
             "201",
           ),
@@ -160,12 +191,17 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
       patch: {
         operationId: "updateMonitor",
         tags,
-        summary: "Change a monitor's phrase, interval, or pause it",
-        description: "Free. `phrase: null` removes the phrase.",
+        summary: "Change a monitor's phrase, interval or webhook, or pause it",
+        description:
+          "Free. `phrase: null` removes the phrase; `webhook_url: null` stops webhook delivery. A first `webhook_url` answers its `webhook_secret` once and delivers items matched from then on. `paused: false` resumes a `failing` monitor at the batch it stopped at.",
         parameters: [idParameter],
         requestBody: jsonBody(updateMonitorSchema(limits)),
         responses: {
-          ...answer("The changed monitor. Costs nothing.", oneMonitor),
+          ...answer("The changed monitor. Costs nothing.", {
+            type: "object",
+            required: ["monitor"],
+            properties: { monitor: monitorSchema, webhook_secret: secretSchema },
+          }),
           ...errors(400, 401, 404, 413, 429, 503),
         },
       },
@@ -211,6 +247,125 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
             },
           }),
           ...errors(400, 401, 402, 404, 429, 503),
+        },
+      },
+    },
+    ...describeWebhookEndpoints(tags),
+  };
+}
+
+const deliverySchema: JsonObject = {
+  type: "object",
+  required: ["id", "type", "items", "state", "created_at", "next_attempt_at", "attempts"],
+  properties: {
+    id: {
+      type: "string",
+      pattern: MONITOR_DELIVERY_ID.source,
+      description: "The delivery's id, sent as `webhook-id` on every attempt and redelivery.",
+    },
+    type: { type: "string", enum: ["monitor.items", "monitor.test"] },
+    items: { type: "integer", description: "Items in the batch." },
+    state: { type: "string", enum: ["pending", "delivered", "failed"] },
+    created_at: { type: "integer", description: "Epoch seconds." },
+    next_attempt_at: { type: ["integer", "null"], description: "Epoch seconds of the next retry." },
+    attempts: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["at", "status_code", "latency_ms", "error"],
+        properties: {
+          at: { type: "integer", description: "Epoch seconds." },
+          status_code: { type: ["integer", "null"], description: "Null: the receiver never answered." },
+          latency_ms: { type: "integer" },
+          error: { type: ["string", "null"] },
+        },
+      },
+    },
+  },
+};
+
+const oneDelivery: JsonObject = {
+  type: "object",
+  required: ["delivery"],
+  properties: { delivery: deliverySchema },
+};
+
+function describeWebhookEndpoints(tags: string[]): Record<string, JsonObject> {
+  return {
+    "/v1/monitors/{id}/deliveries": {
+      get: {
+        operationId: "listMonitorDeliveries",
+        tags,
+        summary: "The webhook delivery log",
+        description: `Free. The newest 100 deliveries of the last 30 days, newest first, each with every attempt's time, status code, latency and error. A batch holds up to ${MONITOR_WEBHOOK_BATCH_ITEMS} items, POSTed as \`{type: "monitor.items", timestamp, data: {monitor_id, delivery_id, items}}\` with the Standard Webhooks headers.`,
+        parameters: [idParameter],
+        responses: {
+          ...answer("The log. Costs nothing.", {
+            type: "object",
+            required: ["deliveries"],
+            properties: { deliveries: { type: "array", items: deliverySchema } },
+          }),
+          ...errors(401, 404, 429, 503),
+        },
+      },
+    },
+    "/v1/monitors/{id}/deliveries/{delivery_id}/redeliver": {
+      post: {
+        operationId: "redeliverMonitorBatch",
+        tags,
+        summary: "Send a batch again",
+        description:
+          "Free to ask. The batch goes again with the same `webhook-id`, before later ones, and costs 1 credit once accepted. Redelivering the batch a `failing` monitor stopped at resumes the monitor.",
+        parameters: [
+          idParameter,
+          {
+            name: "delivery_id",
+            in: "path",
+            required: true,
+            schema: { type: "string", pattern: MONITOR_DELIVERY_ID.source },
+          },
+        ],
+        responses: {
+          ...answer("Queued. Costs nothing now.", oneDelivery, "202"),
+          // 409: the monitor has no webhook_url, or the delivery is being sent already.
+          ...errors(401, 404, 409, 429, 503),
+        },
+      },
+    },
+    "/v1/monitors/{id}/test": {
+      post: {
+        operationId: "testMonitorWebhook",
+        tags,
+        summary: "Send a test event",
+        description:
+          "Free. POSTs one signed `monitor.test` event to the webhook now (one attempt, never retried) and answers how it went; it is listed in the delivery log.",
+        parameters: [idParameter],
+        responses: {
+          ...answer("The test's delivery. Costs nothing.", oneDelivery),
+          // 409: the monitor has no webhook_url, or the delivery is being sent already.
+          ...errors(401, 404, 409, 429, 503),
+        },
+      },
+    },
+    "/v1/monitors/{id}/rotate-secret": {
+      post: {
+        operationId: "rotateMonitorWebhookSecret",
+        tags,
+        summary: "Rotate the webhook signing secret",
+        description:
+          "Free. Answers the new secret once. Until `previous_secret_expires_at` both secrets sign: `webhook-signature` carries both signatures, space-separated, so a receiver verifies with either.",
+        parameters: [idParameter],
+        responses: {
+          ...answer("The new secret. Costs nothing.", {
+            type: "object",
+            required: ["webhook_secret", "previous_secret_expires_at"],
+            properties: {
+              webhook_secret: secretSchema,
+              previous_secret_expires_at: { type: "integer", description: "Epoch seconds." },
+            },
+          }),
+          // 409: the monitor has no webhook_url, or the delivery is being sent already.
+          ...errors(401, 404, 409, 429, 503),
         },
       },
     },

@@ -44,3 +44,9 @@ export type {
   UserProfile,
   UserProfileResult,
 } from "./types.ts";
+export {
+  type MonitorWebhookEvent,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from "./webhooks.ts";

@@ -226,8 +226,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a monitor's phrase, interval, or pause it
-         * @description Free. `phrase: null` removes the phrase.
+         * Change a monitor's phrase, interval or webhook, or pause it
+         * @description Free. `phrase: null` removes the phrase; `webhook_url: null` stops webhook delivery. A first `webhook_url` answers its `webhook_secret` once and delivers items matched from then on. `paused: false` resumes a `failing` monitor at the batch it stopped at.
          */
         patch: operations["updateMonitor"];
         trace?: never;
@@ -246,6 +246,86 @@ export interface paths {
         get: operations["pullMonitorItems"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook delivery log
+         * @description Free. The newest 100 deliveries of the last 30 days, newest first, each with every attempt's time, status code, latency and error. A batch holds up to 100 items, POSTed as `{type: "monitor.items", timestamp, data: {monitor_id, delivery_id, items}}` with the Standard Webhooks headers.
+         */
+        get: operations["listMonitorDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch again
+         * @description Free to ask. The batch goes again with the same `webhook-id`, before later ones, and costs 1 credit once accepted. Redelivering the batch a `failing` monitor stopped at resumes the monitor.
+         */
+        post: operations["redeliverMonitorBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Free. POSTs one signed `monitor.test` event to the webhook now (one attempt, never retried) and answers how it went; it is listed in the delivery log.
+         */
+        post: operations["testMonitorWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/monitors/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook signing secret
+         * @description Free. Answers the new secret once. Until `previous_secret_expires_at` both secrets sign: `webhook-signature` carries both signatures, space-separated, so a receiver verifies with either.
+         */
+        post: operations["rotateMonitorWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1762,10 +1842,15 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Where batches are POSTed; null: pull only. */
+                                webhook_url: string | null;
                             }[];
                             limit: number;
                         };
@@ -1795,6 +1880,8 @@ export interface operations {
                     phrase?: string;
                     /** @default 300 */
                     interval_seconds?: number;
+                    /** Format: uri */
+                    webhook_url?: string;
                     backfill_from?: string | number;
                 };
             };
@@ -1822,10 +1909,15 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Where batches are POSTed; null: pull only. */
+                                webhook_url: string | null;
                             };
                             backfill_estimate: {
                                 /** @description The backfill's upstream pages, estimated. */
@@ -1833,6 +1925,8 @@ export interface operations {
                                 /** @description The most pulling the backfill can cost. */
                                 max_credits: number | null;
                             };
+                            /** @description Present when `webhook_url` was given. The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
+                            webhook_secret?: string;
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
@@ -1880,10 +1974,15 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Where batches are POSTed; null: pull only. */
+                                webhook_url: string | null;
                             };
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
@@ -1966,6 +2065,7 @@ export interface operations {
                     phrase?: string | null;
                     interval_seconds?: number;
                     paused?: boolean;
+                    webhook_url?: string | null;
                 };
             };
         };
@@ -1992,11 +2092,18 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Where batches are POSTed; null: pull only. */
+                                webhook_url: string | null;
                             };
+                            /** @description The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
+                            webhook_secret?: string;
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
@@ -2065,6 +2172,252 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listMonitorDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The log. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deliveries: {
+                                /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
+                                id: string;
+                                /** @enum {string} */
+                                type: "monitor.items" | "monitor.test";
+                                /** @description Items in the batch. */
+                                items: number;
+                                /** @enum {string} */
+                                state: "pending" | "delivered" | "failed";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                                /** @description Epoch seconds of the next retry. */
+                                next_attempt_at: number | null;
+                                attempts: {
+                                    /** @description Epoch seconds. */
+                                    at: number;
+                                    /** @description Null: the receiver never answered. */
+                                    status_code: number | null;
+                                    latency_ms: number;
+                                    error: string | null;
+                                }[];
+                            }[];
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    redeliverMonitorBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued. Costs nothing now. */
+            202: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            delivery: {
+                                /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
+                                id: string;
+                                /** @enum {string} */
+                                type: "monitor.items" | "monitor.test";
+                                /** @description Items in the batch. */
+                                items: number;
+                                /** @enum {string} */
+                                state: "pending" | "delivered" | "failed";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                                /** @description Epoch seconds of the next retry. */
+                                next_attempt_at: number | null;
+                                attempts: {
+                                    /** @description Epoch seconds. */
+                                    at: number;
+                                    /** @description Null: the receiver never answered. */
+                                    status_code: number | null;
+                                    latency_ms: number;
+                                    error: string | null;
+                                }[];
+                            };
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    testMonitorWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test's delivery. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            delivery: {
+                                /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
+                                id: string;
+                                /** @enum {string} */
+                                type: "monitor.items" | "monitor.test";
+                                /** @description Items in the batch. */
+                                items: number;
+                                /** @enum {string} */
+                                state: "pending" | "delivered" | "failed";
+                                /** @description Epoch seconds. */
+                                created_at: number;
+                                /** @description Epoch seconds of the next retry. */
+                                next_attempt_at: number | null;
+                                attempts: {
+                                    /** @description Epoch seconds. */
+                                    at: number;
+                                    /** @description Null: the receiver never answered. */
+                                    status_code: number | null;
+                                    latency_ms: number;
+                                    error: string | null;
+                                }[];
+                            };
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["Error409"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    rotateMonitorWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The monitor's id; another key's monitor is not found (404). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
+                            webhook_secret: string;
+                            /** @description Epoch seconds. */
+                            previous_secret_expires_at: number;
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Error401"];
+            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
