@@ -117,6 +117,9 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     GATEWAY_INTERNAL_SECRET: given.GATEWAY_INTERNAL_SECRET || randomBytes(32).toString("base64url"),
     OAUTH_SIGNING_KEY: given.OAUTH_SIGNING_KEY || newSigningKeyPem(),
     NOTICES_SEALING_KEY: given.NOTICES_SEALING_KEY || randomBytes(32).toString("base64"),
+    // Monitors' webhook secrets likewise: set it to keep a monitor's webhook across runs (without
+    // it, a monitor saved in an earlier run logs that its secret cannot be read until rotated).
+    MONITOR_WEBHOOK_SEALING_KEY: given.MONITOR_WEBHOOK_SEALING_KEY || randomBytes(32).toString("base64"),
     BUILD_COMMIT: given.BUILD_COMMIT || currentCommit(),
     PORTAL_PORT: portalPort,
     PORTAL_URL: portalUrl,

@@ -9,13 +9,29 @@ import type { DeliveryAttempt, DeliveryRecord } from "./delivery-record.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
 import type { Endpoint } from "./webhook-store.ts";
 
-/** The secrets that sign now, newest first, opened from their sealed form. */
-export function signingSecrets(endpoint: Endpoint, sealingKey: Buffer, now: number): string[] {
-  const secrets = [openSecret(sealingKey, endpoint.secret)];
-  if (endpoint.previous_secret !== null && endpoint.previous_until > now)
-    secrets.push(openSecret(sealingKey, endpoint.previous_secret));
-  return secrets;
+/**
+ * The secrets that sign now, newest first, opened from their sealed form; undefined when the
+ * current one cannot be opened (it was sealed under another MONITOR_WEBHOOK_SEALING_KEY).
+ */
+export function signingSecrets(endpoint: Endpoint, sealingKey: Buffer, now: number): string[] | undefined {
+  const open = (sealed: string) => {
+    try {
+      return openSecret(sealingKey, sealed);
+    } catch {
+      return undefined;
+    }
+  };
+  const current = open(endpoint.secret);
+  if (current === undefined) return undefined;
+  const previous =
+    endpoint.previous_secret !== null && endpoint.previous_until > now
+      ? open(endpoint.previous_secret)
+      : undefined;
+  return previous === undefined ? [current] : [current, previous];
 }
+
+const SECRET_UNREADABLE =
+  "the signing secret cannot be read (the sealing key changed): rotate the secret or set webhook_url again";
 
 export async function sendDelivery(
   record: DeliveryRecord,
@@ -24,11 +40,13 @@ export async function sendDelivery(
   timeoutMs = settings.attemptTimeoutMs,
 ): Promise<DeliveryAttempt> {
   const at = Date.now();
-  if (settings.sealingKey === undefined)
-    return { at, round: record.round, status: null, latency_ms: 0, error: "webhooks are not configured" };
+  const unsent = (error: string) => ({ at, round: record.round, status: null, latency_ms: 0, error });
+  if (settings.sealingKey === undefined) return unsent("webhooks are not enabled on this deployment");
+  const secrets = signingSecrets(endpoint, settings.sealingKey, at);
+  if (secrets === undefined) return unsent(SECRET_UNREADABLE);
   const started = performance.now();
   const result = await deliverWebhook(
-    { url: endpoint.url, secret: signingSecrets(endpoint, settings.sealingKey, at) },
+    { url: endpoint.url, secret: secrets },
     {
       id: record.id,
       type: record.type,
