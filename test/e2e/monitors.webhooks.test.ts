@@ -184,6 +184,27 @@ describe("webhook delivery", () => {
     await call(stack, secret, "DELETE", `/v1/monitors/${id}`);
   }, 120_000);
 
+  it("refunds the batch in flight when its monitor is deleted", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    hooks.hold();
+    const owner = await stack.createKey({ credits: 10, qps: 10_000, burst: 10_000 });
+    const created = await createMonitor(owner.key, {
+      subreddit: busiest(3)[0]!.name,
+      backfill_from: "3d",
+      webhook_url: hooks.url,
+    });
+    await waitFor(() => hooks.received.length > 0, "the first batch in flight", 60_000);
+    expect(await stack.balanceOf(owner.id)).toBe(9);
+    expect((await call(stack, owner.key, "DELETE", `/v1/monitors/${created.monitor.id}`)).status).toBe(200);
+    expect(await stack.balanceOf(owner.id)).toBe(10);
+    hooks.release();
+    await monitors.stop();
+    monitors = undefined;
+    expect(await stack.balanceOf(owner.id)).toBe(10);
+    expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+  }, 60_000);
+
   it("signs with both secrets during a rotation's overlap, and logs test events", async () => {
     monitors = await startMonitorsBeside(stack);
     const hooks = await receiver();

@@ -68,7 +68,14 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   const store = new MonitorStore(deps.redis, keys);
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const webhookStore = new WebhookStore(deps.redis, webhookKeys(deps.namespace));
-  const webhooks = new MonitorWebhooks(webhookStore, settings.webhooks, deps.redis, keys.items);
+  const billing = natsDeliveryBilling(deps.nats, deps.subjects, settings.billingTimeoutMs);
+  const webhooks = new MonitorWebhooks({
+    store: webhookStore,
+    settings: settings.webhooks,
+    redis: deps.redis,
+    itemsKey: keys.items,
+    billing,
+  });
   if (settings.webhooks.allowLoopback)
     deps.logger.warn(
       "WEBHOOKS_ALLOW_LOOPBACK is on: monitor webhooks may go to http://127.0.0.1 — local development only, never in production",
@@ -87,7 +94,6 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   });
   const metrics = createMonitorMetrics(deps.registry);
   const poller = startPoller({ ...deps, store, leases, metrics, settings });
-  const billing = natsDeliveryBilling(deps.nats, deps.subjects, settings.billingTimeoutMs);
   const delivery = startDeliveryWorker({
     monitors: store,
     webhooks: webhookStore,

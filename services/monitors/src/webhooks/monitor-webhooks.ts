@@ -9,7 +9,8 @@ import type { Redis } from "@rda/service-kit";
 import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
 import type { MonitorRecord } from "../monitor.ts";
 import { sendDelivery } from "./batch-sender.ts";
-import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
+import type { DeliveryBilling } from "./delivery-billing.ts";
+import { debitIdOf, newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
 import type { WebhookStore } from "./webhook-store.ts";
 
@@ -28,17 +29,20 @@ export class MonitorWebhooks {
   readonly #settings: WebhookSettings;
   readonly #redis: Redis;
   readonly #itemsKey: (monitorId: string) => string;
+  readonly #billing: DeliveryBilling;
 
-  constructor(
-    store: WebhookStore,
-    settings: WebhookSettings,
-    redis: Redis,
-    itemsKey: (monitorId: string) => string,
-  ) {
-    this.#store = store;
-    this.#settings = settings;
-    this.#redis = redis;
-    this.#itemsKey = itemsKey;
+  constructor(deps: {
+    store: WebhookStore;
+    settings: WebhookSettings;
+    redis: Redis;
+    itemsKey: (monitorId: string) => string;
+    billing: DeliveryBilling;
+  }) {
+    this.#store = deps.store;
+    this.#settings = deps.settings;
+    this.#redis = deps.redis;
+    this.#itemsKey = deps.itemsKey;
+    this.#billing = deps.billing;
   }
 
   /** Why `url` cannot be a receiver here (`webhook_url: …`), or undefined when it can. */
@@ -71,7 +75,7 @@ export class MonitorWebhooks {
     change: { webhook_url?: string | null | undefined; paused?: boolean | undefined },
   ): Promise<string | undefined> {
     let secret: string | undefined;
-    if (change.webhook_url === null) await this.#store.remove(monitor.id, false);
+    if (change.webhook_url === null) await this.#stop(monitor, false);
     else if (change.webhook_url !== undefined) {
       if (await this.#store.endpoint(monitor.id)) await this.#store.setUrl(monitor.id, change.webhook_url);
       else secret = await this.configure(monitor, change.webhook_url, false);
@@ -81,7 +85,19 @@ export class MonitorWebhooks {
   }
 
   remove(monitor: MonitorRecord): Promise<void> {
-    return this.#store.remove(monitor.id, true);
+    return this.#stop(monitor, true);
+  }
+
+  /**
+   * Stops delivery. A batch already debited and not yet accepted will never be sent: its debit goes
+   * back (billing refunds a round once, and a settle racing it finds it ended).
+   */
+  async #stop(monitor: MonitorRecord, forgetLog: boolean): Promise<void> {
+    const head = await this.#store.head(monitor.id);
+    const record = head === null ? undefined : await this.#store.delivery(monitor.id, head);
+    await this.#store.remove(monitor.id, forgetLog);
+    if (record?.state === "pending" && record.debited_round === record.round)
+      await this.#billing.refund(monitor.key_id, debitIdOf(record), "webhook_removed");
   }
 
   /** The monitor's public fields that its webhook decides: its URL, and its status while stopped. */
