@@ -102,6 +102,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     settings: settings.webhooks,
     logger: deps.logger,
     owner,
+    attempts: metrics.webhookAttempts,
   });
   let stopping: Promise<void> | undefined;
   const stopAll = async () => {

@@ -8,6 +8,7 @@ import { Counter, Histogram, Registry } from "@rda/service-kit";
 export interface MonitorMetrics {
   readonly deliveryDelay: Histogram<string>;
   readonly polls: Counter<string>;
+  readonly webhookAttempts: Counter<string>;
 }
 
 export function createMonitorMetrics(registry: Registry = new Registry()): MonitorMetrics {
@@ -22,6 +23,12 @@ export function createMonitorMetrics(registry: Registry = new Registry()): Monit
     polls: new Counter({
       name: "monitors_source_polls_total",
       help: "Source polls by outcome (ok, failed, idle).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: "monitors_webhook_attempts_total",
+      help: "Webhook delivery attempts by outcome (delivered, failed, refused).",
       labelNames: ["outcome"],
       registers,
     }),

@@ -8,7 +8,7 @@
  * is lost and nothing is charged twice.
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
-import type { Logger } from "@rda/service-kit";
+import type { Counter, Logger } from "@rda/service-kit";
 import type { MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
 import { sendDelivery } from "./batch-sender.ts";
@@ -35,6 +35,8 @@ export interface DeliveryWorkerDeps {
   readonly logger: Logger;
   /** This replica's name in leases. */
   readonly owner: string;
+  /** Attempts by outcome (`monitors_webhook_attempts_total`). */
+  readonly attempts: Counter<string>;
 }
 
 interface Turn {
@@ -126,6 +128,9 @@ async function attempt(turn: Turn, record: DeliveryRecord): Promise<void> {
   }
   if (turn.endpoint.status === "paused_for_credits") await deps.webhooks.setStatus(monitor.id, "active");
   const result = await sendDelivery(current, turn.endpoint, deps.settings);
+  const outcome =
+    result.error === null ? "delivered" : result.error.startsWith("refused") ? "refused" : "failed";
+  deps.attempts.inc({ outcome });
   const tried = withAttempt(current, result);
   if (result.error === null) {
     if (await deps.webhooks.save(deps.owner, { ...tried, state: "accepted" }))
