@@ -215,19 +215,23 @@ export function createIdempotencyStore(
                   : "";
             const { current, oldest } = window();
             const outcome = String(
-              await completeScript.run(redis, [record, keys.idempotencyKeyBytes(keyId)], [
-                fingerprint,
-                refusal === "" ? response.body : "",
-                response.creditsUsed,
-                response.creditsRemaining,
-                replaySeconds,
-                current,
-                oldest,
-                limits.keyQuotaBytes,
-                RECORD_OVERHEAD_BYTES,
-                refusal,
-                bucketTtl,
-              ]),
+              await completeScript.run(
+                redis,
+                [record, keys.idempotencyKeyBytes(keyId)],
+                [
+                  fingerprint,
+                  refusal === "" ? response.body : "",
+                  response.creditsUsed,
+                  response.creditsRemaining,
+                  replaySeconds,
+                  current,
+                  oldest,
+                  limits.keyQuotaBytes,
+                  RECORD_OVERHEAD_BYTES,
+                  refusal,
+                  bucketTtl,
+                ],
+              ),
             );
             if (outcome === "gone") return;
             const counted = outcome === "stored" ? size : RECORD_OVERHEAD_BYTES;

@@ -118,7 +118,10 @@ export class MonitorStore {
     if (items.length === 0) return [];
     const args = items.flatMap((item) => [item.id, JSON.stringify(item)]);
     const keys = [this.#keys.items(monitorId), this.#keys.delivered(monitorId)];
-    const positions = (await appendScript.run(this.#redis, keys, [MAX_ITEMS_PER_MONITOR, ...args])) as number[];
+    const positions = (await appendScript.run(this.#redis, keys, [
+      MAX_ITEMS_PER_MONITOR,
+      ...args,
+    ])) as number[];
     return positions.map((position) => items[position - 1]!);
   }
 

@@ -86,10 +86,7 @@ export function createRedisCacheStore(
     },
     async watch(hash, token) {
       const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
-      const [outcome, claimed] = (await watchFetch.run(redis, scriptKeys, [token])) as [
-        string,
-        number,
-      ];
+      const [outcome, claimed] = (await watchFetch.run(redis, scriptKeys, [token])) as [string, number];
       return { outcome: outcome === "" ? undefined : outcome, claimed: claimed === 1 };
     },
   };

@@ -58,9 +58,11 @@ export function createRedisPacer(
   const grant = (lease: string): Turn => {
     const renew = setInterval(
       () => {
-        renewLease.run(redis, scriptKeys, [lease, leaseMs]).catch((error: unknown) =>
-          logger?.warn({ err: String(error) }, "upstream pacer: lease renewal failed"),
-        );
+        renewLease
+          .run(redis, scriptKeys, [lease, leaseMs])
+          .catch((error: unknown) =>
+            logger?.warn({ err: String(error) }, "upstream pacer: lease renewal failed"),
+          );
       },
       Math.floor(leaseMs / 3),
     );
@@ -71,9 +73,11 @@ export function createRedisPacer(
         if (finished) return;
         finished = true;
         clearInterval(renew);
-        finishTurn.run(redis, scriptKeys, finishArgs(lease, report)).catch((error: unknown) =>
-          logger?.warn({ err: String(error) }, "upstream pacer: could not record a finished request"),
-        );
+        finishTurn
+          .run(redis, scriptKeys, finishArgs(lease, report))
+          .catch((error: unknown) =>
+            logger?.warn({ err: String(error) }, "upstream pacer: could not record a finished request"),
+          );
       },
     };
   };
