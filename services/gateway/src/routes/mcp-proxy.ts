@@ -16,7 +16,7 @@ import { Readable } from "node:stream";
 import httpProxy from "@fastify/http-proxy";
 import { INTERNAL_CREDENTIAL_HEADER } from "@rda/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { readBody } from "../http/read-body.ts";
 import { sendError } from "../http/send-error.ts";
@@ -72,7 +72,7 @@ async function gate(request: FastifyRequest, reply: FastifyReply, ctx: GatewayCo
   if (body) request.body = Readable.from([body]);
   const tokens = tokensFor(body);
   if (tokens === 0) return;
-  const admission = await admit(ctx, key.value.key, {
+  const admission = await admitThroughBilling(ctx, key.value.key, {
     requestId: request.id,
     operation: "mcp",
     credits: 0,
