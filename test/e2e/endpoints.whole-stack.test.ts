@@ -1,3 +1,9 @@
+/**
+ * Every endpoint through the whole stack: the real adapters over the upstream simulator, billing,
+ * and a key's defaults as the portal creates them. How the gateway itself builds an answer (the
+ * envelope, the credit headers, what the adapter is sent) is tested with scripted adapters in
+ * services/gateway/test/gateway.happy.test.ts.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getJson, withKey } from "../support/http.ts";
 import { type Stack, startStack } from "../support/stack.ts";
