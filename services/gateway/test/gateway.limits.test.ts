@@ -1,7 +1,7 @@
 /**
  * Rate limits as a customer meets them (docs/api.md#limits): the key's own bucket and the shared
  * upstream reserve, both decided by the real billing service in its admission script, through a
- * real gateway. This is their one home; the whole-stack tests only read a new key's defaults.
+ * real gateway. This is their one home.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authHeaders, type Harness, startHarness } from "./support/harness.ts";
