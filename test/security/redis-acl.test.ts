@@ -300,13 +300,13 @@ describe("Redis with the shipped ACL users", () => {
     const token = await links.issue({ email, next: "/" });
     expect(await links.redeem(token)).toMatchObject({ ok: true });
     const limiter = createMailLimiter(context, { perAddress: 1, perClient: 5, windowSeconds: 60 });
-    expect((await limiter.admit(email, "192.0.2.1")).ok).toBe(true);
-    expect((await limiter.admit(email, "192.0.2.1")).ok).toBe(false);
+    expect((await limiter.allowSignInMail(email, "192.0.2.1")).ok).toBe(true);
+    expect((await limiter.allowSignInMail(email, "192.0.2.1")).ok).toBe(false);
     const devices = createDeviceStore(context);
     const device = await devices.remember(undefined, email);
     const known = await devices.knownFor(device, email);
     expect(known).toEqual(expect.any(String));
-    expect((await limiter.admit(email, "192.0.2.1", known)).ok).toBe(true);
+    expect((await limiter.allowSignInMail(email, "192.0.2.1", known)).ok).toBe(true);
 
     expect(await outcome(portal.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
     expect(await outcome(portal.set(keys.keyIdByHash("0".repeat(64)), "key_acl0000000000001"))).toMatch(

@@ -8,7 +8,7 @@ import { err, ok, type Result } from "@rda/contracts";
 import type { Redis } from "ioredis";
 import { traced } from "./tracing.ts";
 
-export type LuaArg = string | number;
+export type LuaArg = string | number | Buffer;
 
 /** One call of a script: its KEYS and its ARGV. */
 export interface LuaCall {
@@ -20,6 +20,8 @@ export interface LuaScript {
   readonly sha: string;
   readonly source: string;
   run(redis: Redis, keys: readonly string[], args: readonly LuaArg[]): Promise<unknown>;
+  /** As `run`, with every bulk string in the reply as a Buffer: for scripts that return stored bytes. */
+  runForBytes(redis: Redis, keys: readonly string[], args: readonly LuaArg[]): Promise<unknown>;
   /**
    * Runs every call in one pipelined round trip and returns each call's reply, or the error Redis
    * answered it with, in order; the promise rejects only when Redis could not be asked at all. When
@@ -49,6 +51,16 @@ export function luaScript(source: string): LuaScript {
         } catch (error) {
           if (!isNoScript(error)) throw error;
           return redis.eval(source, keys.length, ...keys, ...args);
+        }
+      });
+    },
+    runForBytes(redis, keys, args) {
+      return traced("lua script", span, async () => {
+        try {
+          return await redis.callBuffer("EVALSHA", sha, keys.length, ...keys, ...args);
+        } catch (error) {
+          if (!isNoScript(error)) throw error;
+          return redis.callBuffer("EVAL", source, keys.length, ...keys, ...args);
         }
       });
     },

@@ -9,6 +9,8 @@ const adder = (name: string) =>
 return redis.call('INCRBY', KEYS[1], ARGV[1])`);
 const counter = adder("alone");
 const batchCounter = adder("batch");
+const echo = luaScript(`-- ${namespace} echo
+return {ARGV[1], ARGV[2]}`);
 
 let redis: Redis;
 beforeAll(async () => {
@@ -47,5 +49,13 @@ describe("a Lua script", () => {
       error: expect.objectContaining({ message: expect.stringMatching(/not an integer/) }),
     });
     expect(counted).toEqual({ ok: true, value: 12 });
+  });
+
+  it("hands stored bytes back as bytes when asked, on a Redis that has never seen it", async () => {
+    const bytes = Buffer.from([0xff, 0x00, 0xfe]);
+    expect(await redis.script("EXISTS", echo.sha)).toEqual([0]);
+    const [stored, text] = (await echo.runForBytes(redis, [], [bytes, "plain"])) as Buffer[];
+    expect(Buffer.compare(stored!, bytes)).toBe(0);
+    expect(text!.toString()).toBe("plain");
   });
 });

@@ -15,7 +15,7 @@ import { type TrafficClass, type Turn, unpaced, type WindowReport } from "./pace
 import { readWindowHeaders } from "./rate-limit-headers.ts";
 import { BodyTooLargeError, readBounded } from "./read-body.ts";
 import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
-import { type CallState, decide } from "./retry-policy.ts";
+import { type CallState, countsOf, decide } from "./retry-policy.ts";
 import { type ClientSettings, resolveSettings } from "./settings.ts";
 import type {
   UpstreamClient,
@@ -170,7 +170,6 @@ async function callWithRetries(
     state = { ...state, attempts: state.attempts + 1, remainingMs: deadline - Date.now() };
     const decision = decide(verdict, state, transport.settings);
     if ("stop" in decision) return logOutcome(logger, path, decision.stop);
-    if (decision.waitMs >= state.remainingMs) return logOutcome(logger, path, outOfTime(verdict, state));
     logger?.debug({ path, reason: describe(verdict), waitMs: decision.waitMs }, "retrying");
     await sleep(decision.waitMs);
     state = { ...state, query: decision.query, busyRetried: decision.busyRetried };
@@ -186,7 +185,7 @@ const MIN_ATTEMPT_MS = 1_000;
  * cannot be asked is an outage (502).
  */
 function refusedTurn(turn: Extract<Turn, { granted: false }>, state: CallState): UpstreamResult {
-  const counts = { attempts: state.attempts, retries: Math.max(0, state.attempts - 1) };
+  const counts = countsOf(state);
   if (turn.reason === "pacer_unavailable")
     return { outcome: "unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
   const message =
@@ -194,25 +193,6 @@ function refusedTurn(turn: Extract<Turn, { granted: false }>, state: CallState):
       ? "upstream window spent: nothing was sent"
       : "upstream budget fully in use: nothing was sent";
   return { outcome: "rate_limited", message, retry_after_seconds: turn.retryAfterSeconds, ...counts };
-}
-
-/** When the next wait would pass the deadline, the call ends as its last failure classifies. */
-function outOfTime(verdict: AttemptVerdict, state: CallState): UpstreamResult {
-  const counts = { attempts: state.attempts, retries: Math.max(0, state.attempts - 1) };
-  if (verdict.kind === "rate_limited") {
-    const retryAfter = Math.max(1, Math.ceil(verdict.resetSeconds ?? 60));
-    return {
-      outcome: "rate_limited",
-      message: "upstream rate limit reached",
-      retry_after_seconds: retryAfter,
-      ...counts,
-    };
-  }
-  return {
-    outcome: "unavailable",
-    message: `upstream: ${describe(verdict)} (no time left to retry)`,
-    ...counts,
-  };
 }
 
 /** One HTTP attempt, timed for the observer and, with tracing on, a client span. */

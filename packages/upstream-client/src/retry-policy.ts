@@ -1,6 +1,8 @@
 /**
  * What to do after one attempt: stop with a classified result, or wait and try again (possibly with a
- * smaller `limit`). Pure, so every rule is testable without a server.
+ * smaller `limit`), never waiting past the call's deadline. The client's loop (client.ts) only asks
+ * for turns, sends attempts and follows these decisions. Pure, so every rule is testable without a
+ * server.
  */
 import { fullJitterDelayMs } from "./backoff.ts";
 import type { AttemptVerdict } from "./classify.ts";
@@ -22,8 +24,21 @@ export type Decision =
 /** Without a usable reset header, assume the whole 60 s window (docs/upstream.md#rate-limits). */
 const WINDOW_SECONDS = 60;
 
+/** What every result reports: attempts sent, and how many of them were retries. */
+export function countsOf(state: Pick<CallState, "attempts">) {
+  return { attempts: state.attempts, retries: Math.max(0, state.attempts - 1) };
+}
+
+type Counts = ReturnType<typeof countsOf>;
+
 export function decide(verdict: AttemptVerdict, state: CallState, settings: ClientSettings): Decision {
-  const counts = { attempts: state.attempts, retries: Math.max(0, state.attempts - 1) };
+  const decision = decideByVerdict(verdict, state, settings);
+  if ("stop" in decision || decision.waitMs < state.remainingMs) return decision;
+  return { stop: outOfTime(verdict, countsOf(state)) };
+}
+
+function decideByVerdict(verdict: AttemptVerdict, state: CallState, settings: ClientSettings): Decision {
+  const counts = countsOf(state);
   const retriesLeft = state.attempts <= settings.maxRetries;
   switch (verdict.kind) {
     case "ok":
@@ -65,7 +80,7 @@ export function busyWaitMs(settings: ClientSettings, random = Math.random): numb
   return settings.busyWaitMs + Math.floor(random() * settings.busyWaitMs);
 }
 
-function unavailable(verdict: { reason: string }, counts: { attempts: number; retries: number }): Decision {
+function unavailable(verdict: { reason: string }, counts: Counts): Decision {
   return { stop: { outcome: "unavailable", message: `upstream: ${verdict.reason}`, ...counts } };
 }
 
@@ -74,20 +89,29 @@ function rateLimited(
   resetSeconds: number | undefined,
   state: CallState,
   retriesLeft: boolean,
-  counts: { attempts: number; retries: number },
+  counts: Counts,
 ): Decision {
   if (resetSeconds !== undefined && retriesLeft && resetSeconds * 1000 < state.remainingMs) {
     return { waitMs: Math.ceil(resetSeconds * 1000), query: state.query, busyRetried: state.busyRetried };
   }
+  return { stop: rateLimitReached(resetSeconds, counts) };
+}
+
+function rateLimitReached(resetSeconds: number | undefined, counts: Counts): UpstreamResult {
   const retryAfter = Math.max(1, Math.ceil(resetSeconds ?? WINDOW_SECONDS));
   return {
-    stop: {
-      outcome: "rate_limited",
-      message: "upstream rate limit reached",
-      retry_after_seconds: retryAfter,
-      ...counts,
-    },
+    outcome: "rate_limited",
+    message: "upstream rate limit reached",
+    retry_after_seconds: retryAfter,
+    ...counts,
   };
+}
+
+/** When the next wait would pass the deadline, the call ends as its last failure classifies. */
+function outOfTime(verdict: AttemptVerdict, counts: Counts): UpstreamResult {
+  if (verdict.kind === "rate_limited") return rateLimitReached(verdict.resetSeconds, counts);
+  const reason = "reason" in verdict ? verdict.reason : verdict.kind;
+  return { outcome: "unavailable", message: `upstream: ${reason} (no time left to retry)`, ...counts };
 }
 
 export function halveLimit(query: UpstreamQuery): UpstreamQuery {

@@ -52,6 +52,16 @@ describe("decide", () => {
     });
   });
 
+  it("ends the call as its last failure classifies when the next wait would pass the deadline", () => {
+    const almostOut = state(1, { remainingMs: 1 });
+    expect(decide({ kind: "busy", reason: "slow down" }, almostOut, settings)).toMatchObject({
+      stop: { outcome: "unavailable", message: "upstream: slow down (no time left to retry)", attempts: 1 },
+    });
+    expect(decide({ kind: "rate_limited", resetSeconds: undefined }, almostOut, settings)).toMatchObject({
+      stop: { outcome: "rate_limited", retry_after_seconds: 60 },
+    });
+  });
+
   it("never retries a bad request", () => {
     expect(decide({ kind: "bad_request", reason: "HTTP 400" }, state(1), settings)).toMatchObject({
       stop: { outcome: "bad_request", attempts: 1, retries: 0 },

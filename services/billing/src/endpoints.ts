@@ -10,8 +10,8 @@ import { exportEndpoints } from "./export-endpoints.ts";
 import { billingEndpoint } from "./json-endpoint.ts";
 import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
-  admit,
   type DebitId,
+  decideAdmission,
   lookupKey,
   type RedisClock,
   type Reserve,
@@ -73,7 +73,7 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
 
 /** Admission, with its outcome counted for data requests (a request that takes credits). */
 async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequestSchema>) {
-  const reply = await admit(
+  const reply = await decideAdmission(
     deps.context,
     {
       keyId: r.key_id,

@@ -5,7 +5,7 @@
  * The record carries the checkpoint the worker advances after every page.
  */
 import type { ExportFile, ExportManifest, ExportQuery, ExportQuote, ExportState } from "@rda/contracts";
-import type { Redis } from "@rda/service-kit";
+import { luaScript, type Redis } from "@rda/service-kit";
 
 export interface Checkpoint {
   /** Pages fetched and written (each charged once). */
@@ -73,6 +73,9 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return 1
 `;
 
+const compareAndSet = luaScript(COMPARE_AND_SET);
+const addActive = luaScript(ADD_ACTIVE);
+
 export class JobConflict extends Error {}
 
 export interface JobStore {
@@ -111,13 +114,10 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
         const next = change(structuredClone(current));
         if (next === undefined) return current;
         next.version = current.version + 1;
-        const stored = await redis.eval(
-          COMPARE_AND_SET,
-          1,
-          keys.job(id),
-          current.version,
-          JSON.stringify(next),
-          ttlSeconds,
+        const stored = await compareAndSet.run(
+          redis,
+          [keys.job(id)],
+          [current.version, JSON.stringify(next), ttlSeconds],
         );
         if (stored === 1) return next;
         if (stored === -1) return undefined;
@@ -125,7 +125,7 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
       throw new JobConflict(`export ${id} changed too often to update`);
     },
     async activate(keyId, id, limit) {
-      return (await redis.eval(ADD_ACTIVE, 1, keys.activeJobs(keyId), id, limit)) === 1;
+      return (await addActive.run(redis, [keys.activeJobs(keyId)], [id, limit])) === 1;
     },
     async deactivate(keyId, id) {
       await redis.srem(keys.activeJobs(keyId), id);

@@ -31,7 +31,7 @@ export interface Admitted {
 /** The key's bucket, whenever billing got as far as the key (for the RateLimit headers). */
 export type WithBucket = { readonly bucket?: KeyBucket };
 
-export async function admit(
+export async function admitThroughBilling(
   ctx: GatewayContext,
   key: KeyInfo,
   request: AdmissionRequest,

@@ -19,9 +19,9 @@ import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
 import { answerClientError } from "./http/client-error.ts";
-import { answerFrameworkError, installHooks } from "./http/hooks.ts";
+import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
+import { declareRequestFields } from "./http/request-fields.ts";
 import { installResponseHeaders } from "./http/response-headers.ts";
-import { fastifyPath } from "./http/route.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createIdempotencyStore, type IdempotencyLimits } from "./idempotency.ts";
 import { createInternalCredentials } from "./internal-credential.ts";
@@ -37,7 +37,7 @@ import { registerExportRoutes } from "./routes/exports.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { registerMonitorRoutes } from "./routes/monitors.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
-import { API_ROUTES } from "./routes.ts";
+import { registerDataApi, V1_PREFIX } from "./routes.ts";
 import { createSettlement } from "./settlement.ts";
 
 /**
@@ -122,18 +122,24 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     frameworkErrors: (error, request, reply) => answerFrameworkError(ctx, error, request, reply),
     clientErrorHandler: answerClientError(ctx),
   });
+  declareRequestFields(app);
   installHooks(app, ctx);
   installResponseHeaders(app, DOCS_PREFIX);
-  for (const route of API_ROUTES) app.get(fastifyPath(route.path), route.build(ctx));
-  registerMonitorRoutes(app, ctx, deps.subjects);
-  registerProtectedResourceMetadata(app, ctx.oauth.resource);
-  registerSystemRoutes(app, ctx, {
-    portalUrl: deps.settings.portalUrl,
-    topUpUrl: deps.settings.topUpUrl,
-  });
+  // /mcp forwards whatever it is sent, bodies on any method included, to the MCP service.
   app.register(async (scope) => registerMcpProxy(scope, ctx));
-  app.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
-  app.register(async (scope) => registerDocs(scope, OPENAPI_PATH));
+  // Everything the gateway answers itself reads no body on GET.
+  app.register(async (served) => {
+    refuseBodyOnGet(served, ctx);
+    served.register(async (v1) => registerDataApi(v1, ctx), { prefix: V1_PREFIX });
+    registerMonitorRoutes(served, ctx, deps.subjects);
+    served.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
+    registerProtectedResourceMetadata(served, ctx.oauth.resource);
+    registerSystemRoutes(served, ctx, {
+      portalUrl: deps.settings.portalUrl,
+      topUpUrl: deps.settings.topUpUrl,
+    });
+    served.register(async (scope) => registerDocs(scope, OPENAPI_PATH));
+  });
   app.addHook("onClose", async () => {
     await ctx.keys.stop();
     ctx.oauth.revokedGrants.stop();

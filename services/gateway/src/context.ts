@@ -2,7 +2,6 @@
 import type { FailedAuthLimiter, Logger, NatsConnection, Redis } from "@rda/service-kit";
 import type { AdapterClient } from "./adapter-client.ts";
 import type { BillingClient } from "./billing-client.ts";
-import type { ErrorContext } from "./http/send-error.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { InternalCredentials } from "./internal-credential.ts";
 import type { KeyDirectory } from "./key-directory.ts";
@@ -12,6 +11,14 @@ import type { ProtectedResource } from "./oauth/protected-resource.ts";
 import type { RevokedGrants } from "./oauth/revoked-grants.ts";
 import type { Refunds } from "./refunds.ts";
 import type { Settlement } from "./settlement.ts";
+
+/** What an error answer quotes besides the catalog's message (http/send-error.ts). */
+export interface ErrorContext {
+  /** Where to add credits, put in every 402 body. */
+  readonly topUpUrl: string;
+  /** Where a key's owner changes its monthly spend cap, put in a cap's 402 body. */
+  readonly spendCapUrl: string;
+}
 
 export interface GatewayContext {
   readonly nats: NatsConnection;

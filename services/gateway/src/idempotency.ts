@@ -20,9 +20,8 @@
  * The records have a key family of their own (`…:idempotency:…`), apart from the ledger's: every one
  * expires, so the family may also live on a Redis of its own that evicts.
  */
-import { createHash } from "node:crypto";
 import { err, ok, type Result } from "@rda/contracts";
-import type { Redis, RedisKeys } from "@rda/service-kit";
+import { luaScript, type Redis, type RedisKeys, sha256Hex } from "@rda/service-kit";
 
 /** How long a served response can be replayed, by default. */
 export const REPLAY_SECONDS = 24 * 60 * 60;
@@ -100,6 +99,10 @@ if record[1] == 'pending' and record[2] == ARGV[1] then redis.call('DEL', KEYS[1
 return 1
 `;
 
+const claimScript = luaScript(CLAIM);
+const completeScript = luaScript(COMPLETE);
+const releaseScript = luaScript(RELEASE);
+
 export interface StoredResponse {
   readonly body: Buffer;
   readonly creditsUsed: number;
@@ -148,8 +151,6 @@ export function readIdempotencyKey(header: string | string[] | undefined): Resul
   return ok(header);
 }
 
-type Scripted = (...args: (string | number | Buffer)[]) => Promise<unknown>;
-
 export function createIdempotencyStore(
   redis: Redis,
   keys: RedisKeys,
@@ -166,13 +167,6 @@ export function createIdempotencyStore(
     const current = Math.floor(seconds / bucketSeconds);
     return { current, oldest: Math.floor((seconds - replaySeconds) / bucketSeconds) };
   };
-  redis.defineCommand("rdaIdempotencyClaim", { numberOfKeys: 1, lua: CLAIM });
-  redis.defineCommand("rdaIdempotencyComplete", { numberOfKeys: 2, lua: COMPLETE });
-  redis.defineCommand("rdaIdempotencyRelease", { numberOfKeys: 1, lua: RELEASE });
-  const commands = redis as unknown as Record<
-    "rdaIdempotencyClaim" | "rdaIdempotencyComplete" | "rdaIdempotencyRelease",
-    Scripted
-  > & { rdaIdempotencyClaimBuffer: Scripted };
 
   const storedBytes = async () => {
     const { current, oldest } = window();
@@ -194,9 +188,9 @@ export function createIdempotencyStore(
     limits,
     storedBytes,
     async claim(keyId, idempotencyKey, request, claimTtlMs) {
-      const record = keys.idempotentRequest(keyId, sha256(idempotencyKey));
-      const fingerprint = sha256(request);
-      const reply = (await commands.rdaIdempotencyClaimBuffer(record, fingerprint, claimTtlMs)) as Buffer[];
+      const record = keys.idempotentRequest(keyId, sha256Hex(idempotencyKey));
+      const fingerprint = sha256Hex(request);
+      const reply = (await claimScript.runForBytes(redis, [record], [fingerprint, claimTtlMs])) as Buffer[];
       const outcome = reply[0]?.toString();
       if (outcome === "mismatch" || outcome === "in_progress" || outcome === "not_kept") {
         return { kind: outcome };
@@ -221,20 +215,22 @@ export function createIdempotencyStore(
                   : "";
             const { current, oldest } = window();
             const outcome = String(
-              await commands.rdaIdempotencyComplete(
-                record,
-                keys.idempotencyKeyBytes(keyId),
-                fingerprint,
-                refusal === "" ? response.body : "",
-                response.creditsUsed,
-                response.creditsRemaining,
-                replaySeconds,
-                current,
-                oldest,
-                limits.keyQuotaBytes,
-                RECORD_OVERHEAD_BYTES,
-                refusal,
-                bucketTtl,
+              await completeScript.run(
+                redis,
+                [record, keys.idempotencyKeyBytes(keyId)],
+                [
+                  fingerprint,
+                  refusal === "" ? response.body : "",
+                  response.creditsUsed,
+                  response.creditsRemaining,
+                  replaySeconds,
+                  current,
+                  oldest,
+                  limits.keyQuotaBytes,
+                  RECORD_OVERHEAD_BYTES,
+                  refusal,
+                  bucketTtl,
+                ],
               ),
             );
             if (outcome === "gone") return;
@@ -246,14 +242,10 @@ export function createIdempotencyStore(
             if (outcome !== "stored") options.onNotKept?.(outcome as NotKeptReason);
           },
           async release() {
-            await commands.rdaIdempotencyRelease(record, fingerprint);
+            await releaseScript.run(redis, [record], [fingerprint]);
           },
         },
       };
     },
   };
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }

@@ -3,7 +3,7 @@
  * caller's access token at `/mcp`; it never passes that token on. Instead it hands the MCP service
  * this: a JWT signed with GATEWAY_INTERNAL_SECRET (shared by the gateway replicas only), naming the
  * bound key id, for the internal audience, valid for seconds. The gateway accepts it only on its
- * internal listener (internal-listener.ts), which the MCP service calls; on the public port it is
+ * internal listener (http/internal-listener.ts), which the MCP service calls; on the public port it is
  * just an unknown credential. So the MCP service never holds a raw API key it did not receive, and
  * what it holds is worthless outside the internal path a few seconds later.
  */

@@ -1,11 +1,14 @@
 /**
  * Every route the gateway serves, in one place. The eight data endpoints are one handler
- * driven by their OPERATIONS entry; the account endpoint has its own. The e2e tests check each route
- * against the OpenAPI document.
+ * driven by their OPERATIONS entry; the account endpoint has its own. They are served by one
+ * encapsulated fastify plugin under `/v1` (`registerDataApi`), which app.ts registers in the scope of
+ * the routes that read no body. The e2e tests check each route against the OpenAPI document.
  */
 import { OPERATIONS } from "@rda/contracts";
+import type { FastifyInstance } from "fastify";
+import type { GatewayContext } from "./context.ts";
 import { dataRoute } from "./http/data-route.ts";
-import type { GatewayRoute } from "./http/route.ts";
+import { fastifyPath, type GatewayRoute } from "./http/route.ts";
 import { getAccount } from "./routes/get-account.ts";
 
 export { EXPORT_PATHS } from "./routes/exports.ts";
@@ -24,3 +27,14 @@ export const API_ROUTES: readonly GatewayRoute[] = [
   dataRoute(OPERATIONS.getActivity),
   getAccount,
 ];
+
+/** The prefix of the public API's version; every path in API_ROUTES starts with it. */
+export const V1_PREFIX = "/v1";
+
+/** The data and account endpoints, as a plugin registered with `{ prefix: V1_PREFIX }`. */
+export async function registerDataApi(v1: FastifyInstance, ctx: GatewayContext): Promise<void> {
+  for (const route of API_ROUTES) {
+    if (!route.path.startsWith(`${V1_PREFIX}/`)) throw new Error(`${route.path} is not under ${V1_PREFIX}`);
+    v1.get(fastifyPath(route.path.slice(V1_PREFIX.length)), route.build(ctx));
+  }
+}

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { buildGateway, type GatewayDeps } from "./app.ts";
-import { listenInternal } from "./internal-listener.ts";
+import { listenInternal } from "./http/internal-listener.ts";
 
 export interface RunningGateway {
   readonly url: string;

@@ -58,8 +58,10 @@ describe("gateway refusals before the debit", () => {
     expect(await h.balanceOf(key)).toBe(5);
   });
 
-  it("returns 401 for a missing, malformed, unknown or revoked key", async () => {
+  it("returns 401 for a missing, malformed, unknown or revoked key, on data, account and /mcp", async () => {
     expect(await expectError(await fetch(`${h.url}/v1/posts?subreddit=rust`), 401)).toContain("x-api-key");
+    const mcp = { method: "POST", body: "{}", headers: { "content-type": "application/json" } };
+    await expectError(await fetch(`${h.url}/mcp`, mcp), 401);
     await expectError(await fetch(`${h.url}/v1/account`, { headers: { "x-api-key": "nope" } }), 401);
     await expectError(
       await fetch(`${h.url}/v1/account`, { headers: authHeaders(`rdk_${"a".repeat(43)}`) }),

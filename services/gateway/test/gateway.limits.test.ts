@@ -1,5 +1,12 @@
+/**
+ * Rate limits as a customer meets them (docs/api.md#limits): the key's own bucket and the shared
+ * upstream reserve, both decided by the real billing service in its admission script, through a
+ * real gateway. This is their one home.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authHeaders, type Harness, startHarness } from "./support/harness.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,6 +27,35 @@ describe("gateway rate limits", () => {
     expect(statuses).toEqual([200, 200, 429]);
     expect(last?.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     expect(last?.headers.get("x-ratelimit-scope")).toBeNull();
+    expect(await h.balanceOf(key)).toBe(100);
+  });
+
+  it("earns a token back after the advertised Retry-After, then admits at the key's rate", async () => {
+    const key = await h.createKey({ balance: 100, qps: 2, burst: 10 });
+    const account = () => fetch(`${h.url}/v1/account`, { headers: authHeaders(key) });
+    const burst = await Promise.all(Array.from({ length: 10 }, account));
+    expect(burst.map((response) => response.status)).toEqual(Array(10).fill(200));
+    let refused: Response | undefined;
+    for (let i = 0; i < 200 && refused === undefined; i++) {
+      const response = await account();
+      if (response.status === 429) refused = response;
+    }
+    expect(refused?.status).toBe(429);
+    await sleep(Number(refused?.headers.get("retry-after")) * 1000);
+    expect((await account()).status).toBe(200);
+    // Over a measured window the admitted count follows the refill rate: at most 2 × elapsed + 1, and
+    // at least that minus one, unless our own attempts were fewer (a slow machine tries less often).
+    const windowStart = Date.now();
+    let attempts = 0;
+    let admitted = 0;
+    while (Date.now() - windowStart < 2_000) {
+      attempts += 1;
+      if ((await account()).status === 200) admitted += 1;
+      await sleep(20);
+    }
+    const elapsedSeconds = (Date.now() - windowStart) / 1000;
+    expect(admitted).toBeLessThanOrEqual(Math.ceil(2 * elapsedSeconds) + 1);
+    expect(admitted).toBeGreaterThanOrEqual(Math.min(attempts, Math.floor(2 * elapsedSeconds) - 1));
     expect(await h.balanceOf(key)).toBe(100);
   });
 

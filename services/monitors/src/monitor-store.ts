@@ -4,7 +4,7 @@
  * item is delivered exactly once however often a poll is repeated (a replica that died mid-poll,
  * the backfill's last page overlapping the first live one).
  */
-import type { Redis } from "@rda/service-kit";
+import { luaScript, type Redis } from "@rda/service-kit";
 import { type MonitorRecord, sourceKeyOf } from "./monitor.ts";
 import type { MonitorKeys } from "./monitor-keys.ts";
 
@@ -33,6 +33,9 @@ redis.call('SADD', KEYS[3], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[4])
 return 1
 `;
+
+const appendScript = luaScript(APPEND);
+const createScript = luaScript(CREATE);
 
 export interface ItemsPage {
   readonly items: unknown[];
@@ -63,15 +66,12 @@ export class MonitorStore {
       this.#keys.watching(source),
       this.#keys.sources,
     ];
-    const created = await this.#redis.eval(
-      CREATE,
-      keys.length,
-      ...keys,
+    const created = await createScript.run(this.#redis, keys, [
       monitor.id,
       JSON.stringify(monitor),
       limit,
       source,
-    );
+    ]);
     return created === 1;
   }
 
@@ -118,13 +118,10 @@ export class MonitorStore {
     if (items.length === 0) return [];
     const args = items.flatMap((item) => [item.id, JSON.stringify(item)]);
     const keys = [this.#keys.items(monitorId), this.#keys.delivered(monitorId)];
-    const positions = (await this.#redis.eval(
-      APPEND,
-      2,
-      ...keys,
+    const positions = (await appendScript.run(this.#redis, keys, [
       MAX_ITEMS_PER_MONITOR,
       ...args,
-    )) as number[];
+    ])) as number[];
     return positions.map((position) => items[position - 1]!);
   }
 

@@ -6,10 +6,14 @@
  * the bytes of the live ones reach the cap, so the cache never grows past it even in a Redis shared
  * with the ledger.
  */
-import type { Redis, UpstreamCacheKeys } from "@rda/service-kit";
-import { runScript } from "../pacer/run-script.ts";
+import { luaScript, type Redis, type UpstreamCacheKeys } from "@rda/service-kit";
 import type { UpstreamQuery } from "../types.ts";
 import { CLAIM_FETCH, FINISH_FETCH, STORE_ENTRY, WATCH_FETCH } from "./cache-scripts.ts";
+
+const storeEntry = luaScript(STORE_ENTRY);
+const claimFetch = luaScript(CLAIM_FETCH);
+const finishFetch = luaScript(FINISH_FETCH);
+const watchFetch = luaScript(WATCH_FETCH);
 
 export interface CacheEntry {
   /** Epoch ms the upstream answered. */
@@ -71,21 +75,18 @@ export function createRedisCacheStore(
       const counterTtlMs = (expiryMinute + 1) * 60_000 - Date.now() + 1_000;
       const scriptKeys = [keys.entry(hash), keys.bytes(expiryMinute), ...live];
       const args = [value, ttlMs, cost, limits.maxBytes, counterTtlMs];
-      return (await runScript(redis, STORE_ENTRY, scriptKeys, args)) === 1;
+      return (await storeEntry.run(redis, scriptKeys, args)) === 1;
     },
     async claim(hash, token, leaseMs) {
-      return String(await runScript(redis, CLAIM_FETCH, [keys.lock(hash)], [token, leaseMs]));
+      return String(await claimFetch.run(redis, [keys.lock(hash)], [token, leaseMs]));
     },
     async finish(hash, token, outcome, outcomeTtlMs) {
       const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
-      await runScript(redis, FINISH_FETCH, scriptKeys, [token, outcome, outcomeTtlMs]);
+      await finishFetch.run(redis, scriptKeys, [token, outcome, outcomeTtlMs]);
     },
     async watch(hash, token) {
       const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
-      const [outcome, claimed] = (await runScript(redis, WATCH_FETCH, scriptKeys, [token])) as [
-        string,
-        number,
-      ];
+      const [outcome, claimed] = (await watchFetch.run(redis, scriptKeys, [token])) as [string, number];
       return { outcome: outcome === "" ? undefined : outcome, claimed: claimed === 1 };
     },
   };

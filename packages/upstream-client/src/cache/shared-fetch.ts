@@ -8,8 +8,8 @@
  * The cache is an optimisation, never a dependency: when its Redis cannot be reached, the request is
  * fetched directly (still paced, still billed and refunded as always).
  */
-import { createHash, randomUUID } from "node:crypto";
-import type { Logger } from "@rda/service-kit";
+import { randomUUID } from "node:crypto";
+import { type Logger, sha256Hex } from "@rda/service-kit";
 import { classifyAnswer } from "../classify.ts";
 import type { UpstreamBody, UpstreamQuery, UpstreamResult } from "../types.ts";
 import { type FreshnessBounds, judgeFreshness } from "./freshness.ts";
@@ -55,7 +55,7 @@ export async function readCached(
   if (request.maxAgeS === 0) return { fetched: undefined, lookup: "bypass" };
   let entry: CacheEntry | undefined;
   try {
-    entry = await settings.store.read(hashOf(request.requestPath));
+    entry = await settings.store.read(sha256Hex(request.requestPath));
   } catch (error) {
     settings.logger?.warn({ err: String(error) }, "response cache unreachable: fetching upstream");
     return { fetched: undefined, lookup: "error" };
@@ -78,7 +78,7 @@ export async function fetchOnce(
   request: SharedFetchRequest,
   fetchUpstream: () => Promise<UpstreamResult>,
 ): Promise<Fetched> {
-  const hash = hashOf(request.requestPath);
+  const hash = sha256Hex(request.requestPath);
   const token = randomUUID();
   const askedAt = Date.now();
   const giveUpAt = askedAt + request.deadlineMs;
@@ -182,10 +182,6 @@ async function waitFor(
 
 function fetchedNow(result: UpstreamResult, source: FetchSource): Fetched {
   return { result, fetchedAtMs: Date.now(), source };
-}
-
-function hashOf(requestPath: string): string {
-  return createHash("sha256").update(requestPath).digest("hex");
 }
 
 /** `{"data": …}` again: the upstream's own bytes of data when it sent nothing else. */

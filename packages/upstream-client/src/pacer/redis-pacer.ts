@@ -5,10 +5,13 @@
  * while the request is out, so a replica killed mid-request frees its place within one lease.
  */
 import { randomUUID } from "node:crypto";
-import type { Logger, Redis, UpstreamPacerKeys } from "@rda/service-kit";
+import { type Logger, luaScript, type Redis, type UpstreamPacerKeys } from "@rda/service-kit";
 import type { TrafficClass, Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer.ts";
 import { FINISH_TURN, RENEW_LEASE, TAKE_TURN } from "./pacer-scripts.ts";
-import { runScript } from "./run-script.ts";
+
+const takeTurn = luaScript(TAKE_TURN);
+const renewLease = luaScript(RENEW_LEASE);
+const finishTurn = luaScript(FINISH_TURN);
 
 export interface PacerSettings {
   /** Upstream requests per second, every replica together. */
@@ -48,16 +51,18 @@ export function createRedisPacer(
 
   const take = async (lease: string, priority: TrafficClass) => {
     const args = [lease, intervalMs, settings.concurrency, leaseMs, priority, shareOf(priority)];
-    const [code, ms] = (await runScript(redis, TAKE_TURN, scriptKeys, args)) as [number, number];
+    const [code, ms] = (await takeTurn.run(redis, scriptKeys, args)) as [number, number];
     return { code, ms };
   };
 
   const grant = (lease: string): Turn => {
     const renew = setInterval(
       () => {
-        runScript(redis, RENEW_LEASE, scriptKeys, [lease, leaseMs]).catch((error: unknown) =>
-          logger?.warn({ err: String(error) }, "upstream pacer: lease renewal failed"),
-        );
+        renewLease
+          .run(redis, scriptKeys, [lease, leaseMs])
+          .catch((error: unknown) =>
+            logger?.warn({ err: String(error) }, "upstream pacer: lease renewal failed"),
+          );
       },
       Math.floor(leaseMs / 3),
     );
@@ -68,9 +73,11 @@ export function createRedisPacer(
         if (finished) return;
         finished = true;
         clearInterval(renew);
-        runScript(redis, FINISH_TURN, scriptKeys, finishArgs(lease, report)).catch((error: unknown) =>
-          logger?.warn({ err: String(error) }, "upstream pacer: could not record a finished request"),
-        );
+        finishTurn
+          .run(redis, scriptKeys, finishArgs(lease, report))
+          .catch((error: unknown) =>
+            logger?.warn({ err: String(error) }, "upstream pacer: could not record a finished request"),
+          );
       },
     };
   };

@@ -50,7 +50,7 @@ export interface Reserve {
  */
 export type LateAdmission = { readonly outcome: "expired" };
 
-export async function admit(
+export async function decideAdmission(
   context: LedgerContext,
   admission: Admission,
   reserve: Reserve,

@@ -10,9 +10,9 @@ import { presentedKey, readApiKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context.ts";
 import { fail, type Step } from "../failure.ts";
-import { isInternalRequest } from "../internal-listener.ts";
 import type { KeyInfo } from "../key-directory.ts";
 import { refuseMalformed, resolveFromAddress } from "./failed-auth.ts";
+import { isInternalRequest } from "./internal-listener.ts";
 
 export async function authenticate(request: FastifyRequest, ctx: GatewayContext): Promise<Step<KeyInfo>> {
   const key = isInternalRequest(request)
@@ -47,11 +47,4 @@ async function internalCaller(ctx: GatewayContext, credential: string): Promise<
   const key = await ctx.keys.resolveById(keyId);
   if (!key.ok) return key.error.code === "invalid_token" ? fail("invalid_api_key") : key;
   return key;
-}
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The id of the key the request authenticated with, once it did. */
-    keyId?: string;
-  }
 }

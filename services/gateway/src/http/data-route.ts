@@ -6,7 +6,7 @@
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
 import { err, type OperationContract, parseHttpParams } from "@rda/contracts";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import type { Failure } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
 import { authenticate } from "./authenticate.ts";
@@ -36,7 +36,7 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       if (!begun.ok) return sendError(reply, begun.error, ctx.errors);
       if ("answered" in begun.value) return begun.value.answered;
       const { claim } = begun.value;
-      const admission = await admit(ctx, key.value, {
+      const admission = await admitThroughBilling(ctx, key.value, {
         requestId: request.id,
         operation: operationId,
         credits,

@@ -1,7 +1,9 @@
 /**
- * Cross-cutting request handling: the `x-request-id` on every response, refusing bodies on GET and
- * URLs over the limit, the access log line and metrics, and the catalog answer for unknown paths
- * (404), other methods (405) and anything fastify itself rejects. Every non-200 body is exactly
+ * Cross-cutting request handling: the `x-request-id` on every response, refusing URLs over the limit,
+ * the access log line and metrics, and the catalog answer for unknown paths (404), other methods
+ * (405) and anything fastify itself rejects. These hold for every request, so they are installed on
+ * the root; a rule for some routes only (no body on a GET: `refuseBodyOnGet`) is installed in the
+ * scope of those routes (app.ts), never chosen here by looking at the URL. Every non-200 body is exactly
  * `{error}` (docs/api.md#errors), and never echoes what was sent. Requests that fail before fastify
  * has a route for them (a URL that is not valid percent-encoding) and requests Node's parser refuses
  * (client-error.ts) get the same: a catalog answer, a request id, an access line and metrics.
@@ -11,7 +13,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { GatewayContext } from "../context.ts";
 import type { Failure } from "../failure.ts";
 import { correlationId } from "../request-id.ts";
-import { MCP_PREFIX } from "../routes/mcp-proxy.ts";
 import { SECURITY_HEADERS } from "./response-headers.ts";
 import { sendError } from "./send-error.ts";
 import { URL_LIMIT_BYTES } from "./server-limits.ts";
@@ -30,9 +31,6 @@ export function installHooks(app: FastifyInstance, ctx: GatewayContext): void {
     reply.header("x-request-id", echoed);
     if (echoed !== request.id) request.log = request.log.child({ caller_request_id: echoed });
     if (request.url.length > URL_LIMIT_BYTES) return sendError(reply, { code: "uri_too_long" }, ctx.errors);
-    if (request.method === "GET" && hasBody(request) && !isMcp(request)) {
-      return sendError(reply, { code: "invalid_parameter", detail: "GET requests take no body" }, ctx.errors);
-    }
   });
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -40,13 +38,30 @@ export function installHooks(app: FastifyInstance, ctx: GatewayContext): void {
     inRequestContext(request, () => recordAnswer(ctx, request, reply, route));
     endRequestSpan(request, reply);
   });
-  app.setNotFoundHandler(async (request, reply) =>
-    sendError(reply, { code: request.method === "GET" ? "not_found" : "method_not_allowed" }, ctx.errors),
-  );
+  app.setNotFoundHandler(async (request, reply) => {
+    if (request.method === "GET" && hasBody(request)) return sendError(reply, GET_WITH_BODY, ctx.errors);
+    return sendError(
+      reply,
+      { code: request.method === "GET" ? "not_found" : "method_not_allowed" },
+      ctx.errors,
+    );
+  });
   app.setErrorHandler(async (error: FastifyError, request, reply) =>
     sendError(reply, failureOf(error, request), ctx.errors),
   );
 }
+
+/**
+ * For the routes of a scope that read no body on GET (everything but the /mcp proxy, which forwards
+ * what it is sent): a GET that carries one is refused before anything else looks at it.
+ */
+export function refuseBodyOnGet(scope: FastifyInstance, ctx: GatewayContext): void {
+  scope.addHook("onRequest", async (request, reply) => {
+    if (request.method === "GET" && hasBody(request)) return sendError(reply, GET_WITH_BODY, ctx.errors);
+  });
+}
+
+const GET_WITH_BODY: Failure = { code: "invalid_parameter", detail: "GET requests take no body" };
 
 /**
  * fastify's own refusals before routing (`frameworkErrors`): they skip every hook, so the security
@@ -69,7 +84,9 @@ export function answerFrameworkError(
 }
 
 function failureOf(error: FastifyError, request: FastifyRequest): Failure {
-  if (request.method !== "GET" && !isMcp(request)) return { code: "method_not_allowed" };
+  // A body sent with another method to a path served only for GET failed to parse before the
+  // not-found handler could answer 405; it is still a method this API does not serve.
+  if (request.is404 && request.method !== "GET") return { code: "method_not_allowed" };
   if (error.statusCode === 413) return { code: "payload_too_large" };
   if (error.statusCode === 414) return { code: "uri_too_long" };
   if (error.statusCode === 431) return { code: "headers_too_large" };
@@ -83,14 +100,6 @@ function failureOf(error: FastifyError, request: FastifyRequest): Failure {
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers["content-length"];
   return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined;
-}
-
-function isMcp(request: FastifyRequest): boolean {
-  return (
-    request.url === MCP_PREFIX ||
-    request.url.startsWith(`${MCP_PREFIX}/`) ||
-    request.url.startsWith(`${MCP_PREFIX}?`)
-  );
 }
 
 function recordAnswer(ctx: GatewayContext, request: FastifyRequest, reply: FastifyReply, route: string) {

@@ -5,7 +5,7 @@
  * was not kept, 422 for a different request under the same key.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { fail, type Step, succeed } from "../failure.ts";
 import type { Claim } from "../idempotency.ts";
@@ -60,7 +60,7 @@ async function replay(
   key: KeyInfo,
   stored: { body: Buffer; creditsUsed: number; creditsRemaining: number },
 ): Promise<FastifyReply> {
-  const admission = await admit(ctx, key, {
+  const admission = await admitThroughBilling(ctx, key, {
     requestId: request.id,
     operation: "replay",
     credits: 0,

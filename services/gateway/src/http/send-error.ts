@@ -5,17 +5,11 @@
  */
 import { ERRORS, publicErrorMessage } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
+import type { ErrorContext } from "../context.ts";
 import type { Failure } from "../failure.ts";
 
 /** 429 always carries an integer Retry-After (docs/api.md#errors); 503 does too, so callers know when to retry. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
-
-export interface ErrorContext {
-  /** Where to add credits, put in every 402 body. */
-  readonly topUpUrl: string;
-  /** Where a key's owner changes its monthly spend cap, put in a cap's 402 body. */
-  readonly spendCapUrl: string;
-}
 
 export function sendError(reply: FastifyReply, failure: Failure, context: ErrorContext): FastifyReply {
   const entry = ERRORS[failure.code];
@@ -43,11 +37,4 @@ export function sendError(reply: FastifyReply, failure: Failure, context: ErrorC
 function wholeSeconds(seconds: number | undefined): number {
   if (seconds === undefined || !Number.isFinite(seconds)) return DEFAULT_RETRY_AFTER_SECONDS;
   return Math.max(1, Math.ceil(seconds));
-}
-
-declare module "fastify" {
-  interface FastifyReply {
-    /** The catalog code of a failed request, for the access log and metrics. */
-    errorCode?: string;
-  }
 }

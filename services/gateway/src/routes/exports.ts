@@ -19,7 +19,7 @@ import {
 } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
@@ -66,7 +66,7 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
   ) => {
     const key = await authenticate(request, ctx);
     if (!key.ok) return sendError(reply, key.error, ctx.errors);
-    const admission = await admit(ctx, key.value, {
+    const admission = await admitThroughBilling(ctx, key.value, {
       requestId: request.id,
       operation: "exports",
       credits: 0,

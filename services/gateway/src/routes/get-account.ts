@@ -6,7 +6,7 @@
  * billing, where no honest 200 or 401 can be given (docs/api.md#amendments-to-the-original-contract).
  */
 import { type Account, type MonthlySpend, type MonthSpend, monthResetsAt, OPERATIONS } from "@rda/contracts";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
 import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
@@ -21,7 +21,7 @@ export const getAccount: GatewayRoute = {
   build: (ctx) => async (request, reply) => {
     const key = await authenticate(request, ctx);
     if (!key.ok) return sendError(reply, key.error, ctx.errors);
-    const admission = await admit(ctx, key.value, {
+    const admission = await admitThroughBilling(ctx, key.value, {
       requestId: request.id,
       operation: operation.operationId,
       credits: operation.credits,

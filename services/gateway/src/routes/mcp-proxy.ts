@@ -6,7 +6,7 @@
  * key — so MCP billing is HTTP billing. The body is read once (bounded by the app's body limit) to
  * count its messages, and the same bytes are forwarded.
  *
- * An OAuth caller's access token stops here (oauth/mcp-caller.ts): the MCP service receives, instead
+ * An OAuth caller's access token stops here (http/mcp-caller.ts): the MCP service receives, instead
  * of the `Authorization` header, a short-lived internal credential for the bound key, which it uses
  * for those inner calls on the gateway's internal listener. Every 401 here carries the
  * `WWW-Authenticate` challenge that leads a client to the OAuth metadata.
@@ -16,11 +16,11 @@ import { Readable } from "node:stream";
 import httpProxy from "@fastify/http-proxy";
 import { INTERNAL_CREDENTIAL_HEADER } from "@rda/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
+import { authenticateMcpCaller } from "../http/mcp-caller.ts";
 import { readBody } from "../http/read-body.ts";
 import { sendError } from "../http/send-error.ts";
-import { authenticateMcpCaller } from "../oauth/mcp-caller.ts";
 import { challenge } from "../oauth/protected-resource.ts";
 
 export const MCP_PREFIX = "/mcp";
@@ -72,7 +72,7 @@ async function gate(request: FastifyRequest, reply: FastifyReply, ctx: GatewayCo
   if (body) request.body = Readable.from([body]);
   const tokens = tokensFor(body);
   if (tokens === 0) return;
-  const admission = await admit(ctx, key.value.key, {
+  const admission = await admitThroughBilling(ctx, key.value.key, {
     requestId: request.id,
     operation: "mcp",
     credits: 0,
@@ -116,13 +116,6 @@ function forwardedHeaders(
   if (request.internalCredential === undefined) return forwarded;
   const { authorization: _token, ...withoutToken } = forwarded;
   return { ...withoutToken, [INTERNAL_CREDENTIAL_HEADER]: request.internalCredential };
-}
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** For an OAuth caller of /mcp: the internal credential forwarded in place of its token. */
-    internalCredential?: string;
-  }
 }
 
 /**

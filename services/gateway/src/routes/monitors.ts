@@ -14,7 +14,7 @@ import {
 } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admit } from "../admission.ts";
+import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { openCharge } from "../http/charge.ts";
@@ -90,7 +90,7 @@ export function registerMonitorRoutes(
 async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
   const key = await authenticate(request, ctx);
   if (!key.ok) return sendError(reply, key.error, ctx.errors);
-  const admission = await admit(ctx, key.value, {
+  const admission = await admitThroughBilling(ctx, key.value, {
     requestId: request.id,
     operation: "manageMonitors",
     credits: 0,
@@ -118,7 +118,7 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   if (cursor !== undefined && typeof cursor !== "string")
     return sendError(reply, { code: "invalid_parameter", detail: "cursor: give it once" }, ctx.errors);
   const credits = 1;
-  const admission = await admit(ctx, key.value, {
+  const admission = await admitThroughBilling(ctx, key.value, {
     requestId: request.id,
     operation: "pullMonitorItems",
     credits,

@@ -63,7 +63,7 @@ export function requestLink(ctx: PortalContext, intent: Intent) {
       return renderPage(ctx, reply, "email-form", { ...FORMS[intent], email: typed, next, fieldError }, 400);
     }
     const device = await ctx.devices.knownFor(request.cookies[ctx.cookies.device], email.value);
-    const admitted = await ctx.mailLimits.admit(email.value, request.ip, device);
+    const admitted = await ctx.mailLimits.allowSignInMail(email.value, request.ip, device);
     if (!admitted.ok) {
       const { scope, retryAfterSeconds } = admitted.error;
       return sendPageError(ctx, reply, scope === "address" ? "mail_limit_address" : "mail_limit_client", {

@@ -6,7 +6,7 @@
  * later; billing applies each payment and each reversal once, however often it is delivered and by
  * however many replicas at the same moment.
  */
-import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN, type SignedEvent } from "@rda/contracts";
+import { ACCOUNT_ID_PATTERN, err, KEY_ID_PATTERN, ok, type Result, type SignedEvent } from "@rda/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Stripe from "stripe";
 import type { PortalContext } from "../context.ts";
@@ -78,14 +78,15 @@ async function handleDelivery(
   const signedEvent = { payload: request.body.toString("utf8"), signature };
   const outcome = await perform(ctx, payments, action, signedEvent);
   if (!outcome.ok) {
-    log.warn({ reason: outcome.reason }, "webhook not applied yet: Stripe will deliver it again");
-    return reply.code(503).header("retry-after", "30").send({ error: outcome.reason });
+    log.warn({ reason: outcome.error }, "webhook not applied yet: Stripe will deliver it again");
+    return reply.code(503).header("retry-after", "30").send({ error: outcome.error });
   }
-  log.info(outcome.detail, action.kind === "ignore" ? "webhook ignored" : "webhook applied");
+  log.info(outcome.value, action.kind === "ignore" ? "webhook ignored" : "webhook applied");
   return reply.code(200).send({ received: true });
 }
 
-type Performed = { ok: true; detail: Record<string, unknown> } | { ok: false; reason: string };
+/** Applied (or ignored), with what the log line says of it; or not applied yet, and why. */
+type Performed = Result<Record<string, unknown>, string>;
 
 async function perform(
   ctx: PortalContext,
@@ -93,7 +94,7 @@ async function perform(
   action: WebhookAction,
   signedEvent: SignedEvent,
 ): Promise<Performed> {
-  if (action.kind === "ignore") return { ok: true, detail: { reason: action.reason } };
+  if (action.kind === "ignore") return ok({ reason: action.reason });
   if (action.kind === "failed") {
     const { sessionId, keyId, accountId, amountCents } = action;
     await tell(
@@ -101,7 +102,7 @@ async function perform(
       accountId,
       paymentFailedNotice({ sessionId, keyId, amountCents, portalUrl: ctx.settings.publicUrl }),
     );
-    return { ok: true, detail: { checkout_session_id: sessionId, key_id: keyId, failed: true } };
+    return ok({ checkout_session_id: sessionId, key_id: keyId, failed: true });
   }
   if (action.kind === "apply") {
     const receipt = await receiptOf(payments.stripe, action.payment.payment_id);
@@ -110,7 +111,7 @@ async function perform(
       receipt_url: receipt,
       signed_event: signedEvent,
     });
-    if (!applied.ok) return { ok: false, reason: `billing did not answer: ${applied.error.message}` };
+    if (!applied.ok) return err(`billing did not answer: ${applied.error.message}`);
     if (applied.value.outcome === "unverified") return notProven(applied.value.reason);
     if (applied.value.outcome !== "not_found")
       // Also on `already_applied`: a delivery whose receipt failed is re-sent by Stripe; sent once.
@@ -127,16 +128,12 @@ async function perform(
           portalUrl: ctx.settings.publicUrl,
         }),
       );
-    return {
-      ok: true,
-      detail: { payment_id: action.payment.payment_id, key_id: action.payment.key_id, ...applied.value },
-    };
+    return ok({ payment_id: action.payment.payment_id, key_id: action.payment.key_id, ...applied.value });
   }
   // A refund or dispute names only the PaymentIntent; its metadata (set at checkout) names the key.
   const owner = await ownerOf(payments.stripe, action.paymentId);
-  if (owner === "unreachable") return { ok: false, reason: "Stripe did not answer for the PaymentIntent" };
-  if (owner === undefined)
-    return { ok: true, detail: { payment_id: action.paymentId, reason: "not one of ours" } };
+  if (owner === "unreachable") return err("Stripe did not answer for the PaymentIntent");
+  if (owner === undefined) return ok({ payment_id: action.paymentId, reason: "not one of ours" });
   const reversed = await ctx.billing.reversePayment({
     payment_id: action.paymentId,
     key_id: owner.keyId,
@@ -146,7 +143,7 @@ async function perform(
     receipt_url: action.receiptUrl,
     signed_event: signedEvent,
   });
-  if (!reversed.ok) return { ok: false, reason: `billing did not answer: ${reversed.error.message}` };
+  if (!reversed.ok) return err(`billing did not answer: ${reversed.error.message}`);
   if (reversed.value.outcome === "unverified") return notProven(reversed.value.reason);
   if (reversed.value.outcome === "reversed")
     await tell(
@@ -162,10 +159,7 @@ async function perform(
         portalUrl: ctx.settings.publicUrl,
       }),
     );
-  return {
-    ok: true,
-    detail: { payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value },
-  };
+  return ok({ payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value });
 }
 
 /**
@@ -189,10 +183,9 @@ async function tell(ctx: PortalContext, accountId: string, notice: Notice): Prom
  * operator gives both the same STRIPE_WEBHOOK_SECRET.
  */
 function notProven(reason: string): Performed {
-  return {
-    ok: false,
-    reason: `billing did not accept Stripe's signed event (${reason}); is its STRIPE_WEBHOOK_SECRET the portal's?`,
-  };
+  return err(
+    `billing did not accept Stripe's signed event (${reason}); is its STRIPE_WEBHOOK_SECRET the portal's?`,
+  );
 }
 
 /** The receipt link of the payment's charge; a receipt is a nicety, so a failure here costs only the link. */

@@ -30,7 +30,7 @@ export interface MailLimiter {
    * `deviceId`: the device cookie's id when this browser has signed in to `email` before
    * (store/devices.ts), else undefined.
    */
-  admit(email: string, clientIp: string, deviceId?: string): Promise<Result<void, MailRefusal>>;
+  allowSignInMail(email: string, clientIp: string, deviceId?: string): Promise<Result<void, MailRefusal>>;
 }
 
 /**
@@ -65,7 +65,7 @@ export function createMailLimiter(context: StoreContext, limits: MailLimits): Ma
   const giveBack = (key: string) => giveBackScript.run(redis, [key], []);
   const allClients = limits.perAddressAllClients ?? limits.perAddress * 4;
   return {
-    async admit(email, clientIp, deviceId) {
+    async allowSignInMail(email, clientIp, deviceId) {
       const emailHash = sha256(email);
       const client = clientBucket(clientIp);
       // Each limit this request is subject to, in order; a place taken is given back on a refusal.

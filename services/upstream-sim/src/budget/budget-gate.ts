@@ -43,7 +43,7 @@ export class BudgetGate {
   }
 
   /** Called when a request arrives; `finished` must be called when its answer has been written. */
-  admit(client: string, heavy: boolean, nowMs: number): GateVerdict {
+  judgeArrival(client: string, heavy: boolean, nowMs: number): GateVerdict {
     const state = this.#state(client, nowMs);
     state.count += 1;
     this.#counters.peak_in_window = Math.max(this.#counters.peak_in_window, state.count);

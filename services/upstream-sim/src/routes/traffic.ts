@@ -46,7 +46,7 @@ function rationed(
   if (!gate) return 0;
   const client = request.ip;
   const heavy = isHeavyQuery(path, (request.query ?? {}) as Record<string, unknown>);
-  const verdict = gate.admit(client, heavy, deps.clock());
+  const verdict = gate.judgeArrival(client, heavy, deps.clock());
   reply.headers(verdict.headers);
   if (verdict.kind === "rate_limited") {
     reply.code(429).type("application/json").send(errorBody(Messages.rateLimited));

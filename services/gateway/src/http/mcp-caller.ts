@@ -10,8 +10,8 @@ import { presentedKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context.ts";
 import { fail, type Step, succeed } from "../failure.ts";
-import { authenticate } from "../http/authenticate.ts";
 import type { KeyInfo } from "../key-directory.ts";
+import { authenticate } from "./authenticate.ts";
 
 export interface McpCaller {
   readonly key: KeyInfo;

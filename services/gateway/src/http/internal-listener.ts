@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { HEADER_LIMIT_BYTES } from "./http/server-limits.ts";
+import { HEADER_LIMIT_BYTES } from "./server-limits.ts";
 
 const INTERNAL = Symbol("rda.internal-listener");
 const SERVED = /^\/(v1\/|livez$|readyz$)/;
@@ -26,7 +26,7 @@ export async function listenInternal(
   app: FastifyInstance,
   listen: { port: number; host: string },
 ): Promise<InternalListener> {
-  // The public server's limits and timeouts (http/server-limits.ts) hold here too.
+  // The public server's limits and timeouts (server-limits.ts) hold here too.
   const pub = app.server;
   const limits = {
     maxHeaderSize: HEADER_LIMIT_BYTES,
