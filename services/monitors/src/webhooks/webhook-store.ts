@@ -4,7 +4,7 @@
  * delivery loop makes checks, in the same script, that its replica still holds the monitor's lease,
  * so a replica that stalled past its lease (another took over) cannot write stale state back.
  */
-import type { Redis } from "@rda/service-kit";
+import { luaScript, type Redis } from "@rda/service-kit";
 import type { DeliveryRecord } from "./delivery-record.ts";
 import type { WebhookKeys } from "./webhook-keys.ts";
 import { DELIVERY_LOG_MS } from "./webhook-settings.ts";
@@ -64,6 +64,11 @@ redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 redis.call('LPUSH', KEYS[1], ARGV[1])
 return 1
 `;
+
+const releaseScript = luaScript(RELEASE);
+const saveScript = luaScript(SAVE);
+const createBatchScript = luaScript(CREATE_BATCH);
+const enqueueFirstScript = luaScript(ENQUEUE_FIRST);
 
 export class WebhookStore {
   readonly #redis: Redis;
@@ -148,7 +153,7 @@ export class WebhookStore {
   }
 
   async release(monitorId: string, owner: string): Promise<void> {
-    await this.#redis.eval(RELEASE, 1, this.#keys.lease(monitorId), owner);
+    await releaseScript.run(this.#redis, [this.#keys.lease(monitorId)], [owner]);
   }
 
   async head(monitorId: string): Promise<string | null> {
@@ -179,10 +184,7 @@ export class WebhookStore {
       this.#keys.delivery(id, record.id),
       this.#keys.log(id),
     ];
-    const created = await this.#redis.eval(
-      CREATE_BATCH,
-      keys.length,
-      ...keys,
+    const created = await createBatchScript.run(this.#redis, keys, [
       owner,
       expected.cursor ?? "",
       next.cursor,
@@ -192,40 +194,33 @@ export class WebhookStore {
       record.id,
       record.created_at,
       record.created_at - DELIVERY_LOG_MS,
-    );
+    ]);
     return created === 1;
   }
 
   /** Writes the record while `owner` holds the lease; `dequeue` also takes it out of the queue. */
   async save(owner: string, record: DeliveryRecord, dequeue = false): Promise<boolean> {
     const id = record.monitor_id;
-    const saved = await this.#redis.eval(
-      SAVE,
-      3,
-      this.#keys.lease(id),
-      this.#keys.delivery(id, record.id),
-      this.#keys.queue(id),
+    const keys = [this.#keys.lease(id), this.#keys.delivery(id, record.id), this.#keys.queue(id)];
+    const saved = await saveScript.run(this.#redis, keys, [
       owner,
       JSON.stringify(record),
       LOG_TTL_SECONDS,
       dequeue ? "1" : "0",
       record.id,
-    );
+    ]);
     return saved === 1;
   }
 
   /** Puts a delivery first in the queue again; false when it is queued already. */
   async enqueueFirst(record: DeliveryRecord): Promise<boolean> {
     const id = record.monitor_id;
-    const queued = await this.#redis.eval(
-      ENQUEUE_FIRST,
-      2,
-      this.#keys.queue(id),
-      this.#keys.delivery(id, record.id),
+    const keys = [this.#keys.queue(id), this.#keys.delivery(id, record.id)];
+    const queued = await enqueueFirstScript.run(this.#redis, keys, [
       record.id,
       JSON.stringify(record),
       LOG_TTL_SECONDS,
-    );
+    ]);
     return queued === 1;
   }
 
