@@ -375,6 +375,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async stop() {
       for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+      const jsm = await jetstreamManager(nats);
+      for (const stream of [subjects.refundStream, subjects.noticeStream, subjects.exports.jobStream])
+        await jsm.streams.delete(stream).catch(() => false);
       await deleteNamespaceKeys(redis, namespace);
       redis.disconnect();
       await nats.close();

@@ -147,6 +147,8 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     month_spend: monthSpendSchema.optional(),
     /** The balance below which the key's account is told (notices); absent from older versions. */
     low_balance_threshold: z.number().int().min(0).optional(),
+    /** The key's count of top-ups: each re-arms the low-balance line, so its next crossing is new. */
+    low_balance_round: z.number().int().min(0).optional(),
   }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("insufficient"), balance, bucket: keyBucketSchema }),

@@ -43,6 +43,7 @@ export {
 export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
 export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
 export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
+export * from "./notice-events.ts";
 export {
   type Observability,
   type ObservabilityConfig,

@@ -62,6 +62,7 @@ local current = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
 if current + tonumber(ARGV[1]) > tonumber(ARGV[7]) then return {'balance_limit', 0, current} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
 redis.call('HSET', KEYS[1], 'last_topup_credits', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'topups', 1)
 journal('topup', ARGV[1], balance, ARGV[2], ARGV[3])
 count(KEYS[4], 'credits_bought', ARGV[1], ARGV[6])
 count(KEYS[4], 'paid_cents', ARGV[5], ARGV[6])

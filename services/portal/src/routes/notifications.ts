@@ -79,7 +79,11 @@ export function saveKinds(ctx: PortalContext) {
     const signedIn = requireSignIn(request, reply);
     if (!signedIn) return reply;
     const off = OPTIONAL_KINDS.filter((kind) => field(request.body, kind) !== "on");
+    const before = await ctx.notices.settings.read(signedIn.accountId);
     await ctx.notices.settings.setKinds(signedIn.accountId, off, OPTIONAL_KINDS);
+    // A kind switched back on: the unsubscribe links of earlier emails no longer switch it off.
+    for (const kind of before.off)
+      if (!off.includes(kind)) await ctx.notices.unsubscribe?.revoke(signedIn.accountId, kind);
     return reply.redirect("/notifications?done=notices-saved", 303);
   };
 }
