@@ -17,6 +17,7 @@ import {
   showKeyReplySchema,
 } from "@rda/contracts";
 import {
+  jetstreamManager,
   type Logger,
   type NatsConnection,
   openRedis,

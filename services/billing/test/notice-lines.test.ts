@@ -81,4 +81,32 @@ describe("the low-balance line", () => {
       month_spend: { spent: 200, cap: 250 },
     });
   });
+
+  it("is crossed again after a top-up lifts the balance over it, as a new crossing; a debit that stays under it crosses nothing", async () => {
+    const account = "acct_noticelines00003";
+    const key = await createKey(h, { account_id: account });
+    await setThreshold(account, 3_400);
+    const lows = () => events.filter((event) => event.key_id === key.id && event.kind === "balance_low");
+    // Down to just under the line, 100 credits (an admission's most) at a time.
+    const spendUnder = async (balance: number) => {
+      while (balance >= 3_400) {
+        const reply = await admit(h, key, { credits: Math.min(100, balance - 3_396) });
+        if (reply.outcome !== "admitted") throw new Error(`admission: ${reply.outcome}`);
+        balance = reply.balance;
+      }
+    };
+    const first = await topUp(h, key.id, 500);
+    if (first.outcome !== "ok") throw new Error(`top-up: ${first.outcome}`);
+    await spendUnder(first.credits_balance);
+    await waitFor(() => lows().length >= 1 || undefined, "the first crossing");
+    expect(await admit(h, key, { credits: 3 })).toMatchObject({ outcome: "admitted", balance: 3_393 });
+    const second = await topUp(h, key.id, 500);
+    if (second.outcome !== "ok") throw new Error(`top-up: ${second.outcome}`);
+    await spendUnder(second.credits_balance);
+    await waitFor(() => lows().length >= 2 || undefined, "the second crossing");
+    const [before, after] = lows();
+    expect(before!.crossing).not.toBe(after!.crossing);
+    expect(after).toMatchObject({ balance: 3_396, threshold: 3_400 });
+    expect(lows()).toHaveLength(2);
+  });
 });
