@@ -20,10 +20,14 @@ import {
 } from "@rda/contracts";
 import {
   connectNats,
+  ensureNoticeConsumer,
+  ensureNoticeStream,
   hashApiKey,
+  jetstream,
   jetstreamManager,
   type NatsConnection,
   openRedis,
+  publishNoticeEvent,
   publishRefund,
   type Redis,
   Registry,
@@ -367,6 +371,38 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     });
     expect(await portal.rotateKey(account, id)).toMatchObject({ ok: true, value: { outcome: "rotated" } });
     expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
+  });
+
+  it("carries notice events from billing and exports through the notice stream to the portal's durable consumer", async () => {
+    const event = {
+      kind: "spending_paused",
+      key_id: "key_netsecnotice0001",
+      account_id: "acct_netsecnotice001",
+      crossing: "netsec-notice-1",
+      balance: 0,
+    } as const;
+    expect(await publishNoticeEvent(await as("billing"), subjects, event)).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    const fromExports = { ...event, crossing: "netsec-notice-2" };
+    expect(await publishNoticeEvent(await as("exports"), subjects, fromExports)).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    const portal = await as("portal");
+    const jsm = await jetstreamManager(portal);
+    await ensureNoticeStream(jsm, subjects);
+    await ensureNoticeConsumer(jsm, subjects);
+    const consumer = await jetstream(portal).consumers.get(subjects.noticeStream, subjects.noticeConsumer);
+    const crossings: string[] = [];
+    for (let taken = 0; taken < 2; taken++) {
+      const message = await consumer.next({ expires: 5_000 });
+      if (!message) break;
+      crossings.push((message.json() as { crossing: string }).crossing);
+      await message.ackAck();
+    }
+    expect(crossings.sort()).toEqual(["netsec-notice-1", "netsec-notice-2"]);
   });
 
   it("refused none of those flows anything (the server logs every refusal; only the sniffers' are there)", () => {
