@@ -56,7 +56,7 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         .update(`${accountId}|${notice.kind}|${notice.crossing}`)
         .digest("hex");
       const record = deps.keys.notice(crossing);
-      if ((await deps.redis.hget(record, "done")) !== null) return { outcome: "already_sent" };
+      if ((await deps.redis.hgetall(record)).done) return { outcome: "already_sent" };
       const claim = deps.keys.noticeClaim(crossing);
       const token = randomUUID();
       if ((await deps.redis.set(claim, token, "PX", CLAIM_TTL_MS, "NX")) !== "OK")

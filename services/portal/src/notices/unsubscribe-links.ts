@@ -3,10 +3,10 @@
  * and the kind and carries an HMAC of both, so following it needs no sign-in and nothing is stored
  * per email. The HMAC key is derived from NOTICES_SEALING_KEY (its own purpose, so neither key
  * tells anything about the other). A link does not expire; it is revoked by the kind's generation
- * (`unsubscribe:<kind>` in the account's notice settings, absent until first bumped): switching the
- * kind back on bumps it, so an old email cannot switch it off again behind the person's back.
+ * (`unsubscribe:<kind>` in the account's notice settings, absent until first replaced): switching
+ * the kind back on replaces it, so an old email cannot switch it off again behind the person's back.
  */
-import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 import type { PortalRedisKeys, Redis } from "@rda/service-kit";
 import { NOTICE_KINDS, type NoticeKind } from "./notice-kinds.ts";
 
@@ -33,7 +33,7 @@ export function unsubscribeLinks(
 ): UnsubscribeLinks {
   const hmacKey = Buffer.from(hkdfSync("sha256", sealingKey, "", "rda portal unsubscribe links", 32));
   const generation = async (accountId: string, kind: NoticeKind) =>
-    (await redis.hget(keys.noticeSettings(accountId), `unsubscribe:${kind}`)) ?? "0";
+    (await redis.hgetall(keys.noticeSettings(accountId)))[`unsubscribe:${kind}`] ?? "0";
   const tokenOf = (accountId: string, kind: NoticeKind, gen: string) =>
     createHmac("sha256", hmacKey).update(`${accountId}|${kind}|${gen}`).digest("base64url");
   return {
@@ -53,7 +53,11 @@ export function unsubscribeLinks(
       return { accountId: account, kind: noticeKind };
     },
     async revoke(accountId, kind) {
-      await redis.hincrby(keys.noticeSettings(accountId), `unsubscribe:${kind}`, 1);
+      await redis.hset(
+        keys.noticeSettings(accountId),
+        `unsubscribe:${kind}`,
+        randomBytes(9).toString("base64url"),
+      );
     },
   };
 }
