@@ -373,7 +373,7 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
   });
 
-  it("carries notice events from billing and exports through the notice stream to the portal's durable consumer", async () => {
+  it("carries notice events from billing through the notice stream to the portal's durable consumer, and no one else publishes them", async () => {
     const event = {
       kind: "spending_paused",
       key_id: "key_netsecnotice0001",
@@ -385,8 +385,8 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
       ok: true,
       value: undefined,
     });
-    const fromExports = { ...event, crossing: "netsec-notice-2" };
-    expect(await publishNoticeEvent(await as("exports"), subjects, fromExports)).toEqual({
+    const second = { ...event, crossing: "netsec-notice-2" };
+    expect(await publishNoticeEvent(await as("billing"), subjects, second)).toEqual({
       ok: true,
       value: undefined,
     });
@@ -510,6 +510,12 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
       ["adapter-posts", "$JS.API.INFO"],
       ["billing", `$JS.API.STREAM.PURGE.${stream}`],
       ["billing", `$JS.API.STREAM.DELETE.${stream}`],
+      // Notices: only billing publishes them; the portal reads them and cannot purge them.
+      ["portal", subjects.billing.notice],
+      ["exports", subjects.billing.notice],
+      ["adapter-posts", subjects.billing.notice],
+      ["portal", `$JS.API.STREAM.PURGE.${subjects.noticeStream}`],
+      ["portal", `$JS.API.STREAM.DELETE.${subjects.noticeStream}`],
     ];
     for (const [user, subject] of attempts) await publishRefused(user, subject);
     const asked = await ask("gateway", `$JS.API.STREAM.INFO.${stream}`, {});

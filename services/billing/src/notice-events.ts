@@ -18,7 +18,7 @@ export interface NoticeEventDeps {
   readonly logger: Logger;
 }
 
-type Crossing = Omit<NoticeEvent, "account_id" | "key_id">;
+export type Crossing = Omit<NoticeEvent, "account_id" | "key_id">;
 
 export function crossingsOf(keyId: string, credits: number, reply: AdmitReply): Crossing[] {
   if (reply.outcome !== "admitted" || credits === 0) return [];

@@ -4,6 +4,7 @@
  * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once.
  */
 import {
+  exportPageDebitReplySchema,
   type NoticeEvent,
   noticeEventSchema,
   setLowBalanceThresholdReplySchema,
@@ -108,5 +109,38 @@ describe("the low-balance line", () => {
     expect(before!.crossing).not.toBe(after!.crossing);
     expect(after).toMatchObject({ balance: 3_396, threshold: 3_400 });
     expect(lows()).toHaveLength(2);
+  });
+});
+
+describe("an export paused for lack of credits", () => {
+  it("is one notice event per pause, however often the job retries the page; a later pause is another", async () => {
+    const account = "acct_noticelines00004";
+    const key = await createKey(h, { account_id: account });
+    for (const credits of [100, 100, 100, 32]) await admit(h, key, { credits });
+    const job = `exp_${"ab".repeat(12)}`;
+    const debitPage = (page: number, attempt: number) =>
+      h.request(
+        h.subjects.billing.debitExportPage,
+        { key_id: key.id, debit_id: `${job}.p${page}.a${attempt}` },
+        exportPageDebitReplySchema,
+      );
+    expect(await debitPage(0, 0)).toMatchObject({ outcome: "debited", balance: 0 });
+    for (const attempt of [0, 1, 2])
+      expect(await debitPage(1, attempt)).toMatchObject({ outcome: "insufficient" });
+    const paused = () =>
+      events.filter((event) => event.key_id === key.id && event.kind === "spending_paused");
+    await waitFor(() => paused().length >= 3 || undefined, "the refusals' events");
+    expect(new Set(paused().map((event) => event.crossing)).size).toBe(1);
+    expect(paused()[0]).toMatchObject({ account_id: account, balance: 0, what: `Your export ${job}` });
+    // A top-up resumes the job; its next pause, at a later page, is another.
+    await topUp(h, key.id, 500);
+    for (let page = 1; ; page++) {
+      const reply = await debitPage(page, 3);
+      if (reply.outcome === "insufficient") break;
+    }
+    await waitFor(
+      () => new Set(paused().map((event) => event.crossing)).size >= 2 || undefined,
+      "a second pause",
+    );
   });
 });
