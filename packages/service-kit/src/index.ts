@@ -52,6 +52,15 @@ export {
   startObservability,
 } from "./observability.ts";
 export {
+  BlockedAddressError,
+  checkOutgoingUrl,
+  isLoopbackAddress,
+  isPublicAddress,
+  OutgoingRequestRefused,
+  type OutgoingSwitches,
+  publicOnlyLookup,
+} from "./outbound-guard.ts";
+export {
   connectRedis,
   isRedisReady,
   isStoreFailure,
@@ -70,13 +79,7 @@ export {
   type UpstreamPacerKeys,
 } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
-export {
-  checkOutgoingUrl,
-  isPublicAddress,
-  OutgoingRequestRefused,
-  type SafeFetchOptions,
-  safeFetch,
-} from "./safe-fetch.ts";
+export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,
