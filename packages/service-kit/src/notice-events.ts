@@ -26,12 +26,21 @@ export const NOTICE_STREAM = {
   ackWaitMs: 60_000,
 } as const;
 
-/** Creates the stream, or brings its limits up to date; every publisher and the portal call it. */
-export async function ensureNoticeStream(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
+/**
+ * Creates the stream if it is missing. Its owner (billing, the publisher) passes `replicas` and
+ * also brings an existing stream's limits and copies up to date; the portal only makes sure it
+ * exists, so it never undoes the owner's settings.
+ */
+export async function ensureNoticeStream(
+  jsm: JetStreamManager,
+  subjects: Subjects,
+  replicas?: number,
+): Promise<void> {
   const settings = {
     subjects: [subjects.billing.notice],
     max_age: nanos(NOTICE_STREAM.maxAgeMs),
     duplicate_window: nanos(NOTICE_STREAM.duplicateWindowMs),
+    ...(replicas !== undefined && { num_replicas: replicas }),
   };
   try {
     await jsm.streams.add({
@@ -40,7 +49,14 @@ export async function ensureNoticeStream(jsm: JetStreamManager, subjects: Subjec
       retention: RetentionPolicy.Workqueue,
       ...settings,
     });
-  } catch {
+  } catch (error) {
+    if (replicas === undefined) {
+      // It exists (the owner made it), or JetStream refused: only the latter is an error.
+      await jsm.streams.info(subjects.noticeStream).catch(() => {
+        throw error;
+      });
+      return;
+    }
     await jsm.streams.update(subjects.noticeStream, settings);
   }
 }

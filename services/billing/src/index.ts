@@ -58,7 +58,7 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas);
   await ensureRefundConsumer(jsm, subjects);
   // Crossings are published into it; it must exist before the first, whether or not a portal runs.
-  await ensureNoticeStream(jsm, subjects);
+  await ensureNoticeStream(jsm, subjects, settings.refundStreamReplicas);
   const redisClock = await startRedisClock(deps.redis, logger);
   const registry = deps.registry ?? new Registry();
   const metrics = createBillingMetrics(registry);

@@ -128,7 +128,12 @@ export function sendTestNotice(ctx: PortalContext) {
       data: { message: "test notice" },
     });
     const webhook = sent.outcome === "sent" ? sent.webhook : null;
-    const done = webhook && webhook.outcome !== "delivered" ? "test-webhook-failed" : "test-sent";
+    const done =
+      sent.outcome === "not_yet"
+        ? "test-not-sent"
+        : webhook && webhook.outcome !== "delivered"
+          ? "test-webhook-failed"
+          : "test-sent";
     return reply.redirect(`/notifications?done=${done}`, 303);
   };
 }
