@@ -2,10 +2,13 @@
  * Notices of crossings over the whole stack: a portal account with a webhook and a low-balance
  * threshold; 400 requests at once over two gateways take its key across the threshold and across
  * 80 % and 100 % of its monthly cap. Each line crossed sends exactly one email and one webhook,
- * which a receiver verifies with the `standardwebhooks` package.
+ * which a receiver verifies with the `standardwebhooks` package. A top-up lifting the balance back
+ * over the threshold re-arms it: the next crossing is told again, once.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
+import { topUpReplySchema } from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
 import { freePort, waitFor } from "@rda/service-kit/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -103,5 +106,70 @@ describe("notices of crossings", () => {
       low_balance_threshold: 200,
       spend: { credits_spent: 300, monthly_cap: 300 },
     });
+  });
+
+  it("tell a crossing of the low-balance line once, and once more after a top-up lifts the balance back over it", async () => {
+    const email = `rearm-${randomBytes(4).toString("hex")}@example.com`;
+    const portal = stack.portal!;
+    const client = new BrowserlessClient(portal.url);
+    await client.signUp(email, portal.inbox);
+    const { id: keyId, secret } = await client.createKey("rearmed");
+    const hook = await client.submit("/notifications", "/notifications/webhook", {
+      webhook_url: receiverUrl,
+    });
+    const signingSecret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(hook.body)![1]!;
+    await client.submit("/notifications", "/notifications/threshold", { low_balance_threshold: "3400" });
+    const topUp = async () => {
+      const reply = await requestJson(
+        stack.nats,
+        stack.subjects.billing.topUp,
+        { id: keyId, usd_cents: 500, request_id: `topup-${randomBytes(6).toString("hex")}` },
+        topUpReplySchema,
+        10_000,
+      );
+      if (!reply.ok || reply.value.outcome !== "ok") throw new Error("the top-up failed");
+      return reply.value.credits_balance;
+    };
+    const replicaUrl = (await stack.startGateway()).url;
+    // Spends down to 50 credits under the line, `wave` requests at a time over both gateways.
+    const spendUnder = async (balance: number) => {
+      for (let left = balance - 3_350; left > 0; left -= 400) {
+        const wave = Math.min(400, left);
+        const answers = await Promise.all(
+          Array.from({ length: wave }, (_, index) =>
+            getJson(`${index % 2 ? replicaUrl : stack.gatewayUrl}/v1/subreddits/search?q=a`, withKey(secret)),
+          ),
+        );
+        expect(answers.filter((answer) => answer.status === 200)).toHaveLength(wave);
+      }
+    };
+    const mine = () =>
+      deliveries.filter((delivery) => delivery.body.includes(keyId) && delivery.body.includes("balance.low"));
+
+    await spendUnder(await topUp());
+    const [, first] = await portal.inbox.waitForMessages(email, 2);
+    expect(first!.subject).toBe(`Key ${keyId} is below 3,400 credits`);
+    await waitFor(() => mine().length >= 1 || undefined, "the first webhook");
+
+    await spendUnder(await topUp());
+    const mails = await portal.inbox.waitForMessages(email, 3);
+    expect(mails[2]!.subject).toBe(`Key ${keyId} is below 3,400 credits`);
+    await waitFor(() => mine().length >= 2 || undefined, "the second webhook");
+    const verifier = new Webhook(signingSecret);
+    const told = mine().map(
+      (delivery) => verifier.verify(delivery.body, delivery.headers) as { data: object },
+    );
+    expect(told.map((event) => event.data)).toEqual([
+      expect.objectContaining({ key_id: keyId, threshold: 3_400, balance: 3_399 }),
+      expect.objectContaining({ key_id: keyId, threshold: 3_400, balance: 3_399 }),
+    ]);
+    expect(new Set(mine().map((delivery) => delivery.headers["webhook-id"])).size).toBe(2);
+
+    // Nothing more: a test notice sent now is the next message.
+    await client.submit("/notifications", "/notifications/test", {});
+    const after = await portal.inbox.waitForMessages(email, 4);
+    expect(after.at(-1)!.subject).toBe("A test notice from the Reddit Data API");
+    expect(after).toHaveLength(4);
+    expect(mine()).toHaveLength(2);
   });
 });

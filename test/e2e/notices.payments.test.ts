@@ -1,7 +1,8 @@
 /**
  * Payment notices over the whole stack with the payments simulator: a $25 checkout sends one
  * receipt email with its figures and the card receipt's link, however often Stripe delivers the
- * event; a refund sends one notice of what was taken back.
+ * event; a refund sends one notice of what was taken back. A mail server that refuses the receipt
+ * at first delays it, and it is still sent exactly once.
  */
 import { randomBytes } from "node:crypto";
 import { waitFor } from "@rda/service-kit/testing";
@@ -12,7 +13,7 @@ import { type Stack, startStack } from "../support/stack.ts";
 let stack: Stack;
 let simUrl: string;
 beforeAll(async () => {
-  stack = await startStack({ payments: true });
+  stack = await startStack({ payments: true, refusingSmtp: true });
   simUrl = stack.payments!.sim.url;
 }, 90_000);
 afterAll(() => stack?.stop());
@@ -88,5 +89,38 @@ describe("payment notices", () => {
     expect(reversal!.text).toContain("19,230 credits it bought were taken back");
     // The simulator answers a re-delivery once the portal has answered it: two more of each added nothing.
     expect(await portal.inbox.messagesTo(email)).toHaveLength(3);
+  });
+
+  it("sends the receipt exactly once when the mail server refuses the first attempt", async () => {
+    const email = `refused-${randomBytes(4).toString("hex")}@example.com`;
+    const portal = stack.portal!;
+    const client = new BrowserlessClient(portal.url);
+    await client.signUp(email, portal.inbox);
+    const { id: keyId } = await client.createKey("buyer");
+    const answer = await client.submit("/billing", "/billing/checkout", {
+      key_id: keyId,
+      amount: "25",
+      action: "pay",
+    });
+    const sessionId = /\/c\/pay\/(cs_test_[A-Za-z0-9]+)/.exec(answer.location ?? "")![1]!;
+    portal.smtp!.refuseNext(1);
+    await sim(`/checkout/sessions/${sessionId}/pay`, { outcome: "paid" });
+
+    const completed = await deliveredEvent("checkout.session.completed", sessionId);
+    // The first delivery was answered 503 (the receipt not sent yet), a later one 200.
+    expect(completed.deliveries[0]!.status).toBe(503);
+    expect(portal.smtp!.refused).toBe(1);
+    const [, receipt] = await portal.inbox.waitForMessages(email, 2);
+    expect(receipt!.subject).toBe("Receipt: 25.00 USD for 19,230 credits");
+    expect(receipt!.text).toContain(`its balance is now 19,563 credits.`);
+    await sim(`/events/${completed.id}/deliver`, { times: 2 });
+    expect(await stack.balanceOf(keyId)).toBe(19_563);
+    // A test notice sent now is the next and last message: the receipt came once.
+    await client.submit("/notifications", "/notifications/test", {});
+    const all = await portal.inbox.waitForMessages(email, 3);
+    expect(all.map((mail) => mail.subject).slice(1)).toEqual([
+      "Receipt: 25.00 USD for 19,230 credits",
+      "A test notice from the Reddit Data API",
+    ]);
   });
 });

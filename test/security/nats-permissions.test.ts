@@ -20,10 +20,14 @@ import {
 } from "@rda/contracts";
 import {
   connectNats,
+  ensureNoticeConsumer,
+  ensureNoticeStream,
   hashApiKey,
+  jetstream,
   jetstreamManager,
   type NatsConnection,
   openRedis,
+  publishNoticeEvent,
   publishRefund,
   type Redis,
   Registry,
@@ -369,6 +373,38 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     expect(await portal.revokeKey(account, id)).toEqual({ ok: true, value: "revoked" });
   });
 
+  it("carries notice events from billing through the notice stream to the portal's durable consumer, and no one else publishes them", async () => {
+    const event = {
+      kind: "spending_paused",
+      key_id: "key_netsecnotice0001",
+      account_id: "acct_netsecnotice001",
+      crossing: "netsec-notice-1",
+      balance: 0,
+    } as const;
+    expect(await publishNoticeEvent(await as("billing"), subjects, event)).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    const second = { ...event, crossing: "netsec-notice-2" };
+    expect(await publishNoticeEvent(await as("billing"), subjects, second)).toEqual({
+      ok: true,
+      value: undefined,
+    });
+    const portal = await as("portal");
+    const jsm = await jetstreamManager(portal);
+    await ensureNoticeStream(jsm, subjects);
+    await ensureNoticeConsumer(jsm, subjects);
+    const consumer = await jetstream(portal).consumers.get(subjects.noticeStream, subjects.noticeConsumer);
+    const crossings: string[] = [];
+    for (let taken = 0; taken < 2; taken++) {
+      const message = await consumer.next({ expires: 5_000 });
+      if (!message) break;
+      crossings.push((message.json() as { crossing: string }).crossing);
+      await message.ackAck();
+    }
+    expect(crossings.sort()).toEqual(["netsec-notice-1", "netsec-notice-2"]);
+  });
+
   it("refused none of those flows anything (the server logs every refusal; only the sniffers' are there)", () => {
     const refusals = nats
       .log()
@@ -474,6 +510,12 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
       ["adapter-posts", "$JS.API.INFO"],
       ["billing", `$JS.API.STREAM.PURGE.${stream}`],
       ["billing", `$JS.API.STREAM.DELETE.${stream}`],
+      // Notices: only billing publishes them; the portal reads them and cannot purge them.
+      ["portal", subjects.billing.notice],
+      ["exports", subjects.billing.notice],
+      ["adapter-posts", subjects.billing.notice],
+      ["portal", `$JS.API.STREAM.PURGE.${subjects.noticeStream}`],
+      ["portal", `$JS.API.STREAM.DELETE.${subjects.noticeStream}`],
     ];
     for (const [user, subject] of attempts) await publishRefused(user, subject);
     const asked = await ask("gateway", `$JS.API.STREAM.INFO.${stream}`, {});

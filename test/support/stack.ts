@@ -17,6 +17,7 @@ import {
   showKeyReplySchema,
 } from "@rda/contracts";
 import {
+  jetstreamManager,
   type Logger,
   type NatsConnection,
   openRedis,
@@ -69,6 +70,7 @@ import {
   type SigningKey,
   startPortal,
 } from "../../services/portal/src/index.ts";
+import { type RefusingSmtp, startRefusingSmtp } from "../../services/portal/test/support/refusing-smtp.ts";
 import {
   type BudgetQuirks,
   type RunningSimulator,
@@ -107,6 +109,8 @@ export interface StackOptions {
   payments?: boolean;
   /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
   simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
+  /** The portal's mail goes through a mail server that refuses when told to (`portal.smtp`). */
+  refusingSmtp?: boolean;
   /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
   portalSettings?: Partial<PortalSettings>;
   /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
@@ -120,6 +124,8 @@ export interface PortalParts {
   readonly signingKey: SigningKey;
   /** Every route the portal serves (method and URL pattern). */
   readonly routes: readonly { method: string; url: string }[];
+  /** With `refusingSmtp`: the mail server in front of the inbox, refusing when told to. */
+  readonly smtp?: RefusingSmtp;
 }
 
 export interface PaymentsParts {
@@ -297,6 +303,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     apiUrl: gateway.url,
     payments: sim?.settings,
     overrides: options.portalSettings,
+    refusingSmtp: options.refusingSmtp,
   };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
   if (portal) stoppers.push(portal.stop);
@@ -375,6 +382,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     async stop() {
       for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+      const jsm = await jetstreamManager(nats);
+      for (const stream of [subjects.refundStream, subjects.noticeStream, subjects.exports.jobStream])
+        await jsm.streams.delete(stream).catch(() => false);
       await deleteNamespaceKeys(redis, namespace);
       redis.disconnect();
       await nats.close();
@@ -408,13 +418,19 @@ async function startPortalParts(deps: {
   apiUrl: string;
   payments?: PaymentsSettings;
   overrides?: Partial<PortalSettings>;
+  refusingSmtp?: boolean;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
+  const smtp = deps.refusingSmtp ? await startRefusingSmtp(inbox.smtpPort) : undefined;
   const signingKey = generateSigningKey();
-  const mailer = createSmtpMailer({ url: inbox.smtpUrl, from: "Reddit Data API <portal@test.example>" });
+  const mailer = createSmtpMailer({
+    url: smtp?.smtpUrl ?? inbox.smtpUrl,
+    from: "Reddit Data API <portal@test.example>",
+  });
   const url = `http://127.0.0.1:${deps.port}`;
   const stopMail = async () => {
     mailer.close();
+    await smtp?.stop();
     await inbox.stop();
   };
   const portal = await startPortal(
@@ -448,6 +464,7 @@ async function startPortalParts(deps: {
   return {
     url,
     inbox,
+    smtp,
     signingKey,
     routes: portal.routes,
     async stop() {

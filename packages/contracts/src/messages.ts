@@ -147,6 +147,8 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     month_spend: monthSpendSchema.optional(),
     /** The balance below which the key's account is told (notices); absent from older versions. */
     low_balance_threshold: z.number().int().min(0).optional(),
+    /** The key's count of top-ups: each re-arms the low-balance line, so its next crossing is new. */
+    low_balance_round: z.number().int().min(0).optional(),
   }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("insufficient"), balance, bucket: keyBucketSchema }),
@@ -349,13 +351,19 @@ export const setLowBalanceThresholdRequestSchema = z.object({
 export const setLowBalanceThresholdReplySchema = z.object({ keys_updated: z.number().int().min(0) });
 
 /**
- * Published by billing (plain NATS, billing.events.notice) when a debit crosses a line the key's
- * account is told about: its low-balance threshold, or 80 % or 100 % of its monthly spend cap.
- * Exactly one admission crosses each line (admissions are serial in the ledger); `crossing` names
- * it, so the portal sends each notice once whichever replica hears it. `spending_paused` is
- * published by features that spend on their own (monitors, exports) when they stop for lack of
- * credits. `webhook_failing` is published by monitors when a webhook batch failed for good and the
- * monitor paused.
+ * A notice event, published into the JetStream work queue of notices (subject billing.events.notice,
+ * stream `NOTICES`; `publishNoticeEvent` in @rda/service-kit) and sent by a portal replica. Billing
+ * publishes `balance_low`, `spend_cap_80` and `spend_cap_100` when a debit crosses the line
+ * (exactly one admission crosses each; admissions are serial in the ledger), and `spending_paused`
+ * when an export page is refused for lack of credits. Monitors publish `webhook_failing` when a
+ * webhook batch failed for good and the monitor paused. `crossing` names the crossing, so the portal
+ * sends each notice once whichever replica hears it and however often it is delivered.
+ *
+ * For monitors (or any other feature that spends on its own and pauses at a zero balance): publish
+ * `spending_paused` with `publishNoticeEvent` from the pause, `what` naming the monitor for people,
+ * `account_id` the key's account, and a `crossing` that is the same for every retry of one pause and
+ * new for the next pause (e.g. the monitor id and when the pause began). Its NATS identity then needs
+ * publish rights on billing.events.notice and `$JS.API.STREAM.INFO.NOTICES` (deploy/nats/auth.conf).
  */
 export const noticeEventSchema = z.object({
   kind: z.enum(["balance_low", "spend_cap_80", "spend_cap_100", "spending_paused", "webhook_failing"]),

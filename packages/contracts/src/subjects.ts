@@ -48,7 +48,10 @@ const BILLING_SUBJECTS = {
   listPayments: "billing.payments.list",
   /** Fan-out event (no queue group): every gateway drops a revoked or rotated key from its cache. */
   keyChanged: "billing.events.key_changed",
-  /** Event: a debit crossed a line the key's account is told about (messages.ts, noticeEventSchema). */
+  /**
+   * JetStream subject (stream `noticeStream`): a debit crossed a line the key's account is told
+   * about, or a monitor or export paused for lack of credits (messages.ts, noticeEventSchema).
+   */
   notice: "billing.events.notice",
   /** JetStream subject of refund messages (when billing cannot answer at once); deduplicated by request id. */
   refunds: "billing.refunds",
@@ -98,6 +101,10 @@ export interface Subjects {
   readonly refundStream: string;
   /** Durable consumer that billing replicas share, so each refund is handled by one of them. */
   readonly refundConsumer: string;
+  /** JetStream work-queue stream holding notice events until a portal has sent them. */
+  readonly noticeStream: string;
+  /** Durable consumer that portal replicas share, so each notice event is handled by one of them. */
+  readonly noticeConsumer: string;
   /** Export jobs: the management subject and the work queue (exports.ts). */
   readonly exports: ExportSubjects;
 }
@@ -125,6 +132,8 @@ export function buildSubjects(namespace = ""): Subjects {
     monitors: Object.freeze(prefixAll(MONITOR_SUBJECTS)),
     refundStream: `${streamPrefix}BILLING_REFUNDS`,
     refundConsumer: "billing-refunds",
+    noticeStream: `${streamPrefix}NOTICES`,
+    noticeConsumer: "portal-notices",
     exports: buildExportSubjects(namespace),
   });
 }

@@ -43,6 +43,7 @@ export {
 export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
 export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
 export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
+export * from "./notice-events.ts";
 export {
   type Observability,
   type ObservabilityConfig,
@@ -50,6 +51,15 @@ export {
   packageVersion,
   startObservability,
 } from "./observability.ts";
+export {
+  BlockedAddressError,
+  checkOutgoingUrl,
+  isLoopbackAddress,
+  isPublicAddress,
+  OutgoingRequestRefused,
+  type OutgoingSwitches,
+  publicOnlyLookup,
+} from "./outbound-guard.ts";
 export {
   connectRedis,
   isRedisReady,
@@ -69,13 +79,7 @@ export {
   type UpstreamPacerKeys,
 } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
-export {
-  checkOutgoingUrl,
-  isPublicAddress,
-  OutgoingRequestRefused,
-  type SafeFetchOptions,
-  safeFetch,
-} from "./safe-fetch.ts";
+export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,

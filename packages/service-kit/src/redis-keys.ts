@@ -156,8 +156,14 @@ export interface PortalRedisKeys {
    * `low_balance_threshold`, and `off:<kind>` for each optional kind switched off.
    */
   noticeSettings(accountId: string): string;
-  /** String (expiring): a notice already sent, by the SHA-256 of its kind and crossing: once per crossing. */
-  noticeSent(crossingHash: string): string;
+  /**
+   * Hash (expiring): one notice's sending, by the SHA-256 of its account, kind and crossing: `email`
+   * once mailed, `webhook` once tried, `admitted` once counted against the hourly limit, `done`
+   * (sent, or dropped) when nothing is left to do. Once per crossing, whatever fails on the way.
+   */
+  notice(crossingHash: string): string;
+  /** String (expiring): the replica sending that notice right now (a lease, so one sends at a time). */
+  noticeClaim(crossingHash: string): string;
   /** Counter (expiring): optional notices sent to an account in the current hour. */
   noticesThisHour(accountId: string): string;
 }
@@ -223,7 +229,8 @@ function portalKeys(root: string): PortalRedisKeys {
     registrationsFromClient: (ip: string) => `${root}:oauth:registrations-from:${ip}`,
     accountConnections: (accountId: string) => `${root}:account:{${accountId}}:connections`,
     noticeSettings: (accountId: string) => `${root}:account:{${accountId}}:notices`,
-    noticeSent: (crossingHash: string) => `${root}:notice-sent:${crossingHash}`,
+    notice: (crossingHash: string) => `${root}:notice:${crossingHash}`,
+    noticeClaim: (crossingHash: string) => `${root}:notice-claim:${crossingHash}`,
     noticesThisHour: (accountId: string) => `${root}:notice-limit:{${accountId}}`,
   });
 }

@@ -7,7 +7,13 @@
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isPublicAddress, OutgoingRequestRefused, safeFetch } from "../src/index.ts";
+import {
+  BlockedAddressError,
+  isPublicAddress,
+  OutgoingRequestRefused,
+  publicOnlyLookup,
+  safeFetch,
+} from "../src/index.ts";
 
 /** A plain TCP server that answers HTTP by hand and counts the connections it saw. */
 let server: Server;
@@ -49,6 +55,9 @@ describe("safeFetch", () => {
       `https://0x7f.1:${port}/x`,
       `http://127.0.0.1:${port}/x`,
       `https://user:secret@example.com/x`,
+      "https://10.0.0.1/x",
+      "https://169.254.169.254/latest/meta-data/",
+      "https://[fd00:ec2::254]/x",
     ];
     for (const target of targets)
       expect([target, await refusal(safeFetch(target))]).toEqual([target, "refused"]);
@@ -90,6 +99,39 @@ describe("safeFetch", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
     expect(connections).toBe(before + 1);
+  });
+
+  it("with the loopback switch reaches loopback over http, and still no private or metadata address", async () => {
+    const before = connections;
+    const response = await safeFetch(`http://127.0.0.1:${port}/x`, { allowLoopback: true });
+    expect(response.status).toBe(200);
+    expect(connections).toBe(before + 1);
+    for (const target of ["http://10.0.0.1/x", "http://169.254.169.254/x", "https://10.0.0.1/x"])
+      expect([target, await refusal(safeFetch(target, { allowLoopback: true }))]).toEqual([
+        target,
+        "refused",
+      ]);
+  });
+
+  it("refuses a name that resolves to a loopback address, after DNS, with BlockedAddressError", async () => {
+    const before = connections;
+    const error = await safeFetch(`https://localhost:${port}/x`).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(BlockedAddressError);
+    const resolved = await new Promise<unknown>((done) =>
+      publicOnlyLookup()("localhost", {}, (failure, address) => done(failure ?? address)),
+    );
+    expect(resolved).toBeInstanceOf(BlockedAddressError);
+    expect(connections).toBe(before);
+  });
+
+  it("does not follow a redirect to a private or metadata address: the 3xx is the answer", async () => {
+    answer = (socket) =>
+      socket.end(
+        "HTTP/1.1 302 Found\r\nlocation: http://169.254.169.254/latest/meta-data/\r\ncontent-length: 0\r\n\r\n",
+      );
+    const response = await safeFetch(`http://127.0.0.1:${port}/x`, { allowLoopback: true });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("location")).toBe("http://169.254.169.254/latest/meta-data/");
   });
 
   it("does not follow a redirect: the 3xx is the answer", async () => {

@@ -1,18 +1,18 @@
 /**
  * Signed delivery of one webhook message (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
- * `webhook-signature`, signed with the `standardwebhooks` package) to a customer's URL, guarded:
- * https only (plain http only to loopback, and only with the local-development switch), no
- * credentials in the URL, only public addresses after DNS resolution on every attempt
- * (outbound-address.ts), no redirects followed, a deadline per attempt and a cap on what is read
- * back. A few attempts with a growing pause; the same id on each, so the receiver can de-duplicate.
- * A target may hold two secrets while one is rotated: the message then carries both signatures,
- * space-separated, as the specification allows, so a receiver verifies with either.
+ * `webhook-signature`, signed with the `standardwebhooks` package) to a customer's URL, through the
+ * service kit's safeFetch and its one outbound guard: https only (plain http only to loopback, and
+ * only with the local-development switch), no credentials in the URL, only public addresses after
+ * DNS resolution on every attempt, no redirects followed, a deadline per attempt and a cap on what
+ * is read back (a longer answer fails the attempt). A few attempts with a growing pause; the same
+ * id on each, so the receiver can de-duplicate. A target may hold two secrets while one is rotated:
+ * the message then carries both signatures, space-separated, as the specification allows, so a
+ * receiver verifies with either.
  */
 import { isIP } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { BlockedAddressError, isLoopbackAddress, isPublicAddress, safeFetch } from "@rda/service-kit";
 import { Webhook } from "standardwebhooks";
-import { Agent, request } from "undici";
-import { BlockedAddressError, guardedLookup, isPublicAddress } from "./outbound-address.ts";
 
 export interface WebhookMessage {
   /** Unique per message, the same on every attempt: receivers de-duplicate by it. */
@@ -68,7 +68,7 @@ export function urlProblem(url: string, allowLoopback = false): string | undefin
   }
   if (parsed.username || parsed.password) return "a URL with credentials";
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
-  const loopbackHost = host === "127.0.0.1" || host === "::1" || host === "localhost";
+  const loopbackHost = host === "localhost" || (isIP(host) !== 0 && isLoopbackAddress(host));
   if (parsed.protocol === "http:" && !(allowLoopback && loopbackHost)) return "not https";
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return "not https";
   // An address literal never reaches DNS, so it is checked here.
@@ -108,23 +108,14 @@ async function attemptDelivery(
   options: DeliveryOptions,
   allowLoopback: boolean,
 ): Promise<Attempt> {
-  const timeoutMs = options.timeoutMs ?? 5_000;
   const sentAt = options.now?.() ?? new Date();
   const body = JSON.stringify({ type: message.type, timestamp: sentAt.toISOString(), data: message.data });
   const secrets = typeof target.secret === "string" ? [target.secret] : target.secret;
   const signature = secrets.map((secret) => new Webhook(secret).sign(message.id, sentAt, body)).join(" ");
-  // A fresh connection per attempt, so the address check runs again every time.
-  const agent = new Agent({
-    connect: { lookup: guardedLookup(allowLoopback), timeout: timeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    pipelining: 0,
-  });
   try {
-    const answer = await request(target.url, {
+    // A fresh connection per attempt (safeFetch keeps none), so the address check runs every time.
+    const answer = await safeFetch(target.url, {
       method: "POST",
-      dispatcher: agent,
-      signal: AbortSignal.timeout(timeoutMs),
       headers: {
         "content-type": "application/json",
         "user-agent": "reddit-data-api-webhooks/1",
@@ -133,32 +124,15 @@ async function attemptDelivery(
         "webhook-signature": signature,
       },
       body,
+      timeoutMs: options.timeoutMs ?? 5_000,
+      maxBytes: options.maxResponseBytes ?? 65_536,
+      allowLoopback,
     });
-    await drainAtMost(answer.body, options.maxResponseBytes ?? 65_536);
-    if (answer.statusCode >= 200 && answer.statusCode < 300) return { ok: true, status: answer.statusCode };
+    if (answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };
     // A redirect is not followed: the endpoint must answer itself.
-    return { ok: false, reason: `answered ${answer.statusCode}`, final: false, status: answer.statusCode };
+    return { ok: false, reason: `answered ${answer.status}`, final: false, status: answer.status };
   } catch (error) {
-    const blocked =
-      error instanceof BlockedAddressError ||
-      (error as { cause?: unknown }).cause instanceof BlockedAddressError;
-    return {
-      ok: false,
-      reason: blocked ? "a non-public address" : String((error as Error).message),
-      final: blocked,
-    };
-  } finally {
-    await agent.destroy().catch(() => undefined);
-  }
-}
-
-async function drainAtMost(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number) {
-  let read = 0;
-  for await (const chunk of body) {
-    read += chunk.length;
-    if (read > maxBytes) {
-      body.destroy();
-      return;
-    }
+    const blocked = error instanceof BlockedAddressError;
+    return { ok: false, reason: blocked ? "a non-public address" : (error as Error).message, final: blocked };
   }
 }

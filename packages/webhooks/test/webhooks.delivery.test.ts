@@ -1,7 +1,9 @@
 /**
  * Signed delivery to a real HTTP receiver that verifies each message with the `standardwebhooks`
  * package, and the guard around it: only https to public addresses (loopback only with the
- * local-development switch), checked after DNS, no redirects followed, a deadline per attempt.
+ * local-development switch), checked after DNS, no redirects followed (not even to a private or
+ * metadata address), a deadline per attempt. The guard is the service kit's (safeFetch); these are
+ * the names this package exports for it.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { freePort } from "@rda/service-kit/testing";
@@ -37,6 +39,8 @@ beforeAll(async () => {
       received.push({ path: request.url ?? "", headers: request.headers, body });
       if (request.url === "/redirect") {
         response.writeHead(302, { location: `${base}/elsewhere` }).end();
+      } else if (request.url === "/to-metadata") {
+        response.writeHead(307, { location: "http://169.254.169.254/latest/meta-data/" }).end();
       } else if (request.url === "/silent") {
         // never answers: the sender's deadline must end it
       } else if (request.url === "/flaky" && received.filter((r) => r.path === "/flaky").length === 1) {
@@ -92,6 +96,17 @@ describe("a signed webhook", () => {
       reason: "answered 302",
     });
     expect(received.some((r) => r.path === "/elsewhere")).toBe(false);
+    // Nor to a private or metadata address; and even the local switch reaches no private address.
+    expect(await deliverWebhook({ url: `${base}/to-metadata`, secret }, message, options)).toMatchObject({
+      outcome: "failed",
+      reason: "answered 307",
+    });
+    expect(
+      await deliverWebhook({ url: "http://10.0.0.1/hook", secret }, message, {
+        ...options,
+        allowLoopback: true,
+      }),
+    ).toMatchObject({ outcome: "refused" });
     expect(await deliverWebhook({ url: `${base}/silent`, secret }, message, options)).toMatchObject({
       outcome: "failed",
     });
@@ -108,6 +123,9 @@ describe("the outbound guard", () => {
       "https://localhost/hook",
       "https://169.254.169.254/latest/meta-data/",
       "https://10.0.0.5/hook",
+      "https://10.0.0.1/hook",
+      "https://127.0.0.1/hook",
+      "http://10.0.0.1/hook",
       "https://[::1]/hook",
       "https://user:pass@example.com/hook",
       "ftp://example.com/hook",

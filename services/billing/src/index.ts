@@ -5,6 +5,7 @@
  */
 import { BALANCE_LIMITS, QUEUE_GROUPS, type Subjects } from "@rda/contracts";
 import {
+  ensureNoticeStream,
   jetstreamManager,
   type Logger,
   type NatsConnection,
@@ -56,6 +57,8 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   const jsm = await jetstreamManager(nats);
   await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas);
   await ensureRefundConsumer(jsm, subjects);
+  // Crossings are published into it; it must exist before the first, whether or not a portal runs.
+  await ensureNoticeStream(jsm, subjects, settings.refundStreamReplicas);
   const redisClock = await startRedisClock(deps.redis, logger);
   const registry = deps.registry ?? new Registry();
   const metrics = createBillingMetrics(registry);

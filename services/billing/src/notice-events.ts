@@ -2,12 +2,13 @@
  * The lines an admission can cross that a key's account is told about (the portal sends the
  * notices): its low-balance threshold, and 80 % and 100 % of its monthly spend cap. Admissions are
  * serial in the ledger, so exactly one debit crosses each line on its way down (or up, for spend);
- * the event names that crossing, and the portal sends it once. Published on plain NATS after the
- * answer is decided, never in its way; only keys of a portal account have someone to tell.
+ * the event names that crossing, and the portal sends it once. The low-balance line's crossing is
+ * named by its round (the key's count of top-ups): once per crossing, re-armed by a top-up.
+ * Published into the notice stream (JetStream, kept until a portal has sent it) after the answer is
+ * decided, never in its way; only keys of a portal account have someone to tell.
  */
 import type { AdmitReply, NoticeEvent, Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection } from "@rda/service-kit";
-import { utcDay } from "./ledger/context.ts";
+import { type Logger, type NatsConnection, publishNoticeEvent } from "@rda/service-kit";
 import type { LedgerContext } from "./ledger/index.ts";
 
 export interface NoticeEventDeps {
@@ -17,16 +18,16 @@ export interface NoticeEventDeps {
   readonly logger: Logger;
 }
 
-type Crossing = Omit<NoticeEvent, "account_id" | "key_id">;
+export type Crossing = Omit<NoticeEvent, "account_id" | "key_id">;
 
-export function crossingsOf(keyId: string, credits: number, reply: AdmitReply, now: number): Crossing[] {
+export function crossingsOf(keyId: string, credits: number, reply: AdmitReply): Crossing[] {
   if (reply.outcome !== "admitted" || credits === 0) return [];
   const crossings: Crossing[] = [];
   const line = reply.low_balance_threshold;
   if (line !== undefined && reply.balance < line && reply.balance + credits >= line)
     crossings.push({
       kind: "balance_low",
-      crossing: `${keyId}:${line}:${utcDay(now)}`,
+      crossing: `${keyId}:low:${line}:${reply.low_balance_round ?? 0}`,
       balance: reply.balance,
       threshold: line,
     });
@@ -57,7 +58,9 @@ export function publishCrossings(deps: NoticeEventDeps, keyId: string, crossings
     if (!accountId) return;
     for (const crossing of crossings) {
       const event: NoticeEvent = { ...crossing, key_id: keyId, account_id: accountId };
-      deps.nats.publish(deps.subjects.billing.notice, JSON.stringify(event));
+      const published = await publishNoticeEvent(deps.nats, deps.subjects, event);
+      if (!published.ok)
+        deps.logger.warn({ key_id: keyId, err: published.error }, "notice event not published");
     }
   })().catch((error: unknown) =>
     deps.logger.warn({ key_id: keyId, err: String(error) }, "notice event not published"),

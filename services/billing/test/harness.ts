@@ -111,6 +111,7 @@ export async function startHarness(
       await harness.stop();
       const jsm = await jetstreamManager(nats);
       await jsm.streams.delete(subjects.refundStream).catch(() => false);
+      await jsm.streams.delete(subjects.noticeStream).catch(() => false);
       await deleteNamespaceKeys(redis, namespace);
       await nats.close();
       redis.disconnect();

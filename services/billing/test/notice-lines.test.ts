@@ -4,6 +4,7 @@
  * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once.
  */
 import {
+  exportPageDebitReplySchema,
   type NoticeEvent,
   noticeEventSchema,
   setLowBalanceThresholdReplySchema,
@@ -80,5 +81,66 @@ describe("the low-balance line", () => {
     expect(mine.find((event) => event.kind === "spend_cap_80")).toMatchObject({
       month_spend: { spent: 200, cap: 250 },
     });
+  });
+
+  it("is crossed again after a top-up lifts the balance over it, as a new crossing; a debit that stays under it crosses nothing", async () => {
+    const account = "acct_noticelines00003";
+    const key = await createKey(h, { account_id: account });
+    await setThreshold(account, 3_400);
+    const lows = () => events.filter((event) => event.key_id === key.id && event.kind === "balance_low");
+    // Down to just under the line, 100 credits (an admission's most) at a time.
+    const spendUnder = async (balance: number) => {
+      while (balance >= 3_400) {
+        const reply = await admit(h, key, { credits: Math.min(100, balance - 3_396) });
+        if (reply.outcome !== "admitted") throw new Error(`admission: ${reply.outcome}`);
+        balance = reply.balance;
+      }
+    };
+    const first = await topUp(h, key.id, 500);
+    if (first.outcome !== "ok") throw new Error(`top-up: ${first.outcome}`);
+    await spendUnder(first.credits_balance);
+    await waitFor(() => lows().length >= 1 || undefined, "the first crossing");
+    expect(await admit(h, key, { credits: 3 })).toMatchObject({ outcome: "admitted", balance: 3_393 });
+    const second = await topUp(h, key.id, 500);
+    if (second.outcome !== "ok") throw new Error(`top-up: ${second.outcome}`);
+    await spendUnder(second.credits_balance);
+    await waitFor(() => lows().length >= 2 || undefined, "the second crossing");
+    const [before, after] = lows();
+    expect(before!.crossing).not.toBe(after!.crossing);
+    expect(after).toMatchObject({ balance: 3_396, threshold: 3_400 });
+    expect(lows()).toHaveLength(2);
+  });
+});
+
+describe("an export paused for lack of credits", () => {
+  it("is one notice event per pause, however often the job retries the page; a later pause is another", async () => {
+    const account = "acct_noticelines00004";
+    const key = await createKey(h, { account_id: account });
+    for (const credits of [100, 100, 100, 32]) await admit(h, key, { credits });
+    const job = `exp_${"ab".repeat(12)}`;
+    const debitPage = (page: number, attempt: number) =>
+      h.request(
+        h.subjects.billing.debitExportPage,
+        { key_id: key.id, debit_id: `${job}.p${page}.a${attempt}` },
+        exportPageDebitReplySchema,
+      );
+    expect(await debitPage(0, 0)).toMatchObject({ outcome: "debited", balance: 0 });
+    for (const attempt of [0, 1, 2])
+      expect(await debitPage(1, attempt)).toMatchObject({ outcome: "insufficient" });
+    const paused = () =>
+      events.filter((event) => event.key_id === key.id && event.kind === "spending_paused");
+    await waitFor(() => paused().length >= 3 || undefined, "the refusals' events");
+    expect(new Set(paused().map((event) => event.crossing)).size).toBe(1);
+    expect(paused()[0]).toMatchObject({ account_id: account, balance: 0, what: `Your export ${job}` });
+    // A top-up resumes the job; its next pause, at a later page, is another.
+    await topUp(h, key.id, 500);
+    for (let page = 1; ; page++) {
+      const reply = await debitPage(page, 3);
+      if (reply.outcome === "insufficient") break;
+    }
+    await waitFor(
+      () => new Set(paused().map((event) => event.crossing)).size >= 2 || undefined,
+      "a second pause",
+    );
   });
 });

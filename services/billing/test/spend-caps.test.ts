@@ -142,4 +142,28 @@ describe("a monthly spend cap", () => {
     expect((await admit(h, key)).outcome).toBe("spend_cap_reached");
     expect((await verify(h)).ok).toBe(true);
   });
+
+  it("is re-derived from the journal by `ledger verify`: clean after the traffic above, a tampered counter reported by key and month", async () => {
+    const clean = await verify(h);
+    expect(clean.ok).toBe(true);
+    expect(clean.mismatches).toEqual([]);
+    const key = await createKey(h, { credits: 10, rate_limit: unlimitedRate });
+    await setCap(key.id, 5);
+    await admit(h, key);
+    expect((await verify(h)).ok).toBe(true);
+    // Someone lowers the counter the cap is checked against (a key would then spend past its cap).
+    await h.redis.hincrby(h.keys.monthlySpend(key.id), "2026-02", -1);
+    const tampered = await verify(h);
+    expect(tampered.ok).toBe(false);
+    expect(tampered.mismatches).toEqual([
+      {
+        key_id: key.id,
+        balance: 9,
+        journal_sum: 9,
+        problem: "the monthly spend of 2026-02 is 0, the journal says 1",
+      },
+    ]);
+    await h.redis.hincrby(h.keys.monthlySpend(key.id), "2026-02", 1);
+    expect((await verify(h)).ok).toBe(true);
+  });
 });

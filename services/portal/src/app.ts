@@ -30,13 +30,15 @@ import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
-import { listenForNoticeEvents } from "./notices/crossing-notices.ts";
+import { consumeNoticeEvents } from "./notices/crossing-notices.ts";
 import { noticeSettingsStore } from "./notices/notice-settings.ts";
 import { createNotifier } from "./notices/notifier.ts";
+import { unsubscribeLinks } from "./notices/unsubscribe-links.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
 import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
 import { registerStripeWebhook } from "./routes/stripe-webhook.ts";
+import { registerUnsubscribe } from "./routes/unsubscribe.ts";
 import { registerRoutes } from "./routes.ts";
 import {
   DEFAULT_FAILED_AUTH,
@@ -112,16 +114,21 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
     installHooks(scope, ctx);
     registerRoutes(scope, ctx);
   });
+  // One-click unsubscribe links: no session and no CSRF form token (the link's HMAC is the proof).
+  app.register(async (scope) => registerUnsubscribe(scope, ctx));
   // Stripe's webhooks: the raw body, no session and no CSRF (Stripe's signature is the proof).
   app.register(async (scope) => registerStripeWebhook(scope, ctx));
-  const noticeEvents = listenForNoticeEvents({
-    nats: deps.nats,
-    subjects: deps.subjects,
-    notifier: ctx.notices.notifier,
-    logger: deps.logger,
-    portalUrl: deps.settings.publicUrl,
+  let noticeEvents: { stop(): Promise<void> } | undefined;
+  app.addHook("onReady", async () => {
+    noticeEvents = await consumeNoticeEvents({
+      nats: deps.nats,
+      subjects: deps.subjects,
+      notifier: ctx.notices.notifier,
+      logger: deps.logger,
+      portalUrl: deps.settings.publicUrl,
+    });
   });
-  app.addHook("onClose", async () => noticeEvents.stop());
+  app.addHook("onClose", async () => noticeEvents?.stop());
   return app;
 }
 
@@ -147,6 +154,8 @@ function buildContext(deps: PortalDeps): PortalContext {
   const allowLoopbackWebhooks = settings.notices?.allowLoopbackWebhooks ?? false;
   if (allowLoopbackWebhooks)
     logger.warn("WEBHOOKS_ALLOW_LOOPBACK is on: webhooks may go to http://127.0.0.1. Never in production.");
+  const sealingKey = settings.notices?.sealingKey;
+  const unsubscribe = sealingKey && unsubscribeLinks(redis, keys, sealingKey, settings.publicUrl);
   const notifier = createNotifier({
     redis,
     keys,
@@ -155,6 +164,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     mailer: deps.mailer,
     logger,
     portalUrl: settings.publicUrl,
+    unsubscribeUrl: unsubscribe ? unsubscribe.url : undefined,
     perAccountPerHour: settings.notices?.perAccountPerHour ?? 20,
     allowLoopbackWebhooks,
   });
@@ -164,6 +174,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     notices: {
       settings: noticeSettings,
       notifier,
+      ...(unsubscribe && { unsubscribe }),
       webhooksEnabled: settings.notices?.sealingKey !== undefined,
       allowLoopbackWebhooks,
     },

@@ -5,6 +5,7 @@ import type { PortalBilling } from "./billing-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
 import type { Notifier } from "./notices/notifier.ts";
+import type { UnsubscribeLinks } from "./notices/unsubscribe-links.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
@@ -43,6 +44,8 @@ export interface PortalContext {
   readonly notices: {
     readonly settings: NoticeSettingsStore;
     readonly notifier: Notifier;
+    /** One-click unsubscribe links; absent without a sealing key (emails then link the settings page). */
+    readonly unsubscribe?: UnsubscribeLinks;
     /** False without a sealing key: the page then says webhooks are not set up here. */
     readonly webhooksEnabled: boolean;
     readonly allowLoopbackWebhooks: boolean;

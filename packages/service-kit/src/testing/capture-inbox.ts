@@ -29,6 +29,8 @@ export interface CaptureInbox {
   messagesTo(address: string): Promise<CapturedMail[]>;
   /** Waits until `address` has received `count` messages, and returns them. */
   waitForMessages(address: string, count?: number, timeoutMs?: number): Promise<CapturedMail[]>;
+  /** A message's header lines as sent (MailDev's parsed headers leave some out), names in lower case. */
+  headersOf(mail: CapturedMail): Promise<Record<string, string>>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,16 @@ export async function startCaptureInbox(options: CaptureInboxOptions = {}): Prom
         timeoutMs,
       );
       return found ?? [];
+    },
+    async headersOf(mail) {
+      const source = await (await fetch(`${webUrl}/api/email/${mail.id}/source`)).text();
+      const head = source.split(/\r?\n\r?\n/, 1)[0] ?? "";
+      const headers: Record<string, string> = {};
+      for (const line of head.replace(/\r?\n[ \t]+/g, " ").split(/\r?\n/)) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      return headers;
     },
     async stop() {
       await server.stop();

@@ -72,7 +72,9 @@ export function describeUsage(days: readonly UsageDay[]): string {
 
 export function describeVerify(report: z.infer<typeof verifyLedgerReplySchema>): string {
   const head = `${report.keys_checked} keys, ${report.journal_entries} journal entries: ${
-    report.ok ? "every balance agrees with its journal" : `${report.mismatches.length} mismatch(es)`
+    report.ok
+      ? "every balance and monthly spend agrees with its journal"
+      : `${report.mismatches.length} mismatch(es)`
   }`;
   const lines = report.mismatches.map(
     (m) =>

@@ -38,7 +38,10 @@ end
 /**
  * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
  * its last top-up, else 100 credits. Billing compares it with the balance before and after the
- * debit to tell the one admission that crossed it (endpoints.ts).
+ * debit to tell the one admission that crossed it (endpoints.ts). Its round is the key's count of
+ * top-ups (`topups`, counted by the top-up and payment scripts): a top-up re-arms the line, so the
+ * next crossing is a new one and is told again, while a refund lifting the balance back over it
+ * and the debit after it is the same round, told once.
  */
 const LOW_BALANCE_LINE = `
 local function low_balance_line()
@@ -48,6 +51,9 @@ local function low_balance_line()
   local last = tonumber(set[2] or '')
   if last then return math.floor(last / 10) end
   return 100
+end
+local function low_balance_round()
+  return tonumber(redis.call('HGET', KEYS[1], 'topups') or '0')
 end
 `;
 
@@ -60,7 +66,7 @@ end
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
- * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line}.
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round}.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
@@ -109,7 +115,7 @@ if reserve_qps > 0 then
   end
   bucket_store(KEYS[5], reserve - 1, reserve_qps, reserve_burst)
 end
-if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()} end
+if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line(), low_balance_round()} end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -credits)
 spent = count_spend(credits)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
@@ -118,7 +124,7 @@ count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
 write_debit(KEYS[3], { state = 'pending', balance = balance, operation = ARGV[3], day = ARGV[13],
   credits = credits }, ARGV[9])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
-return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line()}
+return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line(), low_balance_round()}
 `);
 
 /**

@@ -93,10 +93,19 @@ export async function decideAdmission(
 }
 
 function admitReply(
-  [outcome, balance = 0, waitMs = 0, qps = 1, burst = 1, remaining = 0, reset = 0, cap, spent, lowLine]: [
-    string,
-    ...number[],
-  ],
+  [
+    outcome,
+    balance = 0,
+    waitMs = 0,
+    qps = 1,
+    burst = 1,
+    remaining = 0,
+    reset = 0,
+    cap,
+    spent,
+    lowLine,
+    lowRound,
+  ]: [string, ...number[]],
   month: string,
 ): AdmitReply | LateAdmission {
   const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
@@ -110,7 +119,7 @@ function admitReply(
         balance,
         bucket,
         ...(monthSpend && { month_spend: monthSpend }),
-        ...(lowLine !== undefined && { low_balance_threshold: lowLine }),
+        ...(lowLine !== undefined && { low_balance_threshold: lowLine, low_balance_round: lowRound ?? 0 }),
       };
     case "spend_cap_reached":
       if (!monthSpend) throw new Error("a cap refusal came without the month's spend");

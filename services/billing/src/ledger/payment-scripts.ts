@@ -49,6 +49,7 @@ local prior = redis.call('HGET', KEYS[3], 'credits')
 if prior then return {'already_applied', tonumber(prior), 0, tonumber(record[1])} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', ARGV[5])
 redis.call('HSET', KEYS[1], 'last_topup_credits', ARGV[5])
+redis.call('HINCRBY', KEYS[1], 'topups', 1)
 journal('topup', ARGV[5], balance, ARGV[1], ARGV[9])
 count(KEYS[5], 'credits_bought', ARGV[5], ARGV[10])
 count(KEYS[5], 'paid_cents', ARGV[4], ARGV[10])

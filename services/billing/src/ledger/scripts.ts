@@ -62,6 +62,7 @@ local current = tonumber(redis.call('HGET', KEYS[1], 'balance') or '0')
 if current + tonumber(ARGV[1]) > tonumber(ARGV[7]) then return {'balance_limit', 0, current} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', ARGV[1])
 redis.call('HSET', KEYS[1], 'last_topup_credits', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'topups', 1)
 journal('topup', ARGV[1], balance, ARGV[2], ARGV[3])
 count(KEYS[4], 'credits_bought', ARGV[1], ARGV[6])
 count(KEYS[4], 'paid_cents', ARGV[5], ARGV[6])
@@ -97,15 +98,18 @@ return {'rotated', record[3] or ''}
 `);
 
 /**
- * KEYS: record, journal. The balance and the id of the last journal entry read atomically, so
- * `ledger verify` can sum the journal up to that entry while debits continue.
+ * KEYS: record, journal, monthly spend. The balance, the id of the last journal entry and the spend
+ * of every month read atomically, so `ledger verify` can re-derive both from the journal up to that
+ * entry while debits continue. Replies {balance, last id, month, spent, month, spent, …}.
  */
 export const snapshotScript = luaScript(`
 local balance = redis.call('HGET', KEYS[1], 'balance')
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 local id = '0-0'
 if last[1] then id = last[1][1] end
-return {balance or '', id}
+local reply = {balance or '', id}
+for _, value in ipairs(redis.call('HGETALL', KEYS[3])) do table.insert(reply, value) end
+return reply
 `);
 
 export const KEY_SCRIPTS = [

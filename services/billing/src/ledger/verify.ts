@@ -1,10 +1,12 @@
 /**
- * `ledger verify`: for every key, sums its journal and compares the sum with the stored balance, and
- * checks that each entry's balance_after is the previous one plus its delta (an unbroken chain).
- * Each key is read as of one atomic snapshot (balance + last journal id), so live traffic does not
- * produce false alarms.
+ * `ledger verify`: for every key, sums its journal and compares the sum with the stored balance,
+ * checks that each entry's balance_after is the previous one plus its delta (an unbroken chain), and
+ * re-derives each month's spend (the counter the monthly cap is checked against) from the journal:
+ * a debit adds its credits to the month it was taken in, its refund takes them off that same month
+ * (never below 0, as the refund script does). Each key is read as of one atomic snapshot (balance,
+ * last journal id, the spend counters), so live traffic does not produce false alarms.
  */
-import type { verifyLedgerReplySchema } from "@rda/contracts";
+import { calendarMonthOf, type verifyLedgerReplySchema } from "@rda/contracts";
 import type { z } from "zod";
 import type { LedgerContext } from "./context.ts";
 import { snapshotScript } from "./scripts.ts";
@@ -17,6 +19,10 @@ interface JournalTally {
   entries: number;
   /** First entry whose balance_after does not follow from the previous one, if any. */
   brokenAt?: string;
+  /** Credits spent per month (YYYY-MM), as the journal's debits and refunds say. */
+  spend: Map<string, number>;
+  /** The month each debit was taken in, by its request (or page) id: where its refund goes. */
+  debitMonths: Map<string, string>;
 }
 
 const PAGE = 1_000;
@@ -46,14 +52,18 @@ async function allKeyIds(context: LedgerContext): Promise<string[]> {
 
 async function verifyKey(context: LedgerContext, keyId: string) {
   const { keys, redis } = context;
-  const snapshot = (await snapshotScript.run(redis, [keys.keyRecord(keyId), keys.journal(keyId)], [])) as [
-    string,
-    string,
-  ];
-  const [balanceText, lastId] = snapshot;
+  const snapshot = (await snapshotScript.run(
+    redis,
+    [keys.keyRecord(keyId), keys.journal(keyId), keys.monthlySpend(keyId)],
+    [],
+  )) as string[];
+  const [balanceText = "", lastId = "0-0", ...spendFields] = snapshot;
   const tally = await tallyJournal(context, keyId, lastId);
   const balance = Number(balanceText);
-  const mismatch = describeMismatch(keyId, balanceText === "" ? Number.NaN : balance, tally);
+  const stored = new Map(pairs(spendFields).map(([month, spent]) => [month, Number(spent)]));
+  const mismatch =
+    describeMismatch(keyId, balanceText === "" ? Number.NaN : balance, tally) ??
+    spendMismatch(keyId, balance, tally, stored);
   return { entries: tally.entries, mismatch };
 }
 
@@ -65,9 +75,31 @@ function describeMismatch(keyId: string, balance: number, tally: JournalTally): 
   return undefined;
 }
 
+/** The first month whose stored spend differs from the journal's, oldest first. */
+function spendMismatch(
+  keyId: string,
+  balance: number,
+  tally: JournalTally,
+  stored: Map<string, number>,
+): Mismatch | undefined {
+  const months = [...new Set([...stored.keys(), ...tally.spend.keys()])].sort();
+  for (const month of months) {
+    const counted = stored.get(month) ?? 0;
+    const derived = tally.spend.get(month) ?? 0;
+    if (counted !== derived)
+      return {
+        key_id: keyId,
+        balance,
+        journal_sum: tally.sum,
+        problem: `the monthly spend of ${month} is ${counted}, the journal says ${derived}`,
+      };
+  }
+  return undefined;
+}
+
 /** Reads the journal in pages up to `lastId` (entries appended after the snapshot are left out). */
 async function tallyJournal(context: LedgerContext, keyId: string, lastId: string): Promise<JournalTally> {
-  const tally: JournalTally = { sum: 0, entries: 0 };
+  const tally: JournalTally = { sum: 0, entries: 0, spend: new Map(), debitMonths: new Map() };
   if (lastId === "0-0") return tally;
   let start = "-";
   for (;;) {
@@ -85,6 +117,21 @@ function addEntry(tally: JournalTally, id: string, fields: string[]): void {
   tally.sum += delta;
   tally.entries += 1;
   if (tally.brokenAt === undefined && after !== tally.sum) tally.brokenAt = id;
+  countSpend(tally, entry);
+}
+
+function countSpend(tally: JournalTally, entry: Record<string, string | undefined>): void {
+  const requestId = entry.request_id ?? "";
+  if (entry.type === "debit") {
+    const month = calendarMonthOf(Number(entry.at));
+    tally.debitMonths.set(requestId, month);
+    tally.spend.set(month, (tally.spend.get(month) ?? 0) - Number(entry.delta));
+  } else if (entry.type === "refund") {
+    const month = tally.debitMonths.get(requestId);
+    if (month === undefined) return;
+    const spent = tally.spend.get(month) ?? 0;
+    tally.spend.set(month, spent - Math.min(spent, Number(entry.delta)));
+  }
 }
 
 function pairs(fields: string[]): [string, string][] {

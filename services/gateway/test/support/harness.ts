@@ -183,7 +183,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await gateway.stop();
       await billing?.stop();
       for (const subscription of adapters) subscription.unsubscribe();
-      await (await jetstreamManager(nats)).streams.delete(subjects.refundStream).catch(() => undefined);
+      const jsm = await jetstreamManager(nats);
+      await jsm.streams.delete(subjects.refundStream).catch(() => undefined);
+      await jsm.streams.delete(subjects.noticeStream).catch(() => undefined);
       await deleteNamespaceKeys(redis, namespace);
       redis.disconnect();
       await nats.close();

@@ -1,11 +1,12 @@
 /**
- * Telling a monitor's account holder that its delivery stopped, by the one notice path: an event on
- * `billing.events.notice` that the portal turns into an email (portal notices/crossing-notices.ts),
+ * Telling a monitor's account holder that its delivery stopped, by the one notice path: an event in
+ * the notice stream (`publishNoticeEvent`, which waits until the stream holds it, so a notice is not
+ * lost while no portal runs) that the portal turns into an email (portal notices/crossing-notices.ts),
  * sent once per crossing however often it is published. Keys made by an operator have no account,
  * so nobody to tell.
  */
 import type { NoticeEvent, Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection } from "@rda/service-kit";
+import { type Logger, type NatsConnection, publishNoticeEvent } from "@rda/service-kit";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 
 export interface DeliveryNotices {
@@ -32,8 +33,13 @@ export function natsDeliveryNotices(deps: {
       balance: Math.max(0, owner.balance),
       what: `Monitor ${monitorId}`,
     };
-    deps.nats.publish(deps.subjects.billing.notice, JSON.stringify(event));
-    deps.logger.info({ monitor_id: monitorId, kind }, "monitor delivery notice published");
+    const published = await publishNoticeEvent(deps.nats, deps.subjects, event);
+    if (published.ok) deps.logger.info({ monitor_id: monitorId, kind }, "monitor delivery notice published");
+    else
+      deps.logger.error(
+        { monitor_id: monitorId, kind, error: published.error },
+        "monitor notice not published",
+      );
   };
   return {
     failing: (keyId, monitorId, crossing) => publish("webhook_failing", keyId, monitorId, crossing),

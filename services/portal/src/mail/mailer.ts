@@ -12,6 +12,8 @@ export interface OutgoingMail {
   readonly subject: string;
   readonly text: string;
   readonly html: string;
+  /** Extra headers (a notice's `List-Unsubscribe`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface Mailer {

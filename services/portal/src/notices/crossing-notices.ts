@@ -1,11 +1,25 @@
 /**
- * Billing's notice events (billing.events.notice) turned into notices: each portal replica listens
- * in one queue group, so one of them takes each event, and the notifier's once-per-crossing guard
- * covers an event heard twice. `spendingPausedNotice` is the hook monitors and exports call (through
- * the same event) when they stop for lack of credits.
+ * Notice events (billing's crossings, exports' and monitors' pauses; the notice stream in
+ * @rda/service-kit) turned into notices: the portal replicas share one durable JetStream consumer,
+ * so one of them takes each event, and the notifier's once-per-crossing record covers an event
+ * delivered twice.
  */
-import { monthResetsAt, type NoticeEvent, noticeEventSchema, type Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection } from "@rda/service-kit";
+import {
+  decodeJson,
+  monthResetsAt,
+  type NoticeEvent,
+  noticeEventSchema,
+  type Subjects,
+} from "@rda/contracts";
+import {
+  ensureNoticeConsumer,
+  ensureNoticeStream,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  type Logger,
+  type NatsConnection,
+} from "@rda/service-kit";
 import type { Notice } from "./notice-kinds.ts";
 import type { Notifier } from "./notifier.ts";
 
@@ -85,38 +99,70 @@ export function spendingPausedNotice(event: NoticeEvent, portalUrl: string): Not
   };
 }
 
-/** Listens for billing's notice events until `stop`. */
-export function listenForNoticeEvents(deps: {
+/** After a notice that could not be sent yet (mail down, another replica at it): try again then. */
+const RETRY_DELAY_MS = 2_000;
+
+/**
+ * Takes notice events from the portal replicas' shared durable consumer until `stop`. An event is
+ * acked once its notice was sent or deliberately not sent (switched off, over the hourly limit,
+ * already sent, no such account); one that could not be sent yet is handed back for a retry, and
+ * one that does not parse is terminated. A notice published while no portal ran waits in the
+ * stream and is sent when one starts.
+ */
+export async function consumeNoticeEvents(deps: {
   nats: NatsConnection;
   subjects: Subjects;
   notifier: Notifier;
   logger: Logger;
   portalUrl: string;
-}): { stop(): void } {
-  const subscription = deps.nats.subscribe(deps.subjects.billing.notice, {
-    queue: "portal-notices",
-    callback: (error, message) => {
-      if (error) return deps.logger.warn({ err: String(error) }, "notice events interrupted");
-      const parsed = noticeEventSchema.safeParse(safeJson(message.string()));
-      if (!parsed.success) return deps.logger.warn("a notice event that does not parse was dropped");
-      const event = parsed.data;
-      deps.notifier
-        .notify(event.account_id, noticeOf(event, deps.portalUrl))
-        .catch((failure: unknown) =>
-          deps.logger.warn(
-            { account_id: event.account_id, kind: event.kind, err: String(failure) },
-            "notice not sent",
-          ),
-        );
+}): Promise<{ stop(): Promise<void> }> {
+  const jsm = await jetstreamManager(deps.nats);
+  await ensureNoticeStream(jsm, deps.subjects);
+  await ensureNoticeConsumer(jsm, deps.subjects);
+  const consumer = await jetstream(deps.nats).consumers.get(
+    deps.subjects.noticeStream,
+    deps.subjects.noticeConsumer,
+  );
+  const messages = await consumer.consume({ max_messages: 16 });
+  let stopping = false;
+  const loop = (async () => {
+    for await (const message of messages) {
+      if (stopping) message.nak();
+      else await handle(message, deps);
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await messages.close();
+      await loop;
     },
-  });
-  return { stop: () => subscription.unsubscribe() };
+  };
 }
 
-function safeJson(text: string): unknown {
+async function handle(
+  message: JsMsg,
+  deps: { notifier: Notifier; logger: Logger; portalUrl: string },
+): Promise<void> {
+  const parsed = decodeJson(message.data, noticeEventSchema);
+  if (!parsed.ok) {
+    deps.logger.warn(
+      { seq: message.seq, problem: parsed.error },
+      "a notice event that does not parse was dropped",
+    );
+    message.term();
+    return;
+  }
+  const event = parsed.value;
   try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+    const result = await deps.notifier.notify(event.account_id, noticeOf(event, deps.portalUrl));
+    if (result.outcome === "not_yet") message.nak(RETRY_DELAY_MS);
+    else message.ack();
+  } catch (failure) {
+    deps.logger.warn(
+      { account_id: event.account_id, kind: event.kind, err: String(failure) },
+      "notice not sent yet; will retry",
+    );
+    message.nak(RETRY_DELAY_MS);
   }
 }

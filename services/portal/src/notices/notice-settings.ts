@@ -23,6 +23,8 @@ export interface NoticeSettingsStore {
   removeWebhook(accountId: string): Promise<void>;
   setThreshold(accountId: string, threshold: number | null): Promise<void>;
   setKinds(accountId: string, off: readonly NoticeKind[], optional: readonly NoticeKind[]): Promise<void>;
+  /** One kind off (an unsubscribe link). */
+  switchOff(accountId: string, kind: NoticeKind): Promise<void>;
 }
 
 export function noticeSettingsStore(
@@ -74,6 +76,9 @@ export function noticeSettingsStore(
         optional.map((kind) => [`off:${kind}`, off.includes(kind) ? "1" : "0"]),
       );
       await redis.hset(key(accountId), fields);
+    },
+    async switchOff(accountId, kind) {
+      await redis.hset(key(accountId), `off:${kind}`, "1");
     },
   };
 }

@@ -1,8 +1,13 @@
 /**
- * Sends a notice to an account: once per crossing however many replicas see it (`SET NX` on the
- * crossing's hash, kept 90 days), optional kinds within a per-account hourly limit and only when
- * not switched off, by email (plain text and HTML) and, where the account set one, by a signed
- * webhook (@rda/webhooks). Receipts and payment problems are always sent.
+ * Sends a notice to an account: once per crossing however many replicas see it or however often it
+ * is delivered, optional kinds within a per-account hourly limit and only when not switched off, by
+ * email (plain text and HTML) and, where the account set one, by a signed webhook (@rda/webhooks).
+ * Receipts and payment problems are always sent.
+ *
+ * Each crossing has a record (a Redis hash, kept 90 days) of what was done: a step is marked only
+ * after it succeeded, so a mail server that refuses leaves the email to do, and the caller retries
+ * (`not_yet`); one replica at a time works on a crossing (a short lease). The webhook is tried once
+ * per crossing (its delivery retries on its own), the email until it goes.
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { Logger, PortalRedisKeys, Redis } from "@rda/service-kit";
@@ -10,10 +15,12 @@ import { type DeliveryResult, deliverWebhook } from "@rda/webhooks";
 import type { Mailer } from "../mail/mailer.ts";
 import type { AccountStore } from "../store/accounts.ts";
 import { noticeEmail } from "./notice-email.ts";
-import { NOTICE_KINDS, type Notice, WEBHOOK_TYPES } from "./notice-kinds.ts";
+import { NOTICE_KINDS, type Notice, type NoticeKind, WEBHOOK_TYPES } from "./notice-kinds.ts";
 import type { NoticeSettingsStore } from "./notice-settings.ts";
 
-const SENT_TTL_SECONDS = 90 * 86_400;
+const RECORD_TTL_SECONDS = 90 * 86_400;
+/** Longer than one email and one webhook delivery with its retries take. */
+const CLAIM_TTL_MS = 120_000;
 
 export interface NotifierDeps {
   readonly redis: Redis;
@@ -24,6 +31,8 @@ export interface NotifierDeps {
   readonly logger: Logger;
   /** PORTAL_URL, for the links in the emails. */
   readonly portalUrl: string;
+  /** The one-click unsubscribe address of an optional kind, when links can be signed. */
+  readonly unsubscribeUrl?: (accountId: string, kind: NoticeKind) => Promise<string>;
   /** Optional notices an account may get per hour (NOTICES_PER_ACCOUNT_PER_HOUR). */
   readonly perAccountPerHour: number;
   /** WEBHOOKS_ALLOW_LOOPBACK: local development only. */
@@ -32,6 +41,8 @@ export interface NotifierDeps {
 
 export type NotifyOutcome =
   | { readonly outcome: "sent"; readonly email: boolean; readonly webhook: DeliveryResult | null }
+  /** Not sent yet (the mail server refused, or another replica is at it): ask again later. */
+  | { readonly outcome: "not_yet"; readonly reason: string }
   | { readonly outcome: "already_sent" | "switched_off" | "rate_limited" | "no_account" };
 
 export interface Notifier {
@@ -41,47 +52,82 @@ export interface Notifier {
 export function createNotifier(deps: NotifierDeps): Notifier {
   return {
     async notify(accountId, notice) {
-      const account = await deps.accounts.get(accountId);
-      if (!account) return { outcome: "no_account" };
-      const settings = await deps.settings.read(accountId);
-      const optional = NOTICE_KINDS[notice.kind].optional;
-      if (optional && settings.off.has(notice.kind)) return { outcome: "switched_off" };
       const crossing = createHash("sha256")
         .update(`${accountId}|${notice.kind}|${notice.crossing}`)
         .digest("hex");
-      const first = await deps.redis.set(deps.keys.noticeSent(crossing), "1", "EX", SENT_TTL_SECONDS, "NX");
-      if (first !== "OK") return { outcome: "already_sent" };
-      if (optional && !(await withinHourlyLimit(deps, accountId))) {
-        deps.logger.warn({ account_id: accountId, kind: notice.kind }, "notice dropped: hourly limit");
-        return { outcome: "rate_limited" };
+      const record = deps.keys.notice(crossing);
+      if ((await deps.redis.hgetall(record)).done) return { outcome: "already_sent" };
+      const claim = deps.keys.noticeClaim(crossing);
+      const token = randomUUID();
+      if ((await deps.redis.set(claim, token, "PX", CLAIM_TTL_MS, "NX")) !== "OK")
+        return { outcome: "not_yet", reason: "another replica is sending it" };
+      try {
+        return await sendClaimed(deps, accountId, notice, crossing, record);
+      } finally {
+        if ((await deps.redis.get(claim)) === token) await deps.redis.del(claim);
       }
-      const mail = noticeEmail(account.email, notice, deps.portalUrl);
-      const mailed = await deps.mailer.send(mail);
-      if (!mailed.ok)
-        deps.logger.warn(
-          { account_id: accountId, kind: notice.kind, reason: mailed.error },
-          "notice email failed",
-        );
-      let webhook: DeliveryResult | null = null;
-      if (settings.webhookUrl && settings.webhookSecret) {
-        webhook = await deliverWebhook(
-          { url: settings.webhookUrl, secret: settings.webhookSecret },
-          { id: `ntc_${crossing.slice(0, 32)}`, type: WEBHOOK_TYPES[notice.kind], data: notice.data },
-          { allowLoopback: deps.allowLoopbackWebhooks },
-        );
-        if (webhook.outcome !== "delivered")
-          deps.logger.warn(
-            { account_id: accountId, kind: notice.kind, ...webhook },
-            "notice webhook not delivered",
-          );
-      }
-      deps.logger.info(
-        { account_id: accountId, kind: notice.kind, email: mailed.ok, webhook: webhook?.outcome },
-        "notice sent",
-      );
-      return { outcome: "sent", email: mailed.ok, webhook };
     },
   };
+}
+
+async function sendClaimed(
+  deps: NotifierDeps,
+  accountId: string,
+  notice: Notice,
+  crossing: string,
+  record: string,
+): Promise<NotifyOutcome> {
+  const done = await deps.redis.hgetall(record);
+  if (done.done) return { outcome: "already_sent" };
+  const mark = async (fields: Record<string, string>) => {
+    await deps.redis.hset(record, fields);
+    await deps.redis.expire(record, RECORD_TTL_SECONDS);
+  };
+  const account = await deps.accounts.get(accountId);
+  if (!account) return { outcome: "no_account" };
+  const settings = await deps.settings.read(accountId);
+  const optional = NOTICE_KINDS[notice.kind].optional;
+  if (optional && settings.off.has(notice.kind)) return { outcome: "switched_off" };
+  if (optional && !done.admitted) {
+    if (!(await withinHourlyLimit(deps, accountId))) {
+      await mark({ done: "rate_limited" });
+      deps.logger.warn({ account_id: accountId, kind: notice.kind }, "notice dropped: hourly limit");
+      return { outcome: "rate_limited" };
+    }
+    await mark({ admitted: "1" });
+  }
+  let webhook: DeliveryResult | null = null;
+  if (!done.webhook && settings.webhookUrl && settings.webhookSecret) {
+    webhook = await deliverWebhook(
+      { url: settings.webhookUrl, secret: settings.webhookSecret },
+      { id: `ntc_${crossing.slice(0, 32)}`, type: WEBHOOK_TYPES[notice.kind], data: notice.data },
+      { allowLoopback: deps.allowLoopbackWebhooks },
+    );
+    await mark({ webhook: webhook.outcome });
+    if (webhook.outcome !== "delivered")
+      deps.logger.warn(
+        { account_id: accountId, kind: notice.kind, ...webhook },
+        "notice webhook not delivered",
+      );
+  }
+  if (!done.email) {
+    const unsubscribe = optional ? await deps.unsubscribeUrl?.(accountId, notice.kind) : undefined;
+    const mailed = await deps.mailer.send(noticeEmail(account.email, notice, deps.portalUrl, unsubscribe));
+    if (!mailed.ok) {
+      deps.logger.warn(
+        { account_id: accountId, kind: notice.kind, reason: mailed.error },
+        "notice email not sent yet",
+      );
+      return { outcome: "not_yet", reason: mailed.error };
+    }
+    await mark({ email: "sent" });
+  }
+  await mark({ done: "sent" });
+  deps.logger.info(
+    { account_id: accountId, kind: notice.kind, webhook: webhook?.outcome ?? done.webhook },
+    "notice sent",
+  );
+  return { outcome: "sent", email: true, webhook };
 }
 
 /** A fixed one-hour window per account, shared by every replica. */

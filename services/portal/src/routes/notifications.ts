@@ -79,7 +79,11 @@ export function saveKinds(ctx: PortalContext) {
     const signedIn = requireSignIn(request, reply);
     if (!signedIn) return reply;
     const off = OPTIONAL_KINDS.filter((kind) => field(request.body, kind) !== "on");
+    const before = await ctx.notices.settings.read(signedIn.accountId);
     await ctx.notices.settings.setKinds(signedIn.accountId, off, OPTIONAL_KINDS);
+    // A kind switched back on: the unsubscribe links of earlier emails no longer switch it off.
+    for (const kind of before.off)
+      if (!off.includes(kind)) await ctx.notices.unsubscribe?.revoke(signedIn.accountId, kind);
     return reply.redirect("/notifications?done=notices-saved", 303);
   };
 }
@@ -124,7 +128,12 @@ export function sendTestNotice(ctx: PortalContext) {
       data: { message: "test notice" },
     });
     const webhook = sent.outcome === "sent" ? sent.webhook : null;
-    const done = webhook && webhook.outcome !== "delivered" ? "test-webhook-failed" : "test-sent";
+    const done =
+      sent.outcome === "not_yet"
+        ? "test-not-sent"
+        : webhook && webhook.outcome !== "delivered"
+          ? "test-webhook-failed"
+          : "test-sent";
     return reply.redirect(`/notifications?done=${done}`, 303);
   };
 }

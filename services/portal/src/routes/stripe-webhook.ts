@@ -97,11 +97,12 @@ async function perform(
   if (action.kind === "ignore") return ok({ reason: action.reason });
   if (action.kind === "failed") {
     const { sessionId, keyId, accountId, amountCents } = action;
-    await tell(
+    const told = await tell(
       ctx,
       accountId,
       paymentFailedNotice({ sessionId, keyId, amountCents, portalUrl: ctx.settings.publicUrl }),
     );
+    if (!told) return NOT_TOLD;
     return ok({ checkout_session_id: sessionId, key_id: keyId, failed: true });
   }
   if (action.kind === "apply") {
@@ -113,9 +114,10 @@ async function perform(
     });
     if (!applied.ok) return err(`billing did not answer: ${applied.error.message}`);
     if (applied.value.outcome === "unverified") return notProven(applied.value.reason);
-    if (applied.value.outcome !== "not_found")
-      // Also on `already_applied`: a delivery whose receipt failed is re-sent by Stripe; sent once.
-      await tell(
+    // Also on `already_applied`: a delivery whose receipt failed is re-sent by Stripe; sent once.
+    const told =
+      applied.value.outcome === "not_found" ||
+      (await tell(
         ctx,
         action.payment.account_id,
         receiptNotice({
@@ -127,7 +129,8 @@ async function perform(
           receiptUrl: receipt,
           portalUrl: ctx.settings.publicUrl,
         }),
-      );
+      ));
+    if (!told) return NOT_TOLD;
     return ok({ payment_id: action.payment.payment_id, key_id: action.payment.key_id, ...applied.value });
   }
   // A refund or dispute names only the PaymentIntent; its metadata (set at checkout) names the key.
@@ -145,8 +148,9 @@ async function perform(
   });
   if (!reversed.ok) return err(`billing did not answer: ${reversed.error.message}`);
   if (reversed.value.outcome === "unverified") return notProven(reversed.value.reason);
-  if (reversed.value.outcome === "reversed")
-    await tell(
+  const told =
+    reversed.value.outcome !== "reversed" ||
+    (await tell(
       ctx,
       owner.accountId,
       reversalNotice({
@@ -158,24 +162,30 @@ async function perform(
         balance: reversed.value.balance,
         portalUrl: ctx.settings.publicUrl,
       }),
-    );
+    ));
+  if (!told) return NOT_TOLD;
   return ok({ payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value });
 }
 
 /**
- * A notice of the payment; its failure is logged and does not fail the delivery (the money moved
- * either way). The notifier sends each once, so Stripe's re-deliveries add none.
+ * A notice of the payment. The money moved either way, but a notice that could not be sent yet
+ * (the mail server refused) fails the delivery: Stripe delivers the event again, billing finds it
+ * applied, and the notice is tried again. The notifier's record sends each once however often.
  */
-async function tell(ctx: PortalContext, accountId: string, notice: Notice): Promise<void> {
+async function tell(ctx: PortalContext, accountId: string, notice: Notice): Promise<boolean> {
   try {
-    await ctx.notices.notifier.notify(accountId, notice);
+    const told = await ctx.notices.notifier.notify(accountId, notice);
+    return told.outcome !== "not_yet";
   } catch (error) {
     ctx.logger.warn(
       { account_id: accountId, kind: notice.kind, err: String(error) },
-      "payment notice not sent",
+      "payment notice not sent yet",
     );
+    return false;
   }
 }
+
+const NOT_TOLD: Performed = err("the notice of this payment was not sent yet");
 
 /**
  * Billing holds a different webhook secret than this portal (or none is expected and one was

@@ -4,8 +4,10 @@
  * with a clock the test can move. Tests talk to it over HTTP like a browser, and read mail through
  * the inbox's JSON API.
  */
+
+import { randomBytes } from "node:crypto";
 import { buildSubjects, type Subjects } from "@rda/contracts";
-import { openRedis, type Redis, redisKeys } from "@rda/service-kit";
+import { jetstreamManager, openRedis, type Redis, redisKeys } from "@rda/service-kit";
 import {
   type CaptureInbox,
   capturingLogger,
@@ -25,6 +27,7 @@ import {
   startPortal,
 } from "../../src/index.ts";
 import { BrowserlessClient } from "./client.ts";
+import { type RefusingSmtp, startRefusingSmtp } from "./refusing-smtp.ts";
 
 export interface PortalHarness {
   readonly url: string;
@@ -39,6 +42,13 @@ export interface PortalHarness {
   client(options?: { ip?: string }): BrowserlessClient;
   /** Stops billing (the portal stays up), as in an outage of the key service. */
   stopBilling(): Promise<void>;
+  /** Stops the portal (billing stays up), as while no replica runs; `startPortal` brings it back. */
+  stopPortal(): Promise<void>;
+  startPortal(): Promise<void>;
+  /** Notice events not yet acked by a portal (waiting or being sent). */
+  noticeBacklog(): Promise<number>;
+  /** With `refusingSmtp`: the mail server in front of the inbox that refuses when told to. */
+  readonly smtp?: RefusingSmtp;
   logLines(): string;
   close(): Promise<void>;
 }
@@ -49,6 +59,8 @@ export interface HarnessOptions {
   maxKeysCreated?: number;
   /** Where the portal sends mail instead of the capture inbox (e.g. a closed port). */
   smtpUrl?: string;
+  /** Mail goes through a proxy in front of the inbox that can refuse connections (`smtp`). */
+  refusingSmtp?: boolean;
   /** Refused keys a client address may send to the usage JSON. */
   failedAuth?: PortalSettings["failedAuth"];
 }
@@ -78,8 +90,9 @@ export async function startPortalHarness(
     }),
   });
   let clockOffset = 0;
+  const smtp = options.refusingSmtp ? await startRefusingSmtp(inbox.smtpPort) : undefined;
   const mailer = createSmtpMailer({
-    url: options.smtpUrl ?? inbox.smtpUrl,
+    url: options.smtpUrl ?? smtp?.smtpUrl ?? inbox.smtpUrl,
     from: "Reddit Data API <portal@test.example>",
   });
   const settings: PortalSettings = {
@@ -92,23 +105,28 @@ export async function startPortalHarness(
     trustProxy: true,
     billingTimeoutMs: 5_000,
     failedAuth: options.failedAuth,
+    // Webhooks to the tests' own receivers on 127.0.0.1, and signed unsubscribe links.
+    notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
   };
   // Links in emails must point at this very portal, so its port is chosen before it starts.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const portal: RunningPortal = await startPortal(
-    {
-      redis,
-      nats,
-      subjects,
-      keys: keys.portal,
-      mailer,
-      logger,
-      now: () => Date.now() + clockOffset,
-      settings: { ...settings, publicUrl: url },
-    },
-    { port, host: "127.0.0.1" },
-  );
+  const start = () =>
+    startPortal(
+      {
+        redis,
+        nats,
+        subjects,
+        keys: keys.portal,
+        mailer,
+        logger,
+        now: () => Date.now() + clockOffset,
+        settings: { ...settings, publicUrl: url },
+      },
+      { port, host: "127.0.0.1" },
+    );
+  let portal: RunningPortal = await start();
+  let portalRunning = true;
   return {
     url,
     namespace,
@@ -121,12 +139,30 @@ export async function startPortalHarness(
     },
     client: (clientOptions = {}) => new BrowserlessClient(url, clientOptions.ip),
     stopBilling: () => billing.stop(),
+    async stopPortal() {
+      await portal.stop();
+      portalRunning = false;
+    },
+    async startPortal() {
+      portal = await start();
+      portalRunning = true;
+    },
+    smtp,
+    async noticeBacklog() {
+      const jsm = await jetstreamManager(nats);
+      const info = await jsm.consumers.info(subjects.noticeStream, subjects.noticeConsumer);
+      return info.num_pending + info.num_ack_pending;
+    },
     logLines: lines,
     async close() {
-      await portal.stop();
+      if (portalRunning) await portal.stop();
       mailer.close();
+      await smtp?.stop();
       await billing.stop();
       await inbox.stop();
+      const jsm = await jetstreamManager(nats);
+      for (const stream of [subjects.refundStream, subjects.noticeStream])
+        await jsm.streams.delete(stream).catch(() => false);
       await deleteNamespaceKeys(redis, namespace);
       redis.disconnect();
       await nats.close();

@@ -1,0 +1,101 @@
+/**
+ * The notice events' JetStream stream: billing (crossings) and exports (pauses) publish into it,
+ * the portal's replicas share one durable consumer and ack each event only once its notice was
+ * sent or deliberately dropped. A work queue: an acked event is gone; one nobody has taken yet
+ * waits, so a notice published while no portal runs is sent when one starts.
+ */
+import { jetstream } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { err, type NoticeEvent, ok, type Result, type Subjects } from "@rda/contracts";
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+} from "./jetstream.ts";
+
+const nanos = (ms: number) => ms * 1_000_000;
+
+export const NOTICE_STREAM = {
+  /** A notice nobody could send in a week is no longer news. */
+  maxAgeMs: 7 * 86_400_000,
+  /** A re-published event (same kind and crossing) inside this window is dropped by JetStream. */
+  duplicateWindowMs: 10 * 60_000,
+  /** Redelivery of an event whose portal died while sending it. */
+  ackWaitMs: 60_000,
+} as const;
+
+/**
+ * Creates the stream if it is missing. Its owner (billing, the publisher) passes `replicas` and
+ * also brings an existing stream's limits and copies up to date; the portal only makes sure it
+ * exists, so it never undoes the owner's settings.
+ */
+export async function ensureNoticeStream(
+  jsm: JetStreamManager,
+  subjects: Subjects,
+  replicas?: number,
+): Promise<void> {
+  const settings = {
+    subjects: [subjects.billing.notice],
+    max_age: nanos(NOTICE_STREAM.maxAgeMs),
+    duplicate_window: nanos(NOTICE_STREAM.duplicateWindowMs),
+    ...(replicas !== undefined && { num_replicas: replicas }),
+  };
+  try {
+    await jsm.streams.add({
+      name: subjects.noticeStream,
+      storage: StorageType.File,
+      retention: RetentionPolicy.Workqueue,
+      ...settings,
+    });
+  } catch (error) {
+    if (replicas === undefined) {
+      // It exists (the owner made it), or JetStream refused: only the latter is an error.
+      await jsm.streams.info(subjects.noticeStream).catch(() => {
+        throw error;
+      });
+      return;
+    }
+    await jsm.streams.update(subjects.noticeStream, settings);
+  }
+}
+
+/** The portal replicas' shared durable consumer; never gives up (the stream's age bounds it). */
+export async function ensureNoticeConsumer(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
+  const settings = { ack_wait: nanos(NOTICE_STREAM.ackWaitMs), max_deliver: -1 };
+  try {
+    await jsm.consumers.add(subjects.noticeStream, {
+      durable_name: subjects.noticeConsumer,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: subjects.billing.notice,
+      ...settings,
+    });
+  } catch {
+    await jsm.consumers.update(subjects.noticeStream, subjects.noticeConsumer, settings);
+  }
+}
+
+/**
+ * Publishes one notice event and waits for the stream to hold it. The message id is the kind and
+ * the crossing, so a retried publish is stored once; the portal's once-per-crossing record catches
+ * anything later. A failure is returned, never thrown: the caller logs it.
+ */
+export async function publishNoticeEvent(
+  nats: NatsConnection,
+  subjects: Subjects,
+  event: NoticeEvent,
+  timeoutMs = 5_000,
+): Promise<Result<void>> {
+  try {
+    await jetstream(nats).publish(subjects.billing.notice, JSON.stringify(event), {
+      msgID: `${event.kind}:${event.account_id}:${event.crossing}`,
+      expect: { streamName: subjects.noticeStream },
+      timeout: timeoutMs,
+    });
+    return ok(undefined);
+  } catch (error) {
+    return err(`notice event ${event.kind} not published: ${String(error)}`);
+  }
+}
