@@ -16,8 +16,11 @@ import { err, ok, type Result } from "./result.ts";
 export const EXPORT_LIMITS = {
   /** Longest window between `after` and `before`. */
   maxWindowDays: 366,
-  /** Jobs one key may have queued, running or paused at once. */
-  maxActivePerKey: 3,
+  /**
+   * Jobs one account may have queued, running or paused at once, over all its keys; a key made by
+   * an operator (no account) counts as an account of its own.
+   */
+  maxActivePerAccount: 3,
   /** Rows asked of the upstream per page: the API's largest page. */
   pageSize: 100,
   /** The highest credit ceiling a caller may set. */

@@ -18,6 +18,7 @@ import {
 import { runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
+import { billingJobOwners } from "./job-owner.ts";
 import { ensureJobQueue } from "./job-queue.ts";
 import { exportKeys, redisJobStore } from "./job-store.ts";
 import { filesystemStore, type ObjectStore } from "./object-store.ts";
@@ -109,6 +110,7 @@ export async function startExports(
     source,
     billing,
     links: signedLinks,
+    owners: billingJobOwners(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000),
     logger,
     pagesPerSecond: settings.pagesPerSecond,
     quoteTtlSeconds: 86_400,

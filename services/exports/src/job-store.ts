@@ -1,7 +1,8 @@
 /**
  * Export jobs in Redis: one JSON record per job, changed only by compare-and-set on its version, so
  * the gateway-facing commands and the workers (on any replica) never overwrite each other's change.
- * A key's active jobs (queued, running, paused) are a set, bounded by EXPORT_LIMITS.maxActivePerKey.
+ * An account's active jobs (queued, running, paused) are a set, bounded by
+ * EXPORT_LIMITS.maxActivePerAccount (job-owner.ts says whose set a job joins).
  * The record carries the checkpoint the worker advances after every page.
  */
 import type { ExportFile, ExportManifest, ExportQuery, ExportQuote, ExportState } from "@rda/contracts";
@@ -36,6 +37,11 @@ export interface JobRecord {
   reason: string | null;
   query: ExportQuery;
   quote: ExportQuote;
+  /**
+   * Whose active set the job counts in (job-owner.ts), set when it starts. Records from before
+   * the limit was per account lack it: their set is the key's.
+   */
+  owner?: string;
   /** Bumped each time the job is put on the work queue; older queue messages are dropped. */
   run: number;
   checkpoint: Checkpoint;
@@ -50,7 +56,8 @@ export function exportKeys(namespace: string) {
   const root = namespace === "" ? "rda" : `${namespace}:rda`;
   return {
     job: (id: string) => `${root}:export:${id}`,
-    activeJobs: (keyId: string) => `${root}:exports:active:{${keyId}}`,
+    /** An owner's active jobs: an account id, or a key id for a key without an account. */
+    activeJobs: (owner: string) => `${root}:exports:active:{${owner}}`,
     /** Sorted set of done jobs by the epoch ms their file expires. */
     expiring: `${root}:exports:expiring`,
   };
@@ -87,9 +94,10 @@ export interface JobStore {
     change: (record: JobRecord) => JobRecord | undefined,
     ttlSeconds?: number,
   ): Promise<JobRecord | undefined>;
-  /** Counts the job among its key's active jobs; false when the key is at its limit. */
-  activate(keyId: string, id: string, limit: number): Promise<boolean>;
-  deactivate(keyId: string, id: string): Promise<void>;
+  /** Counts the job among its owner's active jobs; false when the owner is at its limit. */
+  activate(owner: string, id: string, limit: number): Promise<boolean>;
+  /** Takes the job out of its owner's active jobs. */
+  deactivate(record: Pick<JobRecord, "id" | "keyId" | "owner">): Promise<void>;
   scheduleExpiry(id: string, atMs: number): Promise<void>;
   dueForExpiry(nowMs: number): Promise<string[]>;
   forgetExpiry(id: string): Promise<void>;
@@ -124,11 +132,11 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
       }
       throw new JobConflict(`export ${id} changed too often to update`);
     },
-    async activate(keyId, id, limit) {
-      return (await redis.eval(ADD_ACTIVE, 1, keys.activeJobs(keyId), id, limit)) === 1;
+    async activate(owner, id, limit) {
+      return (await redis.eval(ADD_ACTIVE, 1, keys.activeJobs(owner), id, limit)) === 1;
     },
-    async deactivate(keyId, id) {
-      await redis.srem(keys.activeJobs(keyId), id);
+    async deactivate(record) {
+      await redis.srem(keys.activeJobs(record.owner ?? record.keyId), record.id);
     },
     async scheduleExpiry(id, atMs) {
       await redis.zadd(keys.expiring, atMs, id);

@@ -7,6 +7,7 @@ import { buildSubjects, DEADLINE_DEFAULTS } from "@rda/contracts";
 import {
   connectNats,
   createLogger,
+  assertDeadlineOrder,
   env,
   loadConfig,
   natsIdentity,
@@ -44,7 +45,13 @@ const exportsConfigShape = {
   EXPORTS_LINK_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
   /** Where the gateway reaches this service's download listener; default http://127.0.0.1:EXPORTS_PORT. */
   EXPORTS_LINK_URL: env.httpUrl().optional(),
+  /** The wait for an adapter's page: longer than the adapters' UPSTREAM_DEADLINE_MS (checked at start). */
   ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
+  /**
+   * The adapters' upstream deadline, read here only to check it against ADAPTER_TIMEOUT_MS; set it
+   * to the value the adapters run with.
+   */
+  UPSTREAM_DEADLINE_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamDeadlineMs),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),
@@ -58,6 +65,8 @@ const exportsConfigShape = {
 
 runMain("exports", async () => {
   const config = loadConfig(exportsConfigShape);
+  // A page asked of an adapter must outlast the adapter's own upstream deadline (contracts' bounds.ts).
+  assertDeadlineOrder(config);
   const observability = await startObservability("exports", import.meta.url, config);
   const logger = createLogger("exports", { level: config.LOG_LEVEL });
   const namespace = config.RDA_NAMESPACE ?? "";
