@@ -8,7 +8,9 @@
 import { randomBytes } from "node:crypto";
 import {
   EXPORT_LIMITS,
-  type ExportCommand,
+  EXPORT_LIST_LIMIT,
+  type ExportJobCommand,
+  type ExportList,
   type ExportReply,
   type ExportSubjects,
   parseExportRequest,
@@ -51,7 +53,17 @@ const refuse = (status: Refusal["status"], message: string): Refusal => ({
 });
 const NOT_FOUND = refuse(404, "no such export");
 
-export async function runCommand(deps: CommandDeps, command: ExportCommand): Promise<ExportReply> {
+/** The key's exports, newest first: the developer portal's list. */
+export async function listJobs(deps: CommandDeps, keyId: string): Promise<ExportList> {
+  const records = await deps.jobs.listForKey(keyId, EXPORT_LIST_LIMIT);
+  return {
+    jobs: records
+      .filter((record) => record.keyId === keyId)
+      .map((record) => jobView(record, deps.pagesPerSecond)),
+  };
+}
+
+export async function runCommand(deps: CommandDeps, command: ExportJobCommand): Promise<ExportReply> {
   if (command.action === "create") return create(deps, command.key_id, command.balance, command.body);
   const record = await deps.jobs.get(command.id);
   if (record === undefined || record.keyId !== command.key_id) return NOT_FOUND;
@@ -121,6 +133,7 @@ async function create(
     file: null,
   };
   await deps.jobs.create(record, deps.quoteTtlSeconds);
+  await deps.jobs.remember(record, Date.parse(record.createdAt));
   if (!request.value.confirm) return shown(deps, record);
   return start(deps, record, balance);
 }

@@ -15,7 +15,7 @@ import {
   ServiceError,
   serveSubject,
 } from "@rda/service-kit";
-import { runCommand } from "./commands.ts";
+import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
 import { billingJobOwners } from "./job-owner.ts";
@@ -122,7 +122,10 @@ export async function startExports(
     handler: async (payload) => {
       const command = decodeJson(payload, exportCommandSchema);
       if (!command.ok) throw new ServiceError(400, `invalid export command: ${command.error}`);
-      return JSON.stringify(await runCommand(commandDeps, command.value));
+      const { value } = command;
+      const answer =
+        value.action === "list" ? await listJobs(commandDeps, value.key_id) : await runCommand(commandDeps, value);
+      return JSON.stringify(answer);
     },
   });
   const workers =

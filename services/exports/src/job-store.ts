@@ -58,6 +58,8 @@ export function exportKeys(namespace: string) {
     job: (id: string) => `${root}:export:${id}`,
     /** An owner's active jobs: an account id, or a key id for a key without an account. */
     activeJobs: (owner: string) => `${root}:exports:active:{${owner}}`,
+    /** A key's exports by the epoch ms they were made, for its list; the newest are kept. */
+    keyJobs: (keyId: string) => `${root}:exports:by-key:{${keyId}}`,
     /** Sorted set of done jobs by the epoch ms their file expires. */
     expiring: `${root}:exports:expiring`,
   };
@@ -82,6 +84,11 @@ return 1
 
 export class JobConflict extends Error {}
 
+/** Jobs kept in a key's list; older ones leave it (their records expire on their own). */
+const KEPT_PER_KEY = 100;
+/** A list nobody adds to is dropped after the longest a job record can live (30 days). */
+const LIST_LIFETIME_MS = 31 * 86_400_000;
+
 export interface JobStore {
   create(record: JobRecord, ttlSeconds: number): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
@@ -98,6 +105,10 @@ export interface JobStore {
   activate(owner: string, id: string, limit: number): Promise<boolean>;
   /** Takes the job out of its owner's active jobs. */
   deactivate(record: Pick<JobRecord, "id" | "keyId" | "owner">): Promise<void>;
+  /** Adds a new job to its key's list (the newest EXPORT_LIST_LIMIT are kept). */
+  remember(record: Pick<JobRecord, "id" | "keyId">, atMs: number): Promise<void>;
+  /** The key's jobs that still have a record, newest first. */
+  listForKey(keyId: string, limit: number): Promise<JobRecord[]>;
   scheduleExpiry(id: string, atMs: number): Promise<void>;
   dueForExpiry(nowMs: number): Promise<string[]>;
   forgetExpiry(id: string): Promise<void>;
@@ -137,6 +148,24 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
     },
     async deactivate(record) {
       await redis.srem(keys.activeJobs(record.owner ?? record.keyId), record.id);
+    },
+    async remember(record, atMs) {
+      const list = keys.keyJobs(record.keyId);
+      await redis
+        .multi()
+        .zadd(list, atMs, record.id)
+        .zremrangebyrank(list, 0, -(KEPT_PER_KEY + 1))
+        .pexpire(list, LIST_LIFETIME_MS)
+        .exec();
+    },
+    async listForKey(keyId, limit) {
+      const list = keys.keyJobs(keyId);
+      const ids = await redis.zrevrange(list, 0, limit - 1);
+      if (ids.length === 0) return [];
+      const texts = await redis.mget(...ids.map((id) => keys.job(id)));
+      const gone = ids.filter((_, i) => texts[i] === null);
+      if (gone.length > 0) await redis.zrem(list, ...gone);
+      return texts.flatMap((text) => (text === null ? [] : [JSON.parse(text) as JobRecord]));
     },
     async scheduleExpiry(id, atMs) {
       await redis.zadd(keys.expiring, atMs, id);
