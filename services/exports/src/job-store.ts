@@ -82,6 +82,14 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return 1
 `;
 
+/** Adds a job to its key's list, keeps the newest ARGV[3], and renews the list's lifetime. */
+const REMEMBER = `
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[3]) + 1))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`;
+
 export class JobConflict extends Error {}
 
 /** Jobs kept in a key's list; older ones leave it (their records expire on their own). */
@@ -151,18 +159,13 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
     },
     async remember(record, atMs) {
       const list = keys.keyJobs(record.keyId);
-      await redis
-        .multi()
-        .zadd(list, atMs, record.id)
-        .zremrangebyrank(list, 0, -(KEPT_PER_KEY + 1))
-        .pexpire(list, LIST_LIFETIME_MS)
-        .exec();
+      await redis.eval(REMEMBER, 1, list, atMs, record.id, KEPT_PER_KEY, LIST_LIFETIME_MS);
     },
     async listForKey(keyId, limit) {
       const list = keys.keyJobs(keyId);
       const ids = await redis.zrevrange(list, 0, limit - 1);
       if (ids.length === 0) return [];
-      const texts = await redis.mget(...ids.map((id) => keys.job(id)));
+      const texts = await Promise.all(ids.map((id) => redis.get(keys.job(id))));
       const gone = ids.filter((_, i) => texts[i] === null);
       if (gone.length > 0) await redis.zrem(list, ...gone);
       return texts.flatMap((text) => (text === null ? [] : [JSON.parse(text) as JobRecord]));
