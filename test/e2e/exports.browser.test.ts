@@ -39,7 +39,10 @@ const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice
 
 describe("a key's exports in the portal", () => {
   it("quotes, starts, shows the bar reaching 100 % without a reload, and downloads the rows the API pages", async () => {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, acceptDownloads: true });
+    const context = await browser.newContext({
+      viewport: { width: 1100, height: 900 },
+      acceptDownloads: true,
+    });
     const page = await context.newPage();
     const portal = stack.portal!;
     await signUpWithKey(page, portal, `exports-${randomBytes(4).toString("hex")}@example.com`, "research");

@@ -244,7 +244,9 @@ describe("the concurrent exports limit", () => {
     await call(stack, operator.key, "POST", `/v1/exports/${jobOf(own).id}/cancel`);
     // Cancelling one of the account's exports frees its place for any of the account's keys.
     const first = started[0] as { key: string; id: string };
-    expect(jobOf(await call(stack, first.key, "POST", `/v1/exports/${first.id}/cancel`)).state).toBe("cancelled");
+    expect(jobOf(await call(stack, first.key, "POST", `/v1/exports/${first.id}/cancel`)).state).toBe(
+      "cancelled",
+    );
     const again = await call(stack, keys[1] as string, "POST", "/v1/exports", { ...body, confirm: true });
     expect(again.status, JSON.stringify(again.body)).toBe(202);
     for (const job of [...started.slice(1), { key: keys[1] as string, id: jobOf(again).id }])

@@ -152,7 +152,10 @@ async function start(deps: CommandDeps, record: JobRecord, balance: number): Pro
   }
   const owner = await deps.owners(record.keyId);
   if (owner === undefined) {
-    return refuse(503, "billing did not answer in time; the export was not started and nothing was charged, try again");
+    return refuse(
+      503,
+      "billing did not answer in time; the export was not started and nothing was charged, try again",
+    );
   }
   const limit = EXPORT_LIMITS.maxActivePerAccount;
   if (!(await deps.jobs.activate(owner, record.id, limit))) {

@@ -124,7 +124,9 @@ export async function startExports(
       if (!command.ok) throw new ServiceError(400, `invalid export command: ${command.error}`);
       const { value } = command;
       const answer =
-        value.action === "list" ? await listJobs(commandDeps, value.key_id) : await runCommand(commandDeps, value);
+        value.action === "list"
+          ? await listJobs(commandDeps, value.key_id)
+          : await runCommand(commandDeps, value);
       return JSON.stringify(answer);
     },
   });

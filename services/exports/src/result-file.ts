@@ -72,7 +72,11 @@ async function* jsonLines(rows: AsyncIterable<Row>, coverage: Coverage): AsyncGe
   }
 }
 
-async function* csvLines(rows: AsyncIterable<Row>, columns: string[], coverage: Coverage): AsyncGenerator<string> {
+async function* csvLines(
+  rows: AsyncIterable<Row>,
+  columns: string[],
+  coverage: Coverage,
+): AsyncGenerator<string> {
   yield csvLine(columns);
   for await (const row of rows) {
     coverage.see(row);

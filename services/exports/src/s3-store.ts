@@ -85,7 +85,9 @@ export function s3Store(settings: S3StoreSettings): ObjectStore {
     async get(name) {
       try {
         const object = await client.send(new GetObjectCommand({ Bucket, Key: keyOf(name) }));
-        return object.Body === undefined ? Buffer.alloc(0) : Buffer.from(await object.Body.transformToByteArray());
+        return object.Body === undefined
+          ? Buffer.alloc(0)
+          : Buffer.from(await object.Body.transformToByteArray());
       } catch (error) {
         if (missing(error)) return undefined;
         throw error;

@@ -28,7 +28,13 @@ export function createPortalExports(deps: { nats: NatsConnection; subjects: Subj
   const subject = deps.subjects.exports.commands;
   return {
     list: (keyId) =>
-      requestJson(deps.nats, subject, { action: "list", key_id: keyId }, exportListSchema, COMMAND_TIMEOUT_MS),
+      requestJson(
+        deps.nats,
+        subject,
+        { action: "list", key_id: keyId },
+        exportListSchema,
+        COMMAND_TIMEOUT_MS,
+      ),
     command: (command) => requestJson(deps.nats, subject, command, exportReplySchema, COMMAND_TIMEOUT_MS),
   };
 }

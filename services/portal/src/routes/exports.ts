@@ -7,7 +7,13 @@
  */
 import { Readable } from "node:stream";
 import type { ReadableStream } from "node:stream/web";
-import { EXPORT_FORMATS, EXPORT_ID_PATTERN, type ExportJob, type ExportReply, KEY_ID_PATTERN } from "@rda/contracts";
+import {
+  EXPORT_FORMATS,
+  EXPORT_ID_PATTERN,
+  type ExportJob,
+  type ExportReply,
+  KEY_ID_PATTERN,
+} from "@rda/contracts";
 import type { NatsRequestFailure } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
@@ -143,7 +149,8 @@ export function createExport(ctx: PortalContext) {
     if (!signedIn) return reply;
     const keyId = request.params.id;
     const read = readForm(request.body);
-    if (read.request === undefined) return renderList(ctx, reply, signedIn, keyId, read.form, read.problem, 400);
+    if (read.request === undefined)
+      return renderList(ctx, reply, signedIn, keyId, read.form, read.problem, 400);
     const owned = await ownKey(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
     const answer = await ctx.exports.command({
@@ -184,9 +191,15 @@ async function renderJob(
   signedIn: SignedIn,
   keyId: string,
   exportId: string,
-  page: { panelOnly?: boolean; answer?: ExportReply; error?: { title: string; message: string }; status?: number },
+  page: {
+    panelOnly?: boolean;
+    answer?: ExportReply;
+    error?: { title: string; message: string };
+    status?: number;
+  },
 ) {
-  if (!EXPORT_ID_PATTERN.test(exportId)) return sendPageError(ctx, reply, "not_found", { json: page.panelOnly });
+  if (!EXPORT_ID_PATTERN.test(exportId))
+    return sendPageError(ctx, reply, "not_found", { json: page.panelOnly });
   const owned = await ownKey(ctx, reply, signedIn, keyId);
   if ("sent" in owned) return owned.sent;
   let answer = page.answer;
