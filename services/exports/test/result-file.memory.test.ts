@@ -112,6 +112,6 @@ describe("assembling a big export", () => {
     })) as Record<string, unknown>[];
     const n = PAGES * ROWS_PER_PAGE - 1;
     expect(last).toMatchObject({ id: `c${n}`, score: BigInt(n % 7), body: BODY });
-    expect((last?.created_utc as Date).getTime() / 1000).toBe(1_700_000_000 + n);
+    expect((last!.created_utc as Date).getTime() / 1000).toBe(1_700_000_000 + n);
   }, 120_000);
 });
