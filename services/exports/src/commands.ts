@@ -17,6 +17,7 @@ import {
   type Subjects,
 } from "@rda/contracts";
 import type { JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
+import type { ActivityCount } from "./activity-count.ts";
 import type { DownloadLinks } from "./download-links.ts";
 import type { JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
@@ -36,6 +37,8 @@ export interface CommandDeps {
   readonly jobs: JobStore;
   readonly objects: ObjectStore;
   readonly source: PageSource;
+  /** The archive's count of a window's items, for the quote. */
+  readonly count?: ActivityCount;
   readonly billing: PageBilling;
   readonly links: DownloadLinks;
   readonly owners: JobOwners;
@@ -97,7 +100,14 @@ async function create(
   const request = parseExportRequest(body);
   if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
   const id = `exp_${randomBytes(12).toString("hex")}`;
-  const quoted = await makeQuote(request.value.query, deps.source, id, deps, request.value.maxCredits);
+  const quoted = await makeQuote(
+    request.value.query,
+    deps.source,
+    id,
+    deps,
+    request.value.maxCredits,
+    deps.count,
+  );
   if (!quoted.ok) {
     deps.logger.warn({ reason: quoted.reason }, "export quote failed");
     return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");

@@ -15,6 +15,7 @@ import {
   ServiceError,
   serveSubject,
 } from "@rda/service-kit";
+import { adapterActivityCount } from "./activity-count.ts";
 import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
@@ -110,6 +111,11 @@ export async function startExports(
     source,
     billing,
     links: signedLinks,
+    count: adapterActivityCount(
+      nats,
+      subjects,
+      deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,
+    ),
     owners: billingJobOwners(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000),
     logger,
     pagesPerSecond: settings.pagesPerSecond,
