@@ -53,6 +53,17 @@ describe("a key's exports in the portal", () => {
     await page.getByRole("link", { name: "Exports" }).click();
     await page.getByRole("heading", { name: "Exports", level: 1 }).waitFor();
     await expectAccessibleBasics(page);
+    // A form without dates, then one with both a community and an author: each says what to change.
+    await page.getByRole("button", { name: "Get a quote" }).click();
+    await page.getByText("Give the first and the last day of the window as dates.").waitFor();
+    await page.getByLabel("Community").fill("dataisbeautiful");
+    await page.getByLabel("Or an author").fill("someone");
+    await page.getByLabel("First day (UTC)").fill("2026-01-01");
+    await page.getByLabel("Last day (UTC)").fill("2026-01-02");
+    await page.getByRole("button", { name: "Get a quote" }).click();
+    await page.getByText("Give exactly one source: subreddit or author.").waitFor();
+    expect(await page.getByLabel("Community").inputValue()).toBe("dataisbeautiful");
+    await page.getByLabel("Or an author").fill("");
     // Twenty whole days (UTC) of the simulator's busiest community, ending ten days ago.
     const today = Math.floor(Date.now() / 1000 / DAY) * DAY;
     const firstDay = today - 30 * DAY;
@@ -114,11 +125,28 @@ describe("a key's exports in the portal", () => {
     expect(rows.map((row) => row.id)).toEqual(api.rows.map((row) => row.id));
 
     // The list shows the finished export with its credits.
+    const exportPath = new URL(page.url()).pathname;
     await page.getByRole("link", { name: "Exports" }).click();
     const listed = page.locator("tr[data-export-id]");
     expect(await listed.count()).toBe(1);
     expect(await listed.first().textContent()).toMatch(/done[\s\S]*100 %/);
     await screenshot(page, "list");
+
+    // Another account sees none of it: the key's exports, the export, its progress and its file are 404.
+    const stranger = await browser.newContext();
+    const strangerPage = await stranger.newPage();
+    await signUpWithKey(strangerPage, portal, `other-${randomBytes(4).toString("hex")}@example.com`, "other");
+    for (const path of [
+      `/keys/${keyId}/exports`,
+      exportPath,
+      `${exportPath}/progress`,
+      `${exportPath}/file`,
+    ]) {
+      const answer = await strangerPage.request.get(`${portal.url}${path}`);
+      expect(answer.status(), path).toBe(404);
+      expect(await answer.text()).not.toContain("dataisbeautiful");
+    }
+    await stranger.close();
     await context.close();
   });
 });
