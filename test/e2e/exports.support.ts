@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { verifyLedgerReplySchema } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
-import { type ExportSettings, type RunningExports, startExports } from "../../services/exports/src/index.ts";
+import {
+  type ExportSettings,
+  type ObjectStore,
+  type RunningExports,
+  startExports,
+} from "../../services/exports/src/index.ts";
 import { withKey } from "../support/http.ts";
 import type { Stack } from "../support/stack.ts";
 
@@ -26,6 +31,7 @@ export const FAST: ExportSettings = {
 export async function startExportsBeside(
   stack: Stack,
   settings: ExportSettings = FAST,
+  objects?: ObjectStore,
 ): Promise<ExportsBeside> {
   const dir = await mkdtemp(join(tmpdir(), "rda-exports-"));
   const service = await startExports(
@@ -35,6 +41,7 @@ export async function startExportsBeside(
       subjects: stack.subjects,
       namespace: stack.namespace,
       logger: silentLogger(),
+      objects,
       settings: { storageDir: dir, ...settings },
     },
     { port: 0, host: "127.0.0.1" },

@@ -4,7 +4,10 @@
  * for the same 30-day window, credits equal to the pages fetched, the ceiling, the refusals, and
  * ownership.
  */
+import { randomBytes } from "node:crypto";
 import { gunzipSync } from "node:zlib";
+import { createKeyReplySchema } from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
 import { parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody, withKey } from "../support/http.ts";
@@ -59,7 +62,7 @@ describe("an export of a community's 30 days", () => {
     expect(quoted.status, JSON.stringify(quoted.body)).toBe(201);
     const quote = jobOf(quoted);
     expect(quote.state).toBe("quoted");
-    expect(quote.quote.method).toMatch(/probe/);
+    expect(quote.quote.method).toMatch(/probe|counted by the archive/);
     expect(Number(quoted.headers.get("x-credits-used"))).toBe(0);
     expect(await stack.balanceOf(keyId)).toBe(2_000);
 
@@ -168,8 +171,32 @@ describe("limits and bad input", () => {
       confirm: true,
     });
     expect(answer.status).toBe(402);
-    expect(answer.body.error as string).toMatch(/balance is 1; \d+ more credits are needed/);
+    expect(answer.body.error as string).toMatch(/balance is 1: \d+ more credits are needed/);
     expect(await stack.balanceOf(created.id)).toBe(1);
+  });
+
+  it("refuses at start when the balance covers the estimate but not the ceiling, naming the shortfall", async () => {
+    const created = await stack.createKey({ credits: 50 });
+    // One day of posts is a page or two: the estimate fits the balance, the ceiling of 57 does not.
+    const quoted = jobOf(
+      await call(stack, created.key, "POST", "/v1/exports", {
+        kind: "posts",
+        subreddit,
+        after: before - DAY,
+        before,
+        max_credits: 57,
+      }),
+    );
+    expect(quoted.quote.estimated_pages).toBeLessThan(50);
+    expect(quoted.quote.ceiling_credits).toBe(57);
+    const refused = await call(stack, created.key, "POST", `/v1/exports/${quoted.id}/start`);
+    expect(refused.status).toBe(402);
+    expectErrorBody(refused.body);
+    expect(refused.body.error).toMatch(/up to 57 credits .* the balance is 50: 7 more credits are needed/);
+    expect(await stack.balanceOf(created.id)).toBe(50);
+    const still = jobOf(await call(stack, created.key, "GET", `/v1/exports/${quoted.id}`));
+    expect(still.state).toBe("quoted");
+    expect(still.progress.credits_spent).toBe(0);
   });
 
   it("stops at a ceiling below the pages needed, says why, and never spends past it", async () => {
@@ -179,6 +206,51 @@ describe("limits and bad input", () => {
     expect(job.reason).toMatch(/credit ceiling of 2/);
     expect(job.progress.credits_spent).toBe(2);
     expect(await stack.balanceOf(created.id)).toBe(498);
+  });
+});
+
+describe("the concurrent exports limit", () => {
+  it("counts an account's exports over all its keys, and an operator's key on its own", async () => {
+    const account = `acct_${randomBytes(8).toString("hex")}`;
+    const keys = [];
+    for (let i = 0; i < 2; i++) {
+      const reply = await requestJson(
+        stack.nats,
+        stack.subjects.billing.createAccountKey,
+        { account_id: account, label: `exports ${i}` },
+        createKeyReplySchema,
+        5_000,
+      );
+      if (!reply.ok || reply.value.outcome !== "created") throw new Error("no account key");
+      keys.push(reply.value.key);
+    }
+    // A long window of a busy community, paused at once: each stays active without finishing.
+    const body = { kind: "comments", subreddit, after, before, max_credits: 300 };
+    const started = [];
+    for (const key of [keys[0], keys[1], keys[0]] as string[]) {
+      const answer = await call(stack, key, "POST", "/v1/exports", { ...body, confirm: true });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+      started.push({ key, id: jobOf(answer).id });
+      await call(stack, key, "POST", `/v1/exports/${jobOf(answer).id}/pause`);
+    }
+    const fourth = await call(stack, keys[1] as string, "POST", "/v1/exports", { ...body, confirm: true });
+    expect(fourth.status).toBe(429);
+    expectErrorBody(fourth.body);
+    expect(fourth.body.error).toMatch(/an account may have at most 3 .* over all its keys/);
+    // An operator's key belongs to no account: the account's exports do not count against it.
+    const operator = await stack.createKey({ credits: 500 });
+    const own = await call(stack, operator.key, "POST", "/v1/exports", { ...body, confirm: true });
+    expect(own.status, JSON.stringify(own.body)).toBe(202);
+    await call(stack, operator.key, "POST", `/v1/exports/${jobOf(own).id}/cancel`);
+    // Cancelling one of the account's exports frees its place for any of the account's keys.
+    const first = started[0] as { key: string; id: string };
+    expect(jobOf(await call(stack, first.key, "POST", `/v1/exports/${first.id}/cancel`)).state).toBe(
+      "cancelled",
+    );
+    const again = await call(stack, keys[1] as string, "POST", "/v1/exports", { ...body, confirm: true });
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
+    for (const job of [...started.slice(1), { key: keys[1] as string, id: jobOf(again).id }])
+      await call(stack, job.key, "POST", `/v1/exports/${job.id}/cancel`);
   });
 });
 

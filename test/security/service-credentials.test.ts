@@ -5,7 +5,7 @@
  * shows a password.
  */
 import { once } from "node:events";
-import { buildSubjects, exportReplySchema } from "@rda/contracts";
+import { buildSubjects, exportListSchema, exportReplySchema } from "@rda/contracts";
 import { connectNats, requestJson } from "@rda/service-kit";
 import { freePort, silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -147,6 +147,19 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
       5_000,
     );
     await gateway.close();
+    // The portal asks for a key's exports (its list, read from the exports service's own Redis family).
+    const portal = await connectNats(nats.url, "test-portal", silentLogger(), {
+      user: "portal",
+      password: natsPasswords.portal,
+    });
+    const listed = await requestJson(
+      portal,
+      buildSubjects("").exports.commands,
+      { action: "list", key_id: "key_0000000000000000" },
+      exportListSchema,
+      5_000,
+    );
+    await portal.close();
     const ready = await fetch(`http://127.0.0.1:${exportsPort}/readyz`);
     await exports.stop();
 
@@ -154,6 +167,7 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
       ok: true,
       value: { outcome: "refused", status: 404, message: "no such export" },
     });
+    expect(listed).toEqual({ ok: true, value: { jobs: [] } });
     expect(ready.status).toBe(200);
     expect(leaked(exports)).toEqual([]);
   });

@@ -46,6 +46,16 @@ const COMBINATIONS = [
     /UPSTREAM_DEADLINE_MS \(40000\) must be below ADAPTER_TIMEOUT_MS \(35000\)/,
   ],
   [
+    "exports",
+    { UPSTREAM_DEADLINE_MS: "40000" },
+    /UPSTREAM_DEADLINE_MS \(40000\) must be below ADAPTER_TIMEOUT_MS \(35000\)/,
+  ],
+  [
+    "exports",
+    { ADAPTER_TIMEOUT_MS: "20000" },
+    /UPSTREAM_DEADLINE_MS \(30000\) must be below ADAPTER_TIMEOUT_MS \(20000\)/,
+  ],
+  [
     "mcp",
     { ADAPTER_TIMEOUT_MS: "50000" },
     /GATEWAY_TIMEOUT_MS \(40000\) must exceed ADAPTER_TIMEOUT_MS \(50000\)/,

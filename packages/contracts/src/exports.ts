@@ -16,8 +16,11 @@ import { err, ok, type Result } from "./result.ts";
 export const EXPORT_LIMITS = {
   /** Longest window between `after` and `before`. */
   maxWindowDays: 366,
-  /** Jobs one key may have queued, running or paused at once. */
-  maxActivePerKey: 3,
+  /**
+   * Jobs one account may have queued, running or paused at once, over all its keys; a key made by
+   * an operator (no account) counts as an account of its own.
+   */
+  maxActivePerAccount: 3,
   /** Rows asked of the upstream per page: the API's largest page. */
   pageSize: 100,
   /** The highest credit ceiling a caller may set. */
@@ -235,7 +238,16 @@ export type ExportJob = z.infer<typeof exportJobSchema>;
 const keyId = z.string().regex(KEY_ID_PATTERN);
 const exportId = z.string().regex(EXPORT_ID_PATTERN);
 
-export const EXPORT_ACTIONS = ["create", "show", "start", "pause", "resume", "cancel", "file"] as const;
+export const EXPORT_ACTIONS = [
+  "create",
+  "show",
+  "start",
+  "pause",
+  "resume",
+  "cancel",
+  "file",
+  "list",
+] as const;
 export type ExportAction = (typeof EXPORT_ACTIONS)[number];
 
 /** A management request: always for one key, which only ever sees its own jobs. */
@@ -249,8 +261,17 @@ export const exportCommandSchema = z.discriminatedUnion("action", [
   }),
   z.object({ action: z.literal("start"), key_id: keyId, balance: count, id: exportId }),
   z.object({ action: z.enum(["show", "pause", "resume", "cancel", "file"]), key_id: keyId, id: exportId }),
+  /** The key's most recent exports, newest first (the developer portal's list); answered as `ExportList`. */
+  z.object({ action: z.literal("list"), key_id: keyId }),
 ]);
 export type ExportCommand = z.input<typeof exportCommandSchema>;
+/** Every command about one job, answered as an `ExportReply`. */
+export type ExportJobCommand = Exclude<ExportCommand, { action: "list" }>;
+
+/** How many of a key's exports `list` answers with. */
+export const EXPORT_LIST_LIMIT = 50;
+export const exportListSchema = z.object({ jobs: z.array(exportJobSchema) });
+export type ExportList = z.infer<typeof exportListSchema>;
 
 /** The file's storage location for a download; only for its owner and only once done. */
 export const exportFileSchema = z.object({

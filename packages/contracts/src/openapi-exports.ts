@@ -127,8 +127,8 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
         ...(name === "start"
           ? {
               "402": refusal(
-                "The balance is below the quote's estimated pages; the message says how many more credits are needed.",
-                "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed",
+                "The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged.",
+                "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
               ),
             }
           : {}),
@@ -141,7 +141,7 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
         operationId: "createExport",
         tags: [EXPORTS_TAG.name],
         summary: "Quote an export, and start it with confirm",
-        description: `Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With \`confirm: true\` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. A key may have ${EXPORT_LIMITS.maxActivePerKey} exports queued, running or paused at once; the window spans at most ${EXPORT_LIMITS.maxWindowDays} days.`,
+        description: `Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With \`confirm: true\` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have ${EXPORT_LIMITS.maxActivePerAccount} exports queued, running or paused at once over all its keys (429 past it); the window spans at most ${EXPORT_LIMITS.maxWindowDays} days.`,
         requestBody,
         responses: {
           "201": jobAnswer("Quoted (state `quoted`); nothing charged."),
@@ -151,8 +151,8 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
             "invalid parameter: kind: must be posts or comments",
           ),
           "402": refusal(
-            "With confirm: the balance is below the estimated pages; the message says by how much.",
-            "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed",
+            "With confirm: the balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. The quote is kept and nothing is charged.",
+            "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
           ),
           ...common,
         },

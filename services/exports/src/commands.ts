@@ -8,14 +8,18 @@
 import { randomBytes } from "node:crypto";
 import {
   EXPORT_LIMITS,
-  type ExportCommand,
+  EXPORT_LIST_LIMIT,
+  type ExportJobCommand,
+  type ExportList,
   type ExportReply,
   type ExportSubjects,
   parseExportRequest,
   type Subjects,
 } from "@rda/contracts";
 import type { JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
+import type { ActivityCount } from "./activity-count.ts";
 import type { DownloadLinks } from "./download-links.ts";
+import type { JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
 import type { JobRecord, JobStore } from "./job-store.ts";
 import { jobView } from "./job-view.ts";
@@ -33,8 +37,11 @@ export interface CommandDeps {
   readonly jobs: JobStore;
   readonly objects: ObjectStore;
   readonly source: PageSource;
+  /** The archive's count of a window's items, for the quote. */
+  readonly count?: ActivityCount;
   readonly billing: PageBilling;
   readonly links: DownloadLinks;
+  readonly owners: JobOwners;
   readonly logger: Logger;
   readonly pagesPerSecond: number;
   /** How long a quote that was never started is kept. */
@@ -49,7 +56,17 @@ const refuse = (status: Refusal["status"], message: string): Refusal => ({
 });
 const NOT_FOUND = refuse(404, "no such export");
 
-export async function runCommand(deps: CommandDeps, command: ExportCommand): Promise<ExportReply> {
+/** The key's exports, newest first: the developer portal's list. */
+export async function listJobs(deps: CommandDeps, keyId: string): Promise<ExportList> {
+  const records = await deps.jobs.listForKey(keyId, EXPORT_LIST_LIMIT);
+  return {
+    jobs: records
+      .filter((record) => record.keyId === keyId)
+      .map((record) => jobView(record, deps.pagesPerSecond)),
+  };
+}
+
+export async function runCommand(deps: CommandDeps, command: ExportJobCommand): Promise<ExportReply> {
   if (command.action === "create") return create(deps, command.key_id, command.balance, command.body);
   const record = await deps.jobs.get(command.id);
   if (record === undefined || record.keyId !== command.key_id) return NOT_FOUND;
@@ -83,7 +100,14 @@ async function create(
   const request = parseExportRequest(body);
   if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
   const id = `exp_${randomBytes(12).toString("hex")}`;
-  const quoted = await makeQuote(request.value.query, deps.source, id, deps, request.value.maxCredits);
+  const quoted = await makeQuote(
+    request.value.query,
+    deps.source,
+    id,
+    deps,
+    request.value.maxCredits,
+    deps.count,
+  );
   if (!quoted.ok) {
     deps.logger.warn({ reason: quoted.reason }, "export quote failed");
     return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");
@@ -119,6 +143,7 @@ async function create(
     file: null,
   };
   await deps.jobs.create(record, deps.quoteTtlSeconds);
+  await deps.jobs.remember(record, Date.parse(record.createdAt));
   if (!request.value.confirm) return shown(deps, record);
   return start(deps, record, balance);
 }
@@ -126,30 +151,45 @@ async function create(
 async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportReply> {
   if (record.state !== "quoted")
     return refuse(409, `this export was already started (it is ${record.state})`);
-  const needed = record.quote.estimated_pages;
-  if (needed > balance) {
+  // The most the job can cost is its ceiling, not the estimate: a job started on the estimate
+  // alone could pause at a zero balance part-way, with credits spent on a file it cannot finish.
+  const ceiling = record.quote.ceiling_credits;
+  if (ceiling > balance) {
     return refuse(
       402,
-      `insufficient credits: this export is estimated at ${needed} credits (ceiling ${record.quote.ceiling_credits}) and the balance is ${balance}; ${needed - balance} more credits are needed`,
+      `insufficient credits: this export may cost up to ${ceiling} credits (its ceiling; estimated ${record.quote.estimated_pages}) and the balance is ${balance}: ${ceiling - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
     );
   }
-  if (!(await deps.jobs.activate(record.keyId, record.id, EXPORT_LIMITS.maxActivePerKey))) {
+  const owner = await deps.owners(record.keyId);
+  if (owner === undefined) {
+    return refuse(
+      503,
+      "billing did not answer in time; the export was not started and nothing was charged, try again",
+    );
+  }
+  const limit = EXPORT_LIMITS.maxActivePerAccount;
+  if (!(await deps.jobs.activate(owner, record.id, limit))) {
     return refuse(
       429,
-      `too many exports: a key may have at most ${EXPORT_LIMITS.maxActivePerKey} queued, running or paused at once`,
+      `too many exports: an account may have at most ${limit} queued, running or paused at once, over all its keys`,
     );
   }
-  return requeue(deps, record, ["quoted"]);
+  return requeue(deps, record, ["quoted"], owner);
 }
 
 /** Moves the job to `queued` under a new run and puts that run on the work queue. */
-async function requeue(deps: CommandDeps, record: JobRecord, from: readonly string[]): Promise<ExportReply> {
+async function requeue(
+  deps: CommandDeps,
+  record: JobRecord,
+  from: readonly string[],
+  owner?: string,
+): Promise<ExportReply> {
   // A job that is not expired keeps its record for the retention after it ends; until then, a day.
   const queued = await deps.jobs.update(
     record.id,
     (r) =>
       from.includes(r.state)
-        ? { ...r, state: "queued", pausedBy: null, reason: null, run: r.run + 1 }
+        ? { ...r, state: "queued", pausedBy: null, reason: null, run: r.run + 1, owner: owner ?? r.owner }
         : undefined,
     86_400 * 30,
   );
@@ -194,7 +234,7 @@ async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply
   if (cancelled?.state !== "cancelled") {
     return refuse(409, `a ${cancelled?.state ?? record.state} export cannot be cancelled`);
   }
-  await deps.jobs.deactivate(record.keyId, record.id);
+  await deps.jobs.deactivate(cancelled);
   // A page debited by a worker that died is given back here when no worker will run the job again;
   // a running worker sees the cancel after its page and refunds nothing twice (the marker decides).
   await refundInflight(deps, cancelled, "cancelled");

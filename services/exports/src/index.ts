@@ -15,9 +15,11 @@ import {
   ServiceError,
   serveSubject,
 } from "@rda/service-kit";
-import { runCommand } from "./commands.ts";
+import { adapterActivityCount } from "./activity-count.ts";
+import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
+import { billingJobOwners } from "./job-owner.ts";
 import { ensureJobQueue } from "./job-queue.ts";
 import { exportKeys, redisJobStore } from "./job-store.ts";
 import { filesystemStore, type ObjectStore } from "./object-store.ts";
@@ -109,6 +111,12 @@ export async function startExports(
     source,
     billing,
     links: signedLinks,
+    count: adapterActivityCount(
+      nats,
+      subjects,
+      deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,
+    ),
+    owners: billingJobOwners(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000),
     logger,
     pagesPerSecond: settings.pagesPerSecond,
     quoteTtlSeconds: 86_400,
@@ -120,7 +128,12 @@ export async function startExports(
     handler: async (payload) => {
       const command = decodeJson(payload, exportCommandSchema);
       if (!command.ok) throw new ServiceError(400, `invalid export command: ${command.error}`);
-      return JSON.stringify(await runCommand(commandDeps, command.value));
+      const { value } = command;
+      const answer =
+        value.action === "list"
+          ? await listJobs(commandDeps, value.key_id)
+          : await runCommand(commandDeps, value);
+      return JSON.stringify(answer);
     },
   });
   const workers =

@@ -1,7 +1,8 @@
 /**
  * Export jobs in Redis: one JSON record per job, changed only by compare-and-set on its version, so
  * the gateway-facing commands and the workers (on any replica) never overwrite each other's change.
- * A key's active jobs (queued, running, paused) are a set, bounded by EXPORT_LIMITS.maxActivePerKey.
+ * An account's active jobs (queued, running, paused) are a set, bounded by
+ * EXPORT_LIMITS.maxActivePerAccount (job-owner.ts says whose set a job joins).
  * The record carries the checkpoint the worker advances after every page.
  */
 import type { ExportFile, ExportManifest, ExportQuery, ExportQuote, ExportState } from "@rda/contracts";
@@ -36,6 +37,11 @@ export interface JobRecord {
   reason: string | null;
   query: ExportQuery;
   quote: ExportQuote;
+  /**
+   * Whose active set the job counts in (job-owner.ts), set when it starts. Records from before
+   * the limit was per account lack it: their set is the key's.
+   */
+  owner?: string;
   /** Bumped each time the job is put on the work queue; older queue messages are dropped. */
   run: number;
   checkpoint: Checkpoint;
@@ -50,7 +56,10 @@ export function exportKeys(namespace: string) {
   const root = namespace === "" ? "rda" : `${namespace}:rda`;
   return {
     job: (id: string) => `${root}:export:${id}`,
-    activeJobs: (keyId: string) => `${root}:exports:active:{${keyId}}`,
+    /** An owner's active jobs: an account id, or a key id for a key without an account. */
+    activeJobs: (owner: string) => `${root}:exports:active:{${owner}}`,
+    /** A key's exports by the epoch ms they were made, for its list; the newest are kept. */
+    keyJobs: (keyId: string) => `${root}:exports:by-key:{${keyId}}`,
     /** Sorted set of done jobs by the epoch ms their file expires. */
     expiring: `${root}:exports:expiring`,
   };
@@ -73,10 +82,24 @@ redis.call('SADD', KEYS[1], ARGV[1])
 return 1
 `;
 
+/** Adds a job to its key's list, keeps the newest ARGV[3], and renews the list's lifetime. */
+const REMEMBER = `
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[3]) + 1))
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`;
+
 const compareAndSet = luaScript(COMPARE_AND_SET);
 const addActive = luaScript(ADD_ACTIVE);
+const rememberJob = luaScript(REMEMBER);
 
 export class JobConflict extends Error {}
+
+/** Jobs kept in a key's list; older ones leave it (their records expire on their own). */
+const KEPT_PER_KEY = 100;
+/** A list nobody adds to is dropped after the longest a job record can live (30 days). */
+const LIST_LIFETIME_MS = 31 * 86_400_000;
 
 export interface JobStore {
   create(record: JobRecord, ttlSeconds: number): Promise<void>;
@@ -90,9 +113,14 @@ export interface JobStore {
     change: (record: JobRecord) => JobRecord | undefined,
     ttlSeconds?: number,
   ): Promise<JobRecord | undefined>;
-  /** Counts the job among its key's active jobs; false when the key is at its limit. */
-  activate(keyId: string, id: string, limit: number): Promise<boolean>;
-  deactivate(keyId: string, id: string): Promise<void>;
+  /** Counts the job among its owner's active jobs; false when the owner is at its limit. */
+  activate(owner: string, id: string, limit: number): Promise<boolean>;
+  /** Takes the job out of its owner's active jobs. */
+  deactivate(record: Pick<JobRecord, "id" | "keyId" | "owner">): Promise<void>;
+  /** Adds a new job to its key's list (the newest EXPORT_LIST_LIMIT are kept). */
+  remember(record: Pick<JobRecord, "id" | "keyId">, atMs: number): Promise<void>;
+  /** The key's jobs that still have a record, newest first. */
+  listForKey(keyId: string, limit: number): Promise<JobRecord[]>;
   scheduleExpiry(id: string, atMs: number): Promise<void>;
   dueForExpiry(nowMs: number): Promise<string[]>;
   forgetExpiry(id: string): Promise<void>;
@@ -124,11 +152,24 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
       }
       throw new JobConflict(`export ${id} changed too often to update`);
     },
-    async activate(keyId, id, limit) {
-      return (await addActive.run(redis, [keys.activeJobs(keyId)], [id, limit])) === 1;
+    async activate(owner, id, limit) {
+      return (await addActive.run(redis, [keys.activeJobs(owner)], [id, limit])) === 1;
     },
-    async deactivate(keyId, id) {
-      await redis.srem(keys.activeJobs(keyId), id);
+    async deactivate(record) {
+      await redis.srem(keys.activeJobs(record.owner ?? record.keyId), record.id);
+    },
+    async remember(record, atMs) {
+      const list = keys.keyJobs(record.keyId);
+      await rememberJob.run(redis, [list], [atMs, record.id, KEPT_PER_KEY, LIST_LIFETIME_MS]);
+    },
+    async listForKey(keyId, limit) {
+      const list = keys.keyJobs(keyId);
+      const ids = await redis.zrevrange(list, 0, limit - 1);
+      if (ids.length === 0) return [];
+      const texts = await Promise.all(ids.map((id) => redis.get(keys.job(id))));
+      const gone = ids.filter((_, i) => texts[i] === null);
+      if (gone.length > 0) await redis.zrem(list, ...gone);
+      return texts.flatMap((text) => (text === null ? [] : [JSON.parse(text) as JobRecord]));
     },
     async scheduleExpiry(id, atMs) {
       await redis.zadd(keys.expiring, atMs, id);

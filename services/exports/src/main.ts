@@ -5,6 +5,8 @@
  */
 import { buildSubjects, DEADLINE_DEFAULTS } from "@rda/contracts";
 import {
+  assertDeadlineOrder,
+  ConfigError,
   connectNats,
   createLogger,
   env,
@@ -17,7 +19,7 @@ import {
   startObservability,
 } from "@rda/service-kit";
 import { z } from "zod";
-import { startExports } from "./index.ts";
+import { type ObjectStore, startExports } from "./index.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -27,6 +29,23 @@ const exportsConfigShape = {
   HOST: env.host(),
   /** The filesystem object store: a directory every replica shares (a volume). */
   EXPORTS_DIR: z.string().min(1).default("data/exports"),
+  /** Set: files go to this S3-compatible bucket instead of EXPORTS_DIR (s3-store.ts). */
+  EXPORTS_S3_BUCKET: z.string().min(3).max(63).optional(),
+  /** Keys start with this, e.g. `exports/`. */
+  EXPORTS_S3_PREFIX: z
+    .string()
+    .regex(/^([^/]+\/)*$/, { error: "must be empty or end with /, as exports/" })
+    .optional(),
+  /** An S3-compatible server (MinIO, Ceph, R2, …); unset for AWS S3. */
+  EXPORTS_S3_ENDPOINT: env.httpUrl().optional(),
+  EXPORTS_S3_REGION: z.string().min(1).default("us-east-1"),
+  /** Both or neither; neither: the SDK's default credential chain (a pod or instance role). */
+  EXPORTS_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  EXPORTS_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** `1`: path-style URLs (endpoint/bucket/key), which most S3-compatible servers need. */
+  EXPORTS_S3_FORCE_PATH_STYLE: z.enum(["0", "1", "true", "false"]).default("0"),
+  /** `1`: send and check the SDK's default checksums on every request (AWS S3 takes them). */
+  EXPORTS_S3_ALWAYS_CHECKSUM: z.enum(["0", "1", "true", "false"]).default("0"),
   /** The export share of the upstream budget, per job, in pages per second. */
   EXPORTS_PAGES_PER_SECOND: env.positiveInt(2),
   /** Jobs one replica runs at once. */
@@ -44,7 +63,13 @@ const exportsConfigShape = {
   EXPORTS_LINK_SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
   /** Where the gateway reaches this service's download listener; default http://127.0.0.1:EXPORTS_PORT. */
   EXPORTS_LINK_URL: env.httpUrl().optional(),
+  /** The wait for an adapter's page: longer than the adapters' UPSTREAM_DEADLINE_MS (checked at start). */
   ADAPTER_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.adapterTimeoutMs),
+  /**
+   * The adapters' upstream deadline, read here only to check it against ADAPTER_TIMEOUT_MS; set it
+   * to the value the adapters run with.
+   */
+  UPSTREAM_DEADLINE_MS: env.positiveInt(DEADLINE_DEFAULTS.upstreamDeadlineMs),
   BILLING_TIMEOUT_MS: env.positiveInt(5_000),
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),
@@ -56,8 +81,43 @@ const exportsConfigShape = {
   ...observabilityEnv(9210),
 } as const;
 
+const yes = (value: string) => value === "1" || value === "true";
+
+/**
+ * An S3-compatible bucket when EXPORTS_S3_BUCKET is set; otherwise the filesystem (startExports'
+ * default). The S3 client is loaded only when it is used: it is large, and a replica's start-up
+ * time is how soon it can take over a dead replica's job.
+ */
+async function objectStoreOf(config: ExportsConfig): Promise<ObjectStore | undefined> {
+  if (config.EXPORTS_S3_BUCKET === undefined) return undefined;
+  const keyId = config.EXPORTS_S3_ACCESS_KEY_ID;
+  const secret = config.EXPORTS_S3_SECRET_ACCESS_KEY;
+  if ((keyId === undefined) !== (secret === undefined)) {
+    throw new ConfigError([
+      "EXPORTS_S3_ACCESS_KEY_ID and EXPORTS_S3_SECRET_ACCESS_KEY: set both, or neither for the default credential chain",
+    ]);
+  }
+  const { s3Store } = await import("./s3-store.ts");
+  return s3Store({
+    bucket: config.EXPORTS_S3_BUCKET,
+    prefix: config.EXPORTS_S3_PREFIX,
+    endpoint: config.EXPORTS_S3_ENDPOINT,
+    region: config.EXPORTS_S3_REGION,
+    credentials:
+      keyId === undefined || secret === undefined
+        ? undefined
+        : { accessKeyId: keyId, secretAccessKey: secret },
+    forcePathStyle: yes(config.EXPORTS_S3_FORCE_PATH_STYLE),
+    alwaysChecksum: yes(config.EXPORTS_S3_ALWAYS_CHECKSUM),
+  });
+}
+
+type ExportsConfig = ReturnType<typeof loadConfig<typeof exportsConfigShape>>;
+
 runMain("exports", async () => {
   const config = loadConfig(exportsConfigShape);
+  // A page asked of an adapter must outlast the adapter's own upstream deadline (contracts' bounds.ts).
+  assertDeadlineOrder(config);
   const observability = await startObservability("exports", import.meta.url, config);
   const logger = createLogger("exports", { level: config.LOG_LEVEL });
   const namespace = config.RDA_NAMESPACE ?? "";
@@ -67,6 +127,7 @@ runMain("exports", async () => {
     {
       nats,
       redis,
+      objects: await objectStoreOf(config),
       subjects: buildSubjects(namespace),
       namespace,
       logger,

@@ -1,14 +1,16 @@
 /**
- * The price quote of an export. The upstream we use offers no time-series count for a community's
- * or an author's items (docs/upstream.md lists what we call), so the window is cut into equal
- * strata and one free probe page (ids and times only) is asked at the start of each. A probe that
- * reaches the next stratum's start counts its stratum exactly; one that does not gives the
- * stratum's density (rows per second over the span it covered). Small windows are so counted
- * exactly; large ones are estimated stratum by stratum, which follows changes in activity. Pages
- * follow from rows and the rows a full page really held in the probes (pages never split a second,
- * so a full page holds a little under the page size).
+ * The price quote of an export. The window is cut into equal strata and one free probe page (ids
+ * and times only) is asked at the start of each. A probe that reaches the next stratum's start
+ * counts its stratum exactly; so small windows are counted exactly. For larger ones the rows are the
+ * archive's own count of the window (its aggregate, through the activity count, activity-count.ts),
+ * asked beside the probes; only when that count cannot be had are they estimated stratum by stratum
+ * from each probe's density (rows per second over the span it covered), which misjudges bursty
+ * communities (comments come in bursts around busy threads). Pages follow from rows and the rows a
+ * full page really held in the probes (pages never split a second, so a full page holds a little
+ * under the page size).
  */
 import { EXPORT_LIMITS, type ExportQuery, type ExportQuote, exportPageParams } from "@rda/contracts";
+import type { ActivityCount } from "./activity-count.ts";
 import type { PageSource } from "./page-source.ts";
 
 export const PROBES = 6;
@@ -27,6 +29,7 @@ export async function makeQuote(
   requestIdBase: string,
   settings: QuoteSettings,
   maxCredits?: number,
+  count?: ActivityCount,
 ): Promise<QuoteResult> {
   const span = query.before - query.after;
   const strata = Math.max(1, Math.min(PROBES, Math.floor(span / 60)));
@@ -39,11 +42,14 @@ export async function makeQuote(
   );
   // Probes ask without q: pages are cut before the filter, so the page count does not depend on it.
   const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
-  const probes = await Promise.all(
-    probeAt.map((at, i) =>
-      source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`, "interactive"),
+  const [counted, probes] = await Promise.all([
+    count?.({ ...query, q: undefined }, `${requestIdBase}.count`),
+    Promise.all(
+      probeAt.map((at, i) =>
+        source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`, "interactive"),
+      ),
     ),
-  );
+  ]);
   let rows = 0;
   let exact = 0;
   const fills: number[] = [];
@@ -68,6 +74,8 @@ export async function makeQuote(
       rows += before + Math.round(density * (end - at));
     }
   }
+  const byArchive = exact < strata && counted !== undefined;
+  if (byArchive) rows = counted;
   const fill = fills.length > 0 ? fills.reduce((a, b) => a + b, 0) / fills.length : EXPORT_LIMITS.pageSize;
   // Every full page says has_more, and the listing ends on a page that is not full.
   const pages = Math.floor(rows / Math.max(1, fill)) + 1;
@@ -75,7 +83,9 @@ export async function makeQuote(
   const how =
     exact === strata
       ? `counted exactly: ${strata} probe page${strata > 1 ? "s" : ""} covered the whole window`
-      : `sampled: the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
+      : byArchive
+        ? `rows counted by the archive's aggregate over the window`
+        : `sampled (the archive's count was not available): the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
   const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
   return {
     ok: true,

@@ -1,16 +1,26 @@
 /**
  * Turns a finished job's pages (JSON lines, one object per row, in page order) into the file the
- * caller asked for, and its manifest. JSONL keeps each row as the API returned it; CSV follows
- * csv.ts; Parquet is written by DuckDB (parquet.ts) with a typed schema. Gzip applies to the text
- * formats. The pages stay until the job is recorded done (the worker removes them then), so a
+ * caller asked for, and its manifest, without holding the rows in memory: the pages are read as
+ * streams, line by line, and the file is written to a temporary file on disk (gzip streamed where
+ * asked), then moved or uploaded into the object store. JSONL keeps each row as the API returned
+ * it; CSV follows csv.ts; Parquet is written by DuckDB from a staged JSONL file (parquet.ts) with a
+ * typed schema. Columns (CSV without `fields`, Parquet) take one pass over the pages before the
+ * writing pass. The pages stay until the job is recorded done (the worker removes them then), so a
  * worker that dies while assembling leaves everything another needs to assemble again.
  */
 import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Readable, type Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
 import type { ExportFile, ExportManifest, ExportQuery } from "@rda/contracts";
-import { csvColumns, csvLine } from "./csv.ts";
+import { csvLine } from "./csv.ts";
 import type { ObjectStore } from "./object-store.ts";
-import { writeParquet } from "./parquet.ts";
+import { ColumnScan, writeParquet } from "./parquet.ts";
 
 export function partName(id: string, page: number): string {
   return `${id}/parts/${String(page).padStart(7, "0")}.jsonl`;
@@ -22,52 +32,105 @@ const CONTENT_TYPES = {
   parquet: "application/vnd.apache.parquet",
 };
 
+type Row = Record<string, unknown>;
+
+/** Every row of the job's pages, in order, read one line at a time. */
+async function* rowsOf(store: ObjectStore, id: string, pages: number): AsyncGenerator<Row> {
+  for (let page = 1; page <= pages; page++) {
+    const stream = await store.open(partName(id, page));
+    if (stream === undefined) throw new Error(`page ${page} of ${id} is missing from the store`);
+    for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+      if (line !== "") yield JSON.parse(line) as Row;
+    }
+  }
+}
+
+/** Row count and time span, gathered as the rows go by. */
+class Coverage {
+  rows = 0;
+  first: number | null = null;
+  last: number | null = null;
+  see(row: Row) {
+    this.rows += 1;
+    const time = row.created_utc as number;
+    if (this.first === null || time < this.first) this.first = time;
+    if (this.last === null || time > this.last) this.last = time;
+  }
+}
+
+/** Writes text chunks to `path`, through gzip when asked; backpressure is the stream's. */
+async function writeText(chunks: AsyncIterable<string>, path: string, gzip: boolean): Promise<void> {
+  const steps: (Readable | Transform)[] = [Readable.from(chunks)];
+  if (gzip) steps.push(createGzip());
+  await pipeline([...steps, createWriteStream(path)]);
+}
+
+async function* jsonLines(rows: AsyncIterable<Row>, coverage: Coverage): AsyncGenerator<string> {
+  for await (const row of rows) {
+    coverage.see(row);
+    yield `${JSON.stringify(row)}\n`;
+  }
+}
+
+async function* csvLines(
+  rows: AsyncIterable<Row>,
+  columns: string[],
+  coverage: Coverage,
+): AsyncGenerator<string> {
+  yield csvLine(columns);
+  for await (const row of rows) {
+    coverage.see(row);
+    yield csvLine(columns.map((name) => row[name]));
+  }
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
 export async function assembleResult(
   store: ObjectStore,
   id: string,
   query: ExportQuery,
   pages: number,
 ): Promise<{ file: ExportFile; manifest: ExportManifest }> {
-  const rows: Record<string, unknown>[] = [];
-  for (let page = 1; page <= pages; page++) {
-    const text = (await store.get(partName(id, page)))?.toString("utf8");
-    if (text === undefined) throw new Error(`page ${page} of ${id} is missing from the store`);
-    for (const line of text.split("\n")) if (line !== "") rows.push(JSON.parse(line));
+  const workdir = await mkdtemp(join(tmpdir(), `rda-${id}-`));
+  try {
+    const out = join(workdir, "out");
+    const coverage = new Coverage();
+    const rows = () => rowsOf(store, id, pages);
+    if (query.format === "jsonl") {
+      await writeText(jsonLines(rows(), coverage), out, query.gzip);
+    } else if (query.format === "csv") {
+      const columns = query.fields?.split(",") ?? (await new ColumnScan().scan(rows())).names();
+      await writeText(csvLines(rows(), columns, coverage), out, query.gzip);
+    } else {
+      const columns = await new ColumnScan().scan(rows());
+      await writeParquet(rows(), columns, workdir, out, (row) => coverage.see(row));
+    }
+    const bytes = (await stat(out)).size;
+    const sha256 = await sha256Of(out);
+    const extension = `${query.format}${query.gzip ? ".gz" : ""}`;
+    const path = `${id}/${id}.${extension}`;
+    await store.putFile(path, out);
+    const { format, gzip, ...asked } = query;
+    const manifest: ExportManifest = {
+      rows: coverage.rows,
+      bytes,
+      sha256,
+      format,
+      gzip,
+      query: asked,
+      covered: { first_created_utc: coverage.first, last_created_utc: coverage.last },
+      pages,
+      created_at: new Date().toISOString(),
+    };
+    await store.put(`${id}/manifest.json`, JSON.stringify(manifest, null, 2));
+    const contentType = query.gzip ? "application/gzip" : CONTENT_TYPES[format];
+    return { file: { path, bytes, content_type: contentType, filename: `${id}.${extension}` }, manifest };
+  } finally {
+    await rm(workdir, { recursive: true, force: true });
   }
-  let body: Buffer;
-  if (query.format === "jsonl") {
-    body = Buffer.from(rows.map((row) => `${JSON.stringify(row)}\n`).join(""), "utf8");
-  } else if (query.format === "csv") {
-    const columns = csvColumns(rows, query.fields);
-    const lines = [csvLine(columns), ...rows.map((row) => csvLine(columns.map((name) => row[name])))];
-    body = Buffer.from(lines.join(""), "utf8");
-  } else {
-    body = await writeParquet(rows, query.kind);
-  }
-  if (query.gzip) body = gzipSync(body);
-  const extension = `${query.format}${query.gzip ? ".gz" : ""}`;
-  const path = `${id}/${id}.${extension}`;
-  await store.put(path, body);
-  const times = rows.map((row) => row.created_utc as number);
-  const { format, gzip, ...asked } = query;
-  const manifest: ExportManifest = {
-    rows: rows.length,
-    bytes: body.length,
-    sha256: createHash("sha256").update(body).digest("hex"),
-    format,
-    gzip,
-    query: asked,
-    covered: {
-      first_created_utc: times.length > 0 ? Math.min(...times) : null,
-      last_created_utc: times.length > 0 ? Math.max(...times) : null,
-    },
-    pages,
-    created_at: new Date().toISOString(),
-  };
-  await store.put(`${id}/manifest.json`, JSON.stringify(manifest, null, 2));
-  const contentType = query.gzip ? "application/gzip" : CONTENT_TYPES[format];
-  return {
-    file: { path, bytes: body.length, content_type: contentType, filename: `${id}.${extension}` },
-    manifest,
-  };
 }

@@ -299,7 +299,7 @@ async function finish(deps: WorkerDeps, record: JobRecord): Promise<RunOutcome> 
     Math.ceil(deps.settings.retentionMs / 1000) + 86_400,
   );
   if (done?.state === "done") {
-    await deps.jobs.deactivate(record.keyId, record.id);
+    await deps.jobs.deactivate(record);
     await deps.jobs.scheduleExpiry(record.id, expires);
     await deps.objects.removeAll(`${record.id}/parts`);
     deps.logger.info({ export_id: record.id, rows: manifest.rows, pages: manifest.pages }, "export done");
@@ -315,7 +315,7 @@ async function fail(deps: WorkerDeps, record: JobRecord, reason: string): Promis
   );
   if (failed?.state === "failed") {
     await refundInflight(deps, failed, "export_failed");
-    await deps.jobs.deactivate(record.keyId, record.id);
+    await deps.jobs.deactivate(record);
     await deps.objects.removeAll(`${record.id}/parts`);
     deps.logger.warn({ export_id: record.id, reason }, "export failed");
   }

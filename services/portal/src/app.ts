@@ -26,6 +26,7 @@ import { Eta } from "eta";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { createPortalBilling } from "./billing-client.ts";
 import type { PortalContext } from "./context.ts";
+import { createPortalExports } from "./exports-client.ts";
 import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
@@ -187,6 +188,7 @@ function buildContext(deps: PortalDeps): PortalContext {
     mailer: deps.mailer,
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
     billing,
+    exports: createPortalExports({ nats, subjects: deps.subjects }),
     oauth: createPortalOAuth({
       redis,
       nats,

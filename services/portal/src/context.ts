@@ -2,6 +2,7 @@
 import type { FailedAuthLimiter, Logger } from "@rda/service-kit";
 import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
+import type { PortalExports } from "./exports-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
 import type { Notifier } from "./notices/notifier.ts";
@@ -27,6 +28,8 @@ export interface PortalContext {
   readonly devices: DeviceStore;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
+  /** A key's export jobs, through the exports service (routes/exports.ts). */
+  readonly exports: PortalExports;
   /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
   readonly failedAuth: FailedAuthLimiter;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */

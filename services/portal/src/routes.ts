@@ -6,6 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import type { PortalContext } from "./context.ts";
 import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from "./routes/billing.ts";
+import { createExport, exportAction, exportFile, exportPage, exportsPage } from "./routes/exports.ts";
 import {
   createKey,
   keyPage,
@@ -57,6 +58,13 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.post("/keys/:id/rotate", rotateKey(ctx));
   app.post("/keys/:id/revoke", revokeKey(ctx));
   app.post("/keys/:id/cap", setSpendCap(ctx));
+  app.get("/keys/:id/exports", exportsPage(ctx));
+  app.post("/keys/:id/exports", createExport(ctx));
+  app.get("/keys/:id/exports/:exportId", exportPage(ctx));
+  app.get("/keys/:id/exports/:exportId/progress", exportPage(ctx, true));
+  app.get("/keys/:id/exports/:exportId/file", exportFile(ctx));
+  for (const action of ["start", "pause", "resume", "cancel"] as const)
+    app.post(`/keys/:id/exports/:exportId/${action}`, exportAction(ctx, action));
   app.get("/notifications", notificationsPage(ctx));
   app.post("/notifications/threshold", saveThreshold(ctx));
   app.post("/notifications/kinds", saveKinds(ctx));

@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Quote an export, and start it with confirm
-         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. A key may have 3 exports queued, running or paused at once; the window spans at most 366 days.
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days.
          */
         post: operations["createExport"];
         delete?: never;
@@ -2744,7 +2744,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description With confirm: the balance is below the estimated pages; the message says by how much. */
+            /** @description With confirm: the balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. The quote is kept and nothing is charged. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2753,7 +2753,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2848,7 +2848,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description The balance is below the quote's estimated pages; the message says how many more credits are needed. */
+            /** @description The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged. */
             402: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2857,7 +2857,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export is estimated at 6 credits (ceiling 10) and the balance is 1; 5 more credits are needed"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

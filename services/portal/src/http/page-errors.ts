@@ -82,6 +82,11 @@ export const PAGE_ERRORS = {
     title: "Your keys are out of reach for a moment",
     message: "The key service did not answer. Nothing was changed; try again in a minute.",
   },
+  exports_unavailable: {
+    status: 503,
+    title: "The exports service did not answer",
+    message: "Nothing was changed and nothing was charged. Try again in a minute.",
+  },
   payments_unavailable: {
     status: 503,
     title: "The payment service did not answer",
