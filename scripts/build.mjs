@@ -9,7 +9,17 @@
  *
  * Plain JavaScript on purpose: `pnpm admin` (scripts/admin.mjs) imports it without any loader.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +55,35 @@ const VENDORED_FILES = {
   portal: [["htmx.org/dist/htmx.min.js", "public/vendor/htmx.min.js"]],
 };
 
+/**
+ * Packages that cannot be bundled because they load a native binary (DuckDB's engine): left out of
+ * the bundle and copied, with the packages they need, into the service's dist/node_modules/, where
+ * Node finds them from dist/main.mjs. The binary is the build machine's platform's, so an image
+ * builds them on the platform it runs on (deploy/Dockerfile: Debian, glibc, on both stages).
+ */
+const NATIVE_PACKAGES = {
+  exports: ["@duckdb/node-api"],
+};
+
+/** Copies `name` as installed for `fromDir`, and what it depends on, into `nodeModules`. */
+function copyInstalledPackage(name, fromDir, nodeModules, copied = new Set()) {
+  if (copied.has(name)) return;
+  const require = createRequire(join(fromDir, "package.json"));
+  let manifest;
+  try {
+    manifest = require.resolve(`${name}/package.json`);
+  } catch {
+    return; // an optional dependency of another platform: not installed, not needed
+  }
+  const source = dirname(realpathSync(manifest));
+  copied.add(name);
+  cpSync(source, join(nodeModules, name), { recursive: true, dereference: true });
+  const { dependencies = {}, optionalDependencies = {} } = JSON.parse(readFileSync(manifest, "utf8"));
+  for (const dependency of Object.keys({ ...dependencies, ...optionalDependencies })) {
+    copyInstalledPackage(dependency, source, nodeModules, copied);
+  }
+}
+
 /** Copies a service's run-time folders and vendored files into its dist/ (the portal: the SDK too). */
 export function copyRuntimeFiles(name) {
   const service = join(ROOT, "services", name);
@@ -59,6 +98,9 @@ export function copyRuntimeFiles(name) {
     mkdirSync(dirname(target), { recursive: true });
     cpSync(require.resolve(file), target);
   }
+  const nodeModules = join(service, "dist", "node_modules");
+  rmSync(nodeModules, { recursive: true, force: true });
+  for (const native of NATIVE_PACKAGES[name] ?? []) copyInstalledPackage(native, service, nodeModules);
 }
 
 // Bundled CommonJS dependencies call require() and read __dirname; an ES module has neither.
@@ -69,6 +111,9 @@ const BANNER = [
   "const __filename = __rdaFileURLToPath(import.meta.url);",
   'const __dirname = __filename.slice(0, __filename.lastIndexOf("/"));',
 ].join("\n");
+
+/** The service an entry file belongs to: `services/<name>/src/…`. */
+const serviceOf = (entry) => entry.split("/")[1];
 
 /**
  * Builds one `[output, entry]` target; resolves when it is written. Each file is written beside its
@@ -84,6 +129,7 @@ export async function buildTarget([output, entry]) {
     format: "esm",
     target: "node20",
     sourcemap: true,
+    external: NATIVE_PACKAGES[serviceOf(entry)] ?? [],
     banner: { js: BANNER },
     logLevel: "warning",
     write: false,

@@ -7,6 +7,7 @@
  * one the services serve.
  */
 import { randomBytes } from "node:crypto";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildSubjects, createKeyReplySchema } from "@rda/contracts";
 import { jetstreamManager, type NatsConnection, requestJson } from "@rda/service-kit";
@@ -37,6 +38,10 @@ const READY: Record<string, RegExp> = {
   mcp: /MCP service listening/,
   portal: /portal listening/,
   gateway: /gateway listening/,
+  // Built with DuckDB's native engine beside the bundle (scripts/build.mjs NATIVE_PACKAGES): this
+  // start proves the image's layout loads it.
+  exports: /exports listening/,
+  monitors: /monitors ready/,
 };
 const SERVICES = Object.keys(READY);
 
@@ -54,7 +59,8 @@ describe("the stack's traces and metrics", () => {
     buildServices(SERVICES);
     receiver = await startOtlpReceiver();
     nats = await connectTestNats();
-    const [port, simPort, mcpPort, portalPort, internalPort] = [
+    const [port, simPort, mcpPort, portalPort, internalPort, exportsPort] = [
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
@@ -82,6 +88,8 @@ describe("the stack's traces and metrics", () => {
       PORTAL_URL: `http://127.0.0.1:${portalPort}`,
       GATEWAY_INTERNAL_PORT: String(internalPort),
       GATEWAY_URL: `http://127.0.0.1:${internalPort}`,
+      EXPORTS_PORT: String(exportsPort),
+      EXPORTS_DIR: join(tmpdir(), `rda-observe-exports-${process.pid}`),
       UPSTREAM_URL: simUrl,
       // Billing and the adapters log one line per request they answer at debug level.
       LOG_LEVEL: "debug",
