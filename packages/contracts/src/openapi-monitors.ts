@@ -118,7 +118,7 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
         operationId: "createMonitor",
         tags,
         summary: "Create a monitor",
-        description: `Free. A key holds at most ${limits.maxMonitorsPerKey} monitors (409 beyond); the interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.`,
+        description: `Free. A key holds at most ${limits.maxMonitorsPerAccount} monitors (409 beyond); the interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.`,
         requestBody: jsonBody(createMonitorSchema(limits)),
         responses: {
           ...answer(

@@ -72,6 +72,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const monitor: MonitorRecord = {
     id: `mon_${randomBytes(12).toString("hex")}`,
     key_id: request.key_id,
+    ...(request.account_id !== undefined ? { account_id: request.account_id } : {}),
     kind: definition.kind,
     ...(definition.subreddit !== undefined ? { subreddit: definition.subreddit } : {}),
     ...(definition.author !== undefined ? { author: definition.author } : {}),
@@ -83,10 +84,16 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     phase: { name: "backfill", cursor: null },
   };
   const estimate = await estimateBackfill(deps, monitor);
-  if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerKey)))
-    return refuse(409, `a key may hold at most ${deps.limits.maxMonitorsPerKey} monitors`);
+  const limit = deps.limits.maxMonitorsPerAccount;
+  if (!(await deps.store.create(monitor, limit)))
+    return refuse(
+      409,
+      request.account_id !== undefined
+        ? `an account may hold at most ${limit} monitors across its keys; delete one first`
+        : `a key may hold at most ${limit} monitors; delete one first`,
+    );
   await deps.leases.wake(sourceKeyOf(monitor));
-  return ok({ monitor: publicMonitor(monitor), backfill_estimate: estimate });
+  return ok({ monitor: publicMonitor(monitor, request.funding), backfill_estimate: estimate });
 }
 
 /**
@@ -115,8 +122,15 @@ async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord) {
 }
 
 async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
-  const monitors = await deps.store.listOwned(request.key_id);
-  return ok({ monitors: monitors.map(publicMonitor), limit: deps.limits.maxMonitorsPerKey });
+  const [monitors, used] = await Promise.all([
+    deps.store.listOwned(request.key_id),
+    deps.store.countTowardsLimit(request),
+  ]);
+  return ok({
+    monitors: monitors.map((monitor) => publicMonitor(monitor, request.funding)),
+    limit: deps.limits.maxMonitorsPerAccount,
+    limit_used: used,
+  });
 }
 
 async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRecord | undefined> {
@@ -127,7 +141,7 @@ async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRec
 
 async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
-  return monitor ? ok({ monitor: publicMonitor(monitor) }) : NOT_FOUND;
+  return monitor ? ok({ monitor: publicMonitor(monitor, request.funding) }) : NOT_FOUND;
 }
 
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
@@ -138,17 +152,20 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     .safeParse(request.body ?? {});
   if (!body.success) return refuse(400, describeIssues(body.error));
   const { phrase, interval_seconds, paused } = body.data;
-  const { phrase: _previous, ...rest } = monitor;
-  const next: MonitorRecord = {
-    ...rest,
-    ...(phrase === undefined ? (monitor.phrase !== undefined ? { phrase: monitor.phrase } : {}) : {}),
-    ...(typeof phrase === "string" ? { phrase } : {}),
-    interval_seconds: interval_seconds ?? monitor.interval_seconds,
-    paused: paused ?? monitor.paused,
-  };
-  await deps.store.save(next);
+  // Only the fields asked are written, onto the record as it stands (the poller moves its phase).
+  const next = await deps.store.update(monitor.id, (current) => {
+    const { phrase: _previous, ...rest } = current;
+    return {
+      ...rest,
+      ...(phrase === undefined && current.phrase !== undefined ? { phrase: current.phrase } : {}),
+      ...(typeof phrase === "string" ? { phrase } : {}),
+      interval_seconds: interval_seconds ?? current.interval_seconds,
+      paused: paused ?? current.paused,
+    };
+  });
+  if (!next) return NOT_FOUND;
   if (!next.paused) await deps.leases.wake(sourceKeyOf(next));
-  return ok({ monitor: publicMonitor(next) });
+  return ok({ monitor: publicMonitor(next, request.funding) });
 }
 
 async function remove(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {

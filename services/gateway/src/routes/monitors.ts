@@ -5,6 +5,8 @@
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
 import {
+  fundingOf,
+  MONITOR_DELIVERY_CREDITS,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
@@ -16,6 +18,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { admit } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate } from "../http/authenticate.ts";
+import type { KeyInfo } from "../key-directory.ts";
 import { openCharge } from "../http/charge.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
 import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
@@ -91,7 +94,9 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   const { id } = request.params as Params;
   const body = route.method === "POST" || route.method === "PATCH" ? (request.body ?? {}) : undefined;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const answer = await askMonitors(ctx, route.action, { key_id: key.value.id, id, body }, timeoutMs);
+  const { balance, monthSpend } = admission.value;
+  const asked = { ...owner(key.value), id, body, funding: fundingOf(balance, monthSpend) };
+  const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
   if (!answer.ok) return sendRefusal(reply, answer);
   const service = { credits_used: 0, credits_remaining: admission.value.balance };
@@ -106,7 +111,7 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const { cursor } = request.query as { cursor?: unknown };
   if (cursor !== undefined && typeof cursor !== "string")
     return sendError(reply, { code: "invalid_parameter", detail: "cursor: give it once" }, ctx.errors);
-  const credits = 1;
+  const credits = MONITOR_DELIVERY_CREDITS;
   const admission = await admit(ctx, key.value, {
     requestId: request.id,
     operation: "pullMonitorItems",
@@ -117,7 +122,7 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
   const { id } = request.params as Params;
-  const answer = await askMonitors(ctx, "items", { key_id: key.value.id, id, cursor }, MONITORS_TIMEOUT_MS);
+  const answer = await askMonitors(ctx, "items", { ...owner(key.value), id, cursor }, MONITORS_TIMEOUT_MS);
   const page = answer?.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
   if (page === undefined || page.items.length === 0) {
     // Nothing delivered (an empty page, a refusal, an outage): the credit goes back before answering.
@@ -134,6 +139,11 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const body = envelope(Buffer.from(JSON.stringify(page)), service);
   charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
   return sendEnvelope(reply, body, service);
+}
+
+/** Who asks: the key, and the account whose limit on monitors it counts towards. */
+function owner(key: KeyInfo): Pick<MonitorRequest, "key_id" | "account_id"> {
+  return { key_id: key.id, ...(key.account_id !== null ? { account_id: key.account_id } : {}) };
 }
 
 const unavailable = { code: "service_unavailable", retryAfterSeconds: 1 } as const;
