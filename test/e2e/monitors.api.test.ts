@@ -46,7 +46,13 @@ async function call(secret: string | undefined, method: string, path: string, bo
 /** A key of a portal account (the account need exist only in billing's records of its keys). */
 async function accountKey(accountId: string): Promise<{ id: string; key: string }> {
   const request = { account_id: accountId, label: "monitors" };
-  const reply = await requestJson(stack.nats, stack.subjects.billing.createKey, request, createKeyReplySchema, 5_000);
+  const reply = await requestJson(
+    stack.nats,
+    stack.subjects.billing.createKey,
+    request,
+    createKeyReplySchema,
+    5_000,
+  );
   if (!reply.ok || reply.value.outcome !== "created") throw new Error("cannot create an account's key");
   return reply.value;
 }
@@ -110,7 +116,10 @@ describe("/v1/monitors", () => {
     for (let index = 0; index < 3; index += 1)
       expect((await call(key.key, "POST", "/v1/monitors", body)).status).toBe(201);
     const fourth = await call(key.key, "POST", "/v1/monitors", body);
-    expect(fourth).toMatchObject({ status: 409, json: { error: "a key may hold at most 3 monitors; delete one first" } });
+    expect(fourth).toMatchObject({
+      status: 409,
+      json: { error: "a key may hold at most 3 monitors; delete one first" },
+    });
     expect(await stack.balanceOf(key.id)).toBe(5);
   });
 
@@ -118,7 +127,11 @@ describe("/v1/monitors", () => {
     const account = `acct_${Date.now().toString(36).padStart(16, "0").slice(-16)}`;
     const [first, second] = [await accountKey(account), await accountKey(account)];
     const balances = [await stack.balanceOf(first.id), await stack.balanceOf(second.id)];
-    const body = { kind: "post", subreddit: stack.simulator.corpus.subreddits[2]!.name, interval_seconds: 60 };
+    const body = {
+      kind: "post",
+      subreddit: stack.simulator.corpus.subreddits[2]!.name,
+      interval_seconds: 60,
+    };
     const made = [];
     for (const key of [first, first, second]) {
       const answer = await call(key.key, "POST", "/v1/monitors", body);

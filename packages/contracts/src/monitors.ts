@@ -4,13 +4,22 @@
  * answer, or the HTTP status and `{error}` a caller should get.
  */
 import { z } from "zod";
-import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 import { ACCOUNT_ID_PATTERN } from "./api-keys.ts";
+import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 
 export const MONITOR_ACTIONS = ["create", "list", "get", "update", "delete", "items"] as const;
 export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
 
 export const MONITORS_QUEUE_GROUP = "monitors";
+
+/** The largest page a pull returns. */
+export const MONITOR_PAGE_ITEMS = 100;
+
+/**
+ * The retention: the newest items a monitor keeps for pulling, about this many (older ones are
+ * trimmed). A monitor paused for credits loses nothing as long as fewer arrive meanwhile.
+ */
+export const MONITOR_RETAINED_ITEMS = 100_000;
 
 /** The credits one delivery costs: a pulled page holding an item (docs/api.md#monitors). */
 export const MONITOR_DELIVERY_CREDITS = 1;
@@ -43,6 +52,8 @@ export const monitorRequestSchema = z.strictObject({
     .optional(),
   body: z.unknown().optional(),
   cursor: z.string().max(64).nullable().optional(),
+  /** The most items a pulled page may hold (default and most: MONITOR_PAGE_ITEMS). */
+  limit: z.number().int().min(1).max(MONITOR_PAGE_ITEMS).optional(),
   /**
    * The portal account owning the key, as billing knows it; the limit on monitors counts per
    * account. Absent for an operator's key (no account): the limit then counts for the key alone.
@@ -58,9 +69,6 @@ export const monitorReplySchema = z.union([
   z.object({ ok: z.literal(false), status: z.number().int(), error: z.string() }),
 ]);
 export type MonitorReply = z.infer<typeof monitorReplySchema>;
-
-/** The largest page a pull returns. */
-export const MONITOR_PAGE_ITEMS = 100;
 
 /* ---------- the request bodies of /v1/monitors (docs/api.md#monitors) ---------- */
 

@@ -184,6 +184,6 @@ async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRep
   const cursor = request.cursor ?? null;
   if (cursor !== null && !CURSOR.test(cursor))
     return refuse(400, "cursor: must be a cursor this endpoint returned");
-  const page = await deps.store.page(monitor.id, cursor, MONITOR_PAGE_ITEMS);
+  const page = await deps.store.page(monitor.id, cursor, request.limit ?? MONITOR_PAGE_ITEMS);
   return ok({ items: page.items, cursor: page.cursor });
 }

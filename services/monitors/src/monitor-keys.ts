@@ -28,7 +28,7 @@ export function monitorKeys(namespace = ""): MonitorKeys {
   return Object.freeze({
     monitor: (id: string) => `${root}:monitor:{${id}}`,
     items: (id: string) => `${root}:monitor:{${id}}:items`,
-        // `delivered-ids`: a sorted set; the plain set once kept at `delivered` grew without bound.
+    // `delivered-ids`: a sorted set; the plain set once kept at `delivered` grew without bound.
     delivered: (id: string) => `${root}:monitor:{${id}}:delivered-ids`,
     ownedBy: (keyId: string) => `${root}:owner:${keyId}`,
     ownedByAccount: (accountId: string) => `${root}:account:${accountId}`,

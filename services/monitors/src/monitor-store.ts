@@ -4,6 +4,7 @@
  * item is delivered exactly once however often a poll is repeated (a replica that died mid-poll,
  * the backfill's last page overlapping the first live one).
  */
+import { MONITOR_RETAINED_ITEMS } from "@rda/contracts";
 import type { Redis } from "@rda/service-kit";
 import { type MonitorRecord, sourceKeyOf } from "./monitor.ts";
 import type { MonitorKeys } from "./monitor-keys.ts";
@@ -14,7 +15,7 @@ import type { MonitorKeys } from "./monitor-keys.ts";
  * than the newest 100,000 cannot come back, as live polls skip items older than the live mark and a
  * backfill's pages only move forward.
  */
-export const MAX_ITEMS_PER_MONITOR = 100_000;
+const MAX_ITEMS_PER_MONITOR = MONITOR_RETAINED_ITEMS;
 
 // KEYS: items stream, delivered ids (sorted by created_utc). ARGV: max length, then triples of
 // (item id, created_utc, item JSON). Returns the 1-based positions of the items appended (the
@@ -116,13 +117,17 @@ export class MonitorStore {
    * and a caller's PATCH never undo each other, however they interleave. Undefined when the monitor
    * is gone (a monitor deleted meanwhile stays deleted).
    */
-  async update(id: string, change: (current: MonitorRecord) => MonitorRecord): Promise<MonitorRecord | undefined> {
+  async update(
+    id: string,
+    change: (current: MonitorRecord) => MonitorRecord,
+  ): Promise<MonitorRecord | undefined> {
     const key = this.#keys.monitor(id);
     for (;;) {
       const raw = await this.#redis.get(key);
       if (raw === null) return undefined;
       const next = change(JSON.parse(raw) as MonitorRecord);
-      if ((await this.#redis.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(next))) === 1) return next;
+      if ((await this.#redis.eval(REPLACE_IF_UNCHANGED, 1, key, raw, JSON.stringify(next))) === 1)
+        return next;
     }
   }
 

@@ -137,7 +137,10 @@ async function advanceBackfill(
     cursor = page.cursor ?? cursor;
     if (!page.has_more || cursor >= hwm) return turnLive(deps, monitor, cursor - 1);
     const at = cursor;
-    await deps.store.update(monitor.id, (current) => ({ ...current, phase: { name: "backfill", cursor: at } }));
+    await deps.store.update(monitor.id, (current) => ({
+      ...current,
+      phase: { name: "backfill", cursor: at },
+    }));
   }
   return { ...monitor, phase: { name: "backfill", cursor } };
 }

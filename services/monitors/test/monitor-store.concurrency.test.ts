@@ -47,7 +47,11 @@ describe("the monitor store", () => {
     for (let step = 1; step <= 30; step += 1) {
       writes.push(
         store.update(id, (current) => ({ ...current, phase: { name: "backfill", cursor: step } })),
-        store.update(id, (current) => ({ ...current, phrase: `phrase ${step}`, interval_seconds: 60 + step })),
+        store.update(id, (current) => ({
+          ...current,
+          phrase: `phrase ${step}`,
+          interval_seconds: 60 + step,
+        })),
       );
     }
     writes.push(store.update(id, (current) => ({ ...current, paused: true })));
@@ -81,7 +85,7 @@ describe("the monitor store", () => {
     expect(await store.append(monitor.id, [6, 7, 8].map(item))).toEqual([]);
     const more = await store.append(monitor.id, [8, 9, 10].map(item));
     expect(more.map((row) => row.id)).toEqual(["t3_9", "t3_10"]);
-    expect(await redis.zrange(keys.delivered(monitor.id), 0, -1)).toEqual([
+    expect(await redis.zrange(keys.delivered(monitor.id), "0", "-1")).toEqual([
       "t3_6",
       "t3_7",
       "t3_8",

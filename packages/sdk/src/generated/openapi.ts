@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Free. A key holds at most 25 monitors (409 beyond); the interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.
+         * @description Free. An account holds at most 25 monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -241,7 +241,7 @@ export interface paths {
         };
         /**
          * Pull a monitor's matched items
-         * @description Up to 100 items after `cursor`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor.
+         * @description Up to 100 items after `cursor`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor. At zero balance (or a reached spend cap) a pull is 402, uncharged, and the monitor shows `paused_for_credits`; its items wait within the retention (about the newest 100,000) and the same cursor continues after a top-up.
          */
         get: operations["pullMonitorItems"];
         put?: never;
@@ -1762,12 +1762,23 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls resume from the same cursor after a top-up or a raised cap.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits`: why the key cannot pay.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                             }[];
+                            /** @description Monitors the key's account may hold across its keys. */
                             limit: number;
+                            /** @description Monitors the key's account holds now across its keys (the key's own for an operator's key). */
+                            limit_used?: number;
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
@@ -1822,8 +1833,16 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls resume from the same cursor after a top-up or a raised cap.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits`: why the key cannot pay.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                             };
@@ -1880,8 +1899,16 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls resume from the same cursor after a top-up or a raised cap.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits`: why the key cannot pay.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                             };
@@ -1992,8 +2019,16 @@ export interface operations {
                                 interval_seconds: number;
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
-                                /** @enum {string} */
-                                status: "backfilling" | "live" | "paused";
+                                /**
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls resume from the same cursor after a top-up or a raised cap.
+                                 * @enum {string}
+                                 */
+                                status: "backfilling" | "live" | "paused" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits`: why the key cannot pay.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                             };
@@ -2024,6 +2059,8 @@ export interface operations {
             query?: {
                 /** @description The `cursor` of the previous page; omitted: from the first item. */
                 cursor?: string;
+                /** @description The most items the page holds; default 100. A page holding any item costs 1 credit whatever its size. */
+                limit?: number;
             };
             header?: never;
             path: {

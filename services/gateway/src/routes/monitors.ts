@@ -7,6 +7,7 @@
 import {
   fundingOf,
   MONITOR_DELIVERY_CREDITS,
+  MONITOR_PAGE_ITEMS,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
@@ -18,11 +19,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { admit } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate } from "../http/authenticate.ts";
-import type { KeyInfo } from "../key-directory.ts";
 import { openCharge } from "../http/charge.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
 import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
 import { sendError } from "../http/send-error.ts";
+import type { KeyInfo } from "../key-directory.ts";
 
 /** A monitor's definition is a few hundred bytes; anything far larger is refused unread. */
 export const MONITOR_BODY_LIMIT_BYTES = 8_192;
@@ -108,9 +109,16 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
 async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: FastifyReply) {
   const key = await authenticate(request, ctx);
   if (!key.ok) return sendError(reply, key.error, ctx.errors);
-  const { cursor } = request.query as { cursor?: unknown };
+  const { cursor, limit: rawLimit } = request.query as { cursor?: unknown; limit?: unknown };
   if (cursor !== undefined && typeof cursor !== "string")
     return sendError(reply, { code: "invalid_parameter", detail: "cursor: give it once" }, ctx.errors);
+  const limit = pageLimit(rawLimit);
+  if (limit === null)
+    return sendError(
+      reply,
+      { code: "invalid_parameter", detail: `limit: must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` },
+      ctx.errors,
+    );
   const credits = MONITOR_DELIVERY_CREDITS;
   const admission = await admit(ctx, key.value, {
     requestId: request.id,
@@ -122,7 +130,8 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
   const { id } = request.params as Params;
-  const answer = await askMonitors(ctx, "items", { ...owner(key.value), id, cursor }, MONITORS_TIMEOUT_MS);
+  const asked = { ...owner(key.value), id, cursor, limit };
+  const answer = await askMonitors(ctx, "items", asked, MONITORS_TIMEOUT_MS);
   const page = answer?.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
   if (page === undefined || page.items.length === 0) {
     // Nothing delivered (an empty page, a refusal, an outage): the credit goes back before answering.
@@ -139,6 +148,14 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const body = envelope(Buffer.from(JSON.stringify(page)), service);
   charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
   return sendEnvelope(reply, body, service);
+}
+
+/** `limit` of a pull: undefined when absent (a full page), null when it is not 1 to 100. */
+function pageLimit(raw: unknown): number | undefined | null {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string" || !/^\d{1,3}$/.test(raw)) return null;
+  const value = Number(raw);
+  return value >= 1 && value <= MONITOR_PAGE_ITEMS ? value : null;
 }
 
 /** Who asks: the key, and the account whose limit on monitors it counts towards. */
