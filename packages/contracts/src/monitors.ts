@@ -59,6 +59,8 @@ export const monitorRequestSchema = z.strictObject({
    * account. Absent for an operator's key (no account): the limit then counts for the key alone.
    */
   account_id: z.string().regex(ACCOUNT_ID_PATTERN).optional(),
+  /** On `create`: validate the body and answer its backfill estimate only, creating nothing. */
+  estimate_only: z.boolean().optional(),
   /** Whether the key can pay for its next delivery now (`fundingOf`); shown in the status. */
   funding: z.enum(MONITOR_FUNDING).optional(),
 });

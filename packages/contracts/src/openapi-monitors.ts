@@ -51,6 +51,10 @@ const monitorSchema: JsonObject = {
       description: "Present with `paused_for_credits`: why the key cannot pay.",
     },
     created_at: { type: "integer", description: "Epoch seconds." },
+    items_collected: {
+      type: "integer",
+      description: `Items the monitor holds for pulling now, from its first (within the retention, about the newest ${MONITOR_RETAINED_ITEMS.toLocaleString("en-US")}). On reads and lists.`,
+    },
   },
 };
 

@@ -84,6 +84,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     phase: { name: "backfill", cursor: null },
   };
   const estimate = await estimateBackfill(deps, monitor);
+  if (request.estimate_only === true) return ok({ backfill_estimate: estimate });
   const limit = deps.limits.maxMonitorsPerAccount;
   if (!(await deps.store.create(monitor, limit)))
     return refuse(
@@ -126,8 +127,12 @@ async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRepl
     deps.store.listOwned(request.key_id),
     deps.store.countTowardsLimit(request),
   ]);
+  const collected = await deps.store.itemCounts(monitors.map((monitor) => monitor.id));
   return ok({
-    monitors: monitors.map((monitor) => publicMonitor(monitor, request.funding)),
+    monitors: monitors.map((monitor, index) => ({
+      ...publicMonitor(monitor, request.funding),
+      items_collected: collected[index],
+    })),
     limit: deps.limits.maxMonitorsPerAccount,
     limit_used: used,
   });
@@ -141,7 +146,9 @@ async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRec
 
 async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
-  return monitor ? ok({ monitor: publicMonitor(monitor, request.funding) }) : NOT_FOUND;
+  if (!monitor) return NOT_FOUND;
+  const [collected] = await deps.store.itemCounts([monitor.id]);
+  return ok({ monitor: { ...publicMonitor(monitor, request.funding), items_collected: collected } });
 }
 
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {

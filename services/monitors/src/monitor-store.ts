@@ -169,6 +169,15 @@ export class MonitorStore {
     return positions.map((position) => items[position - 1]!);
   }
 
+  /** How many items each monitor holds for pulling now (within the retention), in the order given. */
+  async itemCounts(ids: readonly string[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.xlen(this.#keys.items(id));
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, count]) => (error === null ? Number(count) : 0));
+  }
+
   /** Up to `count` items after `cursor` (an entry id; null: from the start), in delivery order. */
   async page(monitorId: string, cursor: string | null, count: number): Promise<ItemsPage> {
     const start = cursor === null ? "-" : `(${cursor}`;

@@ -3,6 +3,7 @@ import type { FailedAuthLimiter, Logger } from "@rda/service-kit";
 import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import type { PortalMonitors } from "./monitors-client.ts";
 import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
 import type { Notifier } from "./notices/notifier.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
@@ -26,6 +27,8 @@ export interface PortalContext {
   readonly devices: DeviceStore;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
+  /** A key's monitors, asked of the monitors service once billing confirmed the key is the account's. */
+  readonly monitors: PortalMonitors;
   /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
   readonly failedAuth: FailedAuthLimiter;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */

@@ -16,6 +16,7 @@ import {
   setSpendCap,
   usagePanel,
 } from "./routes/keys.ts";
+import { createMonitor, deleteMonitor, monitorsPage, previewMonitor } from "./routes/monitors.ts";
 import {
   notificationsPage,
   removeWebhook,
@@ -57,6 +58,10 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.post("/keys/:id/rotate", rotateKey(ctx));
   app.post("/keys/:id/revoke", revokeKey(ctx));
   app.post("/keys/:id/cap", setSpendCap(ctx));
+  app.get("/keys/:id/monitors", monitorsPage(ctx));
+  app.post("/keys/:id/monitors/preview", previewMonitor(ctx));
+  app.post("/keys/:id/monitors", createMonitor(ctx));
+  app.post("/keys/:id/monitors/:monitorId/delete", deleteMonitor(ctx));
   app.get("/notifications", notificationsPage(ctx));
   app.post("/notifications/threshold", saveThreshold(ctx));
   app.post("/notifications/kinds", saveKinds(ctx));

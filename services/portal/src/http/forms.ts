@@ -21,6 +21,8 @@ export const NOTICES = {
   "test-sent": "A test notice is on its way.",
   "test-webhook-failed": "The test notice was emailed, but your webhook did not accept it.",
   "cap-removed": "The monthly spend cap is removed: the key spends until its balance is empty.",
+  "monitor-created": "The monitor is created. It collects its backfill first, then follows new items.",
+  "monitor-deleted": "The monitor is deleted, with the items it held.",
 } as const;
 
 export function noticeFor(query: unknown): string | undefined {

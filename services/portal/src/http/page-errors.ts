@@ -82,6 +82,11 @@ export const PAGE_ERRORS = {
     title: "Your keys are out of reach for a moment",
     message: "The key service did not answer. Nothing was changed; try again in a minute.",
   },
+  monitors_unavailable: {
+    status: 503,
+    title: "Your monitors are out of reach for a moment",
+    message: "The monitors service did not answer. Nothing was changed; try again in a minute.",
+  },
   payments_unavailable: {
     status: 503,
     title: "The payment service did not answer",
