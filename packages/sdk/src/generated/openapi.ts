@@ -1774,6 +1774,8 @@ export interface operations {
                                 paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
                             }[];
                             /** @description Monitors the key's account may hold across its keys. */
                             limit: number;
@@ -1845,6 +1847,8 @@ export interface operations {
                                 paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
                             };
                             backfill_estimate: {
                                 /** @description The backfill's upstream pages, estimated. */
@@ -1911,6 +1915,8 @@ export interface operations {
                                 paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
                             };
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
@@ -2031,6 +2037,8 @@ export interface operations {
                                 paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
                             };
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
