@@ -55,6 +55,11 @@ const monitorSchema: JsonObject = {
       type: "integer",
       description: `Items the monitor holds for pulling now, from its first (within the retention, about the newest ${MONITOR_RETAINED_ITEMS.toLocaleString("en-US")}). On reads and lists.`,
     },
+    items_pulled: {
+      type: "integer",
+      description:
+        "Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists.",
+    },
   },
 };
 

@@ -59,6 +59,10 @@ describe("monitors through the SDK", () => {
     if (!whole.ok) throw new Error(whole.error.message);
     expect([...first.value.data.items, ...second.value.data.items]).toEqual(whole.value.data.items);
 
+    // Each item counts once as pulled, however often a pull returns it again.
+    const read = await api.getMonitor(id);
+    expect(read.ok && read.value.data.monitor.items_pulled).toBe(4);
+    expect(read.ok && read.value.data.monitor.items_collected).toBeGreaterThanOrEqual(4);
     const listed = await api.listMonitors();
     expect(listed.ok && listed.value.data.monitors.map((monitor) => monitor.id)).toEqual([id]);
     const changed = await api.updateMonitor(id, { paused: true });

@@ -21,7 +21,7 @@ import {
 import { type Logger, type NatsConnection, type ServedSubject, serveSubject } from "@rda/service-kit";
 import type { z } from "zod";
 import { type MonitorRecord, publicMonitor, sourceKeyOf } from "./monitor.ts";
-import type { MonitorStore } from "./monitor-store.ts";
+import type { ItemCounts, MonitorStore } from "./monitor-store.ts";
 import type { SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage } from "./source-pages.ts";
 
@@ -127,15 +127,18 @@ async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRepl
     deps.store.listOwned(request.key_id),
     deps.store.countTowardsLimit(request),
   ]);
-  const collected = await deps.store.itemCounts(monitors.map((monitor) => monitor.id));
+  const counts = await deps.store.itemCounts(monitors.map((monitor) => monitor.id));
   return ok({
-    monitors: monitors.map((monitor, index) => ({
-      ...publicMonitor(monitor, request.funding),
-      items_collected: collected[index],
-    })),
+    monitors: monitors.map((monitor, index) =>
+      withCounts(publicMonitor(monitor, request.funding), counts[index]),
+    ),
     limit: deps.limits.maxMonitorsPerAccount,
     limit_used: used,
   });
+}
+
+function withCounts<T extends object>(monitor: T, counts: ItemCounts | undefined) {
+  return { ...monitor, items_collected: counts?.collected ?? 0, items_pulled: counts?.pulled ?? 0 };
 }
 
 async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRecord | undefined> {
@@ -147,8 +150,8 @@ async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRec
 async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
-  const [collected] = await deps.store.itemCounts([monitor.id]);
-  return ok({ monitor: { ...publicMonitor(monitor, request.funding), items_collected: collected } });
+  const [counts] = await deps.store.itemCounts([monitor.id]);
+  return ok({ monitor: withCounts(publicMonitor(monitor, request.funding), counts) });
 }
 
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {

@@ -13,6 +13,8 @@ export interface MonitorKeys {
    * newest (monitor-store.ts), so an item is delivered once.
    */
   delivered(id: string): string;
+  /** Hash: how far pulls have read a monitor's items (`through`, an entry id) and how many (`items`). */
+  pulled(id: string): string;
   /** Set: the monitor ids of one API key. */
   ownedBy(keyId: string): string;
   /** Set: the monitor ids of one portal account (all its keys), which its limit counts. */
@@ -30,6 +32,7 @@ export function monitorKeys(namespace = ""): MonitorKeys {
     items: (id: string) => `${root}:monitor:{${id}}:items`,
     // `delivered-ids`: a sorted set; the plain set once kept at `delivered` grew without bound.
     delivered: (id: string) => `${root}:monitor:{${id}}:delivered-ids`,
+    pulled: (id: string) => `${root}:monitor:{${id}}:pulled`,
     ownedBy: (keyId: string) => `${root}:owner:${keyId}`,
     ownedByAccount: (accountId: string) => `${root}:account:${accountId}`,
     watching: (sourceKey: string) => `${root}:source:${sourceKey}`,

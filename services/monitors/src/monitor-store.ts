@@ -32,6 +32,27 @@ redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[1]) + 1))
 return appended
 `;
 
+// KEYS: items stream, pull progress (hash). ARGV: XRANGE start, count. Reads a page and counts
+// the items on it that no pull returned before (entry ids past the newest one returned so far).
+const PULL_PAGE = `
+local entries = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
+local function parse(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local mark_ms, mark_seq = parse(redis.call('HGET', KEYS[2], 'through') or '0-0')
+local fresh = 0
+for _, entry in ipairs(entries) do
+  local ms, seq = parse(entry[1])
+  if ms > mark_ms or (ms == mark_ms and seq > mark_seq) then fresh = fresh + 1 end
+end
+if fresh > 0 then
+  redis.call('HSET', KEYS[2], 'through', entries[#entries][1])
+  redis.call('HINCRBY', KEYS[2], 'items', fresh)
+end
+return entries
+`;
+
 // KEYS: record. ARGV: the record as read, the record to write. Writes only if nobody wrote between.
 const REPLACE_IF_UNCHANGED = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -55,6 +76,11 @@ export interface ItemsPage {
   readonly items: unknown[];
   /** The cursor to pass next; unchanged when the page is empty. */
   readonly cursor: string | null;
+}
+
+export interface ItemCounts {
+  readonly collected: number;
+  readonly pulled: number;
 }
 
 export interface ListedItem {
@@ -153,7 +179,12 @@ export class MonitorStore {
   async delete(monitor: MonitorRecord): Promise<void> {
     await this.#redis
       .multi()
-      .del(this.#keys.monitor(monitor.id), this.#keys.items(monitor.id), this.#keys.delivered(monitor.id))
+      .del(
+        this.#keys.monitor(monitor.id),
+        this.#keys.items(monitor.id),
+        this.#keys.delivered(monitor.id),
+        this.#keys.pulled(monitor.id),
+      )
       .srem(this.#keys.ownedBy(monitor.key_id), monitor.id)
       .srem(this.#limitSet(monitor), monitor.id)
       .srem(this.#keys.watching(sourceKeyOf(monitor)), monitor.id)
@@ -169,19 +200,30 @@ export class MonitorStore {
     return positions.map((position) => items[position - 1]!);
   }
 
-  /** How many items each monitor holds for pulling now (within the retention), in the order given. */
-  async itemCounts(ids: readonly string[]): Promise<number[]> {
+  /**
+   * Per monitor, in the order given: the items it holds for pulling now (within the retention), and
+   * the items pulls have returned so far (each counted once, however often it is pulled again).
+   */
+  async itemCounts(ids: readonly string[]): Promise<ItemCounts[]> {
     if (ids.length === 0) return [];
     const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.xlen(this.#keys.items(id));
+    for (const id of ids) pipeline.xlen(this.#keys.items(id)).hget(this.#keys.pulled(id), "items");
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, count]) => (error === null ? Number(count) : 0));
+    const number = (index: number) => {
+      const [error, value] = replies[index] ?? [null, 0];
+      return error === null ? Number(value ?? 0) : 0;
+    };
+    return ids.map((_, index) => ({ collected: number(2 * index), pulled: number(2 * index + 1) }));
   }
 
-  /** Up to `count` items after `cursor` (an entry id; null: from the start), in delivery order. */
+  /**
+   * A pull: up to `count` items after `cursor` (an entry id; null: from the start), in delivery
+   * order; the items on it that no pull returned before are counted as pulled.
+   */
   async page(monitorId: string, cursor: string | null, count: number): Promise<ItemsPage> {
     const start = cursor === null ? "-" : `(${cursor}`;
-    const entries = await this.#redis.xrange(this.#keys.items(monitorId), start, "+", "COUNT", count);
+    const keys = [this.#keys.items(monitorId), this.#keys.pulled(monitorId)];
+    const entries = (await this.#redis.eval(PULL_PAGE, 2, ...keys, start, count)) as [string, string[]][];
     const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as unknown);
     return { items, cursor: entries.at(-1)?.[0] ?? cursor };
   }

@@ -1776,6 +1776,8 @@ export interface operations {
                                 created_at: number;
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             }[];
                             /** @description Monitors the key's account may hold across its keys. */
                             limit: number;
@@ -1849,6 +1851,8 @@ export interface operations {
                                 created_at: number;
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             };
                             backfill_estimate: {
                                 /** @description The backfill's upstream pages, estimated. */
@@ -1917,6 +1921,8 @@ export interface operations {
                                 created_at: number;
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             };
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
@@ -2039,6 +2045,8 @@ export interface operations {
                                 created_at: number;
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             };
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
