@@ -83,18 +83,23 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     created_at: Math.floor(Date.now() / 1000),
     phase: { name: "backfill", cursor: null },
   };
+  const limit = deps.limits.maxMonitorsPerAccount;
+  // Checked before the estimate's upstream page too; the create itself checks again, atomically.
+  if ((await deps.store.countTowardsLimit(monitor)) >= limit) return limitReached(request, limit);
   const estimate = await estimateBackfill(deps, monitor);
   if (request.estimate_only === true) return ok({ backfill_estimate: estimate });
-  const limit = deps.limits.maxMonitorsPerAccount;
-  if (!(await deps.store.create(monitor, limit)))
-    return refuse(
-      409,
-      request.account_id !== undefined
-        ? `an account may hold at most ${limit} monitors across its keys; delete one first`
-        : `a key may hold at most ${limit} monitors; delete one first`,
-    );
+  if (!(await deps.store.create(monitor, limit))) return limitReached(request, limit);
   await deps.leases.wake(sourceKeyOf(monitor));
   return ok({ monitor: publicMonitor(monitor, request.funding), backfill_estimate: estimate });
+}
+
+function limitReached(request: MonitorRequest, limit: number): MonitorReply {
+  return refuse(
+    409,
+    request.account_id !== undefined
+      ? `an account may hold at most ${limit} monitors across its keys; delete one first`
+      : `a key may hold at most ${limit} monitors; delete one first`,
+  );
 }
 
 /**
