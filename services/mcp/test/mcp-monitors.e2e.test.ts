@@ -167,7 +167,7 @@ describe("create_monitor, list_monitors and read_monitor_items", () => {
         arguments: (first.structuredContent as Read).next,
       });
       expect(refused.isError).toBe(true);
-      expect(firstText(refused)).toMatch(/Out of credits.*Nothing was charged/);
+      expect(firstText(refused)).toMatch(/Out of credits.*Nothing was charged.*same cursor/);
       expect(await stack.balanceOf(poor.id)).toBe(0);
     } finally {
       await client.close();

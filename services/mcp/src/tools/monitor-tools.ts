@@ -97,7 +97,11 @@ function failure(error: GatewayError): CallToolResult {
       "No such monitor for this API key. Nothing was charged; list_monitors shows the key's monitors, free.",
     );
   if (error.status === 409) return errorResult(`${error.message}. Nothing was charged.`);
-  return errorResult(describeGatewayError(error));
+  const text = describeGatewayError(error);
+  if (error.status !== 402) return errorResult(text);
+  return errorResult(
+    `${text} The monitor keeps collecting meanwhile: the same read, with the same cursor, continues where it stopped.`,
+  );
 }
 
 function statusLine(monitor: Record<string, unknown>): string {
