@@ -123,11 +123,13 @@ function definitionFields(limits: MonitorLimits) {
     /**
      * Where matches are POSTed, signed (docs/api.md#monitor-webhooks). Checked further by the
      * monitors service: https in production, never a private, loopback or link-local address.
+     * Checked by parsing rather than with `z.url()`, whose JSON Schema `format` keyword some model
+     * vendors refuse in an MCP tool's input (services/mcp/src/tools/json-schema.ts).
      */
     webhook_url: z
       .string({ error: "must be a URL" })
       .max(MAX_WEBHOOK_URL_LENGTH, { error: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
-      .url({ error: "must be a URL" }),
+      .refine((value) => URL.canParse(value), { error: "must be a URL" }),
   };
 }
 

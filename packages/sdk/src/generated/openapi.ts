@@ -1892,7 +1892,6 @@ export interface operations {
                     phrase?: string;
                     /** @default 300 */
                     interval_seconds?: number;
-                    /** Format: uri */
                     webhook_url?: string;
                     backfill_from?: string | number;
                 };
