@@ -34,7 +34,9 @@ export type UpstreamPriority = (typeof UPSTREAM_PRIORITIES)[number];
 /**
  * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
  * `max_age_s`: the caller's bound on the answer's age (`Cache-Control: max-age`, 0 for `no-cache`);
- * absent, the data's own freshness bound applies. `priority`: interactive when absent.
+ * absent, the data's own freshness bound applies. `priority`: interactive when absent. `cache_only`:
+ * answer only from the shared response cache, never calling the upstream (a miss is `rate_limited`);
+ * the gateway asks this way while the upstream's window is spent.
  */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
   return z.object({
@@ -42,6 +44,7 @@ export function adapterRequestSchema<T extends z.ZodType>(params: T) {
     params,
     max_age_s: z.number().int().min(0).optional(),
     priority: z.enum(UPSTREAM_PRIORITIES).optional(),
+    cache_only: z.boolean().optional(),
   });
 }
 
@@ -99,6 +102,9 @@ export type LookupKeyReply = z.infer<typeof lookupKeyReplySchema>;
  * absent for a caller bound to the key id rather than to a secret (an OAuth access token, whose grant
  * names the key, survives a rotation; a revocation still refuses it).
  * `operation` is what the usage counters count.
+ * A data request refused for the spent upstream window whose answer the gateway then found in the
+ * shared cache is admitted again with `reserve` false (it will not go upstream) and `tokens` 0 (its
+ * refusal already spent its token): docs/upstream.md#cached-answers-past-a-spent-window.
  */
 export const admitRequestSchema = z.object({
   key_id: keyId,
@@ -106,7 +112,7 @@ export const admitRequestSchema = z.object({
   request_id: requestIdSchema,
   operation: operationId,
   credits: z.number().int().min(0).max(100),
-  tokens: z.number().int().min(1).max(1_000).default(1),
+  tokens: z.number().int().min(0).max(1_000).default(1),
   reserve: z.boolean(),
   pending_ms: z.number().int().min(PENDING_DEBIT_LIMITS.minMs).max(PENDING_DEBIT_LIMITS.maxMs),
 });

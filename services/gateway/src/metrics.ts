@@ -19,6 +19,8 @@ export interface GatewayMetrics {
   /** How old the data of each 200 was (its `Age`), by operation. */
   readonly answerAge: Histogram<"operation">;
   readonly rateLimited: Counter<"scope">;
+  /** Data requests refused for the spent upstream window, then looked up in the shared cache. */
+  readonly spentWindowCacheProbes: Counter<"outcome">;
   readonly refundPublishFailures: Counter;
   readonly inFlight: Gauge;
   readonly keyCache: Counter<"result">;
@@ -121,6 +123,12 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
       name: "gateway_rate_limited_total",
       help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (the shared reserve) or address (a client address that sent too many refused keys).",
       labelNames: ["scope"],
+      registers,
+    }),
+    spentWindowCacheProbes: new Counter({
+      name: "gateway_spent_window_cache_probes_total",
+      help: "Data requests refused for the spent upstream window whose answer was then looked for in the shared cache, by outcome: served (admitted again and answered from the cache), not_cached (refused 429 global), refused (the second admission refused).",
+      labelNames: ["outcome"],
       registers,
     }),
     refundPublishFailures: new Counter({
