@@ -4,7 +4,7 @@
  * real gateway. This is their one home.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authHeaders, type Harness, startHarness } from "./support/harness.ts";
+import { authHeaders, type Harness, OK_PAGE, startHarness } from "./support/harness.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,5 +72,45 @@ describe("gateway rate limits", () => {
     expect(Number(last?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(await h.balanceOf(key)).toBe(97);
     expect((await fetch(`${h.url}/v1/account`, { headers: authHeaders(key) })).status).toBe(200);
+  });
+});
+
+describe("a request refused only for the shared reserve", () => {
+  let r: Harness;
+  beforeAll(async () => {
+    // A reserve of one place that does not come back within the test.
+    r = await startHarness({ reserve: { qps: 0.001, burst: 1 } });
+  });
+  afterAll(async () => r.stop());
+
+  it("is served when its answer is cached, charged 1 and one token of the key's bucket; otherwise 429 global, free", async () => {
+    const key = await r.createKey({ balance: 10, qps: 1, burst: 3 });
+    const ask = () => fetch(`${r.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
+    const first = await ask();
+    expect(first.status).toBe(200);
+
+    r.setCacheOnly(OK_PAGE);
+    const cached = await ask();
+    expect(cached.status).toBe(200);
+    expect(cached.headers.get("x-ratelimit-scope")).toBeNull();
+    expect(((await cached.json()) as { data: unknown }).data).toEqual([{ id: "abc", title: "t" }]);
+    // Three tokens, one spent by each request: the refusal's own, no second one for the answer.
+    expect(cached.headers.get("ratelimit")).toMatch(/;r=1;/);
+    expect(r.cacheOnlyParams).toHaveLength(1);
+    expect(r.adapterParams).toHaveLength(1);
+
+    r.setCacheOnly(() => ({
+      meta: { outcome: "rate_limited", message: "not in the shared cache", retry_after_seconds: 1 },
+    }));
+    const uncached = await ask();
+    expect(uncached.status).toBe(429);
+    expect(uncached.headers.get("x-ratelimit-scope")).toBe("global");
+    expect(Number(uncached.headers.get("retry-after"))).toBeGreaterThan(1);
+    expect(r.adapterParams).toHaveLength(1);
+
+    expect(await r.balanceOf(key)).toBe(8);
+    const journal = await r.journal(key);
+    expect(journal.filter((entry) => entry.type === "debit").map((entry) => entry.delta)).toEqual([-1, -1]);
+    expect(journal.filter((entry) => entry.type === "refund")).toEqual([]);
   });
 });
