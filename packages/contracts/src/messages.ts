@@ -35,8 +35,8 @@ export type UpstreamPriority = (typeof UPSTREAM_PRIORITIES)[number];
  * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
  * `max_age_s`: the caller's bound on the answer's age (`Cache-Control: max-age`, 0 for `no-cache`);
  * absent, the data's own freshness bound applies. `priority`: interactive when absent. `cache_only`:
- * answer only from the shared response cache, never calling the upstream (a miss is `rate_limited`);
- * the gateway asks this way while the upstream's window is spent.
+ * answer only from the shared response cache, never calling the upstream (a miss is `rate_limited`,
+ * nothing sent); the gateway asks so first, to admit a cached answer without the upstream reserve.
  */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
   return z.object({
@@ -102,9 +102,6 @@ export type LookupKeyReply = z.infer<typeof lookupKeyReplySchema>;
  * absent for a caller bound to the key id rather than to a secret (an OAuth access token, whose grant
  * names the key, survives a rotation; a revocation still refuses it).
  * `operation` is what the usage counters count.
- * A data request refused for the spent upstream window whose answer the gateway then found in the
- * shared cache is admitted again with `reserve` false (it will not go upstream) and `tokens` 0 (its
- * refusal already spent its token): docs/upstream.md#cached-answers-past-a-spent-window.
  */
 export const admitRequestSchema = z.object({
   key_id: keyId,
@@ -112,7 +109,7 @@ export const admitRequestSchema = z.object({
   request_id: requestIdSchema,
   operation: operationId,
   credits: z.number().int().min(0).max(100),
-  tokens: z.number().int().min(0).max(1_000).default(1),
+  tokens: z.number().int().min(1).max(1_000).default(1),
   reserve: z.boolean(),
   pending_ms: z.number().int().min(PENDING_DEBIT_LIMITS.minMs).max(PENDING_DEBIT_LIMITS.maxMs),
 });

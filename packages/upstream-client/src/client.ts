@@ -91,7 +91,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       };
       if (cache) {
         const cached = await readCached(cache, request);
-        options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
+        // A cache-only call's miss is looked up again by the ordinary call that follows it: counted once.
+        if (cached.fetched || !call.cacheOnly)
+          options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
         if (cached.fetched) {
           cacheHits += 1;
           return answered(cached.fetched);

@@ -63,6 +63,9 @@ export function createAdapterClient(deps: {
       const result = reply.ok
         ? readFrame(reply.value)
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
+      // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
+      // no adapter outcome, and its time would blur the adapters' own.
+      if (options.cacheOnly) return result.step;
       const seconds = (performance.now() - started) / 1000;
       metrics.natsRequestDuration.observe(
         { subject: stripNamespace(subject), outcome: result.outcome },

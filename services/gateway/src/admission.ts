@@ -12,10 +12,7 @@ export interface AdmissionRequest {
   readonly requestId: string;
   readonly operation: string;
   readonly credits: number;
-  /**
-   * Tokens of the key's bucket to spend (1 per request; more for a batch of /mcp messages; 0 for
-   * the second admission of a request whose refusal already spent its token).
-   */
+  /** Tokens of the key's bucket to spend (1 per request; more for a batch of /mcp messages). */
   readonly tokens?: number;
   /** Data requests take a place in the shared upstream reserve; the account endpoint does not. */
   readonly reserve: boolean;
@@ -92,8 +89,7 @@ export async function admitThroughBilling(
         bucket: answer.bucket,
       };
     case "reserve_exhausted":
-      // Counted by the data route once it is the answer: a cached answer may still be served
-      // (http/cached-past-spent-window.ts).
+      ctx.metrics.rateLimited.inc({ scope: "global" });
       return {
         ...fail("global_rate_limited", { retryAfterSeconds: answer.retry_after_ms / 1000 }),
         bucket: answer.bucket,

@@ -19,8 +19,8 @@ export interface GatewayMetrics {
   /** How old the data of each 200 was (its `Age`), by operation. */
   readonly answerAge: Histogram<"operation">;
   readonly rateLimited: Counter<"scope">;
-  /** Data requests refused for the spent upstream window, then looked up in the shared cache. */
-  readonly spentWindowCacheProbes: Counter<"outcome">;
+  /** Data requests looked up in the shared cache before admission, by outcome (hit, miss). */
+  readonly cacheFirstLookups: Counter<"outcome">;
   readonly refundPublishFailures: Counter;
   readonly inFlight: Gauge;
   readonly keyCache: Counter<"result">;
@@ -125,9 +125,9 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
       labelNames: ["scope"],
       registers,
     }),
-    spentWindowCacheProbes: new Counter({
-      name: "gateway_spent_window_cache_probes_total",
-      help: "Data requests refused for the spent upstream window whose answer was then looked for in the shared cache, by outcome: served (admitted again and answered from the cache), not_cached (refused 429 global), refused (the second admission refused).",
+    cacheFirstLookups: new Counter({
+      name: "gateway_cache_first_lookups_total",
+      help: "Data requests whose answer was looked for in the shared response cache before admission (the adapter run cache-only), by outcome: hit (admitted without the upstream reserve) or miss (admitted the ordinary way).",
       labelNames: ["outcome"],
       registers,
     }),

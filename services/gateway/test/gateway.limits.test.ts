@@ -4,7 +4,7 @@
  * real gateway. This is their one home.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authHeaders, type Harness, OK_PAGE, startHarness } from "./support/harness.ts";
+import { authHeaders, type Harness, NOT_CACHED, OK_PAGE, startHarness } from "./support/harness.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,7 +75,7 @@ describe("gateway rate limits", () => {
   });
 });
 
-describe("a request refused only for the shared reserve", () => {
+describe("an answer the shared cache holds", () => {
   let r: Harness;
   beforeAll(async () => {
     // A reserve of one place that does not come back within the test.
@@ -83,34 +83,37 @@ describe("a request refused only for the shared reserve", () => {
   });
   afterAll(async () => r.stop());
 
-  it("is served when its answer is cached, charged 1 and one token of the key's bucket; otherwise 429 global, free", async () => {
-    const key = await r.createKey({ balance: 10, qps: 1, burst: 3 });
+  it("is admitted without the upstream reserve, charged 1 and one token; an uncached one takes the reserve, then meets 429 global", async () => {
+    const key = await r.createKey({ balance: 10, qps: 1, burst: 4 });
     const ask = () => fetch(`${r.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
-    const first = await ask();
-    expect(first.status).toBe(200);
 
     r.setCacheOnly(OK_PAGE);
     const cached = await ask();
     expect(cached.status).toBe(200);
-    expect(cached.headers.get("x-ratelimit-scope")).toBeNull();
     expect(((await cached.json()) as { data: unknown }).data).toEqual([{ id: "abc", title: "t" }]);
-    // Three tokens, one spent by each request: the refusal's own, no second one for the answer.
-    expect(cached.headers.get("ratelimit")).toMatch(/;r=1;/);
-    expect(r.cacheOnlyParams).toHaveLength(1);
-    expect(r.adapterParams).toHaveLength(1);
+    expect(r.adapterParams).toHaveLength(0);
 
-    r.setCacheOnly(() => ({
-      meta: { outcome: "rate_limited", message: "not in the shared cache", retry_after_seconds: 1 },
-    }));
+    r.setCacheOnly(NOT_CACHED);
+    // The reserve's one place is still there: the cached answer did not take it.
     const uncached = await ask();
-    expect(uncached.status).toBe(429);
-    expect(uncached.headers.get("x-ratelimit-scope")).toBe("global");
-    expect(Number(uncached.headers.get("retry-after"))).toBeGreaterThan(1);
+    expect(uncached.status).toBe(200);
+    expect(r.adapterParams).toHaveLength(1);
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-scope")).toBe("global");
     expect(r.adapterParams).toHaveLength(1);
 
-    expect(await r.balanceOf(key)).toBe(8);
+    r.setCacheOnly(OK_PAGE);
+    const cachedAgain = await ask();
+    expect(cachedAgain.status).toBe(200);
+    expect(cachedAgain.headers.get("x-ratelimit-scope")).toBeNull();
+    // One token of the key's bucket each, cached or not.
+    expect(cachedAgain.headers.get("ratelimit")).toMatch(/;r=0;/);
+    expect(r.cacheOnlyParams).toHaveLength(4);
+
+    expect(await r.balanceOf(key)).toBe(7);
     const journal = await r.journal(key);
-    expect(journal.filter((entry) => entry.type === "debit").map((entry) => entry.delta)).toEqual([-1, -1]);
+    expect(journal.filter((entry) => entry.type === "debit")).toHaveLength(3);
     expect(journal.filter((entry) => entry.type === "refund")).toEqual([]);
   });
 });

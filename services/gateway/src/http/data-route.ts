@@ -2,19 +2,18 @@
  * The one handler behind the six data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
  * "one request's way"): validate → key → idempotency claim → admission (the key's bucket, the
  * balance, the shared reserve and the debit, decided by billing in one step) → adapter → envelope.
- * A request refused only for the spent upstream window is served when its answer is cached
- * (cached-past-spent-window.ts).
+ * The shared cache is asked first: a cached answer is admitted without the upstream reserve
+ * (cached-answer.ts).
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
 import { err, type OperationContract, parseHttpParams } from "@rda/contracts";
-import type { AdapterData } from "../adapter-client.ts";
 import { admitThroughBilling } from "../admission.ts";
 import { type Failure, succeed } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
 import { authenticate } from "./authenticate.ts";
 import { ageSeconds, requestedMaxAge } from "./cache-control.ts";
-import { answerFromCache } from "./cached-past-spent-window.ts";
+import { cachedAnswer } from "./cached-answer.ts";
 import { openCharge } from "./charge.ts";
 import { envelope, sendEnvelope } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
@@ -41,27 +40,20 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       if ("answered" in begun.value) return begun.value.answered;
       const { claim } = begun.value;
       const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
-      let admission = await admitThroughBilling(ctx, key.value, {
+      // An answer the shared cache holds costs the upstream nothing: asked for first, it takes no
+      // place in the upstream reserve and is never refused for a spent window (cached-answer.ts).
+      const cached = await cachedAnswer(ctx, {
+        adapter,
+        requestId: request.id,
+        params: parsed.value,
+        maxAgeS,
+      });
+      const admission = await admitThroughBilling(ctx, key.value, {
         requestId: request.id,
         operation: operationId,
         credits,
-        reserve: true,
+        reserve: cached === undefined,
       });
-      // Refused only for the spent upstream window: an answer the shared cache holds costs the
-      // upstream nothing, so it is served all the same (cached-past-spent-window.ts).
-      let cached: AdapterData | undefined;
-      if (!admission.ok && admission.error.code === "global_rate_limited") {
-        const fromCache = await answerFromCache(ctx, key.value, {
-          requestId: request.id,
-          operation: operationId,
-          credits,
-          adapter,
-          params: parsed.value,
-          maxAgeS,
-        });
-        if (fromCache === undefined) ctx.metrics.rateLimited.inc({ scope: "global" });
-        else ({ admission, data: cached } = fromCache);
-      }
       if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
       if (!admission.ok) {
         // Nothing was charged: the answer is the refusal, whether or not the claim could be freed
