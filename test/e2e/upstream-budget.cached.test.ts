@@ -1,5 +1,5 @@
 /**
- * Cached answers are not limited by the upstream's budget (docs/upstream.md#cached-answers-past-a-spent-window):
+ * Cached answers are not limited by the upstream's budget (docs/upstream.md#cached-answers-and-the-budget):
  * against the simulator's strict budget, with the shared response cache on, customers keep asking
  * new questions until the upstream's window is spent. While it is, a question whose answer the
  * cache holds is answered (200, charged 1 credit), far more often than the upstream's budget

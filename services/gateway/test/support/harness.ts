@@ -56,7 +56,7 @@ export interface Harness {
   readonly nats: NatsConnection;
   /** The params of each adapter request, cache-only ones apart. */
   readonly adapterParams: unknown[];
-  /** The params of each cache-only adapter request (http/cached-past-spent-window.ts). */
+  /** The params of each cache-only adapter request (src/http/cached-answer.ts). */
   readonly cacheOnlyParams: unknown[];
   createKey(options?: { balance?: number; qps?: number; burst?: number }): Promise<TestKey>;
   balanceOf(key: TestKey): Promise<number>;
