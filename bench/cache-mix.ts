@@ -102,14 +102,9 @@ export async function runCacheMixStage(
       SIM_PROFILE: "strict",
       METRICS_PORT: "0",
     }),
-    // The reserve counts customer answers; with the cache it is sized to them, not to the upstream's
-    // rate (docs/upstream.md#rate-limits): the pacer alone keeps the upstream inside its budget.
-    billing: startProcess("services/billing/src/main.ts", {
-      ...common,
-      HEALTH_PORT: String(billingHealth),
-      UPSTREAM_RESERVE_QPS: "100",
-      UPSTREAM_RESERVE_BURST: "200",
-    }),
+    // The reserve at its default, sized to the upstream's rate: cached answers take no place in it
+    // (docs/upstream.md#cached-answers-and-the-budget), so only misses meet it.
+    billing: startProcess("services/billing/src/main.ts", { ...common, HEALTH_PORT: String(billingHealth) }),
     "adapter-posts-a": adapter("services/adapter-posts/src/main.ts", postsA),
     "adapter-posts-b": adapter("services/adapter-posts/src/main.ts", postsB),
     "adapter-tree": adapter("services/adapter-tree/src/main.ts", treeHealth),

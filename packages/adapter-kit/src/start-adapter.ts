@@ -65,6 +65,8 @@ export interface OperationContext {
   readonly maxAgeS: number | undefined;
   /** Who the request serves, for its share of the upstream budget. */
   readonly priority: UpstreamPriority;
+  /** Only from the shared cache: a call whose answer is not there ends `rate_limited`, unsent. */
+  readonly cacheOnly: boolean;
   /** Notes when an answer was produced upstream; the reply's `fetched_at_ms` is the oldest. */
   onAnswer(answer: { readonly fetchedAtMs: number }): void;
 }
@@ -147,6 +149,7 @@ interface AdapterCall {
   readonly request_id: string;
   readonly max_age_s?: number;
   readonly priority?: UpstreamPriority;
+  readonly cache_only?: boolean;
 }
 
 /** The child logger is made only when the operation logs, which most requests never do. */
@@ -163,6 +166,7 @@ function requestContext(
     operation,
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
+    cacheOnly: call.cache_only ?? false,
     onAnswer: (answer) => noteFetchedAt(answer.fetchedAtMs),
     get logger() {
       child ??= logger.child({ request_id: requestId });

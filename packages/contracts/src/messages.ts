@@ -34,7 +34,9 @@ export type UpstreamPriority = (typeof UPSTREAM_PRIORITIES)[number];
 /**
  * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
  * `max_age_s`: the caller's bound on the answer's age (`Cache-Control: max-age`, 0 for `no-cache`);
- * absent, the data's own freshness bound applies. `priority`: interactive when absent.
+ * absent, the data's own freshness bound applies. `priority`: interactive when absent. `cache_only`:
+ * answer only from the shared response cache, never calling the upstream (a miss is `rate_limited`,
+ * nothing sent); the gateway asks so first, to admit a cached answer without the upstream reserve.
  */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
   return z.object({
@@ -42,6 +44,7 @@ export function adapterRequestSchema<T extends z.ZodType>(params: T) {
     params,
     max_age_s: z.number().int().min(0).optional(),
     priority: z.enum(UPSTREAM_PRIORITIES).optional(),
+    cache_only: z.boolean().optional(),
   });
 }
 

@@ -304,7 +304,8 @@ function responseHeaders(): JsonObject {
     },
     RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
     RateLimitScope: {
-      description: "Present with value `global` only when the shared upstream reserve is exhausted.",
+      description:
+        "Present with value `global` only when the shared upstream reserve is exhausted (never on an answer the shared cache holds).",
       schema: { type: "string", enum: ["global"] },
     },
     RequestId: {

@@ -144,6 +144,12 @@ export interface CallOptions {
    * one in flight (or waits on another replica's fetch) rides on that fetch's turn.
    */
   readonly priority?: TrafficClass;
+  /**
+   * Answer only from the shared cache: on a miss (or with no cache) the call ends `rate_limited`
+   * at once, without a pacer turn, a claim or a request. The gateway asks so before admission: a
+   * cached answer takes nothing of the upstream budget (docs/upstream.md#cached-answers-and-the-budget).
+   */
+  readonly cacheOnly?: boolean;
   /** Told when the answer was produced upstream and where it came from: the caller's `Age`. */
   onAnswer?(answer: { readonly fetchedAtMs: number; readonly source: FetchSource }): void;
 }

@@ -21,6 +21,8 @@ export interface AdapterData {
 export interface AdapterCallOptions {
   /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
   readonly maxAgeS?: number;
+  /** Answer only from the shared cache, never calling the upstream; a miss is `upstream_rate_limited`. */
+  readonly cacheOnly?: boolean;
 }
 
 export interface AdapterClient {
@@ -47,7 +49,12 @@ export function createAdapterClient(deps: {
       const reply = await requestWithProgress(
         nats,
         subject,
-        JSON.stringify({ request_id: requestId, params, max_age_s: options.maxAgeS }),
+        JSON.stringify({
+          request_id: requestId,
+          params,
+          max_age_s: options.maxAgeS,
+          cache_only: options.cacheOnly || undefined,
+        }),
         {
           timeoutMs,
           silenceMs: ADAPTER_PROGRESS.silenceMs,
@@ -56,6 +63,9 @@ export function createAdapterClient(deps: {
       const result = reply.ok
         ? readFrame(reply.value)
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
+      // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
+      // no adapter outcome, and its time would blur the adapters' own.
+      if (options.cacheOnly) return result.step;
       const seconds = (performance.now() - started) / 1000;
       metrics.natsRequestDuration.observe(
         { subject: stripNamespace(subject), outcome: result.outcome },

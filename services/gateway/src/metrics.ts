@@ -19,6 +19,8 @@ export interface GatewayMetrics {
   /** How old the data of each 200 was (its `Age`), by operation. */
   readonly answerAge: Histogram<"operation">;
   readonly rateLimited: Counter<"scope">;
+  /** Data requests looked up in the shared cache before admission, by outcome (hit, miss). */
+  readonly cacheFirstLookups: Counter<"outcome">;
   readonly refundPublishFailures: Counter;
   readonly inFlight: Gauge;
   readonly keyCache: Counter<"result">;
@@ -121,6 +123,12 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
       name: "gateway_rate_limited_total",
       help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (the shared reserve) or address (a client address that sent too many refused keys).",
       labelNames: ["scope"],
+      registers,
+    }),
+    cacheFirstLookups: new Counter({
+      name: "gateway_cache_first_lookups_total",
+      help: "Data requests whose answer was looked for in the shared response cache before admission (the adapter run cache-only), by outcome: hit (admitted without the upstream reserve) or miss (admitted the ordinary way).",
+      labelNames: ["outcome"],
       registers,
     }),
     refundPublishFailures: new Counter({

@@ -4,7 +4,7 @@
  * real gateway. This is their one home.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authHeaders, type Harness, startHarness } from "./support/harness.ts";
+import { authHeaders, type Harness, NOT_CACHED, OK_PAGE, startHarness } from "./support/harness.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,5 +72,48 @@ describe("gateway rate limits", () => {
     expect(Number(last?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(await h.balanceOf(key)).toBe(97);
     expect((await fetch(`${h.url}/v1/account`, { headers: authHeaders(key) })).status).toBe(200);
+  });
+});
+
+describe("an answer the shared cache holds", () => {
+  let r: Harness;
+  beforeAll(async () => {
+    // A reserve of one place that does not come back within the test.
+    r = await startHarness({ reserve: { qps: 0.001, burst: 1 } });
+  });
+  afterAll(async () => r.stop());
+
+  it("is admitted without the upstream reserve, charged 1 and one token; an uncached one takes the reserve, then meets 429 global", async () => {
+    const key = await r.createKey({ balance: 10, qps: 1, burst: 4 });
+    const ask = () => fetch(`${r.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
+
+    r.setCacheOnly(OK_PAGE);
+    const cached = await ask();
+    expect(cached.status).toBe(200);
+    expect(((await cached.json()) as { data: unknown }).data).toEqual([{ id: "abc", title: "t" }]);
+    expect(r.adapterParams).toHaveLength(0);
+
+    r.setCacheOnly(NOT_CACHED);
+    // The reserve's one place is still there: the cached answer did not take it.
+    const uncached = await ask();
+    expect(uncached.status).toBe(200);
+    expect(r.adapterParams).toHaveLength(1);
+    const refused = await ask();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-ratelimit-scope")).toBe("global");
+    expect(r.adapterParams).toHaveLength(1);
+
+    r.setCacheOnly(OK_PAGE);
+    const cachedAgain = await ask();
+    expect(cachedAgain.status).toBe(200);
+    expect(cachedAgain.headers.get("x-ratelimit-scope")).toBeNull();
+    // One token of the key's bucket each, cached or not.
+    expect(cachedAgain.headers.get("ratelimit")).toMatch(/;r=0;/);
+    expect(r.cacheOnlyParams).toHaveLength(4);
+
+    expect(await r.balanceOf(key)).toBe(7);
+    const journal = await r.journal(key);
+    expect(journal.filter((entry) => entry.type === "debit")).toHaveLength(3);
+    expect(journal.filter((entry) => entry.type === "refund")).toEqual([]);
   });
 });

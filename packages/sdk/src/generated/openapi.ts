@@ -1163,7 +1163,7 @@ export interface components {
         CreditsRemaining: number;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
-        /** @description Present with value `global` only when the shared upstream reserve is exhausted. */
+        /** @description Present with value `global` only when the shared upstream reserve is exhausted (never on an answer the shared cache holds). */
         RateLimitScope: "global";
         /** @description The request's id (echoed from x-request-id, or generated). */
         RequestId: string;
