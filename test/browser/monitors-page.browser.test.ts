@@ -2,12 +2,19 @@
  * A key's monitors page in the portal, as a person uses it in a real headless Chromium: signed up
  * through the emailed link, they fill the form, see the backfill's estimate before anything is
  * created, confirm, and find the monitor listed with its status and the items it holds; a deleted
- * monitor leaves the list. Screenshots land in test-artifacts/monitors/.
+ * monitor leaves the list. With a webhook URL (a real local receiver, which the monitors service
+ * here may reach as local development allows), the signing secret is shown once, a test event
+ * shows in the delivery log with the receiver's status code and verifies with that secret, and a
+ * failing monitor's failed batch is redelivered from its page. Screenshots land in
+ * test-artifacts/monitors/.
  */
+import { randomBytes } from "node:crypto";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import type { Browser, Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import { type Receiver, startReceiver } from "../e2e/monitor-webhooks.support.ts";
 import { expectAccessibleBasics, launchBrowser, screenshotter, signUpWithKey } from "../support/browser.ts";
 import { type PortalParts, type Stack, startStack } from "../support/stack.ts";
 
@@ -26,11 +33,27 @@ beforeAll(async () => {
     namespace: stack.namespace,
     subjects: stack.subjects,
     logger: silentLogger(),
-    settings: { tickMs: 100 },
+    settings: {
+      tickMs: 100,
+      // Short retries, so a receiver that keeps failing makes the monitor `failing` within seconds.
+      webhooks: {
+        sealingKey: randomBytes(32),
+        allowLoopback: true,
+        tickMs: 100,
+        firstRetryMs: 100,
+        maxRetryDelayMs: 300,
+        retryWindowMs: 1_500,
+        attemptTimeoutMs: 3_000,
+        leaseMs: 3_000,
+      },
+    },
   });
   browser = await launchBrowser();
 }, 120_000);
+const receivers: Receiver[] = [];
+
 afterAll(async () => {
+  for (const receiver of receivers) await receiver.stop();
   await browser?.close();
   await monitors?.stop();
   await stack?.stop();
@@ -113,4 +136,122 @@ describe("the monitors page", () => {
     expect(await page.locator("tr[data-monitor-id]").count()).toBe(0);
     await context.close();
   }, 60_000);
+  it("creates a monitor with a webhook, shows its secret once, and lists a test event with its status code", async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signUpWithKey(page, portal, "monitors-hooks@example.com", "hooks");
+    const keyId = new URL(page.url()).pathname.split("/")[2]!;
+    await page.goto(`${portal.url}/keys/${keyId}/monitors`);
+
+    const subreddit = stack.simulator.corpus.subreddits[1]!.name;
+    await page.getByLabel("Community or author").fill(subreddit);
+    await page.getByLabel("Collect history since (optional)").fill("");
+    await page.getByLabel("Webhook URL (optional)").fill(receiver.url);
+    await page.getByRole("button", { name: "See the estimate" }).click();
+    await page.getByRole("heading", { name: "Confirm the new monitor" }).waitFor();
+    expect(await page.locator("#confirm-delivery").textContent()).toContain(receiver.url);
+    await page.getByRole("button", { name: "Create the monitor" }).click();
+
+    // The secret, once: on a page of its own whose address does not carry it.
+    await page.getByRole("heading", { name: "Your webhook's signing secret" }).waitFor();
+    await expectAccessibleBasics(page);
+    const secret = await page.getByLabel("Webhook signing secret").inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+    expect(page.url()).not.toContain(secret);
+    expect(await page.locator("#snippet-verify").textContent()).toContain("verifyWebhook(");
+    await shot(page, "webhook-secret");
+    await page.reload();
+    await page.getByText("The webhook's signing secret is shown only once").waitFor();
+    expect(await page.content()).not.toContain(secret);
+    const monitorPath = new URL(page.url()).pathname;
+    expect(monitorPath).toMatch(new RegExp(`^/keys/${keyId}/monitors/mon_[A-Za-z0-9]+$`));
+
+    expect(await page.locator("#monitor-webhook").textContent()).toBe(receiver.url);
+    expect(await page.locator("#monitor-status").textContent()).toMatch(/^Active/);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await page.getByText("The test event was delivered").waitFor();
+    const test = page.locator("#delivery-log tbody[data-delivery-id]", { hasText: "Test event" });
+    expect(await test.count()).toBe(1);
+    expect(await test.getAttribute("data-state")).toBe("delivered");
+    expect(await test.locator("td.status-code").textContent()).toBe("204");
+    await expectAccessibleBasics(page);
+    await shot(page, "delivery-log");
+
+    // The receiver checks the request with the secret the page showed, as the snippet does.
+    const tests = receiver.received.filter((request) => request.body.includes('"monitor.test"'));
+    expect(tests).toHaveLength(1);
+    const event = new Webhook(secret).verify(tests[0]!.body, tests[0]!.headers as Record<string, string>) as {
+      type: string;
+      data: { delivery_id: string };
+    };
+    expect(event.type).toBe("monitor.test");
+    expect(await test.getAttribute("data-delivery-id")).toBe(event.data.delivery_id);
+    await context.close();
+  }, 120_000);
+
+  it("shows a failing monitor, rotates its secret once, and redelivers its failed batch", async () => {
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    let failing = true;
+    receiver.answer = () => (failing ? 500 : 204);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on("dialog", (dialog) => void dialog.accept());
+    await signUpWithKey(page, portal, "monitors-failing@example.com", "failing");
+    const keyId = new URL(page.url()).pathname.split("/")[2]!;
+    await page.goto(`${portal.url}/keys/${keyId}/monitors`);
+    await page.getByLabel("Community or author").fill(stack.simulator.corpus.subreddits[0]!.name);
+    await page.getByLabel("Collect history since (optional)").fill("7d");
+    await page.getByLabel("Webhook URL (optional)").fill(receiver.url);
+    await page.getByRole("button", { name: "See the estimate" }).click();
+    await page.getByRole("button", { name: "Create the monitor" }).click();
+    const first = await page.getByLabel("Webhook signing secret").inputValue();
+    await page.getByRole("link", { name: "See the monitor and its delivery log" }).click();
+
+    await waitFor(
+      async () => {
+        await page.reload();
+        return (await page.locator("#monitor-status").getAttribute("data-status")) === "failing";
+      },
+      "the batch to fail for good and the monitor to show failing",
+      30_000,
+    );
+    expect(await page.locator("#monitor-status").textContent()).toBe("Failing");
+    const failed = page.locator("#delivery-log tbody[data-state='failed']");
+    expect(await failed.count()).toBe(1);
+    expect(await failed.locator("td.status-code").first().textContent()).toBe("500");
+    await shot(page, "failing");
+
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByRole("heading", { name: "Your webhook's new signing secret" }).waitFor();
+    const second = await page.getByLabel("Webhook signing secret").inputValue();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    await page.getByRole("link", { name: "See the monitor and its delivery log" }).click();
+
+    failing = false;
+    const batchId = await failed.getAttribute("data-delivery-id");
+    await failed.getByRole("button", { name: "Redeliver" }).click();
+    await page.getByText("The batch is queued to be sent again").waitFor();
+    await waitFor(
+      async () => {
+        await page.reload();
+        const batch = page.locator(`#delivery-log tbody[data-delivery-id='${batchId}']`);
+        return (await batch.getAttribute("data-state")) === "delivered";
+      },
+      "the redelivered batch to be accepted",
+      30_000,
+    );
+    const accepted = receiver.received.filter((request) => request.headers["webhook-id"] === batchId);
+    const last = accepted.at(-1)!;
+    // During the overlap both secrets sign the batch sent again, with the same webhook-id.
+    for (const secret of [first, second])
+      expect(new Webhook(secret).verify(last.body, last.headers as Record<string, string>)).toMatchObject({
+        type: "monitor.items",
+      });
+    expect(await page.locator("#monitor-status").textContent()).not.toBe("Failing");
+    await context.close();
+  }, 120_000);
 });

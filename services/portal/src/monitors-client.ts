@@ -1,8 +1,8 @@
 /**
  * The portal's side of the monitors service's requests (`Subjects.monitors`, docs/api.md#monitors):
  * a signed-in person's monitors, one key at a time. The portal asks only after billing confirmed the
- * key belongs to the signed-in account (routes/monitors.ts), and names that account, so the limit
- * counts across the account's keys as it does through the API. Every way of not getting an answer
+ * key belongs to the signed-in account (routes/monitors.ts, routes/monitor-webhooks.ts), and names
+ * that account, so the limit counts across the account's keys as it does through the API. Every way of not getting an answer
  * is a `NatsRequestFailure` value; a refusal is the service's own `{status, error}`.
  */
 import {
@@ -30,10 +30,23 @@ export interface PortalMonitors {
   estimate(owner: MonitorOwner, body: Record<string, unknown>): Answer;
   create(owner: MonitorOwner, body: Record<string, unknown>): Answer;
   delete(owner: MonitorOwner, id: string): Answer;
+  /** The webhook's delivery log, newest first: each delivery with every attempt. */
+  deliveries(owner: MonitorOwner, id: string): Answer;
+  /** Sends a signed test event to the webhook now and logs it; answers the delivery. */
+  test(owner: MonitorOwner, id: string): Answer;
+  /** Sends a logged batch again, with the same `webhook-id`. */
+  redeliver(owner: MonitorOwner, id: string, deliveryId: string): Answer;
+  /** A new signing secret, answered once; the old one signs on during the overlap. */
+  rotateSecret(owner: MonitorOwner, id: string): Answer;
 }
 
 /** A create reads one upstream page for its estimate: longer than the other requests. */
 const ESTIMATE_TIMEOUT_MS = 40_000;
+/**
+ * A test event waits for the receiver's answer (at most 5 s: TEST_TIMEOUT_MS in
+ * services/monitors/src/webhooks/monitor-webhooks.ts), so it gets more than the other requests.
+ */
+const TEST_EVENT_TIMEOUT_MS = 15_000;
 
 export function createPortalMonitors(deps: {
   nats: NatsConnection;
@@ -53,5 +66,9 @@ export function createPortalMonitors(deps: {
     estimate: (owner, body) => ask("create", owner, { body, estimate_only: true }, ESTIMATE_TIMEOUT_MS),
     create: (owner, body) => ask("create", owner, { body }, ESTIMATE_TIMEOUT_MS),
     delete: (owner, id) => ask("delete", owner, { id }),
+    deliveries: (owner, id) => ask("deliveries", owner, { id }),
+    test: (owner, id) => ask("test", owner, { id }, TEST_EVENT_TIMEOUT_MS),
+    redeliver: (owner, id, deliveryId) => ask("redeliver", owner, { id, delivery_id: deliveryId }),
+    rotateSecret: (owner, id) => ask("rotate_secret", owner, { id }),
   };
 }

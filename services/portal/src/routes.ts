@@ -17,6 +17,13 @@ import {
   setSpendCap,
   usagePanel,
 } from "./routes/keys.ts";
+import {
+  monitorPage,
+  redeliver,
+  rotateWebhookSecret,
+  sendTestEvent,
+  webhookSecretPage,
+} from "./routes/monitor-webhooks.ts";
 import { createMonitor, deleteMonitor, monitorsPage, previewMonitor } from "./routes/monitors.ts";
 import {
   notificationsPage,
@@ -70,6 +77,11 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.post("/keys/:id/monitors/preview", previewMonitor(ctx));
   app.post("/keys/:id/monitors", createMonitor(ctx));
   app.post("/keys/:id/monitors/:monitorId/delete", deleteMonitor(ctx));
+  app.get("/keys/:id/monitors/:monitorId", monitorPage(ctx));
+  app.get("/keys/:id/monitors/:monitorId/secret", webhookSecretPage(ctx));
+  app.post("/keys/:id/monitors/:monitorId/test", sendTestEvent(ctx));
+  app.post("/keys/:id/monitors/:monitorId/rotate-secret", rotateWebhookSecret(ctx));
+  app.post("/keys/:id/monitors/:monitorId/deliveries/:deliveryId/redeliver", redeliver(ctx));
   app.get("/notifications", notificationsPage(ctx));
   app.post("/notifications/threshold", saveThreshold(ctx));
   app.post("/notifications/kinds", saveKinds(ctx));

@@ -30,3 +30,33 @@ export function firstRequestSnippets(apiUrl: string, key: string, sdkTarballUrl?
   const install = sdkTarballUrl === undefined ? undefined : `npm install ${sdkTarballUrl}`;
   return { curl, sdk, install };
 }
+
+/**
+ * A receiver that checks a monitor's webhooks with the SDK's `verifyWebhook` (Standard Webhooks, over
+ * the `standardwebhooks` package). The secret is read from the environment rather than written into
+ * the program, so the snippet can be pasted into a repository as it is.
+ */
+export function webhookVerificationSnippet(): string {
+  return [
+    `import { createServer } from "node:http";`,
+    `import { verifyWebhook } from "@rda/sdk";`,
+    ``,
+    `// The whsec_… secret shown above.`,
+    `const secret = process.env.RDA_WEBHOOK_SECRET;`,
+    ``,
+    `createServer((request, response) => {`,
+    `  const chunks = [];`,
+    `  request.on("data", (chunk) => chunks.push(chunk));`,
+    `  request.on("end", () => {`,
+    `    try {`,
+    `      // The body exactly as received: the signature covers its bytes.`,
+    `      const event = verifyWebhook(Buffer.concat(chunks), request.headers, secret);`,
+    `      console.log(event.type, event.data.delivery_id, event.data.items.length);`,
+    `      response.writeHead(204).end();`,
+    `    } catch {`,
+    `      response.writeHead(400).end();`,
+    `    }`,
+    `  });`,
+    `}).listen(3000);`,
+  ].join("\n");
+}

@@ -25,6 +25,12 @@ export const NOTICES = {
   "cap-removed": "The monthly spend cap is removed: the key spends until its balance is empty.",
   "monitor-created": "The monitor is created. It collects its backfill first, then follows new items.",
   "monitor-deleted": "The monitor is deleted, with the items it held.",
+  "webhook-test-delivered": "The test event was delivered: your receiver accepted it.",
+  "webhook-test-failed":
+    "The test event was not accepted: the delivery log below says what your receiver answered.",
+  "redelivery-queued": "The batch is queued to be sent again, with the same webhook-id.",
+  "webhook-secret-shown":
+    "The webhook's signing secret is shown only once, and it was shown already. If you did not copy it, rotate the secret to get another.",
 } as const;
 
 export function noticeFor(query: unknown): string | undefined {

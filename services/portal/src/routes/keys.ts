@@ -138,7 +138,7 @@ async function showSecretAfterRedirect(
   return reply.redirect(`/keys/${keyId}/secret`, 303);
 }
 
-function sdkTarballUrl(ctx: PortalContext): string | undefined {
+export function sdkTarballUrl(ctx: PortalContext): string | undefined {
   const file = findSdkTarball(ctx.settings.sdkDir ?? DEFAULT_SDK_DIR);
   return file === undefined ? undefined : `${ctx.settings.publicUrl}/sdk/${file}`;
 }

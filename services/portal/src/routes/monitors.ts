@@ -1,38 +1,28 @@
 /**
  * A key's monitors page (docs/api.md#monitors): the key's monitors with their status and the items
- * each holds, a form to create one that first shows the backfill's estimate and asks to confirm, and
- * deleting. Billing first confirms the key is the signed-in account's (another account's key is a
- * 404), and its balance and spend cap say whether the monitors show `paused_for_credits`.
+ * each holds, a form to create one (optionally with a webhook URL) that first shows the backfill's
+ * estimate and asks to confirm, and deleting. Billing first confirms the key is the signed-in
+ * account's (another account's key is a 404), and its balance and spend cap say whether the
+ * monitors show `paused_for_credits` (monitor-owner.ts). A monitor's own page, with its webhook's
+ * delivery log and secret, is monitor-webhooks.ts.
  */
-import {
-  DEFAULT_MONITOR_LIMITS,
-  fundingOf,
-  KEY_ID_PATTERN,
-  type KeyDetails,
-  type MonitorReply,
-} from "@rda/contracts";
-import type { NatsRequestFailure } from "@rda/service-kit";
+import { DEFAULT_MONITOR_LIMITS, type MonitorReply } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { field, noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
-import { requireSignIn, type SignedIn } from "../http/session.ts";
-import type { MonitorOwner } from "../monitors-client.ts";
-import { billingFailed } from "./keys.ts";
+import { requireSignIn } from "../http/session.ts";
+import {
+  type Loaded,
+  MONITOR_ID,
+  MONITOR_STATUS_LABELS,
+  type MonitorParams,
+  monitorsFailed,
+  ownerOf,
+} from "./monitor-owner.ts";
+import { showWebhookSecretAfterRedirect } from "./monitor-webhooks.ts";
 
 type KeyParams = { Params: { id: string } };
-type MonitorParams = { Params: { id: string; monitorId: string } };
-
-const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
-
-/** What a person sees for each status the service reports. */
-export const MONITOR_STATUS_LABELS: Record<string, string> = {
-  backfilling: "Active: collecting history",
-  live: "Active",
-  paused: "Paused",
-  paused_for_credits: "Paused for credits",
-  failing: "Failing",
-};
 
 /** The form's fields, kept as typed so a page shown again keeps them. */
 export interface MonitorForm {
@@ -42,6 +32,7 @@ export interface MonitorForm {
   phrase: string;
   interval_seconds: string;
   backfill_from: string;
+  webhook_url: string;
 }
 
 const EMPTY_FORM: MonitorForm = {
@@ -51,6 +42,7 @@ const EMPTY_FORM: MonitorForm = {
   phrase: "",
   interval_seconds: "300",
   backfill_from: "30d",
+  webhook_url: "",
 };
 
 function readForm(body: unknown): MonitorForm {
@@ -62,6 +54,7 @@ function readForm(body: unknown): MonitorForm {
     phrase: text("phrase"),
     interval_seconds: text("interval_seconds"),
     backfill_from: text("backfill_from"),
+    webhook_url: text("webhook_url"),
   };
 }
 
@@ -74,32 +67,9 @@ function bodyOf(form: MonitorForm): Record<string, unknown> {
     ...(form.phrase !== "" ? { phrase: form.phrase } : {}),
     ...(form.interval_seconds !== "" ? { interval_seconds: number(form.interval_seconds) } : {}),
     ...(form.backfill_from !== "" ? { backfill_from: number(form.backfill_from) } : {}),
+    ...(form.webhook_url !== "" ? { webhook_url: form.webhook_url } : {}),
   };
 }
-
-function monitorsFailed(ctx: PortalContext, reply: FastifyReply, failure: NatsRequestFailure) {
-  return sendPageError(ctx, reply, "monitors_unavailable", {
-    retryAfterSeconds: 5,
-    internal: `${failure.kind}: ${failure.message}`,
-  });
-}
-
-/** The key, when it is the signed-in account's, and who asks for its monitors; else the answer sent. */
-async function ownerOf(ctx: PortalContext, reply: FastifyReply, signedIn: SignedIn, keyId: string) {
-  if (!KEY_ID_PATTERN.test(keyId)) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const shown = await ctx.billing.showKey(signedIn.accountId, keyId);
-  if (!shown.ok) return { sent: await billingFailed(ctx, reply, shown.error) };
-  if (!shown.value) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const key: KeyDetails = shown.value;
-  const owner: MonitorOwner = {
-    keyId,
-    accountId: signedIn.accountId,
-    funding: fundingOf(key.credits_balance, key.month_spend),
-  };
-  return { key, owner };
-}
-
-type Loaded = Exclude<Awaited<ReturnType<typeof ownerOf>>, { sent: unknown }>;
 
 async function renderMonitors(
   ctx: PortalContext,
@@ -197,6 +167,15 @@ export function createMonitor(ctx: PortalContext) {
       return renderMonitors(ctx, reply, loaded, refused.extra, refused.status);
     }
     request.log.info({ key_id: loaded.key.id, account_id: signedIn.accountId }, "monitor created");
+    const { monitor, webhook_secret } = answer.value.value as {
+      monitor: { id: string };
+      webhook_secret?: string;
+    };
+    if (webhook_secret !== undefined)
+      return showWebhookSecretAfterRedirect(ctx, reply, signedIn, loaded.key.id, monitor.id, {
+        secret: webhook_secret,
+        made: "created",
+      });
     return reply.redirect(`/keys/${loaded.key.id}/monitors?done=monitor-created`, 303);
   };
 }

@@ -1,5 +1,6 @@
 /**
- * A key's new secret between the form that made it (create, rotate) and the page that shows it.
+ * A new secret between the form that made it (create, rotate) and the page that shows it: a key's
+ * (named by the key's id), or a monitor webhook's signing secret (named by the monitor's id).
  * The form's POST answers with a redirect, and the page it leads to takes the secret out of here:
  * a browser refresh of that page finds nothing (the secret is shown once), and never sends the form
  * again.
@@ -21,36 +22,39 @@ const pendingSchema = z.object({
   secret: z.string(),
   /** A new key's first secret, or the new secret of a rotated key. */
   made: z.enum(["created", "rotated"]),
+  /** A rotated webhook secret: until when (epoch seconds) the previous one still signs. */
+  previous_expires_at: z.number().int().optional(),
 });
 
 export type PendingSecret = z.infer<typeof pendingSchema>;
 
 export interface PendingSecrets {
-  keep(sessionId: string, keyId: string, pending: PendingSecret): Promise<void>;
+  /** `ownerId`: the key's id, or the monitor's (`mon_…`) for its webhook's secret. */
+  keep(sessionId: string, ownerId: string, pending: PendingSecret): Promise<void>;
   /** The secret, once: a second call, another session, or one after the TTL finds nothing. */
-  take(sessionId: string, keyId: string): Promise<PendingSecret | undefined>;
+  take(sessionId: string, ownerId: string): Promise<PendingSecret | undefined>;
 }
 
 function encryptionKey(sessionId: string): Buffer {
   return createHash("sha256").update(`pending-secret\0${sessionId}`).digest();
 }
 
-function recordName(sessionId: string, keyId: string): string {
-  return sha256(`${sessionId}\0${keyId}`);
+function recordName(sessionId: string, ownerId: string): string {
+  return sha256(`${sessionId}\0${ownerId}`);
 }
 
 export function createPendingSecrets(context: StoreContext): PendingSecrets {
   const { redis, keys } = context;
   return {
-    async keep(sessionId, keyId, pending) {
+    async keep(sessionId, ownerId, pending) {
       const iv = randomBytes(12);
       const cipher = createCipheriv("aes-256-gcm", encryptionKey(sessionId), iv);
       const sealed = Buffer.concat([cipher.update(JSON.stringify(pending), "utf8"), cipher.final()]);
       const stored = [iv, cipher.getAuthTag(), sealed].map((part) => part.toString("base64url")).join(".");
-      await redis.set(keys.pendingSecret(recordName(sessionId, keyId)), stored, "EX", PENDING_TTL_SECONDS);
+      await redis.set(keys.pendingSecret(recordName(sessionId, ownerId)), stored, "EX", PENDING_TTL_SECONDS);
     },
-    async take(sessionId, keyId) {
-      const stored = await redis.getdel(keys.pendingSecret(recordName(sessionId, keyId)));
+    async take(sessionId, ownerId) {
+      const stored = await redis.getdel(keys.pendingSecret(recordName(sessionId, ownerId)));
       if (stored === null) return undefined;
       const [iv, tag, sealed] = stored.split(".").map((part) => Buffer.from(part, "base64url"));
       if (!iv || !tag || !sealed) return undefined;
