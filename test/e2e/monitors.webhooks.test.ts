@@ -110,6 +110,10 @@ describe("webhook delivery", () => {
     const delivered = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
     expect(new Set(delivered).size).toBe(delivered.length);
     expect(await stack.balanceOf(owner.id)).toBe(1_000 - log.length);
+    // Delivered by webhook, not pulled: the monitor says so.
+    const counted = await call(stack, owner.key, "GET", `/v1/monitors/${id}`);
+    expect(counted.json.data.monitor.items_pulled).toBe(0);
+    expect(counted.json.data.monitor.items_collected).toBe(delivered.length);
 
     const held = await pullAll(stack, owner.key, id);
     expect(delivered).toEqual(held.map((item) => item.id));

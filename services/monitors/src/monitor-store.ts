@@ -230,6 +230,17 @@ export class MonitorStore {
     return { items, cursor: entries.at(-1)?.[0] ?? cursor };
   }
 
+  /**
+   * Up to `count` items after `cursor`, in delivery order, without counting them as pulled: for a
+   * webhook batch, which may yet fail.
+   */
+  async read(monitorId: string, cursor: string | null, count: number): Promise<ItemsPage> {
+    const start = cursor === null ? "-" : `(${cursor}`;
+    const entries = await this.#redis.xrange(this.#keys.items(monitorId), start, "+", "COUNT", count);
+    const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as unknown);
+    return { items, cursor: entries.at(-1)?.[0] ?? cursor };
+  }
+
   async #many(ids: readonly string[]): Promise<MonitorRecord[]> {
     if (ids.length === 0) return [];
     const raws = await this.#redis.mget(...ids.map((id) => this.#keys.monitor(id)));

@@ -102,7 +102,7 @@ async function stepMonitor(deps: DeliveryWorkerDeps, monitorId: string): Promise
 
 /** The next up to 100 items after the cursor, as one batch with the next sequence number. */
 async function queueNextBatch({ deps, monitor, endpoint }: Turn): Promise<string | null> {
-  const page = await deps.monitors.page(monitor.id, endpoint.cursor, MONITOR_WEBHOOK_BATCH_ITEMS);
+  const page = await deps.monitors.read(monitor.id, endpoint.cursor, MONITOR_WEBHOOK_BATCH_ITEMS);
   if (page.items.length === 0 || page.cursor === null) return null;
   const sequence = endpoint.sequence + 1;
   const record = newDelivery(
