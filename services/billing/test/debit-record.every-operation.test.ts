@@ -83,6 +83,14 @@ describe.each(OPERATION_IDS)("a debit of %s", (operation) => {
   });
 });
 
+// Before the old-record case below: that case forges a record without its day, which no ledger
+// written since monthly spend was counted holds, so its spend is not the journal's.
+describe("the ledger after every operation's debits", () => {
+  it("verifies exactly", async () => {
+    expect((await verify(h)).ok).toBe(true);
+  });
+});
+
 describe("a debit recorded before debits were pending ('debited')", () => {
   it("reads as a pending debit of one credit: refunded once, then ended", async () => {
     const key = await createKey(h, { credits: 10 });
@@ -97,11 +105,5 @@ describe("a debit recorded before debits were pending ('debited')", () => {
     expect(await h.request(h.subjects.billing.refund, refund, refundReplySchema)).toMatchObject({
       outcome: "ignored",
     });
-  });
-});
-
-describe("the ledger after every operation's debits", () => {
-  it("verifies exactly", async () => {
-    expect((await verify(h)).ok).toBe(true);
   });
 });
