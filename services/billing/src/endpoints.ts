@@ -92,7 +92,7 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
   if (reply.outcome === "expired")
     throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
-  publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply));
+  if (reply.outcome === "admitted") publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply));
   return reply;
 }
 

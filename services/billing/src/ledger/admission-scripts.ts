@@ -13,7 +13,7 @@
  */
 
 import { luaScript } from "@rda/service-kit";
-import { DEBIT_RECORD, JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
+import { DEBIT_RECORD, JOURNAL_AND_USAGE, LOW_BALANCE_LINE, TOKEN_BUCKETS } from "./lua-helpers.ts";
 
 /**
  * The key's monthly spend cap, a step of its own in admission: the record's `monthly_cap` (absent
@@ -32,28 +32,6 @@ local function cap_refuses(cap, spent, credits)
 end
 local function count_spend(credits)
   return redis.call('HINCRBY', KEYS[8], ARGV[16], credits)
-end
-`;
-
-/**
- * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
- * its last top-up, else 100 credits. Billing compares it with the balance before and after the
- * debit to tell the one admission that crossed it (endpoints.ts). Its round is the key's count of
- * top-ups (`topups`, counted by the top-up and payment scripts): a top-up re-arms the line, so the
- * next crossing is a new one and is told again, while a refund lifting the balance back over it
- * and the debit after it is the same round, told once.
- */
-const LOW_BALANCE_LINE = `
-local function low_balance_line()
-  local set = redis.call('HMGET', KEYS[1], 'low_balance_at', 'last_topup_credits')
-  local at = tonumber(set[1] or '')
-  if at then return at end
-  local last = tonumber(set[2] or '')
-  if last then return math.floor(last / 10) end
-  return 100
-end
-local function low_balance_round()
-  return tonumber(redis.call('HGET', KEYS[1], 'topups') or '0')
 end
 `;
 
