@@ -43,7 +43,7 @@ export async function startMonitorsBeside(
     subjects: stack.subjects,
     logger: silentLogger(),
     settings: {
-      limits: { maxMonitorsPerKey: 10, minIntervalSeconds: 1 },
+      limits: { maxMonitorsPerAccount: 10, minIntervalSeconds: 1 },
       tickMs: 100,
       webhooks: { ...DEFAULT_WEBHOOK_SETTINGS, ...webhooks },
     },

@@ -3,6 +3,8 @@
  * validated field by field and bounded, a monitor is invisible to another key, and a pulled page
  * costs 1 credit only when it holds an item.
  */
+import { createKeyReplySchema } from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
@@ -19,7 +21,7 @@ beforeAll(async () => {
     namespace: stack.namespace,
     subjects: stack.subjects,
     logger: (await import("@rda/service-kit/testing")).silentLogger(),
-    settings: { limits: { maxMonitorsPerKey: 3, minIntervalSeconds: 60 }, tickMs: 100 },
+    settings: { limits: { maxMonitorsPerAccount: 3, minIntervalSeconds: 60 }, tickMs: 100 },
   });
 }, 60_000);
 
@@ -39,6 +41,20 @@ async function call(secret: string | undefined, method: string, path: string, bo
   });
   // biome-ignore lint/suspicious/noExplicitAny: the test reads each answer's fields as the API documents them
   return { status: response.status, headers: response.headers, json: (await response.json()) as any };
+}
+
+/** A key of a portal account (the account need exist only in billing's records of its keys). */
+async function accountKey(accountId: string): Promise<{ id: string; key: string }> {
+  const request = { account_id: accountId, label: "monitors" };
+  const reply = await requestJson(
+    stack.nats,
+    stack.subjects.billing.createKey,
+    request,
+    createKeyReplySchema,
+    5_000,
+  );
+  if (!reply.ok || reply.value.outcome !== "created") throw new Error("cannot create an account's key");
+  return reply.value;
 }
 
 describe("/v1/monitors", () => {
@@ -100,8 +116,44 @@ describe("/v1/monitors", () => {
     for (let index = 0; index < 3; index += 1)
       expect((await call(key.key, "POST", "/v1/monitors", body)).status).toBe(201);
     const fourth = await call(key.key, "POST", "/v1/monitors", body);
-    expect(fourth).toMatchObject({ status: 409, json: { error: "a key may hold at most 3 monitors" } });
+    expect(fourth).toMatchObject({
+      status: 409,
+      json: { error: "a key may hold at most 3 monitors; delete one first" },
+    });
     expect(await stack.balanceOf(key.id)).toBe(5);
+  });
+
+  it("counts the limit per account across its keys, refuses the one past it uncharged, and frees a place on delete", async () => {
+    const account = `acct_${Date.now().toString(36).padStart(16, "0").slice(-16)}`;
+    const [first, second] = [await accountKey(account), await accountKey(account)];
+    const balances = [await stack.balanceOf(first.id), await stack.balanceOf(second.id)];
+    const body = {
+      kind: "post",
+      subreddit: stack.simulator.corpus.subreddits[2]!.name,
+      interval_seconds: 60,
+    };
+    const made = [];
+    for (const key of [first, first, second]) {
+      const answer = await call(key.key, "POST", "/v1/monitors", body);
+      expect(answer.status).toBe(201);
+      made.push(answer.json.data.monitor.id);
+    }
+    const past = await call(second.key, "POST", "/v1/monitors", body);
+    expect(past).toMatchObject({
+      status: 409,
+      json: { error: "an account may hold at most 3 monitors across its keys; delete one first" },
+    });
+    expect(past.headers.get("x-credits-used")).toBeNull();
+    const listed = await call(second.key, "GET", "/v1/monitors");
+    expect(listed.json.data).toMatchObject({ limit: 3, limit_used: 3 });
+    expect(listed.json.data.monitors).toHaveLength(1);
+    // A key of another account, and an operator's key, have places of their own.
+    const stranger = await accountKey(`acct_${"z".repeat(16)}`);
+    expect((await call(stranger.key, "POST", "/v1/monitors", body)).status).toBe(201);
+
+    expect((await call(first.key, "DELETE", `/v1/monitors/${made[0]}`)).status).toBe(200);
+    expect((await call(second.key, "POST", "/v1/monitors", body)).status).toBe(201);
+    expect([await stack.balanceOf(first.id), await stack.balanceOf(second.id)]).toEqual(balances);
   });
 
   it("charges 1 credit for a pulled page holding items, nothing for an empty one", async () => {

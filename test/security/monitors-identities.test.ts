@@ -14,6 +14,7 @@ import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import { createPortalMonitors } from "../../services/portal/src/monitors-client.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
 import {
   NATS_IDENTITIES,
@@ -133,6 +134,14 @@ describe("the monitors service's shipped identities", () => {
     );
     const page = await ask("items", { key_id: "key_netsec", id });
     expect(page.ok && (page.value as { items: unknown[] }).items.length).toBeGreaterThan(0);
+    // A change goes through the compare-and-set script; a list counts each monitor's items.
+    expect(await ask("update", { key_id: "key_netsec", id, body: { phrase: "the" } })).toMatchObject({
+      ok: true,
+    });
+    const listed = await ask("list", { key_id: "key_netsec" });
+    expect(
+      listed.ok && (listed.value as { monitors: { items_collected: number }[] }).monitors[0]?.items_collected,
+    ).toBeGreaterThan(0);
   });
 
   it("keeps a webhook's receiver, sends a test event and queues batches under its own identities", async () => {
@@ -181,6 +190,25 @@ describe("the monitors service's shipped identities", () => {
       expect(await publishOutcome(monitorsNats, subject)).toMatch(/Permissions Violation for Publish/);
     const impostor = monitorsNats.subscribe(subjects.adapter.listPosts, { queue: "adapter-posts" });
     expect(String(await impostor.closed)).toMatch(/Permissions Violation for Subscription/);
+  });
+
+  it("lets the portal estimate, create, list and delete a key's monitors, and refuses it pulls and changes", async () => {
+    const portalNats = await natsAs("portal");
+    const portal = createPortalMonitors({ nats: portalNats, subjects, timeoutMs: 15_000 });
+    const owner = { keyId: "key_portal", accountId: `acct_${"p".repeat(16)}`, funding: "ok" } as const;
+    const body = { kind: "post", subreddit: simulator.corpus.subreddits[1]!.name, backfill_from: "3d" };
+    expect(await portal.estimate(owner, body)).toMatchObject({ ok: true, value: { ok: true } });
+    const created = await portal.create(owner, body);
+    const id =
+      created.ok && created.value.ok ? (created.value.value as { monitor: { id: string } }).monitor.id : "";
+    const listed = await portal.list(owner);
+    expect(listed.ok && listed.value.ok && listed.value.value).toMatchObject({
+      monitors: [{ id }],
+      limit_used: 1,
+    });
+    expect(await portal.delete(owner, id)).toMatchObject({ ok: true, value: { ok: true } });
+    for (const subject of [subjects.monitors.items, subjects.monitors.update])
+      expect(await publishOutcome(portalNats, subject)).toMatch(/Permissions Violation for Publish/);
   });
 
   it("holds only its own Redis family, and nobody else holds it", async () => {

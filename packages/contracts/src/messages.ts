@@ -82,7 +82,13 @@ export const lookupKeyReplySchema = z.discriminatedUnion("found", [
   z.object({ found: z.literal(false) }),
   z.object({
     found: z.literal(true),
-    key: z.object({ id: keyId, rate_limit: rateLimit, revoked: z.boolean() }),
+    key: z.object({
+      id: keyId,
+      rate_limit: rateLimit,
+      revoked: z.boolean(),
+      /** The portal account owning the key; null for an operator's key, absent from older versions. */
+      account_id: z.string().nullable().optional(),
+    }),
   }),
 ]);
 export type LookupKeyReply = z.infer<typeof lookupKeyReplySchema>;

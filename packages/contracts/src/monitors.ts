@@ -4,6 +4,7 @@
  * answer, or the HTTP status and `{error}` a caller should get.
  */
 import { z } from "zod";
+import { ACCOUNT_ID_PATTERN } from "./api-keys.ts";
 import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 
 export const MONITOR_ACTIONS = [
@@ -22,6 +23,38 @@ export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
 
 export const MONITORS_QUEUE_GROUP = "monitors";
 
+/** The largest page a pull returns. */
+export const MONITOR_PAGE_ITEMS = 100;
+
+/**
+ * The retention: the newest items a monitor keeps for pulling, about this many (older ones are
+ * trimmed). A monitor paused for credits loses nothing as long as fewer arrive meanwhile.
+ */
+export const MONITOR_RETAINED_ITEMS = 100_000;
+
+/** The credits one delivery costs: a pulled page holding an item (docs/api.md#monitors). */
+export const MONITOR_DELIVERY_CREDITS = 1;
+
+export const MONITOR_FUNDING = ["ok", "insufficient_credits", "spend_cap_reached"] as const;
+export type MonitorFunding = (typeof MONITOR_FUNDING)[number];
+
+/**
+ * Whether a key can pay for its next delivery, from its balance and this month's spend against its
+ * cap (as an admission or a key's details report them). A monitor whose key cannot is shown
+ * `paused_for_credits`: it keeps matching and keeps every item within the retention, and the next
+ * pull after a top-up (or a raised cap) delivers them.
+ */
+export function fundingOf(
+  balance: number,
+  monthSpend: { readonly spent: number; readonly cap: number | null } | undefined,
+): MonitorFunding {
+  if (balance < MONITOR_DELIVERY_CREDITS) return "insufficient_credits";
+  const cap = monthSpend?.cap ?? null;
+  if (cap !== null && monthSpend !== undefined && monthSpend.spent + MONITOR_DELIVERY_CREDITS > cap)
+    return "spend_cap_reached";
+  return "ok";
+}
+
 export const monitorRequestSchema = z.strictObject({
   key_id: z.string().min(1).max(64),
   id: z
@@ -32,6 +65,17 @@ export const monitorRequestSchema = z.strictObject({
   cursor: z.string().max(64).nullable().optional(),
   /** For `redeliver`: the delivery (its `webhook-id`) to send again. */
   delivery_id: z.string().max(80).optional(),
+  /** The most items a pulled page may hold (default and most: MONITOR_PAGE_ITEMS). */
+  limit: z.number().int().min(1).max(MONITOR_PAGE_ITEMS).optional(),
+  /**
+   * The portal account owning the key, as billing knows it; the limit on monitors counts per
+   * account. Absent for an operator's key (no account): the limit then counts for the key alone.
+   */
+  account_id: z.string().regex(ACCOUNT_ID_PATTERN).optional(),
+  /** On `create`: validate the body and answer its backfill estimate only, creating nothing. */
+  estimate_only: z.boolean().optional(),
+  /** Whether the key can pay for its next delivery now (`fundingOf`); shown in the status. */
+  funding: z.enum(MONITOR_FUNDING).optional(),
 });
 export type MonitorRequest = z.infer<typeof monitorRequestSchema>;
 
@@ -41,19 +85,16 @@ export const monitorReplySchema = z.union([
 ]);
 export type MonitorReply = z.infer<typeof monitorReplySchema>;
 
-/** The largest page a pull returns. */
-export const MONITOR_PAGE_ITEMS = 100;
-
 /* ---------- the request bodies of /v1/monitors (docs/api.md#monitors) ---------- */
 
 export interface MonitorLimits {
-  /** Monitors one API key may hold at once. */
-  readonly maxMonitorsPerKey: number;
+  /** Monitors one account (all its keys together) may hold at once; an operator's key, alone. */
+  readonly maxMonitorsPerAccount: number;
   /** The shortest interval a monitor may ask for, in seconds. */
   readonly minIntervalSeconds: number;
 }
 
-export const DEFAULT_MONITOR_LIMITS: MonitorLimits = { maxMonitorsPerKey: 25, minIntervalSeconds: 60 };
+export const DEFAULT_MONITOR_LIMITS: MonitorLimits = { maxMonitorsPerAccount: 25, minIntervalSeconds: 60 };
 
 const MAX_INTERVAL_SECONDS = 86_400;
 const DEFAULT_INTERVAL_SECONDS = 300;
@@ -82,11 +123,13 @@ function definitionFields(limits: MonitorLimits) {
     /**
      * Where matches are POSTed, signed (docs/api.md#monitor-webhooks). Checked further by the
      * monitors service: https in production, never a private, loopback or link-local address.
+     * Checked by parsing rather than with `z.url()`, whose JSON Schema `format` keyword some model
+     * vendors refuse in an MCP tool's input (services/mcp/src/tools/json-schema.ts).
      */
     webhook_url: z
       .string({ error: "must be a URL" })
       .max(MAX_WEBHOOK_URL_LENGTH, { error: `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
-      .url({ error: "must be a URL" }),
+      .refine((value) => URL.canParse(value), { error: "must be a URL" }),
   };
 }
 

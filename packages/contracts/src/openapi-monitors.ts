@@ -9,6 +9,7 @@ import {
   DEFAULT_MONITOR_LIMITS,
   MONITOR_DELIVERY_ID,
   MONITOR_PAGE_ITEMS,
+  MONITOR_RETAINED_ITEMS,
   MONITOR_WEBHOOK_BATCH_ITEMS,
   updateMonitorSchema,
 } from "./monitors.ts";
@@ -53,10 +54,24 @@ const monitorSchema: JsonObject = {
       type: "string",
       enum: ["backfilling", "live", "paused", "failing", "paused_for_credits"],
       description:
-        "`failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.",
+        "`paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.",
+    },
+    paused_reason: {
+      type: "string",
+      enum: ["insufficient_credits", "spend_cap_reached"],
+      description: "Present with `paused_for_credits` when the key cannot pay now: why.",
     },
     created_at: { type: "integer", description: "Epoch seconds." },
     webhook_url: { type: ["string", "null"], description: "Where batches are POSTed; null: pull only." },
+    items_collected: {
+      type: "integer",
+      description: `Items the monitor holds for pulling now, from its first (within the retention, about the newest ${MONITOR_RETAINED_ITEMS.toLocaleString("en-US")}). On reads and lists.`,
+    },
+    items_pulled: {
+      type: "integer",
+      description:
+        "Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists.",
+    },
   },
 };
 
@@ -142,7 +157,7 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
         operationId: "createMonitor",
         tags,
         summary: "Create a monitor",
-        description: `Free. A key holds at most ${limits.maxMonitorsPerKey} monitors (409 beyond); the interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.`,
+        description: `Free. An account holds at most ${limits.maxMonitorsPerAccount} monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.`,
         requestBody: jsonBody(createMonitorSchema(limits)),
         responses: {
           ...answer(
@@ -173,7 +188,15 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
           ...answer("The key's monitors. Costs nothing.", {
             type: "object",
             required: ["monitors", "limit"],
-            properties: { monitors: { type: "array", items: monitorSchema }, limit: { type: "integer" } },
+            properties: {
+              monitors: { type: "array", items: monitorSchema },
+              limit: { type: "integer", description: "Monitors the key's account may hold across its keys." },
+              limit_used: {
+                type: "integer",
+                description:
+                  "Monitors the key's account holds now across its keys (the key's own for an operator's key).",
+              },
+            },
           }),
           ...errors(401, 429, 503),
         },
@@ -226,7 +249,7 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
         operationId: "pullMonitorItems",
         tags,
         summary: "Pull a monitor's matched items",
-        description: `Up to ${MONITOR_PAGE_ITEMS} items after \`cursor\`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor.`,
+        description: `Up to ${MONITOR_PAGE_ITEMS} items after \`cursor\`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor. At zero balance (or a reached spend cap) a pull is 402, uncharged, and the monitor shows \`paused_for_credits\`; its items wait within the retention (about the newest ${MONITOR_RETAINED_ITEMS.toLocaleString("en-US")}) and the same cursor continues after a top-up.`,
         parameters: [
           idParameter,
           {
@@ -235,6 +258,13 @@ export function describeMonitorEndpoints(): Record<string, JsonObject> {
             required: false,
             description: "The `cursor` of the previous page; omitted: from the first item.",
             schema: { type: "string" },
+          },
+          {
+            name: "limit",
+            in: "query",
+            required: false,
+            description: `The most items the page holds; default ${MONITOR_PAGE_ITEMS}. A page holding any item costs 1 credit whatever its size.`,
+            schema: { type: "integer", minimum: 1, maximum: MONITOR_PAGE_ITEMS },
           },
         ],
         responses: {

@@ -8,6 +8,7 @@ import { isEnvelope } from "./envelope.ts";
 import { httpError, transportError } from "./errors.ts";
 import { createExportsClient, type ExportsClient } from "./exports.ts";
 import { OPERATIONS } from "./generated/operations.ts";
+import { createMonitorsClient, type MonitorsClient } from "./monitors.ts";
 import { itemsOf, pagesOf, rankedPagesOf } from "./pagination.ts";
 import { buildRequestPath } from "./request-path.ts";
 import { retryDelay, sleep } from "./retry.ts";
@@ -37,8 +38,11 @@ type Call<N extends OperationName> = (
   options?: CallOptions,
 ) => Promise<GatewayResult<Envelope<N>>>;
 
-/** Export jobs are in exports.ts: createExport, getExport, waitForExport, downloadExport… */
-export interface GatewayClient extends ExportsClient {
+/**
+ * Export jobs are in exports.ts (createExport, getExport, waitForExport, downloadExport…), monitors
+ * in monitors.ts (createMonitor, listMonitors, pullMonitorItems…).
+ */
+export interface GatewayClient extends ExportsClient, MonitorsClient {
   listPosts: Call<"listPosts">;
   listComments: Call<"listComments">;
   getCommentTree: Call<"getCommentTree">;
@@ -114,9 +118,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     pagesOf(call, "listComments", params, opts);
   const userPages = (params: OperationInput<"searchUsers">, opts?: PageOptions) =>
     rankedPagesOf(call, params, opts);
-  const exportsClient = createExportsClient({ prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs });
+  const resources = { prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs };
   return {
-    ...exportsClient,
+    ...createExportsClient(resources),
+    ...createMonitorsClient(resources),
     listPosts: (params, opts) => call("listPosts", params, opts),
     listComments: (params, opts) => call("listComments", params, opts),
     getCommentTree: (params, opts) => call("getCommentTree", params, opts),

@@ -3,8 +3,15 @@
  * `waitForExport` polls until the export ends and reports each change of progress, so a script can
  * show a progress bar. Every call here is free; the export's pages are charged as they arrive.
  */
-import { httpError, transportError } from "./errors.ts";
+import { transportError } from "./errors.ts";
 import type { components } from "./generated/openapi.ts";
+import {
+  createResourceCaller,
+  errorOf,
+  parse,
+  type ResourceCallOptions,
+  type ResourceClientOptions,
+} from "./json-call.ts";
 import { sleep } from "./retry.ts";
 import type { GatewayResult } from "./types.ts";
 
@@ -38,11 +45,7 @@ export interface WaitOptions {
 }
 
 /** Per call: another key than the client's, the request id to log, a signal to stop waiting. */
-export interface ExportCallOptions {
-  apiKey?: string;
-  requestId?: string;
-  signal?: AbortSignal;
-}
+export type ExportCallOptions = ResourceCallOptions;
 
 export interface ExportsClient {
   createExport(request: ExportRequest, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
@@ -59,49 +62,16 @@ export interface ExportsClient {
 
 const ENDED = new Set(["done", "failed", "cancelled", "quoted"]);
 
-export function createExportsClient(options: {
-  prefix: string;
-  apiKey?: string;
-  fetch: typeof fetch;
-  timeoutMs: number;
-}): ExportsClient {
-  const send = async (method: "GET" | "POST", path: string, body: unknown, call: ExportCallOptions = {}) => {
-    const headers: Record<string, string> = { accept: "application/json" };
-    const apiKey = call.apiKey ?? options.apiKey;
-    if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-    if (call.requestId !== undefined) headers["x-request-id"] = call.requestId;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    try {
-      const response = await options.fetch(`${options.prefix}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: call.signal ? anySignal(call.signal, timeout) : timeout,
-      });
-      return { ok: true as const, response };
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { ok: false as const, error: transportError("network", `cannot reach the API: ${reason}`) };
-    }
-  };
+export function createExportsClient(options: ResourceClientOptions): ExportsClient {
+  const { send, request } = createResourceCaller(options);
   const job = async (
     method: "GET" | "POST",
     path: string,
     body: unknown,
     call?: ExportCallOptions,
   ): Promise<GatewayResult<ExportJob>> => {
-    const sent = await send(method, path, body, call);
-    if (!sent.ok) return sent;
-    const { response } = sent;
-    const text = await response.text();
-    const parsed = parse(text);
-    if (response.status >= 300) {
-      const message =
-        typeof parsed?.error === "string" ? parsed.error : `the API answered HTTP ${response.status}`;
-      return { ok: false, error: httpError(response.status, message, response.headers) };
-    }
-    return { ok: true, value: parsed?.data as ExportJob, requestId: response.headers.get("x-request-id") };
+    const answer = await request<ExportJob>(method, path, body, call);
+    return answer.ok ? { ...answer, value: answer.value.data } : answer;
   };
   const path = (id: string, action = "") => `/v1/exports/${encodeURIComponent(id)}${action}`;
   const client: ExportsClient = {
@@ -130,12 +100,8 @@ export function createExportsClient(options: {
       const sent = await send("GET", path(id, "/file"), undefined, call);
       if (!sent.ok) return sent;
       const { response } = sent;
-      if (response.status !== 200) {
-        const parsed = parse(await response.text());
-        const message =
-          typeof parsed?.error === "string" ? parsed.error : `the API answered HTTP ${response.status}`;
-        return { ok: false, error: httpError(response.status, message, response.headers) };
-      }
+      if (response.status !== 200)
+        return { ok: false, error: errorOf(response, parse(await response.text())) };
       return {
         ok: true,
         value: new Uint8Array(await response.arrayBuffer()),
@@ -144,23 +110,4 @@ export function createExportsClient(options: {
     },
   };
   return client;
-}
-
-/** Either signal aborts; AbortSignal.any is not in every runtime the SDK supports. */
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  if (a.aborted || b.aborted) abort();
-  a.addEventListener("abort", abort, { once: true });
-  b.addEventListener("abort", abort, { once: true });
-  return controller.signal;
-}
-
-function parse(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

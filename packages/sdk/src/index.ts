@@ -19,6 +19,17 @@ export type {
 } from "./exports.ts";
 export type { components, paths } from "./generated/openapi.ts";
 export { OPERATIONS } from "./generated/operations.ts";
+export type { ResourceAnswer, ResourceCallOptions } from "./json-call.ts";
+export type {
+  CreatedMonitor,
+  Monitor,
+  MonitorChange,
+  MonitorItemsPage,
+  MonitorList,
+  MonitorRequest,
+  MonitorsClient,
+  PullOptions,
+} from "./monitors.ts";
 export type {
   Account,
   Activity,

@@ -129,8 +129,15 @@ describe("keys owned by a portal account", () => {
     expect(await h.request(billing.revokeAccountKey, asOther, revokeKeyReplySchema)).toEqual({
       outcome: "not_found",
     });
-    expect(await lookup(h, hashApiKey(operatorKey.key))).toMatchObject({ found: true });
-    expect(await lookup(h, hashApiKey(accountKey.key))).toMatchObject({ found: true });
+    // The lookup names the key's account, so the limits that count per account can find it.
+    expect(await lookup(h, hashApiKey(operatorKey.key))).toMatchObject({
+      found: true,
+      key: { account_id: null },
+    });
+    expect(await lookup(h, hashApiKey(accountKey.key))).toMatchObject({
+      found: true,
+      key: { account_id: ACCOUNT },
+    });
     const own = { id: accountKey.id, account_id: ACCOUNT };
     expect(await h.request(billing.revokeAccountKey, own, revokeKeyReplySchema)).toEqual({
       outcome: "revoked",

@@ -23,7 +23,7 @@ describe("revocation", () => {
       expect(await debit(h, created)).toEqual({ outcome: "revoked" });
       expect(await lookup(h, hashApiKey(key))).toEqual({
         found: true,
-        key: { id, rate_limit: { qps: 2, burst: 10 }, revoked: true },
+        key: { id, rate_limit: { qps: 2, burst: 10 }, revoked: true, account_id: null },
       });
     } finally {
       stop();
@@ -62,7 +62,7 @@ describe("revocation", () => {
       );
       expect(byId).toEqual({
         found: true,
-        key: { id: created.id, rate_limit: { qps: 2, burst: 10 }, revoked: false },
+        key: { id: created.id, rate_limit: { qps: 2, burst: 10 }, revoked: false, account_id: null },
       });
       const before = await balanceOf(h, created);
       expect((await admitById(created.id)).outcome).toBe("admitted");

@@ -109,7 +109,7 @@ async function create(
     deps.count,
   );
   if (!quoted.ok) {
-    deps.logger.warn({ reason: quoted.reason }, "export quote failed");
+    deps.logger.warn({ reason: quoted.error }, "export quote failed");
     return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");
   }
   const { query } = request.value;
@@ -121,7 +121,7 @@ async function create(
     pausedBy: null,
     reason: null,
     query,
-    quote: quoted.quote,
+    quote: quoted.value,
     run: 0,
     checkpoint: {
       pages: 0,

@@ -9,7 +9,10 @@ import {
   ADAPTER_PROGRESS,
   decodeAdapterReply,
   type ExportKind,
+  err,
   type ListingParams,
+  ok,
+  type Result,
   type Subjects,
   type UpstreamPriority,
 } from "@rda/contracts";
@@ -22,9 +25,13 @@ export interface ListingPage {
   readonly hasMore: boolean;
 }
 
-export type PageResult =
-  | { readonly ok: true; readonly page: ListingPage }
-  | { readonly ok: false; readonly reason: string; readonly retryable: boolean };
+/** Why a page could not be had, and whether asking again may help. */
+export interface PageFailure {
+  readonly reason: string;
+  readonly retryable: boolean;
+}
+
+export type PageResult = Result<ListingPage, PageFailure>;
 
 export type PageSource = (
   kind: ExportKind,
@@ -41,27 +48,19 @@ export function adapterPageSource(nats: NatsConnection, subjects: Subjects, time
       timeoutMs,
       silenceMs: ADAPTER_PROGRESS.silenceMs,
     });
-    if (!reply.ok) return { ok: false, reason: reply.error.message, retryable: true };
+    if (!reply.ok) return err({ reason: reply.error.message, retryable: true });
     const frame = decodeAdapterReply(reply.value);
-    if (!frame.ok) return { ok: false, reason: frame.error, retryable: true };
+    if (!frame.ok) return err({ reason: frame.error, retryable: true });
     const { meta, data } = frame.value;
     if (meta.outcome !== "ok") {
-      return {
-        ok: false,
-        reason: `${meta.outcome}: ${meta.message}`,
-        retryable: meta.outcome !== "bad_request",
-      };
+      return err({ reason: `${meta.outcome}: ${meta.message}`, retryable: meta.outcome !== "bad_request" });
     }
     const rows: unknown = JSON.parse(Buffer.from(data ?? new Uint8Array()).toString("utf8"));
-    if (!Array.isArray(rows))
-      return { ok: false, reason: "the adapter's data is not a list", retryable: true };
-    return {
-      ok: true,
-      page: {
-        rows: rows as Record<string, unknown>[],
-        cursor: meta.cursor ?? null,
-        hasMore: meta.has_more ?? false,
-      },
-    };
+    if (!Array.isArray(rows)) return err({ reason: "the adapter's data is not a list", retryable: true });
+    return ok({
+      rows: rows as Record<string, unknown>[],
+      cursor: meta.cursor ?? null,
+      hasMore: meta.has_more ?? false,
+    });
   };
 }

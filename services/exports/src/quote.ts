@@ -9,7 +9,15 @@
  * full page really held in the probes (pages never split a second, so a full page holds a little
  * under the page size).
  */
-import { EXPORT_LIMITS, type ExportQuery, type ExportQuote, exportPageParams } from "@rda/contracts";
+import {
+  EXPORT_LIMITS,
+  type ExportQuery,
+  type ExportQuote,
+  err,
+  exportPageParams,
+  ok,
+  type Result,
+} from "@rda/contracts";
 import type { ActivityCount } from "./activity-count.ts";
 import type { PageSource } from "./page-source.ts";
 
@@ -21,7 +29,7 @@ export interface QuoteSettings {
   readonly pagesPerSecond: number;
 }
 
-export type QuoteResult = { ok: true; quote: ExportQuote } | { ok: false; reason: string };
+export type QuoteResult = Result<ExportQuote, string>;
 
 export async function makeQuote(
   query: ExportQuery,
@@ -55,11 +63,12 @@ export async function makeQuote(
   const fills: number[] = [];
   for (let i = 0; i < strata; i++) {
     const probe = probes[i];
-    if (probe === undefined || !probe.ok) return { ok: false, reason: probe?.reason ?? "no probe" };
+    if (probe === undefined) return err("no probe");
+    if (!probe.ok) return err(probe.error.reason);
     const start = starts[i] as number;
     const at = probeAt[i] as number;
     const end = i + 1 < strata ? (starts[i + 1] as number) : query.before;
-    const { page } = probe;
+    const page = probe.value;
     if (page.hasMore) fills.push(page.rows.length);
     const reached = page.cursor ?? at;
     const times = page.rows.map((row) => row.created_utc as number);
@@ -87,14 +96,11 @@ export async function makeQuote(
         ? `rows counted by the archive's aggregate over the window`
         : `sampled (the archive's count was not available): the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
   const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
-  return {
-    ok: true,
-    quote: {
-      estimated_rows: rows,
-      estimated_pages: pages,
-      method: `${how}; pages from ${fill.toFixed(1)} rows per full page${withQ}`,
-      ceiling_credits: ceiling,
-      eta_seconds: Math.ceil(pages / settings.pagesPerSecond),
-    },
-  };
+  return ok({
+    estimated_rows: rows,
+    estimated_pages: pages,
+    method: `${how}; pages from ${fill.toFixed(1)} rows per full page${withQ}`,
+    ceiling_credits: ceiling,
+    eta_seconds: Math.ceil(pages / settings.pagesPerSecond),
+  });
 }

@@ -228,19 +228,22 @@ async function fetchNextPage(
           }
         : undefined,
     );
-    deps.logger.warn({ export_id: record.id, page, reason: answer.reason }, "export page failed; refunded");
+    deps.logger.warn(
+      { export_id: record.id, page, reason: answer.error.reason },
+      "export page failed; refunded",
+    );
     const failures = failed?.checkpoint.failures ?? cp.failures + 1;
-    if (!answer.retryable || failures >= settings.maxPageFailures) {
-      return fail(deps, failed ?? record, `page ${page} failed ${failures} time(s): ${answer.reason}`);
+    if (!answer.error.retryable || failures >= settings.maxPageFailures) {
+      return fail(deps, failed ?? record, `page ${page} failed ${failures} time(s): ${answer.error.reason}`);
     }
     await sleep(settings.pageRetryMs);
     return undefined;
   }
   const seam = new Set(cp.seamIds);
-  const rows = answer.page.rows.filter((row) => !seam.has(String(row.id)));
+  const rows = answer.value.rows.filter((row) => !seam.has(String(row.id)));
   await deps.objects.put(partName(record.id, page), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
-  const cursor = answer.page.cursor ?? cp.cursor;
-  const hasMore = answer.page.hasMore && cursor > cp.cursor;
+  const cursor = answer.value.cursor ?? cp.cursor;
+  const hasMore = answer.value.hasMore && cursor > cp.cursor;
   const times = rows.map((row) => row.created_utc as number);
   const lastSecond = times.length > 0 ? Math.max(...times) : null;
   const next: Checkpoint = {

@@ -17,15 +17,20 @@ import {
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
-import { EXPORT_TOOLS, type ExportTool } from "./tools/export-tools.ts";
+import { EXPORT_TOOLS, type ResourceTool } from "./tools/export-tools.ts";
 import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
+import { MONITOR_TOOLS } from "./tools/monitor-tools.ts";
+
+/** The tools over exports and monitors, beside the catalog's operations. */
+const RESOURCE_TOOLS: readonly ResourceTool[] = [...EXPORT_TOOLS, ...MONITOR_TOOLS];
 
 export const SERVER_INFO = { name: "reddit-data-api", version: API_VERSION } as const;
 
 const INSTRUCTIONS = [
   "Read-only access to public Reddit posts, comments, comment trees, communities, rules and user profiles.",
-  "Every tool costs 1 credit per call except check_credits, start_export and get_export, which are free; calls that fail are not charged.",
+  "Every tool costs 1 credit per call except check_credits, start_export, get_export, create_monitor and list_monitors, which are free, and read_monitor_items, which is free when it finds nothing new; calls that fail are not charged.",
   "An export (start_export) runs in the background, charged 1 credit per page it fetches; it returns a link, never the data.",
+  "A monitor (create_monitor, free) keeps collecting a community's or an author's new items; read_monitor_items costs 1 credit only when it returns items.",
   "Results are lean: items carry the fields needed to read and cite them, and `fields` asks for more.",
   "When more follows, a result's `next` holds the arguments of the call that returns it.",
 ].join(" ");
@@ -49,19 +54,19 @@ export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server
   const listing = {
     tools: [
       ...deps.catalog.tools.map((tool) => tool.listing),
-      ...EXPORT_TOOLS.map((tool) => tool.listing(deps.catalog.budgetBytes)),
+      ...RESOURCE_TOOLS.map((tool) => tool.listing(deps.catalog.budgetBytes)),
     ],
   };
   server.setRequestHandler(ListToolsRequestSchema, () => listing);
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const exportTool = EXPORT_TOOLS.find((known) => known.name === request.params.name);
-    if (exportTool)
-      return callExportTool(deps, exportTool, request.params.arguments ?? {}, caller, extra.signal);
+    const resourceTool = RESOURCE_TOOLS.find((known) => known.name === request.params.name);
+    if (resourceTool)
+      return callResourceTool(deps, resourceTool, request.params.arguments ?? {}, caller, extra.signal);
     const tool = deps.catalog.byName.get(request.params.name);
     if (!tool) {
       const names = [
         ...deps.catalog.tools.map((known) => known.definition.name),
-        ...EXPORT_TOOLS.map((known) => known.name),
+        ...RESOURCE_TOOLS.map((known) => known.name),
       ].join(", ");
       throw new McpError(
         ErrorCode.InvalidParams,
@@ -102,9 +107,9 @@ async function callTool(
   return definition.spec.present(definition.name, envelope, args, deps.catalog.budgetBytes);
 }
 
-async function callExportTool(
+async function callResourceTool(
   deps: McpServerDeps,
-  tool: ExportTool,
+  tool: ResourceTool,
   raw: unknown,
   caller: ToolCaller,
   signal: AbortSignal,
@@ -116,7 +121,7 @@ async function callExportTool(
     );
   }
   const call = { apiKey: caller.apiKey, requestId: caller.requestId, signal };
-  return tool.run(deps.client, parsed.data as Record<string, unknown>, call);
+  return tool.run(deps.client, parsed.data as Record<string, unknown>, call, deps.catalog.budgetBytes);
 }
 
 /** The key's rate limit for the text of a per-key 429: asked afresh, else as last seen. */

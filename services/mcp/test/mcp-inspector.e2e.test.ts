@@ -90,7 +90,7 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
     expect(existsSync(INSPECTOR)).toBe(true);
   });
 
-  it("lists the nine tools, whose schemas pass the Inspector's own portability check", async () => {
+  it("lists the fourteen tools, whose schemas pass the Inspector's own portability check", async () => {
     const outcome = await inspect(apiKey, "--method", "tools/list", "--strict");
     // --strict writes each finding, errors and warnings alike, to stderr; there is none.
     expect(outcome.code).toBe(0);
@@ -98,11 +98,14 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
     const { tools } = JSON.parse(outcome.stdout) as { tools: { name: string; inputSchema: object }[] };
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       "check_credits",
+      "create_monitor",
       "get_activity",
       "get_comment_tree",
       "get_export",
       "get_subreddit_rules",
       "get_user_profile",
+      "list_monitors",
+      "read_monitor_items",
       "search_comments",
       "search_posts",
       "search_subreddits",

@@ -17,13 +17,18 @@ describe("the tools' contract", () => {
   });
   afterAll(async () => fixture.close());
 
-  it("lists the nine tools of OPERATIONS, read-only, with both schemas, and the two export tools", async () => {
+  it("lists the nine tools of OPERATIONS, read-only, with both schemas, the two export tools and the three monitor tools", async () => {
     const { tools } = await agent.listTools();
     const dataTools = Object.values(OPERATIONS).map((op) => op.mcpTool);
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      [...dataTools, "get_export", "start_export"].sort(),
-    );
-    for (const tool of tools.filter((listed) => !listed.name.endsWith("_export"))) {
+    const resourceTools = [
+      "get_export",
+      "start_export",
+      "create_monitor",
+      "list_monitors",
+      "read_monitor_items",
+    ];
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...dataTools, ...resourceTools].sort());
+    for (const tool of tools.filter((listed) => !resourceTools.includes(listed.name))) {
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true });
       expect(tool.outputSchema?.required).toEqual(["data", "_service"]);
       expect(tool.description).toMatch(/credit/);
@@ -58,12 +63,13 @@ describe("the tools' contract", () => {
     expect(schema?.properties?.over_18).toMatchObject({ type: "boolean" });
   });
 
-  it("marks only the free check_credits and get_export as idempotent and says they cost nothing", async () => {
+  it("marks only the free check_credits, get_export and list_monitors as idempotent and says they cost nothing", async () => {
     const { tools } = await agent.listTools();
     const free = tools.filter((tool) => tool.annotations?.idempotentHint === true);
-    expect(free.map((tool) => tool.name)).toEqual(["check_credits", "get_export"]);
+    expect(free.map((tool) => tool.name)).toEqual(["check_credits", "get_export", "list_monitors"]);
     expect(free[0]?.description).toMatch(/^Free \(0 credits\)/);
     expect(free[1]?.description).toMatch(/^Free\. .*never the data/);
+    expect(free[2]?.description).toMatch(/^Free\. /);
   });
 
   it("returns lean items once, as structuredContent, and a short text with the cost and the next call", async () => {

@@ -21,7 +21,7 @@ import {
 import { type Logger, type NatsConnection, type ServedSubject, serveSubject } from "@rda/service-kit";
 import type { z } from "zod";
 import { type MonitorRecord, publicMonitor, sourceKeyOf } from "./monitor.ts";
-import type { MonitorStore } from "./monitor-store.ts";
+import type { ItemCounts, MonitorStore } from "./monitor-store.ts";
 import type { SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage } from "./source-pages.ts";
 import type { MonitorWebhooks } from "./webhooks/monitor-webhooks.ts";
@@ -86,6 +86,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const monitor: MonitorRecord = {
     id: `mon_${randomBytes(12).toString("hex")}`,
     key_id: request.key_id,
+    ...(request.account_id !== undefined ? { account_id: request.account_id } : {}),
     kind: definition.kind,
     ...(definition.subreddit !== undefined ? { subreddit: definition.subreddit } : {}),
     ...(definition.author !== undefined ? { author: definition.author } : {}),
@@ -96,19 +97,31 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     created_at: Math.floor(Date.now() / 1000),
     phase: { name: "backfill", cursor: null },
   };
+  const limit = deps.limits.maxMonitorsPerAccount;
+  // Checked before the estimate's upstream page too; the create itself checks again, atomically.
+  if ((await deps.store.countTowardsLimit(monitor)) >= limit) return limitReached(request, limit);
   const estimate = await estimateBackfill(deps, monitor);
-  if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerKey)))
-    return refuse(409, `a key may hold at most ${deps.limits.maxMonitorsPerKey} monitors`);
+  if (request.estimate_only === true) return ok({ backfill_estimate: estimate });
+  if (!(await deps.store.create(monitor, limit))) return limitReached(request, limit);
   const secret =
     definition.webhook_url === undefined
       ? undefined
       : await deps.webhooks.configure(monitor, definition.webhook_url, true);
   await deps.leases.wake(sourceKeyOf(monitor));
   return ok({
-    monitor: await view(deps, monitor),
+    monitor: await view(deps, monitor, request.funding),
     backfill_estimate: estimate,
     ...(secret === undefined ? {} : { webhook_secret: secret }),
   });
+}
+
+function limitReached(request: MonitorRequest, limit: number): MonitorReply {
+  return refuse(
+    409,
+    request.account_id !== undefined
+      ? `an account may hold at most ${limit} monitors across its keys; delete one first`
+      : `a key may hold at most ${limit} monitors; delete one first`,
+  );
 }
 
 /**
@@ -137,9 +150,21 @@ async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord) {
 }
 
 async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
-  const monitors = await deps.store.listOwned(request.key_id);
-  const views = await Promise.all(monitors.map((monitor) => view(deps, monitor)));
-  return ok({ monitors: views, limit: deps.limits.maxMonitorsPerKey });
+  const [monitors, used] = await Promise.all([
+    deps.store.listOwned(request.key_id),
+    deps.store.countTowardsLimit(request),
+  ]);
+  const counts = await deps.store.itemCounts(monitors.map((monitor) => monitor.id));
+  const views = await Promise.all(
+    monitors.map(async (monitor, index) =>
+      withCounts(await view(deps, monitor, request.funding), counts[index]),
+    ),
+  );
+  return ok({ monitors: views, limit: deps.limits.maxMonitorsPerAccount, limit_used: used });
+}
+
+function withCounts<T extends object>(monitor: T, counts: ItemCounts | undefined) {
+  return { ...monitor, items_collected: counts?.collected ?? 0, items_pulled: counts?.pulled ?? 0 };
 }
 
 async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRecord | undefined> {
@@ -150,7 +175,9 @@ async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRec
 
 async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
-  return monitor ? ok({ monitor: await view(deps, monitor) }) : NOT_FOUND;
+  if (!monitor) return NOT_FOUND;
+  const [counts] = await deps.store.itemCounts([monitor.id]);
+  return ok({ monitor: withCounts(await view(deps, monitor, request.funding), counts) });
 }
 
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
@@ -163,18 +190,24 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const { phrase, interval_seconds, paused, webhook_url } = body.data;
   const webhookProblem = typeof webhook_url === "string" ? deps.webhooks.problemWith(webhook_url) : undefined;
   if (webhookProblem !== undefined) return refuse(400, webhookProblem);
-  const { phrase: _previous, ...rest } = monitor;
-  const next: MonitorRecord = {
-    ...rest,
-    ...(phrase === undefined ? (monitor.phrase !== undefined ? { phrase: monitor.phrase } : {}) : {}),
-    ...(typeof phrase === "string" ? { phrase } : {}),
-    interval_seconds: interval_seconds ?? monitor.interval_seconds,
-    paused: paused ?? monitor.paused,
-  };
-  await deps.store.save(next);
+  // Only the fields asked are written, onto the record as it stands (the poller moves its phase).
+  const next = await deps.store.update(monitor.id, (current) => {
+    const { phrase: _previous, ...rest } = current;
+    return {
+      ...rest,
+      ...(phrase === undefined && current.phrase !== undefined ? { phrase: current.phrase } : {}),
+      ...(typeof phrase === "string" ? { phrase } : {}),
+      interval_seconds: interval_seconds ?? current.interval_seconds,
+      paused: paused ?? current.paused,
+    };
+  });
+  if (!next) return NOT_FOUND;
   const secret = await deps.webhooks.update(next, { webhook_url, paused });
   if (!next.paused) await deps.leases.wake(sourceKeyOf(next));
-  return ok({ monitor: await view(deps, next), ...(secret === undefined ? {} : { webhook_secret: secret }) });
+  return ok({
+    monitor: await view(deps, next, request.funding),
+    ...(secret === undefined ? {} : { webhook_secret: secret }),
+  });
 }
 
 async function remove(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
@@ -194,13 +227,16 @@ async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRep
   const cursor = request.cursor ?? null;
   if (cursor !== null && !CURSOR.test(cursor))
     return refuse(400, "cursor: must be a cursor this endpoint returned");
-  const page = await deps.store.page(monitor.id, cursor, MONITOR_PAGE_ITEMS);
+  const page = await deps.store.page(monitor.id, cursor, request.limit ?? MONITOR_PAGE_ITEMS);
   return ok({ items: page.items, cursor: page.cursor });
 }
 
-/** The public view, with what the monitor's webhook adds (its URL; `failing` or paused for credits). */
-async function view(deps: ApiDeps, monitor: MonitorRecord) {
-  return { ...publicMonitor(monitor), ...(await deps.webhooks.view(monitor)) };
+/**
+ * The public view: the status from the key's funding now (paused for credits), and what the
+ * monitor's webhook adds (its URL; `failing`, or paused for credits when a batch was refused).
+ */
+async function view(deps: ApiDeps, monitor: MonitorRecord, funding: MonitorRequest["funding"]) {
+  return { ...publicMonitor(monitor, funding), ...(await deps.webhooks.view(monitor)) };
 }
 
 /** The webhook requests (webhooks/webhook-api.ts), on the asking key's own monitor. */

@@ -36,8 +36,8 @@ const configShape = {
   NATS_USER: env.natsUser(),
   NATS_PASSWORD: env.natsPassword(),
   RDA_NAMESPACE: env.namespace(),
-  /** Monitors one API key may hold (docs/api.md#monitors). */
-  MONITORS_PER_KEY: env.positiveInt(DEFAULT_MONITOR_LIMITS.maxMonitorsPerKey),
+  /** Monitors one account may hold across its keys (docs/api.md#monitors). */
+  MONITORS_PER_ACCOUNT: env.positiveInt(DEFAULT_MONITOR_LIMITS.maxMonitorsPerAccount),
   /** The shortest interval a monitor may ask for, in seconds. Lower only for development. */
   MONITOR_MIN_INTERVAL_SECONDS: env.positiveInt(DEFAULT_MONITOR_LIMITS.minIntervalSeconds),
   /** How often a replica looks for due sources. */
@@ -93,7 +93,7 @@ runMain("monitors", async () => {
     registry: observability.registry,
     settings: {
       limits: {
-        maxMonitorsPerKey: config.MONITORS_PER_KEY,
+        maxMonitorsPerAccount: config.MONITORS_PER_ACCOUNT,
         minIntervalSeconds: config.MONITOR_MIN_INTERVAL_SECONDS,
       },
       tickMs: config.MONITOR_TICK_MS,

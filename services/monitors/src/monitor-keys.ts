@@ -8,10 +8,17 @@ export interface MonitorKeys {
   monitor(id: string): string;
   /** Stream: a monitor's matched items in delivery order; the pull cursor is an entry id. */
   items(id: string): string;
-  /** Set: ids of every item appended to a monitor, so an item is delivered once. */
+  /**
+   * Sorted set: ids of the items appended to a monitor, scored by `created_utc` and trimmed to the
+   * newest (monitor-store.ts), so an item is delivered once.
+   */
   delivered(id: string): string;
+  /** Hash: how far pulls have read a monitor's items (`through`, an entry id) and how many (`items`). */
+  pulled(id: string): string;
   /** Set: the monitor ids of one API key. */
   ownedBy(keyId: string): string;
+  /** Set: the monitor ids of one portal account (all its keys), which its limit counts. */
+  ownedByAccount(accountId: string): string;
   /** Set: the monitor ids watching one source. */
   watching(sourceKey: string): string;
   /** Set: every source some monitor watches. */
@@ -23,8 +30,11 @@ export function monitorKeys(namespace = ""): MonitorKeys {
   return Object.freeze({
     monitor: (id: string) => `${root}:monitor:{${id}}`,
     items: (id: string) => `${root}:monitor:{${id}}:items`,
-    delivered: (id: string) => `${root}:monitor:{${id}}:delivered`,
+    // `delivered-ids`: a sorted set; the plain set once kept at `delivered` grew without bound.
+    delivered: (id: string) => `${root}:monitor:{${id}}:delivered-ids`,
+    pulled: (id: string) => `${root}:monitor:{${id}}:pulled`,
     ownedBy: (keyId: string) => `${root}:owner:${keyId}`,
+    ownedByAccount: (accountId: string) => `${root}:account:${accountId}`,
     watching: (sourceKey: string) => `${root}:source:${sourceKey}`,
     sources: `${root}:sources`,
   });

@@ -4,38 +4,73 @@
  * item is delivered exactly once however often a poll is repeated (a replica that died mid-poll,
  * the backfill's last page overlapping the first live one).
  */
+import { MONITOR_RETAINED_ITEMS } from "@rda/contracts";
 import { luaScript, type Redis } from "@rda/service-kit";
 import { type MonitorRecord, sourceKeyOf } from "./monitor.ts";
 import type { MonitorKeys } from "./monitor-keys.ts";
 
-/** Items a delivered-id set and stream keep, at most; older ones are trimmed (a bounded retention). */
-const MAX_ITEMS_PER_MONITOR = 100_000;
+/**
+ * Items a monitor's stream and its delivered ids keep, at most (the retention, docs/api.md#monitors);
+ * older ones are trimmed. The delivered ids are trimmed to the newest by `created_utc`: an id older
+ * than the newest 100,000 cannot come back, as live polls skip items older than the live mark and a
+ * backfill's pages only move forward.
+ */
+const MAX_ITEMS_PER_MONITOR = MONITOR_RETAINED_ITEMS;
 
-// KEYS: items stream, delivered set. ARGV: max length, then pairs of (item id, item JSON).
-// Returns the 1-based positions of the items appended (the others were delivered before).
+// KEYS: items stream, delivered ids (sorted by created_utc). ARGV: max length, then triples of
+// (item id, created_utc, item JSON). Returns the 1-based positions of the items appended (the
+// others were delivered before).
 const APPEND = `
 local appended = {}
-for i = 2, #ARGV, 2 do
-  if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then
-    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[i + 1])
-    appended[#appended + 1] = i / 2
+for i = 2, #ARGV, 3 do
+  if redis.call('ZADD', KEYS[2], 'NX', ARGV[i + 1], ARGV[i]) == 1 then
+    redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'item', ARGV[i + 2])
+    appended[#appended + 1] = (i + 1) / 3
   end
 end
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[1]) + 1))
 return appended
 `;
 
-// KEYS: owner set, record, source set, sources. ARGV: id, record JSON, limit, source key.
+// KEYS: items stream, pull progress (hash). ARGV: XRANGE start, count. Reads a page and counts
+// the items on it that no pull returned before (entry ids past the newest one returned so far).
+const PULL_PAGE = `
+local entries = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
+local function parse(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local mark_ms, mark_seq = parse(redis.call('HGET', KEYS[2], 'through') or '0-0')
+local fresh = 0
+for _, entry in ipairs(entries) do
+  local ms, seq = parse(entry[1])
+  if ms > mark_ms or (ms == mark_ms and seq > mark_seq) then fresh = fresh + 1 end
+end
+if fresh > 0 then
+  redis.call('HSET', KEYS[2], 'through', entries[#entries][1])
+  redis.call('HINCRBY', KEYS[2], 'items', fresh)
+end
+return entries
+`;
+
+// KEYS: record. ARGV: the record as read, the record to write. Writes only if nobody wrote between.
+const REPLACE_IF_UNCHANGED = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`;
+
+// KEYS: owner set, record, source set, sources, the set the limit counts (the account's, or the
+// owner set again for a key with no account). ARGV: id, record JSON, limit, source key.
 const CREATE = `
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+if redis.call('SCARD', KEYS[5]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[5], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[4])
 return 1
 `;
-
-const appendScript = luaScript(APPEND);
-const createScript = luaScript(CREATE);
 
 export interface ItemsPage {
   readonly items: unknown[];
@@ -43,21 +78,33 @@ export interface ItemsPage {
   readonly cursor: string | null;
 }
 
+export interface ItemCounts {
+  readonly collected: number;
+  readonly pulled: number;
+}
+
 export interface ListedItem {
   readonly id: string;
   readonly created_utc: number;
 }
 
+const appendScript = luaScript(APPEND);
+const pullPageScript = luaScript(PULL_PAGE);
+const replaceIfUnchangedScript = luaScript(REPLACE_IF_UNCHANGED);
+const createScript = luaScript(CREATE);
+
 export class MonitorStore {
   readonly #redis: Redis;
   readonly #keys: MonitorKeys;
+  readonly #maxItems: number;
 
-  constructor(redis: Redis, keys: MonitorKeys) {
+  constructor(redis: Redis, keys: MonitorKeys, maxItems = MAX_ITEMS_PER_MONITOR) {
     this.#redis = redis;
     this.#keys = keys;
+    this.#maxItems = maxItems;
   }
 
-  /** False when the key already holds `limit` monitors. */
+  /** False when the key's account (a key with no account: the key) already holds `limit` monitors. */
   async create(monitor: MonitorRecord, limit: number): Promise<boolean> {
     const source = sourceKeyOf(monitor);
     const keys = [
@@ -65,6 +112,7 @@ export class MonitorStore {
       this.#keys.monitor(monitor.id),
       this.#keys.watching(source),
       this.#keys.sources,
+      this.#limitSet(monitor),
     ];
     const created = await createScript.run(this.#redis, keys, [
       monitor.id,
@@ -75,14 +123,40 @@ export class MonitorStore {
     return created === 1;
   }
 
+  /** How many monitors count towards the limit of this key's account (or of the key alone). */
+  countTowardsLimit(owner: Pick<MonitorRecord, "key_id" | "account_id">): Promise<number> {
+    return this.#redis.scard(this.#limitSet(owner));
+  }
+
+  #limitSet(owner: Pick<MonitorRecord, "key_id" | "account_id">): string {
+    return owner.account_id !== undefined
+      ? this.#keys.ownedByAccount(owner.account_id)
+      : this.#keys.ownedBy(owner.key_id);
+  }
+
   async get(id: string): Promise<MonitorRecord | undefined> {
     const raw = await this.#redis.get(this.#keys.monitor(id));
     return raw === null ? undefined : (JSON.parse(raw) as MonitorRecord);
   }
 
-  async save(monitor: MonitorRecord): Promise<void> {
-    // XX: a monitor deleted meanwhile stays deleted.
-    await this.#redis.set(this.#keys.monitor(monitor.id), JSON.stringify(monitor), "XX");
+  /**
+   * Applies `change` to the monitor as it stands now and writes it, unless another writer got there
+   * first; then it reads again and applies `change` to that. So the poller moving a monitor's phase
+   * and a caller's PATCH never undo each other, however they interleave. Undefined when the monitor
+   * is gone (a monitor deleted meanwhile stays deleted).
+   */
+  async update(
+    id: string,
+    change: (current: MonitorRecord) => MonitorRecord,
+  ): Promise<MonitorRecord | undefined> {
+    const key = this.#keys.monitor(id);
+    for (;;) {
+      const raw = await this.#redis.get(key);
+      if (raw === null) return undefined;
+      const next = change(JSON.parse(raw) as MonitorRecord);
+      if ((await replaceIfUnchangedScript.run(this.#redis, [key], [raw, JSON.stringify(next)])) === 1)
+        return next;
+    }
   }
 
   async listOwned(keyId: string): Promise<MonitorRecord[]> {
@@ -107,8 +181,14 @@ export class MonitorStore {
   async delete(monitor: MonitorRecord): Promise<void> {
     await this.#redis
       .multi()
-      .del(this.#keys.monitor(monitor.id), this.#keys.items(monitor.id), this.#keys.delivered(monitor.id))
+      .del(
+        this.#keys.monitor(monitor.id),
+        this.#keys.items(monitor.id),
+        this.#keys.delivered(monitor.id),
+        this.#keys.pulled(monitor.id),
+      )
       .srem(this.#keys.ownedBy(monitor.key_id), monitor.id)
+      .srem(this.#limitSet(monitor), monitor.id)
       .srem(this.#keys.watching(sourceKeyOf(monitor)), monitor.id)
       .exec();
   }
@@ -116,19 +196,36 @@ export class MonitorStore {
   /** Appends the items not delivered to this monitor before, in the order given; returns those. */
   async append(monitorId: string, items: readonly ListedItem[]): Promise<ListedItem[]> {
     if (items.length === 0) return [];
-    const args = items.flatMap((item) => [item.id, JSON.stringify(item)]);
+    const args = items.flatMap((item) => [item.id, item.created_utc, JSON.stringify(item)]);
     const keys = [this.#keys.items(monitorId), this.#keys.delivered(monitorId)];
-    const positions = (await appendScript.run(this.#redis, keys, [
-      MAX_ITEMS_PER_MONITOR,
-      ...args,
-    ])) as number[];
+    const positions = (await appendScript.run(this.#redis, keys, [this.#maxItems, ...args])) as number[];
     return positions.map((position) => items[position - 1]!);
   }
 
-  /** Up to `count` items after `cursor` (an entry id; null: from the start), in delivery order. */
+  /**
+   * Per monitor, in the order given: the items it holds for pulling now (within the retention), and
+   * the items pulls have returned so far (each counted once, however often it is pulled again).
+   */
+  async itemCounts(ids: readonly string[]): Promise<ItemCounts[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.xlen(this.#keys.items(id)).hget(this.#keys.pulled(id), "items");
+    const replies = (await pipeline.exec()) ?? [];
+    const number = (index: number) => {
+      const [error, value] = replies[index] ?? [null, 0];
+      return error === null ? Number(value ?? 0) : 0;
+    };
+    return ids.map((_, index) => ({ collected: number(2 * index), pulled: number(2 * index + 1) }));
+  }
+
+  /**
+   * A pull: up to `count` items after `cursor` (an entry id; null: from the start), in delivery
+   * order; the items on it that no pull returned before are counted as pulled.
+   */
   async page(monitorId: string, cursor: string | null, count: number): Promise<ItemsPage> {
     const start = cursor === null ? "-" : `(${cursor}`;
-    const entries = await this.#redis.xrange(this.#keys.items(monitorId), start, "+", "COUNT", count);
+    const keys = [this.#keys.items(monitorId), this.#keys.pulled(monitorId)];
+    const entries = (await pullPageScript.run(this.#redis, keys, [start, count])) as [string, string[]][];
     const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as unknown);
     return { items, cursor: entries.at(-1)?.[0] ?? cursor };
   }

@@ -3,7 +3,7 @@
  * @rda/contracts' monitors.ts), and the record the service keeps (the definition plus where its
  * delivery stands).
  */
-import type { createMonitorSchema, ItemKind, updateMonitorSchema } from "@rda/contracts";
+import type { createMonitorSchema, ItemKind, MonitorFunding, updateMonitorSchema } from "@rda/contracts";
 import type { z } from "zod";
 
 export type CreateMonitorBody = z.output<ReturnType<typeof createMonitorSchema>>;
@@ -19,6 +19,8 @@ export type MonitorPhase =
 export interface MonitorRecord {
   readonly id: string;
   readonly key_id: string;
+  /** The portal account of the key, whose limit on monitors it counts towards; absent: none. */
+  readonly account_id?: string;
   readonly kind: ItemKind;
   readonly subreddit?: string;
   readonly author?: string;
@@ -53,8 +55,19 @@ export function sourceOfKey(key: string): Source | undefined {
   return match[2] === "r" ? { kind, subreddit: match[3] } : { kind, author: match[3] };
 }
 
-/** The view a caller gets: the definition and status, never the owner's key id. */
-export function publicMonitor(monitor: MonitorRecord) {
+/**
+ * What a caller sees as the status: `paused` (by the caller), `paused_for_credits` (the key cannot
+ * pay for a delivery now: items are still matched and kept, and delivered after a top-up), else
+ * where delivery stands, `backfilling` or `live`.
+ */
+export function statusOf(monitor: MonitorRecord, funding: MonitorFunding = "ok") {
+  if (monitor.paused) return "paused";
+  if (funding !== "ok") return "paused_for_credits";
+  return monitor.phase.name === "backfill" ? "backfilling" : "live";
+}
+
+/** The view a caller gets: the definition and status, never the owner's key or account id. */
+export function publicMonitor(monitor: MonitorRecord, funding: MonitorFunding = "ok") {
   return {
     id: monitor.id,
     kind: monitor.kind,
@@ -63,7 +76,8 @@ export function publicMonitor(monitor: MonitorRecord) {
     phrase: monitor.phrase ?? null,
     interval_seconds: monitor.interval_seconds,
     backfill_from: monitor.backfill_from ?? null,
-    status: monitor.paused ? "paused" : monitor.phase.name === "backfill" ? "backfilling" : "live",
+    status: statusOf(monitor, funding),
+    ...(funding !== "ok" && !monitor.paused ? { paused_reason: funding } : {}),
     created_at: monitor.created_at,
   };
 }

@@ -136,15 +136,20 @@ async function advanceBackfill(
     await deps.store.append(monitor.id, page.items.filter(matcherOf(monitor)));
     cursor = page.cursor ?? cursor;
     if (!page.has_more || cursor >= hwm) return turnLive(deps, monitor, cursor - 1);
-    await deps.store.save({ ...monitor, phase: { name: "backfill", cursor } });
+    const at = cursor;
+    await deps.store.update(monitor.id, (current) => ({
+      ...current,
+      phase: { name: "backfill", cursor: at },
+    }));
   }
   return { ...monitor, phase: { name: "backfill", cursor } };
 }
 
+/** Only the phase is written, onto the record as it stands: a PATCH meanwhile keeps its fields. */
 async function turnLive(deps: PollerDeps, monitor: MonitorRecord, after: number): Promise<MonitorRecord> {
-  const live: MonitorRecord = { ...monitor, phase: { name: "live", after } };
-  await deps.store.save(live);
-  return live;
+  const phase = { name: "live", after } as const;
+  await deps.store.update(monitor.id, (current) => ({ ...current, phase }));
+  return { ...monitor, phase };
 }
 
 /** Reads the source from its high-water mark's second on, once, for every live monitor. */

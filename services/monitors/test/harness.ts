@@ -73,7 +73,7 @@ export interface Item {
 }
 
 export const TEST_SETTINGS: Partial<MonitorSettings> = {
-  limits: { maxMonitorsPerKey: 60, minIntervalSeconds: 1 },
+  limits: { maxMonitorsPerAccount: 60, minIntervalSeconds: 1 },
   tickMs: 100,
   leaseMs: 30_000,
   pageTimeoutMs: 10_000,

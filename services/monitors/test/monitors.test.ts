@@ -208,8 +208,8 @@ describe("a restart", () => {
 });
 
 describe("the monitors API over NATS", () => {
-  it("keeps a monitor to its own key, validates every field, and enforces the per-key limit", async () => {
-    await harness.startReplica({ limits: { maxMonitorsPerKey: 2, minIntervalSeconds: 60 } });
+  it("keeps a monitor to its own key, validates every field, and enforces the limit for a key with no account", async () => {
+    await harness.startReplica({ limits: { maxMonitorsPerAccount: 2, minIntervalSeconds: 60 } });
     const subreddit = harness.simulator.corpus.subreddits[1]!.name;
     const bad = await harness.ask("create", {
       key_id: "key_api",

@@ -31,6 +31,7 @@ import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import { createPortalMonitors } from "./monitors-client.ts";
 import { consumeNoticeEvents } from "./notices/crossing-notices.ts";
 import { noticeSettingsStore } from "./notices/notice-settings.ts";
 import { createNotifier } from "./notices/notifier.ts";
@@ -150,6 +151,11 @@ function buildContext(deps: PortalDeps): PortalContext {
     subjects: deps.subjects,
     timeoutMs: settings.billingTimeoutMs,
   });
+  const monitors = createPortalMonitors({
+    nats,
+    subjects: deps.subjects,
+    timeoutMs: settings.billingTimeoutMs,
+  });
   const accounts = createAccountStore(store);
   const noticeSettings = noticeSettingsStore(redis, keys, settings.notices?.sealingKey);
   const allowLoopbackWebhooks = settings.notices?.allowLoopbackWebhooks ?? false;
@@ -172,6 +178,7 @@ function buildContext(deps: PortalDeps): PortalContext {
   return {
     logger,
     settings,
+    monitors,
     notices: {
       settings: noticeSettings,
       notifier,

@@ -4,6 +4,7 @@ import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
 import type { PortalExports } from "./exports-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import type { PortalMonitors } from "./monitors-client.ts";
 import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
 import type { Notifier } from "./notices/notifier.ts";
 import type { UnsubscribeLinks } from "./notices/unsubscribe-links.ts";
@@ -30,6 +31,8 @@ export interface PortalContext {
   readonly billing: PortalBilling;
   /** A key's export jobs, through the exports service (routes/exports.ts). */
   readonly exports: PortalExports;
+  /** A key's monitors, asked of the monitors service once billing confirmed the key is the account's. */
+  readonly monitors: PortalMonitors;
   /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
   readonly failedAuth: FailedAuthLimiter;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */

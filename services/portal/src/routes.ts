@@ -17,6 +17,7 @@ import {
   setSpendCap,
   usagePanel,
 } from "./routes/keys.ts";
+import { createMonitor, deleteMonitor, monitorsPage, previewMonitor } from "./routes/monitors.ts";
 import {
   notificationsPage,
   removeWebhook,
@@ -65,6 +66,10 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.get("/keys/:id/exports/:exportId/file", exportFile(ctx));
   for (const action of ["start", "pause", "resume", "cancel"] as const)
     app.post(`/keys/:id/exports/:exportId/${action}`, exportAction(ctx, action));
+  app.get("/keys/:id/monitors", monitorsPage(ctx));
+  app.post("/keys/:id/monitors/preview", previewMonitor(ctx));
+  app.post("/keys/:id/monitors", createMonitor(ctx));
+  app.post("/keys/:id/monitors/:monitorId/delete", deleteMonitor(ctx));
   app.get("/notifications", notificationsPage(ctx));
   app.post("/notifications/threshold", saveThreshold(ctx));
   app.post("/notifications/kinds", saveKinds(ctx));

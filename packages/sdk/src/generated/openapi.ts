@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Free. A key holds at most 25 monitors (409 beyond); the interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.
+         * @description Free. An account holds at most 25 monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -241,7 +241,7 @@ export interface paths {
         };
         /**
          * Pull a monitor's matched items
-         * @description Up to 100 items after `cursor`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor.
+         * @description Up to 100 items after `cursor`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor. At zero balance (or a reached spend cap) a pull is 402, uncharged, and the monitor shows `paused_for_credits`; its items wait within the retention (about the newest 100,000) and the same cursor continues after a top-up.
          */
         get: operations["pullMonitorItems"];
         put?: never;
@@ -1843,16 +1843,28 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
                                  * @enum {string}
                                  */
                                 status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             }[];
+                            /** @description Monitors the key's account may hold across its keys. */
                             limit: number;
+                            /** @description Monitors the key's account holds now across its keys (the key's own for an operator's key). */
+                            limit_used?: number;
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
@@ -1880,7 +1892,6 @@ export interface operations {
                     phrase?: string;
                     /** @default 300 */
                     interval_seconds?: number;
-                    /** Format: uri */
                     webhook_url?: string;
                     backfill_from?: string | number;
                 };
@@ -1910,14 +1921,23 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
                                  * @enum {string}
                                  */
                                 status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             };
                             backfill_estimate: {
                                 /** @description The backfill's upstream pages, estimated. */
@@ -1975,14 +1995,23 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
                                  * @enum {string}
                                  */
                                 status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             };
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
@@ -2093,14 +2122,23 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `paused_for_credits`: webhook delivery waits for a top-up (or the monthly cap), keeping its place.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
                                  * @enum {string}
                                  */
                                 status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                /**
+                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
+                                 * @enum {string}
+                                 */
+                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
                                 /** @description Epoch seconds. */
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+                                items_collected?: number;
+                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+                                items_pulled?: number;
                             };
                             /** @description The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
                             webhook_secret?: string;
@@ -2131,6 +2169,8 @@ export interface operations {
             query?: {
                 /** @description The `cursor` of the previous page; omitted: from the first item. */
                 cursor?: string;
+                /** @description The most items the page holds; default 100. A page holding any item costs 1 credit whatever its size. */
+                limit?: number;
             };
             header?: never;
             path: {

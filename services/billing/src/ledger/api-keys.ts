@@ -147,16 +147,18 @@ export async function rotateKey(
 export async function lookupKey(context: LedgerContext, by: LookupKeyRequest): Promise<LookupKeyReply> {
   const keyId = "key_id" in by ? by.key_id : await context.redis.get(context.keys.keyIdByHash(by.key_hash));
   if (keyId === null) return { found: false };
-  const [qps, burst, revoked] = await context.redis.hmget(
+  const [qps, burst, revoked, accountId] = await context.redis.hmget(
     context.keys.keyRecord(keyId),
     "qps",
     "burst",
     "revoked",
+    "account_id",
   );
   if (qps === null || burst === null) return { found: false };
+  const rate_limit = { qps: Number(qps), burst: Number(burst) };
   return {
     found: true,
-    key: { id: keyId, rate_limit: { qps: Number(qps), burst: Number(burst) }, revoked: revoked === "1" },
+    key: { id: keyId, rate_limit, revoked: revoked === "1", account_id: accountId || null },
   };
 }
 

@@ -6,6 +6,9 @@
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
 import {
+  fundingOf,
+  MONITOR_DELIVERY_CREDITS,
+  MONITOR_PAGE_ITEMS,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
@@ -21,6 +24,7 @@ import { openCharge } from "../http/charge.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
 import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
 import { sendError } from "../http/send-error.ts";
+import type { KeyInfo } from "../key-directory.ts";
 
 /** A monitor's definition is a few hundred bytes; anything far larger is refused unread. */
 export const MONITOR_BODY_LIMIT_BYTES = 8_192;
@@ -101,7 +105,8 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   const { id, delivery_id } = request.params as Params;
   const body = route.action === "create" || route.action === "update" ? (request.body ?? {}) : undefined;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const asked = { key_id: key.value.id, id, body, delivery_id };
+  const { balance, monthSpend } = admission.value;
+  const asked = { ...owner(key.value), id, body, delivery_id, funding: fundingOf(balance, monthSpend) };
   const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
   if (!answer.ok) return sendRefusal(reply, answer);
@@ -114,10 +119,17 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
 async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: FastifyReply) {
   const key = await authenticate(request, ctx);
   if (!key.ok) return sendError(reply, key.error, ctx.errors);
-  const { cursor } = request.query as { cursor?: unknown };
+  const { cursor, limit: rawLimit } = request.query as { cursor?: unknown; limit?: unknown };
   if (cursor !== undefined && typeof cursor !== "string")
     return sendError(reply, { code: "invalid_parameter", detail: "cursor: give it once" }, ctx.errors);
-  const credits = 1;
+  const limit = pageLimit(rawLimit);
+  if (limit === null)
+    return sendError(
+      reply,
+      { code: "invalid_parameter", detail: `limit: must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` },
+      ctx.errors,
+    );
+  const credits = MONITOR_DELIVERY_CREDITS;
   const admission = await admitThroughBilling(ctx, key.value, {
     requestId: request.id,
     operation: "pullMonitorItems",
@@ -128,7 +140,8 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
   const { id } = request.params as Params;
-  const answer = await askMonitors(ctx, "items", { key_id: key.value.id, id, cursor }, MONITORS_TIMEOUT_MS);
+  const asked = { ...owner(key.value), id, cursor, limit };
+  const answer = await askMonitors(ctx, "items", asked, MONITORS_TIMEOUT_MS);
   const page = answer?.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
   if (page === undefined || page.items.length === 0) {
     // Nothing delivered (an empty page, a refusal, an outage): the credit goes back before answering.
@@ -145,6 +158,19 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const body = envelope(Buffer.from(JSON.stringify(page)), service);
   charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
   return sendEnvelope(reply, body, service);
+}
+
+/** `limit` of a pull: undefined when absent (a full page), null when it is not 1 to 100. */
+function pageLimit(raw: unknown): number | undefined | null {
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string" || !/^\d{1,3}$/.test(raw)) return null;
+  const value = Number(raw);
+  return value >= 1 && value <= MONITOR_PAGE_ITEMS ? value : null;
+}
+
+/** Who asks: the key, and the account whose limit on monitors it counts towards. */
+function owner(key: KeyInfo): Pick<MonitorRequest, "key_id" | "account_id"> {
+  return { key_id: key.id, ...(key.account_id !== null ? { account_id: key.account_id } : {}) };
 }
 
 const unavailable = { code: "service_unavailable", retryAfterSeconds: 1 } as const;

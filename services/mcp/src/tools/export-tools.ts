@@ -12,12 +12,18 @@ import { z } from "zod";
 import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
 import { portableJsonSchema } from "./json-schema.ts";
 
-export interface ExportTool {
+/** A tool over a resource of the API (an export, a monitor) rather than an operation of OPERATIONS. */
+export interface ResourceTool {
   readonly name: string;
   readonly input: z.ZodType;
   /** What tools/list answers, stating the result budget as every tool does. */
   listing(budgetBytes: number): Tool;
-  run(client: GatewayClient, args: Record<string, unknown>, call: ExportCallOptions): Promise<CallToolResult>;
+  run(
+    client: GatewayClient,
+    args: Record<string, unknown>,
+    call: ExportCallOptions,
+    budgetBytes: number,
+  ): Promise<CallToolResult>;
 }
 
 const timeBound = z
@@ -121,7 +127,7 @@ function present(result: GatewayResult<ExportJob>): CallToolResult {
   return { content: [{ type: "text", text: summary }], structuredContent: structured };
 }
 
-export const startExport: ExportTool = {
+export const startExport: ResourceTool = {
   name: "start_export",
   input: startInput,
   listing: listing(
@@ -135,7 +141,7 @@ export const startExport: ExportTool = {
     client.createExport(args as unknown as Parameters<GatewayClient["createExport"]>[0], call).then(present),
 };
 
-export const getExport: ExportTool = {
+export const getExport: ResourceTool = {
   name: "get_export",
   input: getInput,
   listing: listing(
@@ -148,4 +154,4 @@ export const getExport: ExportTool = {
   run: (client, args, call) => client.getExport(String(args.id), call).then(present),
 };
 
-export const EXPORT_TOOLS: readonly ExportTool[] = [startExport, getExport];
+export const EXPORT_TOOLS: readonly ResourceTool[] = [startExport, getExport];

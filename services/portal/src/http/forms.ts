@@ -23,6 +23,8 @@ export const NOTICES = {
   "test-not-sent":
     "The test notice could not be emailed just now (the mail server did not take it). Try again in a minute.",
   "cap-removed": "The monthly spend cap is removed: the key spends until its balance is empty.",
+  "monitor-created": "The monitor is created. It collects its backfill first, then follows new items.",
+  "monitor-deleted": "The monitor is deleted, with the items it held.",
 } as const;
 
 export function noticeFor(query: unknown): string | undefined {

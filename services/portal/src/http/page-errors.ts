@@ -87,6 +87,11 @@ export const PAGE_ERRORS = {
     title: "The exports service did not answer",
     message: "Nothing was changed and nothing was charged. Try again in a minute.",
   },
+  monitors_unavailable: {
+    status: 503,
+    title: "Your monitors are out of reach for a moment",
+    message: "The monitors service did not answer. Nothing was changed; try again in a minute.",
+  },
   payments_unavailable: {
     status: 503,
     title: "The payment service did not answer",

@@ -1,0 +1,71 @@
+/**
+ * Monitors (docs/api.md#monitors): create, list, read, change and delete a monitor (free), and pull
+ * its matched items (1 credit for a page holding at least one item). A pull refused for credits
+ * (402) leaves the cursor where it was: the same call continues after a top-up.
+ */
+import type { operations } from "./generated/openapi.ts";
+import {
+  createResourceCaller,
+  type ResourceAnswer,
+  type ResourceCallOptions,
+  type ResourceClientOptions,
+} from "./json-call.ts";
+import type { GatewayResult } from "./types.ts";
+
+type Json<Op extends keyof operations, Status extends number> =
+  operations[Op]["responses"] extends Record<Status, { content: { "application/json": infer Body } }>
+    ? Body
+    : never;
+type DataOf<Op extends keyof operations, Status extends number> =
+  Json<Op, Status> extends { data: infer D } ? D : never;
+
+/** The body of `POST /v1/monitors`. */
+export type MonitorRequest = operations["createMonitor"]["requestBody"]["content"]["application/json"];
+/** The body of `PATCH /v1/monitors/{id}`. */
+export type MonitorChange = operations["updateMonitor"]["requestBody"]["content"]["application/json"];
+export type CreatedMonitor = DataOf<"createMonitor", 201>;
+export type Monitor = CreatedMonitor["monitor"];
+export type MonitorList = DataOf<"listMonitors", 200>;
+export type MonitorItemsPage = DataOf<"pullMonitorItems", 200>;
+
+export interface PullOptions extends ResourceCallOptions {
+  /** The `cursor` of the previous page; omitted: from the first item. */
+  cursor?: string | null;
+  /** The most items on the page (1 to 100; default 100). */
+  limit?: number;
+}
+
+type Answer<T> = Promise<GatewayResult<ResourceAnswer<T>>>;
+
+export interface MonitorsClient {
+  createMonitor(request: MonitorRequest, options?: ResourceCallOptions): Answer<CreatedMonitor>;
+  listMonitors(options?: ResourceCallOptions): Answer<MonitorList>;
+  getMonitor(id: string, options?: ResourceCallOptions): Answer<{ monitor: Monitor }>;
+  updateMonitor(
+    id: string,
+    change: MonitorChange,
+    options?: ResourceCallOptions,
+  ): Answer<{ monitor: Monitor }>;
+  deleteMonitor(id: string, options?: ResourceCallOptions): Answer<{ deleted: boolean; id: string }>;
+  /** One page of matched items after `cursor`; `_service.credits_used` says whether it was charged. */
+  pullMonitorItems(id: string, options?: PullOptions): Answer<MonitorItemsPage>;
+}
+
+export function createMonitorsClient(options: ResourceClientOptions): MonitorsClient {
+  const { request } = createResourceCaller(options);
+  const path = (id: string, rest = "") => `/v1/monitors/${encodeURIComponent(id)}${rest}`;
+  return {
+    createMonitor: (body, call) => request("POST", "/v1/monitors", body, call),
+    listMonitors: (call) => request("GET", "/v1/monitors", undefined, call),
+    getMonitor: (id, call) => request("GET", path(id), undefined, call),
+    updateMonitor: (id, change, call) => request("PATCH", path(id), change, call),
+    deleteMonitor: (id, call) => request("DELETE", path(id), undefined, call),
+    pullMonitorItems(id, pull = {}) {
+      const query = new URLSearchParams();
+      if (pull.cursor !== undefined && pull.cursor !== null) query.set("cursor", pull.cursor);
+      if (pull.limit !== undefined) query.set("limit", String(pull.limit));
+      const search = query.size > 0 ? `?${query}` : "";
+      return request("GET", path(id, `/items${search}`), undefined, pull);
+    },
+  };
+}

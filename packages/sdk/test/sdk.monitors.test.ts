@@ -1,0 +1,77 @@
+/**
+ * The client's monitor calls against the running gateway and monitors service: create, list, read,
+ * change, pull page by page with `limit`, a refusal as a value, and delete.
+ */
+import { silentLogger, waitFor } from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningMonitors, startMonitors } from "../../../services/monitors/src/index.ts";
+import { type Stack, startStack } from "../../../test/support/stack.ts";
+import { createGatewayClient, type GatewayClient } from "../src/index.ts";
+
+let stack: Stack;
+let monitors: RunningMonitors;
+let api: GatewayClient;
+let keyId: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  monitors = await startMonitors({
+    nats: stack.nats,
+    redis: stack.redis,
+    namespace: stack.namespace,
+    subjects: stack.subjects,
+    logger: silentLogger(),
+    settings: { tickMs: 100 },
+  });
+  const created = await stack.createKey({ credits: 50 });
+  keyId = created.id;
+  api = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey: created.key });
+}, 120_000);
+afterAll(async () => {
+  await monitors?.stop();
+  await stack?.stop();
+});
+
+describe("monitors through the SDK", () => {
+  it("creates, follows, pulls small pages in order, changes and deletes a monitor", async () => {
+    const subreddit = stack.simulator.corpus.subreddits[0]!.name;
+    const created = await api.createMonitor({
+      kind: "post",
+      subreddit,
+      backfill_from: "3d",
+      interval_seconds: 60,
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    const { id } = created.value.data.monitor;
+    expect(created.value._service.credits_used).toBe(0);
+    await waitFor(async () => {
+      const read = await api.getMonitor(id);
+      return read.ok && read.value.data.monitor.status === "live";
+    }, "the backfill");
+
+    const first = await api.pullMonitorItems(id, { limit: 2 });
+    if (!first.ok) throw new Error(first.error.message);
+    expect(first.value.data.items).toHaveLength(2);
+    expect(first.value._service.credits_used).toBe(1);
+    const second = await api.pullMonitorItems(id, { cursor: first.value.data.cursor, limit: 2 });
+    if (!second.ok) throw new Error(second.error.message);
+    const whole = await api.pullMonitorItems(id, { limit: 4 });
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect([...first.value.data.items, ...second.value.data.items]).toEqual(whole.value.data.items);
+
+    // Each item counts once as pulled, however often a pull returns it again.
+    const read = await api.getMonitor(id);
+    expect(read.ok && read.value.data.monitor.items_pulled).toBe(4);
+    expect(read.ok && read.value.data.monitor.items_collected).toBeGreaterThanOrEqual(4);
+    const listed = await api.listMonitors();
+    expect(listed.ok && listed.value.data.monitors.map((monitor) => monitor.id)).toEqual([id]);
+    const changed = await api.updateMonitor(id, { paused: true });
+    expect(changed.ok && changed.value.data.monitor.status).toBe("paused");
+    const bad = await api.pullMonitorItems(id, { limit: 500 });
+    expect(bad.ok ? undefined : bad.error).toMatchObject({ kind: "bad_request", status: 400 });
+    expect((await api.deleteMonitor(id)).ok).toBe(true);
+    const gone = await api.getMonitor(id);
+    expect(gone.ok ? undefined : gone.error.status).toBe(404);
+    await waitFor(async () => (await stack.balanceOf(keyId)) === 47, "three charged pages");
+  }, 60_000);
+});
