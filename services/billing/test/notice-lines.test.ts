@@ -7,6 +7,7 @@
 import {
   type ExportPageDebitReply,
   exportPageDebitReplySchema,
+  MONITOR_PULL_OPERATION,
   type NoticeEvent,
   noticeEventSchema,
   setLowBalanceThresholdReplySchema,
@@ -15,7 +16,7 @@ import {
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
-import { admit, createKey, topUp } from "./ops.ts";
+import { admit, balanceOf, createKey, topUp } from "./ops.ts";
 
 let h: Harness;
 const events: NoticeEvent[] = [];
@@ -192,5 +193,55 @@ describe("export pages and monitor batches", () => {
       month_spend: { spent: 40, cap: 40 },
       balance: 293,
     });
+  });
+});
+
+describe("a monitor's pulls refused for credits", () => {
+  it("are one pause however many pulls are refused; a pause at the cap, or after a top-up, is another", async () => {
+    const account = "acct_noticelines00006";
+    const key = await createKey(h, { account_id: account });
+    const pull = () => admit(h, key, { operation: MONITOR_PULL_OPERATION });
+    for (const credits of [100, 100, 100, 33]) await admit(h, key, { credits });
+    // Every refusal publishes its pause; the stream (message id) and the portal keep one per name.
+    const pauses = () => {
+      const named = new Map<string, NoticeEvent>();
+      for (const event of events)
+        if (event.key_id === key.id && event.kind === "spending_paused") named.set(event.crossing, event);
+      return [...named.values()];
+    };
+    const refused = await Promise.all(Array.from({ length: 20 }, pull));
+    expect(new Set(refused.map((reply) => reply.outcome))).toEqual(new Set(["insufficient"]));
+    // A data request refused for credits is no monitor's pause.
+    expect((await admit(h, key)).outcome).toBe("insufficient");
+    await waitFor(() => pauses().length >= 1 || undefined, "the pause's event");
+    expect(pauses()[0]).toMatchObject({ account_id: account, balance: 0, what: "Your monitors" });
+
+    await topUp(h, key.id, 500);
+    await h.request(
+      h.subjects.billing.setAccountSpendCap,
+      { id: key.id, account_id: account, monthly_cap: 334 },
+      setSpendCapReplySchema,
+    );
+    expect((await pull()).outcome).toBe("admitted");
+    for (let i = 0; i < 5; i++) expect((await pull()).outcome).toBe("spend_cap_reached");
+    await waitFor(() => pauses().length >= 2 || undefined, "the cap's pause");
+    expect(pauses()[1]).toMatchObject({ month_spend: { spent: 334, cap: 334 } });
+
+    // Without the cap, out of credits again after that top-up: a new pause, told once.
+    await h.request(
+      h.subjects.billing.setAccountSpendCap,
+      { id: key.id, account_id: account, monthly_cap: null },
+      setSpendCapReplySchema,
+    );
+    let balance = await balanceOf(h, key);
+    while (balance > 0) {
+      const reply = await admit(h, key, { credits: Math.min(100, balance) });
+      if (reply.outcome !== "admitted") throw new Error(`admission: ${reply.outcome}`);
+      balance = reply.balance;
+    }
+    for (let i = 0; i < 5; i++) expect((await pull()).outcome).toBe("insufficient");
+    await waitFor(() => pauses().length >= 3 || undefined, "the second pause for credits");
+    await h.nats.flush();
+    expect(pauses()).toHaveLength(3);
   });
 });

@@ -44,7 +44,8 @@ end
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
- * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round}.
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round};
+ * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits).
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
@@ -72,7 +73,9 @@ end
 tokens = tokens - wanted
 bucket_store(KEYS[4], tokens, qps, burst)
 local left, full = math.floor(tokens), seconds_to_full(tokens, qps, burst)
-if balance < credits then return {'insufficient', balance, 0, qps, burst, left, full} end
+if balance < credits then
+  return {'insufficient', balance, 0, qps, burst, left, full, -1, -1, -1, low_balance_round()}
+end
 local cap, spent = month_spend()
 if cap_refuses(cap, spent, credits) then
   return {'spend_cap_reached', balance, 0, qps, burst, left, full, cap, spent}
