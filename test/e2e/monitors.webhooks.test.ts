@@ -359,7 +359,7 @@ describe("webhook delivery", () => {
       `Key ${keyId} is below`,
       `Key ${keyId} spent 80 % of its monthly spend cap`,
       `Key ${keyId} reached its monthly spend cap`,
-      `Monitor ${id} paused: key ${keyId}`,
+      `Monitor ${id} paused: key ${keyId} reached its monthly spend cap`,
     ];
     const notices = (await portal.inbox.waitForMessages(email, 1 + expected.length, 30_000)).slice(1);
     for (const start of expected)

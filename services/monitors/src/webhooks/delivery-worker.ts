@@ -168,7 +168,7 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
     }
     case "insufficient":
     case "spend_cap_reached":
-      await pauseForCredits(turn, later);
+      await pauseForCredits(turn, later, reply.outcome === "spend_cap_reached");
       return undefined;
     default: {
       // The key is gone or revoked, or this round ended already: nothing to charge or refund.
@@ -184,11 +184,11 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
  * refused round) is published before the status changes, so a replica that dies between the two
  * publishes it again on the next turn, and the portal sends that crossing once.
  */
-async function pauseForCredits(turn: Turn, record: DeliveryRecord): Promise<void> {
+async function pauseForCredits(turn: Turn, record: DeliveryRecord, atCap: boolean): Promise<void> {
   const { deps, monitor, endpoint } = turn;
   if (!(await deps.webhooks.save(deps.owner, record))) return;
   if (endpoint.status === "paused_for_credits") return;
-  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`);
+  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`, atCap);
   await deps.webhooks.setStatus(monitor.id, "paused_for_credits");
   deps.logger.info({ monitor_id: monitor.id }, "monitor webhook paused for credits");
 }
