@@ -151,6 +151,7 @@ export interface Delivery {
   type: string;
   items: number;
   state: string;
+  next_attempt_at: string | null;
   attempts: { status_code: number | null; latency_ms: number; error: string | null; at: number }[];
 }
 

@@ -332,6 +332,62 @@ describe("webhook delivery", () => {
     await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
   }, 120_000);
 
+  it("tells its account holder once each of the low balance, 80 % and 100 % of the cap its batches cross, and once of its pause", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    const portal = stack.portal!;
+    const email = `paused-${randomBytes(4).toString("hex")}@example.com`;
+    const client = new BrowserlessClient(portal.url);
+    await client.signUp(email, portal.inbox);
+    const { id: keyId, secret } = await client.createKey("spender");
+    // The first batch takes the balance under the threshold and the month's spend to its cap of 1.
+    const balance = await stack.balanceOf(keyId);
+    await client.submit("/notifications", "/notifications/threshold", {
+      low_balance_threshold: `${balance}`,
+    });
+    await client.submit(`/keys/${keyId}`, `/keys/${keyId}/cap`, { monthly_cap: "1" });
+    const source = busiest(30).find((community) => community.posts > 100) ?? busiest(30)[0]!;
+    const created = await createMonitor(secret, {
+      subreddit: source.name,
+      backfill_from: "30d",
+      webhook_url: hooks.url,
+    });
+    const { id } = created.monitor;
+    await waitFor(
+      async () => (await statusOf(stack, secret, id)) === "paused_for_credits",
+      "the monitor to pause at its cap",
+      60_000,
+    );
+    expect(await stack.balanceOf(keyId)).toBe(balance - 1);
+    const expected = [
+      `Key ${keyId} is below`,
+      `Key ${keyId} spent 80 % of its monthly spend cap`,
+      `Key ${keyId} reached its monthly spend cap`,
+      `Monitor ${id} paused: key ${keyId} reached its monthly spend cap`,
+    ];
+    const notices = (await portal.inbox.waitForMessages(email, 1 + expected.length, 30_000)).slice(1);
+    for (const start of expected)
+      expect(
+        notices.filter((mail) => mail.subject?.startsWith(start)),
+        start,
+      ).toHaveLength(1);
+    // The paused monitor keeps asking billing (every 300 ms here): once it asked twice more, a
+    // test notice asked for now is the next and last message: nothing was told twice.
+    const nextAttempt = async () =>
+      (await deliveriesOf(stack, secret, id)).find((delivery) => delivery.state === "pending")
+        ?.next_attempt_at;
+    for (let asks = 0, last = await nextAttempt(); asks < 2; asks += 1)
+      last = await waitFor(async () => {
+        const next = await nextAttempt();
+        return next !== last ? next : undefined;
+      }, "the paused monitor to ask billing again");
+    await client.submit("/notifications", "/notifications/test", {});
+    const all = await portal.inbox.waitForMessages(email, 2 + expected.length, 30_000);
+    expect(all.at(-1)!.subject).toBe("A test notice from the Reddit Data API");
+    expect(all).toHaveLength(2 + expected.length);
+    await call(stack, secret, "DELETE", `/v1/monitors/${id}`);
+  }, 120_000);
+
   it("loses nothing and charges nothing twice when a replica is killed (-9) mid-delivery; the ledger verifies", async () => {
     const crashing = spawnService("monitors", {
       ...process.env,

@@ -2,7 +2,8 @@
  * Payment notices over the whole stack with the payments simulator: a $25 checkout sends one
  * receipt email with its figures and the card receipt's link, however often Stripe delivers the
  * event; a refund sends one notice of what was taken back. A mail server that refuses the receipt
- * at first delays it, and it is still sent exactly once.
+ * or the refund's notice at first delays it, and it is still sent exactly once (the credits taken
+ * back once).
  */
 import { randomBytes } from "node:crypto";
 import { waitFor } from "@rda/service-kit/testing";
@@ -120,6 +121,49 @@ describe("payment notices", () => {
     const all = await portal.inbox.waitForMessages(email, 3);
     expect(all.map((mail) => mail.subject).slice(1)).toEqual([
       "Receipt: 25.00 USD for 19,230 credits",
+      "A test notice from the Reddit Data API",
+    ]);
+  });
+
+  it("sends the refund notice exactly once, and takes the credits back once, when the mail server refuses the first attempt", async () => {
+    const email = `refund-refused-${randomBytes(4).toString("hex")}@example.com`;
+    const portal = stack.portal!;
+    const client = new BrowserlessClient(portal.url);
+    await client.signUp(email, portal.inbox);
+    const { id: keyId } = await client.createKey("buyer");
+    const answer = await client.submit("/billing", "/billing/checkout", {
+      key_id: keyId,
+      amount: "25",
+      action: "pay",
+    });
+    const sessionId = /\/c\/pay\/(cs_test_[A-Za-z0-9]+)/.exec(answer.location ?? "")![1]!;
+    const { payment_intent: intent } = await sim<{ payment_intent: string }>(
+      `/checkout/sessions/${sessionId}/pay`,
+      { outcome: "paid" },
+    );
+    await portal.inbox.waitForMessages(email, 2);
+    expect(await stack.balanceOf(keyId)).toBe(19_563);
+
+    const refusedBefore = portal.smtp!.refused;
+    portal.smtp!.refuseNext(1);
+    await sim(`/payment_intents/${intent}/refund`, {});
+    const refunded = await deliveredEvent("charge.refunded", intent);
+    // The first delivery took the credits back but its notice was refused (503); a later one sent it.
+    expect(refunded.deliveries[0]!.status).toBe(503);
+    expect(portal.smtp!.refused).toBe(refusedBefore + 1);
+    const [, , reversal] = await portal.inbox.waitForMessages(email, 3);
+    expect(reversal!.subject).toBe("A payment was refunded: 25.00 USD");
+    expect(reversal!.text).toContain(
+      `19,230 credits it bought were taken back from your key ${keyId}; its balance is now 333 credits.`,
+    );
+    await sim(`/events/${refunded.id}/deliver`, { times: 2 });
+    expect(await stack.balanceOf(keyId)).toBe(333);
+    // A test notice sent now is the next and last message: the refund's notice came once.
+    await client.submit("/notifications", "/notifications/test", {});
+    const all = await portal.inbox.waitForMessages(email, 4);
+    expect(all.map((mail) => mail.subject).slice(1)).toEqual([
+      "Receipt: 25.00 USD for 19,230 credits",
+      "A payment was refunded: 25.00 USD",
       "A test notice from the Reddit Data API",
     ]);
   });

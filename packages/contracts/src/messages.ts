@@ -160,7 +160,13 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     low_balance_round: z.number().int().min(0).optional(),
   }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
-  z.object({ outcome: z.literal("insufficient"), balance, bucket: keyBucketSchema }),
+  z.object({
+    outcome: z.literal("insufficient"),
+    balance,
+    bucket: keyBucketSchema,
+    /** The key's count of top-ups (as when admitted): a pause for credits is named by it. */
+    low_balance_round: z.number().int().min(0).optional(),
+  }),
   /** The debit would take the month's spend past the key's cap: nothing was taken. */
   z.object({
     outcome: z.literal("spend_cap_reached"),

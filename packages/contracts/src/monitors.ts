@@ -34,6 +34,8 @@ export const MONITOR_RETAINED_ITEMS = 100_000;
 
 /** The credits one delivery costs: a pulled page holding an item (docs/api.md#monitors). */
 export const MONITOR_DELIVERY_CREDITS = 1;
+/** The operation a pull of a monitor's items is admitted and counted under. */
+export const MONITOR_PULL_OPERATION = "pullMonitorItems";
 
 export const MONITOR_FUNDING = ["ok", "insufficient_credits", "spend_cap_reached"] as const;
 export type MonitorFunding = (typeof MONITOR_FUNDING)[number];

@@ -104,6 +104,11 @@ export const reversePaymentReplySchema = z.discriminatedUnion("outcome", [
     outcome: z.enum(["reversed", "unchanged", "recorded"]),
     credits_removed: z.number().int(),
     balance: z.number().int(),
+    /**
+     * For `unchanged`, when this same reversal (kind and cumulative amount) was applied before:
+     * what it did then, so a redelivered event can still send its notice with its own figures.
+     */
+    applied: z.object({ credits_removed: z.number().int(), balance: z.number().int() }).optional(),
   }),
   z.object({ outcome: z.literal("not_found") }),
   unverifiedReply,

@@ -20,7 +20,7 @@ import {
   setLowBalanceThreshold,
   settle,
 } from "./ledger/index.ts";
-import { crossingsOf, publishCrossings } from "./notice-events.ts";
+import { crossingsOf, pausedMonitorPulls, publishCrossings } from "./notice-events.ts";
 import type { PaymentCommandDeps } from "./payment-commands.ts";
 import * as payments from "./payment-commands.ts";
 
@@ -92,7 +92,8 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
   if (reply.outcome === "expired")
     throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
-  publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply));
+  if (reply.outcome === "admitted") publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply));
+  else publishCrossings(deps, r.key_id, pausedMonitorPulls(r.key_id, r.operation, reply));
   return reply;
 }
 

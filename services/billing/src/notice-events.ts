@@ -1,15 +1,17 @@
 /**
- * The lines an admission can cross that a key's account is told about (the portal sends the
- * notices): its low-balance threshold, and 80 % and 100 % of its monthly spend cap. Admissions are
- * serial in the ledger, so exactly one debit crosses each line on its way down (or up, for spend);
- * the event names that crossing, and the portal sends it once. The low-balance line's crossing is
- * named by its round (the key's count of top-ups): once per crossing, re-armed by a top-up.
+ * The lines a debit can cross that a key's account is told about (the portal sends the notices):
+ * its low-balance threshold, and 80 % and 100 % of its monthly spend cap. Every debit path (a
+ * request's admission, an export page, a monitor's webhook batch) hands its figures to
+ * `crossingsOf`. Debits are serial in the ledger, so exactly one crosses each line on its way down
+ * (or up, for spend); the event names that crossing, and the portal sends it once. The low-balance
+ * line's crossing is named by its round (the key's count of top-ups): once per crossing, re-armed
+ * by a top-up.
  * Published into the notice stream (JetStream, kept until a portal has sent it) after the answer is
  * decided, never in its way; only keys of a portal account have someone to tell.
  */
-import type { AdmitReply, NoticeEvent, Subjects } from "@rda/contracts";
+import { type AdmitReply, MONITOR_PULL_OPERATION, type NoticeEvent, type Subjects } from "@rda/contracts";
 import { type Logger, type NatsConnection, publishNoticeEvent } from "@rda/service-kit";
-import type { LedgerContext } from "./ledger/index.ts";
+import type { DebitFigures, LedgerContext } from "./ledger/index.ts";
 
 export interface NoticeEventDeps {
   readonly nats: NatsConnection;
@@ -20,8 +22,9 @@ export interface NoticeEventDeps {
 
 export type Crossing = Omit<NoticeEvent, "account_id" | "key_id">;
 
-export function crossingsOf(keyId: string, credits: number, reply: AdmitReply): Crossing[] {
-  if (reply.outcome !== "admitted" || credits === 0) return [];
+/** The lines that the debit of `credits`, which left these figures, crossed. */
+export function crossingsOf(keyId: string, credits: number, reply: DebitFigures): Crossing[] {
+  if (credits === 0) return [];
   const crossings: Crossing[] = [];
   const line = reply.low_balance_threshold;
   if (line !== undefined && reply.balance < line && reply.balance + credits >= line)
@@ -50,7 +53,41 @@ export function crossingsOf(keyId: string, credits: number, reply: AdmitReply): 
   return crossings;
 }
 
-/** Publishes the crossings of one admission; a failure is logged, the admission stands. */
+/**
+ * A pull of a monitor's items refused for lack of credits or at the cap: the key's monitors show
+ * `paused_for_credits` (they keep matching; the next pull after a top-up or a raised cap goes on).
+ * The pause is named by the key's count of top-ups, or by the month and the cap, so however many
+ * pulls are refused meanwhile the account hears of it once, and again only after a top-up (or in
+ * another month, or under another cap) when it pauses again.
+ */
+export function pausedMonitorPulls(keyId: string, operation: string, reply: AdmitReply): Crossing[] {
+  if (operation !== MONITOR_PULL_OPERATION) return [];
+  const what = "Your monitors";
+  if (reply.outcome === "insufficient")
+    return [
+      {
+        kind: "spending_paused",
+        crossing: `${keyId}:monitor-pulls:credits:${reply.low_balance_round ?? 0}`,
+        balance: Math.max(0, reply.balance),
+        what,
+      },
+    ];
+  if (reply.outcome === "spend_cap_reached") {
+    const { month, cap } = reply.month_spend;
+    return [
+      {
+        kind: "spending_paused",
+        crossing: `${keyId}:monitor-pulls:cap:${month}:${cap}`,
+        balance: Math.max(0, reply.balance),
+        month_spend: reply.month_spend,
+        what,
+      },
+    ];
+  }
+  return [];
+}
+
+/** Publishes the crossings of one debit; a failure is logged, the debit stands. */
 export function publishCrossings(deps: NoticeEventDeps, keyId: string, crossings: Crossing[]): void {
   if (crossings.length === 0) return;
   void (async () => {

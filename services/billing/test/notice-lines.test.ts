@@ -1,10 +1,13 @@
 /**
  * The lines billing tells the portal about (notice-events.ts): a key's low-balance threshold (the
  * account's choice, else a tenth of its last top-up, else 100), crossed by exactly one of many
- * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once.
+ * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once,
+ * whether requests, export pages or monitor webhook batches spend the key.
  */
 import {
+  type ExportPageDebitReply,
   exportPageDebitReplySchema,
+  MONITOR_PULL_OPERATION,
   type NoticeEvent,
   noticeEventSchema,
   setLowBalanceThresholdReplySchema,
@@ -13,7 +16,7 @@ import {
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
-import { admit, createKey, topUp } from "./ops.ts";
+import { admit, balanceOf, createKey, topUp } from "./ops.ts";
 
 let h: Harness;
 const events: NoticeEvent[] = [];
@@ -142,5 +145,103 @@ describe("an export paused for lack of credits", () => {
       () => new Set(paused().map((event) => event.crossing)).size >= 2 || undefined,
       "a second pause",
     );
+  });
+});
+
+describe("export pages and monitor batches", () => {
+  it("cross the low-balance line and 80 % and 100 % of the cap once each, however many debit at once", async () => {
+    const account = "acct_noticelines00005";
+    const key = await createKey(h, { account_id: account });
+    await setThreshold(account, 310);
+    await h.request(
+      h.subjects.billing.setAccountSpendCap,
+      { id: key.id, account_id: account, monthly_cap: 40 },
+      setSpendCapReplySchema,
+    );
+    const job = `exp_${"cd".repeat(12)}`;
+    const debit = (subject: string, debit_id: string) =>
+      h.request(subject, { key_id: key.id, debit_id }, exportPageDebitReplySchema);
+    // 30 pages and 30 batches race for the 40 credits the cap allows; the balance starts at 333.
+    const replies: ExportPageDebitReply[] = await Promise.all([
+      ...Array.from({ length: 30 }, (_, page) =>
+        debit(h.subjects.billing.debitExportPage, `${job}.p${page}.a0`),
+      ),
+      ...Array.from({ length: 30 }, (_, round) =>
+        debit(h.subjects.billing.debitMonitorBatch, `msg_mon_noticelines_7.r${round}`),
+      ),
+    ]);
+    expect(replies.filter((reply) => reply.outcome === "debited")).toHaveLength(40);
+    expect(replies.filter((reply) => reply.outcome === "spend_cap_reached")).toHaveLength(20);
+    const ofKey = () => events.filter((event) => event.key_id === key.id);
+    await waitFor(() => ofKey().length >= 3 || undefined, "three notice events");
+    // A retried page (the same debit id) charges and crosses nothing again.
+    expect(await debit(h.subjects.billing.debitExportPage, `${job}.p0.a0`)).toMatchObject({
+      outcome: expect.stringMatching(/^already_debited$|^spend_cap_reached$/),
+    });
+    await h.nats.flush();
+    const mine = ofKey();
+    expect(mine.map((event) => event.kind).sort()).toEqual(["balance_low", "spend_cap_100", "spend_cap_80"]);
+    expect(mine.find((event) => event.kind === "balance_low")).toMatchObject({
+      account_id: account,
+      threshold: 310,
+      balance: 309,
+    });
+    expect(mine.find((event) => event.kind === "spend_cap_80")).toMatchObject({
+      month_spend: { spent: 32, cap: 40 },
+    });
+    expect(mine.find((event) => event.kind === "spend_cap_100")).toMatchObject({
+      month_spend: { spent: 40, cap: 40 },
+      balance: 293,
+    });
+  });
+});
+
+describe("a monitor's pulls refused for credits", () => {
+  it("are one pause however many pulls are refused; a pause at the cap, or after a top-up, is another", async () => {
+    const account = "acct_noticelines00006";
+    const key = await createKey(h, { account_id: account });
+    const pull = () => admit(h, key, { operation: MONITOR_PULL_OPERATION });
+    for (const credits of [100, 100, 100, 33]) await admit(h, key, { credits });
+    // Every refusal publishes its pause; the stream (message id) and the portal keep one per name.
+    const pauses = () => {
+      const named = new Map<string, NoticeEvent>();
+      for (const event of events)
+        if (event.key_id === key.id && event.kind === "spending_paused") named.set(event.crossing, event);
+      return [...named.values()];
+    };
+    const refused = await Promise.all(Array.from({ length: 20 }, pull));
+    expect(new Set(refused.map((reply) => reply.outcome))).toEqual(new Set(["insufficient"]));
+    // A data request refused for credits is no monitor's pause.
+    expect((await admit(h, key)).outcome).toBe("insufficient");
+    await waitFor(() => pauses().length >= 1 || undefined, "the pause's event");
+    expect(pauses()[0]).toMatchObject({ account_id: account, balance: 0, what: "Your monitors" });
+
+    await topUp(h, key.id, 500);
+    await h.request(
+      h.subjects.billing.setAccountSpendCap,
+      { id: key.id, account_id: account, monthly_cap: 334 },
+      setSpendCapReplySchema,
+    );
+    expect((await pull()).outcome).toBe("admitted");
+    for (let i = 0; i < 5; i++) expect((await pull()).outcome).toBe("spend_cap_reached");
+    await waitFor(() => pauses().length >= 2 || undefined, "the cap's pause");
+    expect(pauses()[1]).toMatchObject({ month_spend: { spent: 334, cap: 334 } });
+
+    // Without the cap, out of credits again after that top-up: a new pause, told once.
+    await h.request(
+      h.subjects.billing.setAccountSpendCap,
+      { id: key.id, account_id: account, monthly_cap: null },
+      setSpendCapReplySchema,
+    );
+    let balance = await balanceOf(h, key);
+    while (balance > 0) {
+      const reply = await admit(h, key, { credits: Math.min(100, balance) });
+      if (reply.outcome !== "admitted") throw new Error(`admission: ${reply.outcome}`);
+      balance = reply.balance;
+    }
+    for (let i = 0; i < 5; i++) expect((await pull()).outcome).toBe("insufficient");
+    await waitFor(() => pauses().length >= 3 || undefined, "the second pause for credits");
+    await h.nats.flush();
+    expect(pauses()).toHaveLength(3);
   });
 });

@@ -91,10 +91,12 @@ describe("card payments in the ledger", () => {
       credits_removed: 3_283,
       balance: 0,
     });
+    // A redelivery takes nothing more, and names what the reversal did (for its notice, if unsent).
     expect(await reverse(key, paymentId, "refund", 500)).toEqual({
       outcome: "unchanged",
       credits_removed: 0,
       balance: 0,
+      applied: { credits_removed: 3_283, balance: 0 },
     });
     expect(await reverse(key, paymentId, "dispute", 500)).toMatchObject({ credits_removed: 0, balance: 0 });
     const [payment] = await payments({ key_id: key.id });
@@ -106,8 +108,14 @@ describe("card payments in the ledger", () => {
     const paymentId = newPayment();
     await apply(key, paymentId, 2_500);
     expect(await reverse(key, paymentId, "refund", 1_000)).toMatchObject({ credits_removed: 7_692 });
-    expect(await reverse(key, paymentId, "refund", 500)).toMatchObject({ outcome: "unchanged" });
-    expect(await reverse(key, paymentId, "refund", 1_000)).toMatchObject({ outcome: "unchanged" });
+    const older = await reverse(key, paymentId, "refund", 500);
+    expect(older).toMatchObject({ outcome: "unchanged" });
+    expect(older).not.toHaveProperty("applied");
+    expect(await reverse(key, paymentId, "refund", 1_000)).toMatchObject({
+      outcome: "unchanged",
+      credits_removed: 0,
+      applied: { credits_removed: 7_692 },
+    });
     const [partial] = await payments({ key_id: key.id });
     expect(partial).toMatchObject({ status: "partially_refunded", refunded_cents: 1_000 });
     expect(await reverse(key, paymentId, "refund", 2_500)).toMatchObject({

@@ -13,7 +13,7 @@
  */
 
 import { luaScript } from "@rda/service-kit";
-import { DEBIT_RECORD, JOURNAL_AND_USAGE, TOKEN_BUCKETS } from "./lua-helpers.ts";
+import { DEBIT_RECORD, JOURNAL_AND_USAGE, LOW_BALANCE_LINE, TOKEN_BUCKETS } from "./lua-helpers.ts";
 
 /**
  * The key's monthly spend cap, a step of its own in admission: the record's `monthly_cap` (absent
@@ -36,28 +36,6 @@ end
 `;
 
 /**
- * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
- * its last top-up, else 100 credits. Billing compares it with the balance before and after the
- * debit to tell the one admission that crossed it (endpoints.ts). Its round is the key's count of
- * top-ups (`topups`, counted by the top-up and payment scripts): a top-up re-arms the line, so the
- * next crossing is a new one and is told again, while a refund lifting the balance back over it
- * and the debit after it is the same round, told once.
- */
-const LOW_BALANCE_LINE = `
-local function low_balance_line()
-  local set = redis.call('HMGET', KEYS[1], 'low_balance_at', 'last_topup_credits')
-  local at = tonumber(set[1] or '')
-  if at then return at end
-  local last = tonumber(set[2] or '')
-  if last then return math.floor(last / 10) end
-  return 100
-end
-local function low_balance_round()
-  return tonumber(redis.call('HGET', KEYS[1], 'topups') or '0')
-end
-`;
-
-/**
  * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index, upstream pacer
  * state (the adapters' pacer writes it: packages/upstream-client/src/pacer/pacer-scripts.ts), monthly
  * spend. While the upstream has reported its window spent, a data request is refused like a full reserve, with
@@ -66,7 +44,8 @@ end
  * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
- * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round}.
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round};
+ * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits).
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
@@ -94,7 +73,9 @@ end
 tokens = tokens - wanted
 bucket_store(KEYS[4], tokens, qps, burst)
 local left, full = math.floor(tokens), seconds_to_full(tokens, qps, burst)
-if balance < credits then return {'insufficient', balance, 0, qps, burst, left, full} end
+if balance < credits then
+  return {'insufficient', balance, 0, qps, burst, left, full, -1, -1, -1, low_balance_round()}
+end
 local cap, spent = month_spend()
 if cap_refuses(cap, spent, credits) then
   return {'spend_cap_reached', balance, 0, qps, burst, left, full, cap, spent}

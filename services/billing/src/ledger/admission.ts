@@ -111,7 +111,9 @@ function admitReply(
   const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
   // A replayed admission (the debit was already recorded) answers without the month's figures.
   const monthSpend: MonthSpend | undefined =
-    spent === undefined ? undefined : { month, spent, cap: cap === undefined || cap < 0 ? null : cap };
+    spent === undefined || spent < 0
+      ? undefined
+      : { month, spent, cap: cap === undefined || cap < 0 ? null : cap };
   switch (outcome) {
     case "admitted":
       return {
@@ -125,7 +127,7 @@ function admitReply(
       if (!monthSpend) throw new Error("a cap refusal came without the month's spend");
       return { outcome, balance, bucket, month_spend: monthSpend };
     case "insufficient":
-      return { outcome, balance, bucket };
+      return { outcome, balance, bucket, ...(lowRound !== undefined && { low_balance_round: lowRound }) };
     case "rate_limited":
     case "reserve_exhausted":
       return { outcome, retry_after_ms: waitMs, bucket };

@@ -10,6 +10,8 @@
  * itself when the job ends without fetching the page.
  * A page counts towards the key's monthly spend cap like any request (admission-scripts.ts): one
  * past the cap is refused, uncharged, and the job pauses until the cap is raised or the month turns.
+ * A debit replies with the same figures as an admission (the month's spend, the low-balance line),
+ * so the lines it crosses are told like a request's (notice-events.ts).
  */
 import { calendarMonthOf, type ExportPageDebitReply } from "@rda/contracts";
 import { luaScript } from "@rda/service-kit";
@@ -21,7 +23,8 @@ import {
   usagePrefix,
   utcDay,
 } from "./context.ts";
-import { DEBIT_RECORD, JOURNAL_AND_USAGE } from "./lua-helpers.ts";
+import type { DebitFigures } from "./low-balance.ts";
+import { DEBIT_RECORD, JOURNAL_AND_USAGE, LOW_BALANCE_LINE } from "./lua-helpers.ts";
 
 /** The operation an export page is counted under in the key's usage. */
 export const EXPORT_PAGE_OPERATION = "exportPage";
@@ -33,9 +36,10 @@ export const MONITOR_BATCH_OPERATION = "monitorWebhookBatch";
 
 /**
  * KEYS: record, journal, debit marker, monthly spend. ARGV: debit id, at (ms), marker ttl (s), usage
- * key prefix, usage ttl (s), day, operation, month (YYYY-MM). Replies {outcome, balance}.
+ * key prefix, usage ttl (s), day, operation, month (YYYY-MM). Replies {outcome, balance}, and when
+ * debited also {…, cap (-1: none), month's spend, low-balance line, its round}.
  */
-export const exportPageDebitScript = luaScript(`${JOURNAL_AND_USAGE}${DEBIT_RECORD}
+export const exportPageDebitScript = luaScript(`${JOURNAL_AND_USAGE}${DEBIT_RECORD}${LOW_BALANCE_LINE}
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked')
 if not record[1] then return {'unknown_key', -1} end
 local balance = tonumber(record[1])
@@ -51,23 +55,30 @@ if cap >= 0 and tonumber(redis.call('HGET', KEYS[4], ARGV[8]) or '0') + 1 > cap 
   return {'spend_cap_reached', balance}
 end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -1)
-redis.call('HINCRBY', KEYS[4], ARGV[8], 1)
+local spent = redis.call('HINCRBY', KEYS[4], ARGV[8], 1)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[2])
 journal('debit', -1, balance, ARGV[1], ARGV[2])
 count(ARGV[4] .. ARGV[6], 'charged:' .. ARGV[7], 1, ARGV[5])
 write_debit(KEYS[3], { state = 'pending', balance = balance, operation = ARGV[7], day = ARGV[6], credits = 1 },
   ARGV[3])
-return {'debited', balance}
+return {'debited', balance, cap, spent, low_balance_line(), low_balance_round()}
 `);
 
 export const EXPORT_PAGE_SCRIPTS = [exportPageDebitScript];
 
+/** The reply, and for a debit taken now its figures (for the lines it crossed). */
+export interface PageDebit {
+  readonly reply: ExportPageDebitReply;
+  readonly figures?: DebitFigures;
+}
+
 export async function debitExportPage(
   context: LedgerContext,
   request: { keyId: string; debitId: string; operation?: string },
-): Promise<ExportPageDebitReply> {
+): Promise<PageDebit> {
   const { keys } = context;
   const at = context.now();
+  const month = calendarMonthOf(at);
   const reply = await exportPageDebitScript.run(
     context.redis,
     [
@@ -84,9 +95,19 @@ export async function debitExportPage(
       USAGE_TTL_SECONDS,
       utcDay(at),
       request.operation ?? EXPORT_PAGE_OPERATION,
-      calendarMonthOf(at),
+      month,
     ],
   );
-  const [outcome, balance] = scriptReply(reply);
-  return { outcome: outcome as ExportPageDebitReply["outcome"], balance: balance ?? 0 };
+  const [outcome, balance = 0, cap = -1, spent, line, round] = scriptReply(reply);
+  const answer = { outcome: outcome as ExportPageDebitReply["outcome"], balance };
+  if (outcome !== "debited" || spent === undefined) return { reply: answer };
+  return {
+    reply: answer,
+    figures: {
+      balance,
+      month_spend: { month, spent, cap: cap < 0 ? null : cap },
+      low_balance_threshold: line,
+      low_balance_round: round,
+    },
+  };
 }

@@ -16,7 +16,7 @@ export {
 } from "./api-keys.ts";
 export type { LedgerContext } from "./context.ts";
 export { listAccountKeys, listKeysByLabel } from "./key-lists.ts";
-export { setLowBalanceThreshold } from "./low-balance.ts";
+export { type DebitFigures, setLowBalanceThreshold } from "./low-balance.ts";
 export { applyPayment, listPayments, reversePayment } from "./payments.ts";
 export {
   type DebitId,

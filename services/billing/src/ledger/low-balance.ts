@@ -3,7 +3,19 @@
  * keys' records ('' for the default, admission-scripts.ts), and on the account's key counters for
  * the keys it creates later (api-keys.ts copies it).
  */
+import type { MonthSpend } from "@rda/contracts";
 import type { LedgerContext } from "./context.ts";
+
+/**
+ * What a debit's script replies once it took its credits: the lines a debit can cross are read
+ * from these (notice-events.ts). A replayed debit (already recorded) has none: it crossed nothing.
+ */
+export interface DebitFigures {
+  readonly balance: number;
+  readonly month_spend?: MonthSpend | undefined;
+  readonly low_balance_threshold?: number | undefined;
+  readonly low_balance_round?: number | undefined;
+}
 
 export async function setLowBalanceThreshold(
   context: LedgerContext,

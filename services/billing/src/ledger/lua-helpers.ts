@@ -68,3 +68,26 @@ local function write_debit(key, debit, ttl_seconds)
   else redis.call('SET', key, stored, 'KEEPTTL') end
 end
 `;
+
+/**
+ * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
+ * its last top-up, else 100 credits, read from the key's record (KEYS[1]). Every debit script (an
+ * admission's, an export page's, a monitor batch's) replies with it, and billing compares it with
+ * the balance before and after the debit to tell the one debit that crossed it (notice-events.ts).
+ * Its round is the key's count of top-ups (`topups`, counted by the top-up and payment scripts): a
+ * top-up re-arms the line, so the next crossing is a new one and is told again, while a refund
+ * lifting the balance back over it and the debit after it is the same round, told once.
+ */
+export const LOW_BALANCE_LINE = `
+local function low_balance_line()
+  local set = redis.call('HMGET', KEYS[1], 'low_balance_at', 'last_topup_credits')
+  local at = tonumber(set[1] or '')
+  if at then return at end
+  local last = tonumber(set[2] or '')
+  if last then return math.floor(last / 10) end
+  return 100
+end
+local function low_balance_round()
+  return tonumber(redis.call('HGET', KEYS[1], 'topups') or '0')
+end
+`;

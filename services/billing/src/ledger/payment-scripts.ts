@@ -63,19 +63,32 @@ return {'applied', tonumber(ARGV[5]), removed, tonumber(redis.call('HGET', KEYS[
 /**
  * KEYS: key record, journal, payment, the key's payments. ARGV: payment id, account id, the field
  * of this kind ('refunded_cents' or 'disputed_cents'), its cumulative amount, now, key id, receipt
- * url ('' for none). → {outcome, credits removed, balance}.
+ * url ('' for none). → {outcome, credits removed, balance}, and for `unchanged` also {…, credits
+ * it removed, balance after it} when this very reversal (kind and amount) was applied before.
+ *
+ * The payment record keeps what each applied reversal did (`<field>:<amount>` → "removed:balance"):
+ * a redelivery changes nothing but answers those figures, so the account's notice of it, if the
+ * mail failed the first time, is still sent, with the figures of the reversal itself.
  */
 export const reversePaymentScript = luaScript(`${JOURNAL_AND_USAGE}${SETTLE_REVERSAL}
 local record = redis.call('HMGET', KEYS[1], 'balance', 'account_id')
 if not record[1] or (record[2] or '') ~= ARGV[2] then return {'not_found'} end
 if ARGV[7] ~= '' then redis.call('HSETNX', KEYS[3], 'receipt_url', ARGV[7]) end
 local before = tonumber(redis.call('HGET', KEYS[3], ARGV[3]) or '0')
-if tonumber(ARGV[4]) <= before then return {'unchanged', 0, tonumber(record[1])} end
+local applied_as = ARGV[3] .. ':' .. ARGV[4]
+if tonumber(ARGV[4]) <= before then
+  local then_ = redis.call('HGET', KEYS[3], applied_as)
+  if not then_ then return {'unchanged', 0, tonumber(record[1])} end
+  local removed, balance = string.match(then_, '^(%d+):(%d+)$')
+  return {'unchanged', 0, tonumber(record[1]), tonumber(removed), tonumber(balance)}
+end
 redis.call('HSET', KEYS[3], ARGV[3], ARGV[4], 'key_id', ARGV[6], 'account_id', ARGV[2])
 redis.call('ZADD', KEYS[4], 'NX', ARGV[5], ARGV[1])
 if not redis.call('HGET', KEYS[3], 'credits') then return {'recorded', 0, tonumber(record[1])} end
 local removed = settle_reversal(ARGV[1], ARGV[5])
-return {'reversed', removed, tonumber(redis.call('HGET', KEYS[1], 'balance'))}
+local balance = tonumber(redis.call('HGET', KEYS[1], 'balance'))
+redis.call('HSET', KEYS[3], applied_as, removed .. ':' .. balance)
+return {'reversed', removed, balance}
 `);
 
 export const PAYMENT_SCRIPTS = [applyPaymentScript, reversePaymentScript];

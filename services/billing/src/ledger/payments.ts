@@ -76,8 +76,15 @@ export async function reversePayment(
       request.receipt_url ?? "",
     ],
   );
-  const [outcome, removed = 0, balance = 0] = scriptReply(reply);
+  const [outcome, removed = 0, balance = 0, removedThen, balanceThen] = scriptReply(reply);
   if (outcome === "not_found") return { outcome };
+  if (outcome === "unchanged" && removedThen !== undefined && balanceThen !== undefined)
+    return {
+      outcome,
+      credits_removed: 0,
+      balance,
+      applied: { credits_removed: removedThen, balance: balanceThen },
+    };
   if (outcome === "reversed" || outcome === "unchanged" || outcome === "recorded")
     return { outcome, credits_removed: removed, balance };
   throw new Error(`unexpected payment reversal outcome '${outcome}'`);

@@ -9,6 +9,7 @@ import {
   fundingOf,
   MONITOR_DELIVERY_CREDITS,
   MONITOR_PAGE_ITEMS,
+  MONITOR_PULL_OPERATION,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
@@ -132,7 +133,7 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const credits = MONITOR_DELIVERY_CREDITS;
   const admission = await admitThroughBilling(ctx, key.value, {
     requestId: request.id,
-    operation: "pullMonitorItems",
+    operation: MONITOR_PULL_OPERATION,
     credits,
     reserve: false,
   });

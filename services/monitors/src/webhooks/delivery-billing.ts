@@ -5,7 +5,7 @@
  * `billing.refund` (exactly once, keyed by the same id) when the round fails for good. Also who owns
  * a key, for the email that says a monitor paused.
  */
-import type { ExportPageDebitReply, Subjects } from "@rda/contracts";
+import type { ExportPageDebitReply, MonthSpend, Subjects } from "@rda/contracts";
 import { billingCaller, type NatsConnection } from "@rda/service-kit";
 
 export interface DeliveryBilling {
@@ -14,7 +14,14 @@ export interface DeliveryBilling {
   settle(keyId: string, debitId: string): Promise<boolean>;
   refund(keyId: string, debitId: string, reason: string): Promise<boolean>;
   /** The key's portal account and balance; undefined when unknown or billing did not answer. */
-  owner(keyId: string): Promise<{ account_id: string | null; balance: number } | undefined>;
+  owner(keyId: string): Promise<KeyOwner | undefined>;
+}
+
+/** Whose key it is, and what it has left to spend (for a notice). */
+export interface KeyOwner {
+  readonly account_id: string | null;
+  readonly balance: number;
+  readonly month_spend?: MonthSpend | undefined;
 }
 
 export function natsDeliveryBilling(
@@ -37,7 +44,8 @@ export function natsDeliveryBilling(
     async owner(keyId) {
       const reply = await billing.call("showKey", { id: keyId });
       if (!reply.ok || !reply.value.found) return undefined;
-      return { account_id: reply.value.key.account_id, balance: reply.value.key.credits_balance };
+      const { account_id, credits_balance, month_spend } = reply.value.key;
+      return { account_id, balance: credits_balance, month_spend };
     },
   };
 }

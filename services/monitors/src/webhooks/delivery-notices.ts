@@ -12,8 +12,8 @@ import type { DeliveryBilling } from "./delivery-billing.ts";
 export interface DeliveryNotices {
   /** The monitor paused: its batch `crossing` failed for good. */
   failing(keyId: string, monitorId: string, crossing: string): Promise<void>;
-  /** The monitor paused for lack of credits (or the key's monthly cap). */
-  outOfCredits(keyId: string, monitorId: string, crossing: string): Promise<void>;
+  /** The monitor paused for lack of credits, or at the key's monthly cap (`atCap`). */
+  outOfCredits(keyId: string, monitorId: string, crossing: string, atCap: boolean): Promise<void>;
 }
 
 export function natsDeliveryNotices(deps: {
@@ -22,7 +22,13 @@ export function natsDeliveryNotices(deps: {
   billing: DeliveryBilling;
   logger: Logger;
 }): DeliveryNotices {
-  const publish = async (kind: NoticeEvent["kind"], keyId: string, monitorId: string, crossing: string) => {
+  const publish = async (
+    kind: NoticeEvent["kind"],
+    keyId: string,
+    monitorId: string,
+    crossing: string,
+    atCap = false,
+  ) => {
     const owner = await deps.billing.owner(keyId);
     if (owner?.account_id == null) return;
     const event: NoticeEvent = {
@@ -32,6 +38,8 @@ export function natsDeliveryNotices(deps: {
       crossing,
       balance: Math.max(0, owner.balance),
       what: `Monitor ${monitorId}`,
+      // The month's spend says the pause is the cap's (the portal's notice names it).
+      ...(atCap && owner.month_spend && { month_spend: owner.month_spend }),
     };
     const published = await publishNoticeEvent(deps.nats, deps.subjects, event);
     if (published.ok) deps.logger.info({ monitor_id: monitorId, kind }, "monitor delivery notice published");
@@ -43,6 +51,7 @@ export function natsDeliveryNotices(deps: {
   };
   return {
     failing: (keyId, monitorId, crossing) => publish("webhook_failing", keyId, monitorId, crossing),
-    outOfCredits: (keyId, monitorId, crossing) => publish("spending_paused", keyId, monitorId, crossing),
+    outOfCredits: (keyId, monitorId, crossing, atCap) =>
+      publish("spending_paused", keyId, monitorId, crossing, atCap),
   };
 }

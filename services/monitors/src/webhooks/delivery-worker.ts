@@ -168,7 +168,7 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
     }
     case "insufficient":
     case "spend_cap_reached":
-      await pauseForCredits(turn, later);
+      await pauseForCredits(turn, later, reply.outcome === "spend_cap_reached");
       return undefined;
     default: {
       // The key is gone or revoked, or this round ended already: nothing to charge or refund.
@@ -179,13 +179,18 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
   }
 }
 
-async function pauseForCredits(turn: Turn, record: DeliveryRecord): Promise<void> {
+/**
+ * The monitor pauses, and its account holder is told once per pause: the notice (named by the
+ * refused round) is published before the status changes, so a replica that dies between the two
+ * publishes it again on the next turn, and the portal sends that crossing once.
+ */
+async function pauseForCredits(turn: Turn, record: DeliveryRecord, atCap: boolean): Promise<void> {
   const { deps, monitor, endpoint } = turn;
   if (!(await deps.webhooks.save(deps.owner, record))) return;
   if (endpoint.status === "paused_for_credits") return;
+  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`, atCap);
   await deps.webhooks.setStatus(monitor.id, "paused_for_credits");
   deps.logger.info({ monitor_id: monitor.id }, "monitor webhook paused for credits");
-  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`);
 }
 
 async function settleAndFinish({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {

@@ -84,14 +84,31 @@ export function webhookFailingNotice(event: NoticeEvent, portalUrl: string): Not
   };
 }
 
-/** A monitor or export stopped for lack of credits (published by those features). */
+/**
+ * A monitor or export stopped for lack of credits, or at the key's monthly cap when the event
+ * carries the month's spend (published by billing and monitors).
+ */
 export function spendingPausedNotice(event: NoticeEvent, portalUrl: string): Notice {
+  const what = event.what ?? "A monitor or export";
+  const spend = event.month_spend;
+  if (spend?.cap != null)
+    return {
+      kind: "spending_paused",
+      crossing: event.crossing,
+      subject: `${what} paused: key ${event.key_id} reached its monthly spend cap`,
+      paragraphs: [
+        `${what} using your key ${event.key_id} paused because the key has spent its ${credits(spend.cap)} monthly cap.`,
+        `It resumes when the cap resets on ${monthResetsAt(spend.month).slice(0, 10)} (UTC), or once you raise it.`,
+      ],
+      link: { text: "Change the cap", url: `${portalUrl}/keys/${event.key_id}` },
+      data: { ...event },
+    };
   return {
     kind: "spending_paused",
     crossing: event.crossing,
-    subject: `${event.what ?? "A monitor or export"} paused: key ${event.key_id} is out of credits`,
+    subject: `${what} paused: key ${event.key_id} is out of credits`,
     paragraphs: [
-      `${event.what ?? "A monitor or export"} using your key ${event.key_id} paused because the key has ${credits(event.balance)} left.`,
+      `${what} using your key ${event.key_id} paused because the key has ${credits(event.balance)} left.`,
       "It resumes once you add credits.",
     ],
     link: { text: "Buy credits for this key", url: `${portalUrl}/billing?key=${event.key_id}` },

@@ -6,7 +6,15 @@
  * later; billing applies each payment and each reversal once, however often it is delivered and by
  * however many replicas at the same moment.
  */
-import { ACCOUNT_ID_PATTERN, err, KEY_ID_PATTERN, ok, type Result, type SignedEvent } from "@rda/contracts";
+import {
+  ACCOUNT_ID_PATTERN,
+  err,
+  KEY_ID_PATTERN,
+  ok,
+  type Result,
+  type ReversePaymentReply,
+  type SignedEvent,
+} from "@rda/contracts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import Stripe from "stripe";
 import type { PortalContext } from "../context.ts";
@@ -148,8 +156,11 @@ async function perform(
   });
   if (!reversed.ok) return err(`billing did not answer: ${reversed.error.message}`);
   if (reversed.value.outcome === "unverified") return notProven(reversed.value.reason);
+  const done = reversalDone(reversed.value);
+  // Also on a redelivery (`unchanged`, with what the reversal did then): a delivery whose notice
+  // failed is re-sent by Stripe; the notifier's record sends it once.
   const told =
-    reversed.value.outcome !== "reversed" ||
+    done === undefined ||
     (await tell(
       ctx,
       owner.accountId,
@@ -158,13 +169,23 @@ async function perform(
         keyId: owner.keyId,
         kind: action.reversal,
         amountCents: action.amountCents,
-        creditsRemoved: reversed.value.credits_removed,
-        balance: reversed.value.balance,
+        creditsRemoved: done.credits_removed,
+        balance: done.balance,
         portalUrl: ctx.settings.publicUrl,
       }),
     ));
   if (!told) return NOT_TOLD;
   return ok({ payment_id: action.paymentId, key_id: owner.keyId, kind: action.reversal, ...reversed.value });
+}
+
+/**
+ * What the reversal this event names did to the key, now or on an earlier delivery; undefined when
+ * there is nothing to tell (it waits for its payment, or it was never applied as such).
+ */
+function reversalDone(reply: ReversePaymentReply): { credits_removed: number; balance: number } | undefined {
+  if (reply.outcome === "reversed") return reply;
+  if (reply.outcome === "unchanged") return reply.applied;
+  return undefined;
 }
 
 /**
