@@ -92,7 +92,7 @@ describe("the repository's deployment files", () => {
       expect(await healthcheck(service, 503), service).toBe(1);
     }
     expect(await healthcheck("no-such-service", 200)).toBe(2);
-  });
+  }, 120_000); // two node processes per service: slow on a busy machine, not wrong
 });
 
 describe("docker-compose.yml checks", () => {

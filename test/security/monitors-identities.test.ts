@@ -175,9 +175,9 @@ describe("the monitors service's shipped identities", () => {
         return deliveries.some((delivery) => delivery.type === "monitor.items");
       },
       "a batch queued through the shipped permissions",
-      30_000,
+      60_000,
     );
-  });
+  }, 90_000);
 
   it("is refused billing's subjects, the adapters' place, and deleting or purging its bucket", async () => {
     for (const subject of [
