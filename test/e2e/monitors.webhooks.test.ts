@@ -2,8 +2,9 @@
  * Monitors' webhook delivery over the whole stack (gateway, billing, adapters, portal and its mail
  * inbox, the upstream simulator), to real HTTP receivers that verify every signature with the
  * `standardwebhooks` package: batches in order and once, retries with the same `webhook-id` charged
- * once, a receiver that always fails refunded and its monitor paused with an email, secret rotation,
- * refused targets, and a key at zero balance pausing and resuming without losing an item.
+ * once, following live after the backfill, a receiver that always fails refunded and its monitor
+ * paused with an email, secret rotation, refused targets, and a key at zero balance pausing and
+ * resuming without losing an item.
  */
 import { randomBytes } from "node:crypto";
 import { lookup } from "node:dns/promises";
@@ -13,7 +14,7 @@ import { requestJson } from "@rda/service-kit";
 import { testNatsUrl, testRedisUrl, waitFor } from "@rda/service-kit/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isPublicAddress } from "../../packages/webhooks/src/index.ts";
-import type { RunningMonitors } from "../../services/monitors/src/index.ts";
+import { monitorKeys, type RunningMonitors } from "../../services/monitors/src/index.ts";
 import { BrowserlessClient } from "../../services/portal/test/support/client.ts";
 import { spawnService } from "../support/service-processes.ts";
 import { type Stack, startStack } from "../support/stack.ts";
@@ -36,10 +37,17 @@ import {
 
 let stack: Stack;
 let monitors: RunningMonitors | undefined;
+/** How far the simulator's clock is ahead of ours: moving it makes the posts of those hours appear. */
+let simulatorAheadMs = 0;
+const simulatorNow = () => Date.now() + simulatorAheadMs;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ portal: true, defaultRateLimit: { qps: 10_000, burst: 10_000 } });
+  stack = await startStack({
+    portal: true,
+    defaultRateLimit: { qps: 10_000, burst: 10_000 },
+    simulator: { clock: simulatorNow },
+  });
 }, 90_000);
 
 afterEach(async () => {
@@ -60,10 +68,9 @@ async function receiver(): Promise<Receiver> {
 
 const DAY = 86_400;
 
-/** Communities by how many posts they had in the last `days`, busiest first. */
-function busiest(days: number): { name: string; posts: number }[] {
+/** Communities by how many posts they had in the `days` before `now`, busiest first. */
+function busiest(days: number, now = Math.floor(simulatorNow() / 1000)): { name: string; posts: number }[] {
   const { corpus } = stack.simulator;
-  const now = Math.floor(Date.now() / 1000);
   const counts = new Map<string, number>();
   for (let post = 0; post < corpus.posts.count; post += 1) {
     const created = corpus.anchor + (corpus.posts.created[post] as number);
@@ -122,6 +129,40 @@ describe("webhook delivery", () => {
     expect(held.length).toBeGreaterThan(0);
     await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
   }, 120_000);
+
+  it("follows live after the backfill: posts that appear later come in new signed batches, once and in order", async () => {
+    monitors = await startMonitorsBeside(stack);
+    const hooks = await receiver();
+    const owner = await stack.createKey({ credits: 1_000, qps: 10_000, burst: 10_000 });
+    // The community with the most posts in the hours to come, so the live part is not empty.
+    const later = 6 * 3600;
+    const source = busiest(later / DAY, Math.floor(simulatorNow() / 1000) + later)[0]!;
+    const created = await createMonitor(owner.key, {
+      subreddit: source.name,
+      backfill_from: "1d",
+      webhook_url: hooks.url,
+    });
+    const { id } = created.monitor;
+    await waitForAllDelivered(stack, owner.key, id);
+    const backfilled = batchesReceived(created.webhook_secret, hooks.received).flatMap((batch) =>
+      batch.data.items.map((item) => item.id),
+    );
+
+    simulatorAheadMs += later * 1000;
+    const held = () => stack.redis.xlen(monitorKeys(stack.namespace).items(id));
+    await waitFor(async () => (await held()) > backfilled.length || undefined, "the live posts", 90_000);
+    const log = await waitForAllDelivered(stack, owner.key, id, 90_000);
+    const batches = batchesReceived(created.webhook_secret, hooks.received);
+    const delivered = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
+    expect(delivered.slice(0, backfilled.length)).toEqual(backfilled);
+    expect(delivered.length).toBeGreaterThan(backfilled.length);
+    expect(new Set(delivered).size).toBe(delivered.length);
+    const times = batches.flatMap((batch) => batch.data.items.map((item) => item.created_utc));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect((await pullAll(stack, owner.key, id)).map((item) => item.id)).toEqual(delivered);
+    expect(await stack.balanceOf(owner.id)).toBe(1_000 - log.length - Math.ceil(delivered.length / 100));
+    await call(stack, owner.key, "DELETE", `/v1/monitors/${id}`);
+  }, 240_000);
 
   it("sends a batch its receiver refused 3 times again with the same webhook-id, and charges it once", async () => {
     monitors = await startMonitorsBeside(stack);

@@ -108,7 +108,7 @@ export interface StackOptions {
   /** Also card payments: the payments simulator, its webhooks sent to the portal (implies `portal`). */
   payments?: boolean;
   /** The upstream simulator's profile, quirks and corpus anchor (services/upstream-sim/src/profile.ts). */
-  simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale">;
+  simulator?: Pick<SimulatorOptions, "profile" | "quirks" | "anchor" | "scale" | "clock">;
   /** The portal's mail goes through a mail server that refuses when told to (`portal.smtp`). */
   refusingSmtp?: boolean;
   /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
