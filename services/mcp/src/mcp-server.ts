@@ -17,9 +17,10 @@ import {
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
-import { EXPORT_TOOLS, type ResourceTool } from "./tools/export-tools.ts";
+import { EXPORT_TOOLS } from "./tools/export-tools.ts";
 import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
 import { MONITOR_TOOLS } from "./tools/monitor-tools.ts";
+import type { ResourceTool } from "./tools/resource-tool.ts";
 
 /** The tools over exports and monitors, beside the catalog's operations. */
 const RESOURCE_TOOLS: readonly ResourceTool[] = [...EXPORT_TOOLS, ...MONITOR_TOOLS];

@@ -13,6 +13,7 @@ import { type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
 import type { ListedItem, MonitorStore } from "./monitor-store.ts";
 import type { HeldSource, SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage, type PageQuery } from "./source-pages.ts";
+import { startTicker } from "./ticker.ts";
 
 export interface PollerSettings {
   /** How often the replica looks for due sources, in ms. */
@@ -46,25 +47,11 @@ export interface Poller {
 }
 
 export function startPoller(deps: PollerDeps): Poller {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let turn: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      turn = pollDueSources(deps, () => stopped)
-        .catch((error) => deps.logger.error({ err: error }, "monitor poll turn failed"))
-        .finally(schedule);
-    }, deps.settings.tickMs);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await turn;
-    },
-  };
+  return startTicker(
+    deps.settings.tickMs,
+    (isStopped) => pollDueSources(deps, isStopped),
+    (error) => deps.logger.error({ err: error }, "monitor poll turn failed"),
+  );
 }
 
 async function pollDueSources(deps: PollerDeps, isStopped: () => boolean): Promise<void> {

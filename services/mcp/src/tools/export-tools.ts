@@ -5,26 +5,12 @@
  * Never the data itself: an export can be far larger than any tool result. Both are free; the
  * export's pages are charged as it fetches them.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { EXPORT_FORMATS, EXPORT_ID_PATTERN, EXPORT_KINDS, EXPORT_LIMITS } from "@rda/contracts";
-import type { ExportCallOptions, ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
+import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
 import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
-import { portableJsonSchema } from "./json-schema.ts";
-
-/** A tool over a resource of the API (an export, a monitor) rather than an operation of OPERATIONS. */
-export interface ResourceTool {
-  readonly name: string;
-  readonly input: z.ZodType;
-  /** What tools/list answers, stating the result budget as every tool does. */
-  listing(budgetBytes: number): Tool;
-  run(
-    client: GatewayClient,
-    args: Record<string, unknown>,
-    call: ExportCallOptions,
-    budgetBytes: number,
-  ): Promise<CallToolResult>;
-}
+import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
 const timeBound = z
   .union([z.number().int(), z.string()])
@@ -80,35 +66,13 @@ const exportShape = z
   })
   .meta({ description: "The export: id, state, quote, progress, and why it is paused or failed." });
 
-const outputSchema = portableJsonSchema(
-  z.object({
-    export: exportShape,
-    file_url: z
-      .string()
-      .optional()
-      .meta({ description: "Once done: the file's path on the API, downloaded with the same API key." }),
-  }),
-  "output",
-) as Tool["outputSchema"];
-
-function listing(name: string, title: string, description: string, input: z.ZodType, idempotent: boolean) {
-  const inputSchema = portableJsonSchema(input, "input") as Tool["inputSchema"];
-  const annotations = {
-    title,
-    readOnlyHint: false,
-    openWorldHint: true,
-    idempotentHint: idempotent,
-    destructiveHint: false,
-  };
-  return (budgetBytes: number): Tool => ({
-    name,
-    title,
-    description: `${description} A result stays within ${budgetBytes} bytes.`,
-    inputSchema,
-    outputSchema,
-    annotations,
-  });
-}
+const exportOutput = z.object({
+  export: exportShape,
+  file_url: z
+    .string()
+    .optional()
+    .meta({ description: "Once done: the file's path on the API, downloaded with the same API key." }),
+});
 
 function present(result: GatewayResult<ExportJob>): CallToolResult {
   if (!result.ok) return errorResult(describeGatewayError(result.error));
@@ -130,12 +94,13 @@ function present(result: GatewayResult<ExportJob>): CallToolResult {
 export const startExport: ResourceTool = {
   name: "start_export",
   input: startInput,
-  listing: listing(
+  listing: resourceListing(
     "start_export",
     "Start an export",
     `Free. Quotes (and with confirm: true starts) a background export of a community's or an author's posts or comments over a window of at most ${EXPORT_LIMITS.maxWindowDays} days, as one JSONL, CSV or Parquet file. The export then costs 1 credit per upstream page, never more than its ceiling. Returns the export's id, quote and state; follow it with get_export. Returns a link, never the data.`,
     startInput,
-    false,
+    exportOutput,
+    { readOnly: false, idempotent: false },
   ),
   run: (client, args, call) =>
     client.createExport(args as unknown as Parameters<GatewayClient["createExport"]>[0], call).then(present),
@@ -144,12 +109,13 @@ export const startExport: ResourceTool = {
 export const getExport: ResourceTool = {
   name: "get_export",
   input: getInput,
-  listing: listing(
+  listing: resourceListing(
     "get_export",
     "Follow an export",
     "Free. The export's state (queued, running, paused, done, failed, cancelled), progress, credits spent and, once done, the path of its file to download with the same API key. Returns a link, never the data.",
     getInput,
-    true,
+    exportOutput,
+    { readOnly: false, idempotent: true },
   ),
   run: (client, args, call) => client.getExport(String(args.id), call).then(present),
 };

@@ -5,7 +5,7 @@
  * is asked no larger than the budget holds (`limit`), and the items' texts are shortened until the
  * page fits, never dropped, because the page's cursor moves past every item on it.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import {
   createMonitorSchema,
   DEFAULT_MONITOR_LIMITS,
@@ -17,8 +17,7 @@ import { z } from "zod";
 import { DEFAULT_FIELDS, project } from "../results/fields.ts";
 import { assemble, bytesOf, count } from "../results/presentation.ts";
 import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
-import type { ResourceTool } from "./export-tools.ts";
-import { portableJsonSchema } from "./json-schema.ts";
+import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
 const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
 const monitorId = z
@@ -63,33 +62,6 @@ const monitorShape = z.looseObject({
   status: z.string().meta({ description: "backfilling, live, paused, or paused_for_credits." }),
 });
 
-function listing(
-  name: string,
-  title: string,
-  description: string,
-  input: z.ZodType,
-  output: z.ZodType,
-  hints: { readOnly: boolean; idempotent: boolean },
-) {
-  const inputSchema = portableJsonSchema(input, "input") as Tool["inputSchema"];
-  const outputSchema = portableJsonSchema(output, "output") as Tool["outputSchema"];
-  const annotations = {
-    title,
-    readOnlyHint: hints.readOnly,
-    openWorldHint: true,
-    idempotentHint: hints.idempotent,
-    destructiveHint: false,
-  };
-  return (budgetBytes: number): Tool => ({
-    name,
-    title,
-    description: `${description} A result stays within ${budgetBytes} bytes.`,
-    inputSchema,
-    outputSchema,
-    annotations,
-  });
-}
-
 /** The API's refusal in words an agent can act on; a monitor of another key is simply unknown. */
 function failure(error: GatewayError): CallToolResult {
   if (error.status === 404)
@@ -113,7 +85,7 @@ function statusLine(monitor: Record<string, unknown>): string {
 export const createMonitor: ResourceTool = {
   name: "create_monitor",
   input: createInput,
-  listing: listing(
+  listing: resourceListing(
     "create_monitor",
     "Create a monitor",
     `Free. Watches a community's or an author's new posts or comments, optionally only those holding a phrase, every interval_seconds (at least ${DEFAULT_MONITOR_LIMITS.minIntervalSeconds}); with backfill_from it first collects the matches since then, oldest first. Returns the monitor and its backfill's estimated pages and most credits. An account holds at most ${DEFAULT_MONITOR_LIMITS.maxMonitorsPerAccount} monitors. Read what it collects with read_monitor_items.`,
@@ -144,7 +116,7 @@ export const createMonitor: ResourceTool = {
 export const listMonitors: ResourceTool = {
   name: "list_monitors",
   input: listInput,
-  listing: listing(
+  listing: resourceListing(
     "list_monitors",
     "List monitors",
     "Free. The monitors of this API key, oldest first, each with its status (backfilling, live, paused, or paused_for_credits when the key cannot pay for a read: it keeps collecting, and reads continue after a top-up), and the account's limit.",
@@ -166,7 +138,7 @@ export const listMonitors: ResourceTool = {
 export const readMonitorItems: ResourceTool = {
   name: "read_monitor_items",
   input: readInput,
-  listing: listing(
+  listing: resourceListing(
     "read_monitor_items",
     "Read a monitor's items",
     `The items a monitor collected after \`cursor\`, in the order it found them. ${MONITOR_DELIVERY_CREDITS} credit when it returns at least one item; a read that finds nothing new is free. Pass the returned cursor to the next read (\`next\` holds its arguments). Long texts are shortened to fit the result; search_posts or search_comments with ids returns them whole.`,

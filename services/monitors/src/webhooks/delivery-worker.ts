@@ -11,6 +11,7 @@ import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
 import type { Counter, Logger } from "@rda/service-kit";
 import type { MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
+import { startTicker, type Ticker } from "../ticker.ts";
 import { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import type { DeliveryNotices } from "./delivery-notices.ts";
@@ -45,26 +46,12 @@ interface Turn {
   readonly endpoint: Endpoint;
 }
 
-export function startDeliveryWorker(deps: DeliveryWorkerDeps): { stop(): Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let turn: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      turn = deliverDue(deps, () => stopped)
-        .catch((error) => deps.logger.error({ err: error }, "webhook delivery turn failed"))
-        .finally(schedule);
-    }, deps.settings.tickMs);
-  };
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await turn;
-    },
-  };
+export function startDeliveryWorker(deps: DeliveryWorkerDeps): Ticker {
+  return startTicker(
+    deps.settings.tickMs,
+    (isStopped) => deliverDue(deps, isStopped),
+    (error) => deps.logger.error({ err: error }, "webhook delivery turn failed"),
+  );
 }
 
 async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
