@@ -1,13 +1,13 @@
 /**
- * The price quote of an export. The window is cut into equal strata and one free probe page (ids
- * and times only) is asked at the start of each. A probe that reaches the next stratum's start
- * counts its stratum exactly; so small windows are counted exactly. For larger ones the rows are the
- * archive's own count of the window (its aggregate, through the activity count, activity-count.ts),
- * asked beside the probes; only when that count cannot be had are they estimated stratum by stratum
- * from each probe's density (rows per second over the span it covered), which misjudges bursty
- * communities (comments come in bursts around busy threads). Pages follow from rows and the rows a
- * full page really held in the probes (pages never split a second, so a full page holds a little
- * under the page size).
+ * The price quote of an export, thrifty with the upstream budget: one free probe page (ids and times
+ * only) from the window's start, and the archive's own count of the window (its aggregate, through
+ * the activity count, activity-count.ts), asked side by side. A probe that reaches the window's end
+ * counts it exactly; otherwise the rows are the archive's count. Only when that count cannot be had
+ * is the window cut into equal strata, one probe page at the start of each, and the rows estimated
+ * stratum by stratum from each probe's density (rows per second over the span it covered), which
+ * misjudges bursty communities (comments come in bursts around busy threads). Pages follow from rows
+ * and the rows a full page really held in the probes (pages never split a second, so a full page
+ * holds a little under the page size).
  */
 import {
   EXPORT_LIMITS,
@@ -31,6 +31,11 @@ export interface QuoteSettings {
 
 export type QuoteResult = Result<ExportQuote, string>;
 
+/**
+ * One probe page from the window's start and the archive's count, side by side: two upstream calls.
+ * The probe alone is exact when it reaches the window's end; otherwise the count gives the rows and
+ * the probe the rows a full page holds. Only when the count cannot be had is the window sampled.
+ */
 export async function makeQuote(
   query: ExportQuery,
   source: PageSource,
@@ -38,6 +43,52 @@ export async function makeQuote(
   settings: QuoteSettings,
   maxCredits?: number,
   count?: ActivityCount,
+): Promise<QuoteResult> {
+  const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
+  const [counted, first] = await Promise.all([
+    count?.({ ...query, q: undefined }, `${requestIdBase}.count`),
+    source(query.kind, exportPageParams(probeQuery, query.after), `${requestIdBase}.q0`, "interactive"),
+  ]);
+  if (!first.ok) return err(first.error.reason);
+  const page = first.value;
+  const quoted = (rows: number, fill: number, how: string) =>
+    ok(quoteOf(query, settings, maxCredits, rows, fill, how));
+  if (!page.hasMore || (page.cursor ?? query.after) >= query.before) {
+    const rows = page.rows.filter((row) => (row.created_utc as number) < query.before).length;
+    return quoted(rows, EXPORT_LIMITS.pageSize, "counted exactly: one probe page covered the whole window");
+  }
+  if (counted !== undefined)
+    return quoted(counted, page.rows.length, "rows counted by the archive's aggregate over the window");
+  return sampleQuote(query, source, requestIdBase, settings, maxCredits);
+}
+
+function quoteOf(
+  query: ExportQuery,
+  settings: QuoteSettings,
+  maxCredits: number | undefined,
+  rows: number,
+  fill: number,
+  how: string,
+): ExportQuote {
+  // Every full page says has_more, and the listing ends on a page that is not full.
+  const pages = Math.floor(rows / Math.max(1, fill)) + 1;
+  const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
+  return {
+    estimated_rows: rows,
+    estimated_pages: pages,
+    method: `${how}; pages from ${fill.toFixed(1)} rows per full page${withQ}`,
+    ceiling_credits: maxCredits ?? Math.ceil(pages * 1.2) + 2,
+    eta_seconds: Math.ceil(pages / settings.pagesPerSecond),
+  };
+}
+
+/** Without the archive's count: the window cut into strata, one probe page at the start of each. */
+async function sampleQuote(
+  query: ExportQuery,
+  source: PageSource,
+  requestIdBase: string,
+  settings: QuoteSettings,
+  maxCredits?: number,
 ): Promise<QuoteResult> {
   const span = query.before - query.after;
   const strata = Math.max(1, Math.min(PROBES, Math.floor(span / 60)));
@@ -50,14 +101,11 @@ export async function makeQuote(
   );
   // Probes ask without q: pages are cut before the filter, so the page count does not depend on it.
   const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
-  const [counted, probes] = await Promise.all([
-    count?.({ ...query, q: undefined }, `${requestIdBase}.count`),
-    Promise.all(
-      probeAt.map((at, i) =>
-        source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.q${i}`, "interactive"),
-      ),
+  const probes = await Promise.all(
+    probeAt.map((at, i) =>
+      source(query.kind, exportPageParams(probeQuery, at), `${requestIdBase}.s${i}`, "interactive"),
     ),
-  ]);
+  );
   let rows = 0;
   let exact = 0;
   const fills: number[] = [];
@@ -83,24 +131,10 @@ export async function makeQuote(
       rows += before + Math.round(density * (end - at));
     }
   }
-  const byArchive = exact < strata && counted !== undefined;
-  if (byArchive) rows = counted;
   const fill = fills.length > 0 ? fills.reduce((a, b) => a + b, 0) / fills.length : EXPORT_LIMITS.pageSize;
-  // Every full page says has_more, and the listing ends on a page that is not full.
-  const pages = Math.floor(rows / Math.max(1, fill)) + 1;
-  const ceiling = maxCredits ?? Math.ceil(pages * 1.2) + 2;
   const how =
     exact === strata
       ? `counted exactly: ${strata} probe page${strata > 1 ? "s" : ""} covered the whole window`
-      : byArchive
-        ? `rows counted by the archive's aggregate over the window`
-        : `sampled (the archive's count was not available): the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
-  const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
-  return ok({
-    estimated_rows: rows,
-    estimated_pages: pages,
-    method: `${how}; pages from ${fill.toFixed(1)} rows per full page${withQ}`,
-    ceiling_credits: ceiling,
-    eta_seconds: Math.ceil(pages / settings.pagesPerSecond),
-  });
+      : `sampled (the archive's count was not available): the window cut into ${strata} equal parts, one probe page in each, each at another hour of the day; ${exact} part${exact === 1 ? "" : "s"} counted exactly, the rest from the probe's density`;
+  return ok(quoteOf(query, settings, maxCredits, rows, fill, how));
 }
