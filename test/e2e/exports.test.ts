@@ -10,6 +10,7 @@ import { createKeyReplySchema } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import { parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_QUOTES_PER_MINUTE } from "../../services/exports/src/index.ts";
 import { expectErrorBody, withKey } from "../support/http.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import {
@@ -158,6 +159,29 @@ describe("limits and bad input", () => {
       expectErrorBody(answer.body);
       expect(answer.body.error as string).toMatch(message);
     }
+    expect(await stack.balanceOf(created.id)).toBe(50);
+  });
+
+  it("limits a key's quotes a minute (each reads the archive), with a 429 that says when, and charges nothing", async () => {
+    const created = await stack.createKey({ credits: 50 });
+    const other = await stack.createKey({ credits: 50 });
+    const quote = (key: string) =>
+      call(stack, key, "POST", "/v1/exports", { kind: "posts", subreddit, after: before - DAY, before });
+    // A minute that turns during the loop starts a new count: then ask the whole round again.
+    let answers: Awaited<ReturnType<typeof quote>>[] = [];
+    for (let round = 0; round < 3; round += 1) {
+      const minute = Math.floor(Date.now() / 60_000);
+      answers = [];
+      for (let i = 0; i <= DEFAULT_QUOTES_PER_MINUTE; i += 1) answers.push(await quote(created.key));
+      if (Math.floor(Date.now() / 60_000) === minute) break;
+    }
+    // Each of the minute's first ten is quoted (or, with the upstream busy, a 503 to try again).
+    for (const answer of answers.slice(0, -1)) expect([201, 503]).toContain(answer.status);
+    const refused = answers.at(-1)!;
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("60");
+    expect(refused.body.error as string).toMatch(/at most 10 export quotes a minute per key/);
+    expect((await quote(other.key)).status).toBe(201);
     expect(await stack.balanceOf(created.id)).toBe(50);
   });
 

@@ -45,6 +45,7 @@ import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/serv
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
+import { exportKeys, type JobRecord, redisJobStore } from "../../services/exports/src/job-store.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
 import { createDeviceStore } from "../../services/portal/src/store/devices.ts";
@@ -316,6 +317,25 @@ describe("Redis with the shipped ACL users", () => {
     expect(
       await outcome(portal.hset(keys.idempotentRequest("key_acl0000000000001", "x"), "state", "served")),
     ).toMatch(NOPERM);
+  });
+
+  it("lets the exports service, as its own user, keep its jobs through its scripts and count quotes, and nothing else", async () => {
+    const exportsUser = await as("exports");
+    const jobs = redisJobStore(exportsUser, exportKeys(""));
+    const id = `exp_${randomBytes(12).toString("hex")}`;
+    const record = { version: 1, id, keyId: "key_acl0000000000009", state: "quoted", run: 0 } as JobRecord;
+    await jobs.create(record, 60);
+    await jobs.remember(record, Date.now());
+    // A compare-and-set script run by its SHA (EVALSHA), as every Lua call is (service-kit's luaScript).
+    expect(await jobs.update(id, (current) => ({ ...current, run: current.run + 1 }), 60)).toMatchObject({
+      run: 1,
+    });
+    expect(await jobs.activate("acct_acl000000000009", id, 3)).toBe(true);
+    expect((await jobs.listForKey(record.keyId, 10)).map((job) => job.id)).toEqual([id]);
+    expect(await jobs.countQuote(record.keyId, Date.now())).toBe(1);
+    await jobs.deactivate({ ...record, owner: "acct_acl000000000009" });
+    expect(await outcome(exportsUser.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
+    expect(await outcome(exportsUser.get("rda:monitors:monitor:x"))).toMatch(NOPERM);
   });
 
   it("lets the adapters, as their own user, pace the upstream through the pacer's scripts, and nothing else", async () => {

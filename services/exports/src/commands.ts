@@ -46,6 +46,11 @@ export interface CommandDeps {
   readonly pagesPerSecond: number;
   /** How long a quote that was never started is kept. */
   readonly quoteTtlSeconds: number;
+  /**
+   * Quotes one key may ask a minute: a quote is free to the caller but reads the archive (two
+   * upstream calls, from the budget every customer shares), so it is limited on its own.
+   */
+  readonly quotesPerMinute: number;
 }
 
 type Refusal = Extract<ExportReply, { outcome: "refused" }>;
@@ -99,6 +104,11 @@ async function create(
 ): Promise<ExportReply> {
   const request = parseExportRequest(body);
   if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
+  if ((await deps.jobs.countQuote(keyId, Date.now())) > deps.quotesPerMinute)
+    return refuse(
+      429,
+      `at most ${deps.quotesPerMinute} export quotes a minute per key (each reads the archive); try again within a minute`,
+    );
   const id = `exp_${randomBytes(12).toString("hex")}`;
   const quoted = await makeQuote(
     request.value.query,

@@ -42,7 +42,12 @@ export interface ExportSettings extends Partial<WorkerSettings> {
   readonly sweepMs?: number;
   /** Set false to serve commands only (no workers on this replica). */
   readonly runWorkers?: boolean;
+  /** Quotes one key may ask a minute (EXPORTS_QUOTES_PER_MINUTE). */
+  readonly quotesPerMinute?: number;
 }
+
+/** A quote reads the archive twice; ten a minute is more than a person or a script needs. */
+export const DEFAULT_QUOTES_PER_MINUTE = 10;
 
 export interface ExportsDeps {
   readonly nats: NatsConnection;
@@ -120,6 +125,7 @@ export async function startExports(
     logger,
     pagesPerSecond: settings.pagesPerSecond,
     quoteTtlSeconds: 86_400,
+    quotesPerMinute: deps.settings?.quotesPerMinute ?? DEFAULT_QUOTES_PER_MINUTE,
   };
   const served = serveSubject(nats, {
     subject: exportSubjects.commands,

@@ -62,6 +62,8 @@ export function exportKeys(namespace: string) {
     keyJobs: (keyId: string) => `${root}:exports:by-key:{${keyId}}`,
     /** Sorted set of done jobs by the epoch ms their file expires. */
     expiring: `${root}:exports:expiring`,
+    /** Quotes a key asked in one minute (a counter that expires with its minute). */
+    quotes: (keyId: string, minute: number) => `${root}:exports:quotes:{${keyId}}:${minute}`,
   };
 }
 export type ExportKeys = ReturnType<typeof exportKeys>;
@@ -124,6 +126,8 @@ export interface JobStore {
   scheduleExpiry(id: string, atMs: number): Promise<void>;
   dueForExpiry(nowMs: number): Promise<string[]>;
   forgetExpiry(id: string): Promise<void>;
+  /** Counts one more quote of the key in the current minute; answers the minute's count so far. */
+  countQuote(keyId: string, nowMs: number): Promise<number>;
 }
 
 export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
@@ -179,6 +183,11 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
     },
     async forgetExpiry(id) {
       await redis.zrem(keys.expiring, id);
+    },
+    async countQuote(keyId, nowMs) {
+      const key = keys.quotes(keyId, Math.floor(nowMs / 60_000));
+      const [[, count]] = (await redis.multi().incr(key).expire(key, 120).exec()) as [[null, number]];
+      return count;
     },
   };
 }

@@ -19,7 +19,7 @@ import {
   startObservability,
 } from "@rda/service-kit";
 import { z } from "zod";
-import { type ObjectStore, startExports } from "./index.ts";
+import { DEFAULT_QUOTES_PER_MINUTE, type ObjectStore, startExports } from "./index.ts";
 
 const DAY_MS = 86_400_000;
 
@@ -56,6 +56,8 @@ const exportsConfigShape = {
   EXPORTS_RETENTION_DAYS: env.positiveInt(7),
   /** How soon a job paused at a zero balance looks for credits again. */
   EXPORTS_BALANCE_RETRY_MS: env.positiveInt(30_000),
+  /** Quotes one key may ask a minute: each reads the archive (two upstream calls). */
+  EXPORTS_QUOTES_PER_MINUTE: env.positiveInt(DEFAULT_QUOTES_PER_MINUTE),
   /**
    * Signs download links; every replica behind EXPORTS_LINK_URL needs the same. Unset: a random one
    * per process, which works only while one replica serves the links.
@@ -138,6 +140,7 @@ runMain("exports", async () => {
         ackWaitMs: config.EXPORTS_ACK_WAIT_MS,
         retentionMs: config.EXPORTS_RETENTION_DAYS * DAY_MS,
         balanceRetryMs: config.EXPORTS_BALANCE_RETRY_MS,
+        quotesPerMinute: config.EXPORTS_QUOTES_PER_MINUTE,
         linkSecret: config.EXPORTS_LINK_SECRET,
         linkBaseUrl: config.EXPORTS_LINK_URL?.replace(/\/+$/, ""),
         adapterTimeoutMs: config.ADAPTER_TIMEOUT_MS,

@@ -186,6 +186,8 @@ function sendRefusal(reply: FastifyReply, status: number, message: string): Fast
   reply.errorCode = `export_${status}`;
   if (!reply.hasHeader("x-request-id")) reply.header("x-request-id", reply.request.id);
   if (status === 503) reply.header("retry-after", "1");
+  // The exports service limits quotes per key and minute.
+  if (status === 429) reply.header("retry-after", "60");
   return reply
     .code(status)
     .type("application/json; charset=utf-8")
