@@ -141,7 +141,7 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
         operationId: "createExport",
         tags: [EXPORTS_TAG.name],
         summary: "Quote an export, and start it with confirm",
-        description: `Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With \`confirm: true\` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have ${EXPORT_LIMITS.maxActivePerAccount} exports queued, running or paused at once over all its keys (429 past it); the window spans at most ${EXPORT_LIMITS.maxWindowDays} days.`,
+        description: `Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With \`confirm: true\` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have ${EXPORT_LIMITS.maxActivePerAccount} exports queued, running or paused at once over all its keys (429 past it); the window spans at most ${EXPORT_LIMITS.maxWindowDays} days. A quote reads the archive that every customer shares, so a key may ask at most 10 a minute (429 with Retry-After past it).`,
         requestBody,
         responses: {
           "201": jobAnswer("Quoted (state `quoted`); nothing charged."),

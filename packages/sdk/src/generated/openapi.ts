@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Quote an export, and start it with confirm
-         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days.
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days. A quote reads the archive that every customer shares, so a key may ask at most 10 a minute (429 with Retry-After past it).
          */
         post: operations["createExport"];
         delete?: never;
