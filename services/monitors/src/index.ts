@@ -37,6 +37,7 @@ export const DEFAULT_MONITOR_SETTINGS: MonitorSettings = {
   backfillPagesPerPoll: 20,
   livePagesPerPoll: 20,
   pageTimeoutMs: 35_000,
+  lookbackEveryMs: 600_000,
   webhooks: DEFAULT_WEBHOOK_SETTINGS,
   billingTimeoutMs: 5_000,
 };

@@ -44,6 +44,11 @@ const configShape = {
   MONITOR_TICK_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.tickMs),
   /** Backfill pages one monitor may take per poll (fairness between long windows and the rest). */
   MONITOR_BACKFILL_PAGES_PER_POLL: env.positiveInt(DEFAULT_MONITOR_SETTINGS.backfillPagesPerPoll),
+  /**
+   * How often a followed source's newest page is read again for items the archive ingested late
+   * (one page per source; 0: never).
+   */
+  MONITOR_LOOKBACK_EVERY_MS: env.nonNegativeInt(DEFAULT_MONITOR_SETTINGS.lookbackEveryMs),
   /** How long a replica holds a source while polling it before another may take it over. */
   MONITOR_LEASE_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.leaseMs),
   /**
@@ -99,6 +104,7 @@ runMain("monitors", async () => {
       tickMs: config.MONITOR_TICK_MS,
       leaseMs: config.MONITOR_LEASE_MS,
       backfillPagesPerPoll: config.MONITOR_BACKFILL_PAGES_PER_POLL,
+      lookbackEveryMs: config.MONITOR_LOOKBACK_EVERY_MS,
       webhooks: {
         sealingKey: config.MONITOR_WEBHOOK_SEALING_KEY
           ? sealingKeyFrom(config.MONITOR_WEBHOOK_SEALING_KEY)

@@ -9,6 +9,7 @@ export interface MonitorMetrics {
   readonly deliveryDelay: Histogram<string>;
   readonly polls: Counter<string>;
   readonly webhookAttempts: Counter<string>;
+  readonly lateItems: Counter<string>;
 }
 
 export function createMonitorMetrics(registry: Registry = new Registry()): MonitorMetrics {
@@ -30,6 +31,11 @@ export function createMonitorMetrics(registry: Registry = new Registry()): Monit
       name: "monitors_webhook_attempts_total",
       help: "Webhook delivery attempts by outcome (delivered, failed, refused).",
       labelNames: ["outcome"],
+      registers,
+    }),
+    lateItems: new Counter({
+      name: "monitors_late_items_total",
+      help: "Items a look-back sweep found that the archive ingested after newer ones (delivered late, not lost).",
       registers,
     }),
   };

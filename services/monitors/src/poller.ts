@@ -24,6 +24,12 @@ export interface PollerSettings {
   readonly livePagesPerPoll: number;
   /** The wait for one adapter page. */
   readonly pageTimeoutMs: number;
+  /**
+   * How often a followed source is swept again for items the archive ingested after newer ones
+   * (their `created_utc` is older than the newest second seen, so following misses them): one page,
+   * the newest items up to the high-water mark. 0: never.
+   */
+  readonly lookbackEveryMs: number;
 }
 
 const PAGE_LIMIT = 100;
@@ -76,6 +82,7 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
   const intervalMs = Math.min(...active.map((monitor) => monitor.interval_seconds)) * 1000;
   let hwm = held.state.hwm;
   let backfillLeft = false;
+  let sweptAt = held.state.swept_at;
   try {
     hwm ??= await newestSecond(deps, source);
     const live: MonitorRecord[] = [];
@@ -86,6 +93,12 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
       else backfillLeft = true;
     }
     if (live.length > 0) hwm = await pollLive(deps, source, hwm, live);
+    const now = Date.now();
+    const { lookbackEveryMs } = deps.settings;
+    if (live.length > 0 && lookbackEveryMs > 0 && now - (sweptAt ?? 0) >= lookbackEveryMs) {
+      await sweepLate(deps, source, hwm, live);
+      sweptAt = now;
+    }
     deps.metrics.polls.inc({ outcome: "ok" });
   } catch (error) {
     deps.metrics.polls.inc({ outcome: "failed" });
@@ -93,7 +106,7 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
   }
   // A backfill still paging continues on the next turn rather than a whole interval later.
   const next = Date.now() + (backfillLeft ? deps.settings.tickMs : intervalMs);
-  if (!(await deps.leases.release(held, hwm, next)))
+  if (!(await deps.leases.release(held, hwm, next, sweptAt)))
     deps.logger.warn({ source: held.key }, "source lease lost during a poll; its result is redone");
 }
 
@@ -165,6 +178,31 @@ async function pollLive(
     after = page.cursor;
   }
   return newest;
+}
+
+/**
+ * The newest page of the source up to the high-water mark, read again: an item in it that a live
+ * monitor does not hold yet was ingested by the archive after newer ones. It is appended now (after
+ * items newer than it: delivery order is the order items were found), once, as appending skips ids a
+ * monitor holds.
+ */
+async function sweepLate(
+  deps: PollerDeps,
+  source: Source,
+  hwm: number,
+  live: readonly MonitorRecord[],
+): Promise<void> {
+  const page = await fetchPage(deps, source, { sort: "desc", before: hwm + 1, limit: PAGE_LIMIT });
+  const oldestFirst = [...page.items].reverse();
+  for (const monitor of live) {
+    const since = monitor.phase.name === "live" ? monitor.phase.after : hwm;
+    const matches = matcherOf(monitor);
+    const found = await deps.store.append(
+      monitor.id,
+      oldestFirst.filter((item) => item.created_utc > since && matches(item)),
+    );
+    if (found.length > 0) deps.metrics.lateItems.inc(found.length);
+  }
 }
 
 function matcherOf(monitor: MonitorRecord): (item: ListedItem) => boolean {

@@ -14,6 +14,8 @@ export interface SourceState {
   readonly next_poll_at: number;
   /** The replica polling now, and until when its lease holds (epoch ms). */
   readonly lease: { readonly owner: string; readonly until: number } | null;
+  /** Epoch ms of the last look-back sweep for items the archive ingested late (poller.ts). */
+  readonly swept_at?: number;
 }
 
 export interface HeldSource {
@@ -73,8 +75,18 @@ export class SourceLeases {
   }
 
   /** Records the poll's result and frees the source; false when the lease was lost meanwhile. */
-  async release(held: HeldSource, hwm: number | null, nextPollAt: number): Promise<boolean> {
-    const next: SourceState = { hwm, next_poll_at: nextPollAt, lease: null };
+  async release(
+    held: HeldSource,
+    hwm: number | null,
+    nextPollAt: number,
+    sweptAt = held.state.swept_at,
+  ): Promise<boolean> {
+    const next: SourceState = {
+      hwm,
+      next_poll_at: nextPollAt,
+      lease: null,
+      ...(sweptAt === undefined ? {} : { swept_at: sweptAt }),
+    };
     try {
       await this.#kv.update(held.key, JSON.stringify(next), held.revision);
       return true;

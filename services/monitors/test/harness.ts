@@ -29,6 +29,7 @@ import {
 } from "@rda/service-kit/testing";
 import { startAdapterPosts } from "../../adapter-posts/src/index.ts";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
+import type { SimQuirks } from "../../upstream-sim/src/profile.ts";
 import { type MonitorSettings, type RunningMonitors, sourceBucketName, startMonitors } from "../src/index.ts";
 
 export interface Harness {
@@ -79,14 +80,19 @@ export const TEST_SETTINGS: Partial<MonitorSettings> = {
   pageTimeoutMs: 10_000,
 };
 
-export async function startHarness(): Promise<Harness> {
+/** `simulatorQuirks`: how the simulated archive misbehaves (services/upstream-sim/src/profile.ts). */
+export async function startHarness(simulatorQuirks: Partial<SimQuirks> = {}): Promise<Harness> {
   const logger = silentLogger();
   const namespace = testNamespace("mon");
   const subjects = buildSubjects(namespace);
   const nats = await connectTestNats();
   const redis = await connectTestRedis();
   let offsetMs = 0;
-  const simulator = await startSimulator({ seed: 42, clock: () => Date.now() + offsetMs });
+  const simulator = await startSimulator({
+    seed: 42,
+    clock: () => Date.now() + offsetMs,
+    quirks: simulatorQuirks,
+  });
   const adapter = await startAdapterPosts({
     nats,
     subjects,

@@ -39,6 +39,13 @@ export interface DataQuirks {
    * so a test does not depend on luck (1 makes every first answer empty).
    */
   readonly transientEmptyPageRate: number;
+  /**
+   * Share (0..1) of posts and comments the archive ingests late, and how late (seconds after their
+   * `created_utc`): until then a search does not find them, though newer items are found. Which ones
+   * is fixed by the seed. Users report items appearing hours late at times.
+   */
+  readonly lateIngestShare: number;
+  readonly lateIngestSeconds: number;
 }
 
 export type SimQuirks = DataQuirks;
@@ -55,6 +62,8 @@ export const PROFILE_QUIRKS: Readonly<Record<SimProfile, SimQuirks>> = {
     requireUserAgent: false,
     nullRuleDescriptionRate: 0,
     transientEmptyPageRate: 0,
+    lateIngestShare: 0,
+    lateIngestSeconds: 0,
   },
   strict: {
     treeNeedsPrefix: true,
@@ -65,6 +74,8 @@ export const PROFILE_QUIRKS: Readonly<Record<SimProfile, SimQuirks>> = {
     // Far above the 1 % of the dumps, so that every community shows one.
     nullRuleDescriptionRate: 0.25,
     transientEmptyPageRate: 0.05,
+    lateIngestShare: 0,
+    lateIngestSeconds: 0,
   },
 };
 
@@ -107,6 +118,8 @@ export const quirkEnvShape = {
   SIM_REQUIRE_USER_AGENT: flag(),
   SIM_NULL_RULE_DESCRIPTIONS: rate(),
   SIM_TRANSIENT_EMPTY_PAGES: rate(),
+  SIM_LATE_INGEST_SHARE: rate(),
+  SIM_LATE_INGEST_S: z.coerce.number({ error: "must be a number" }).int().min(0).optional(),
 };
 
 type QuirkEnv = z.output<z.ZodObject<typeof quirkEnvShape>>;
@@ -120,6 +133,8 @@ export function quirksFromEnv(config: QuirkEnv): SimQuirks {
     requireUserAgent: bool(config.SIM_REQUIRE_USER_AGENT),
     nullRuleDescriptionRate: config.SIM_NULL_RULE_DESCRIPTIONS,
     transientEmptyPageRate: config.SIM_TRANSIENT_EMPTY_PAGES,
+    lateIngestShare: config.SIM_LATE_INGEST_SHARE,
+    lateIngestSeconds: config.SIM_LATE_INGEST_S,
   };
   const cutoff = config.SIM_STRING_EPOCHS_BEFORE;
   const profile = PROFILE_QUIRKS[config.SIM_PROFILE];

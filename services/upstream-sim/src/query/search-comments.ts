@@ -81,8 +81,16 @@ function readParent(reader: ParamReader): ParentFilter | undefined {
   return { kind, idNum };
 }
 
-export function searchComments(corpus: Corpus, search: CommentSearch, now: number): number[] {
-  const candidate = pickCandidate(commentFilters(corpus, search, now), wholeSlice(corpus.index.allComments));
+/** Matching comment indexes, in the requested order; `notYet`: comments the archive has not ingested yet. */
+export function searchComments(
+  corpus: Corpus,
+  search: CommentSearch,
+  now: number,
+  notYet?: (comment: number) => boolean,
+): number[] {
+  const filters = commentFilters(corpus, search, now);
+  if (notYet) filters.push((c) => !notYet(c));
+  const candidate = pickCandidate(filters, wholeSlice(corpus.index.allComments));
   if (candidate === undefined) return [];
   const slice = narrow(candidate.slice, corpus.comments.created, corpus.anchor, search, now);
   return collect(slice, search.sort, search.limit, candidate.accept);

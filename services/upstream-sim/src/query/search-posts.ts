@@ -81,10 +81,17 @@ function readKeywords(reader: ParamReader): PostKeyword[] {
   return keywords;
 }
 
-/** Matching post indexes, in the requested order. */
-export function searchPosts(renderer: Renderer, search: PostSearch, now: number): number[] {
+/** Matching post indexes, in the requested order; `notYet`: posts the archive has not ingested yet. */
+export function searchPosts(
+  renderer: Renderer,
+  search: PostSearch,
+  now: number,
+  notYet?: (post: number) => boolean,
+): number[] {
   const { corpus } = renderer.ctx;
-  const candidate = pickCandidate(postFilters(renderer, search), wholeSlice(corpus.index.allPosts));
+  const filters = postFilters(renderer, search);
+  if (notYet) filters.push((p) => !notYet(p));
+  const candidate = pickCandidate(filters, wholeSlice(corpus.index.allPosts));
   if (candidate === undefined) return [];
   const slice = narrow(candidate.slice, corpus.posts.created, corpus.anchor, search, now);
   return collect(slice, search.sort, search.limit, candidate.accept);

@@ -77,3 +77,22 @@ export function stringifyOldEpochs(json: string, before: number): string {
     Number(value) < before ? `"${key}":"${value}"` : whole,
   );
 }
+
+/**
+ * The items a search cannot find yet because the archive ingests them late (`lateIngestShare`,
+ * `lateIngestSeconds`): a predicate on an item's index, or undefined when the quirk is off.
+ */
+export function ingestedLate(
+  quirks: SimQuirks,
+  seed: number,
+  kind: "post" | "comment",
+  created: Int32Array,
+  anchor: number,
+  now: number,
+): ((item: number) => boolean) | undefined {
+  if (quirks.lateIngestShare <= 0 || quirks.lateIngestSeconds <= 0) return undefined;
+  const visibleBefore = now - quirks.lateIngestSeconds;
+  return (item) =>
+    anchor + (created[item] as number) > visibleBefore &&
+    fractionOf(seed, `${kind}${item}`) < quirks.lateIngestShare;
+}

@@ -5,7 +5,7 @@ import { SELECTABLE } from "../query/fields.ts";
 import { readIds } from "../query/ids.ts";
 import { findComment } from "../query/lookup.ts";
 import { readCommentSearch, searchComments } from "../query/search-comments.ts";
-import { exclusiveBounds } from "../quirks/data-quirks.ts";
+import { exclusiveBounds, ingestedLate } from "../quirks/data-quirks.ts";
 import { renderTree } from "../render/tree.ts";
 import type { SimDeps } from "./deps.ts";
 import { readerFor } from "./deps.ts";
@@ -16,7 +16,9 @@ export function registerCommentRoutes(app: FastifyInstance, deps: SimDeps): void
     const search = exclusiveBounds(readCommentSearch(reader), deps.quirks);
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
-    const rows = searchComments(deps.corpus, search, now);
+    const { comments, anchor, seed } = deps.corpus;
+    const notYet = ingestedLate(deps.quirks, seed, "comment", comments.created, anchor, now);
+    const rows = searchComments(deps.corpus, search, now, notYet);
     sendJsonItems(
       reply,
       rows.map((c) => deps.renderer.commentJson(c, now, search.output)),

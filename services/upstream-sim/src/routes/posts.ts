@@ -4,7 +4,7 @@ import { SELECTABLE } from "../query/fields.ts";
 import { readIds } from "../query/ids.ts";
 import { findPost } from "../query/lookup.ts";
 import { readPostSearch, searchPosts } from "../query/search-posts.ts";
-import { exclusiveBounds } from "../quirks/data-quirks.ts";
+import { exclusiveBounds, ingestedLate } from "../quirks/data-quirks.ts";
 import type { SimDeps } from "./deps.ts";
 import { readerFor } from "./deps.ts";
 
@@ -14,7 +14,9 @@ export function registerPostRoutes(app: FastifyInstance, deps: SimDeps): void {
     const search = exclusiveBounds(readPostSearch(reader), deps.quirks);
     if (reader.error) return void sendError(reply, 400, reader.error);
     const now = reader.nowSeconds;
-    const rows = searchPosts(deps.renderer, search, now);
+    const { posts, anchor, seed } = deps.corpus;
+    const notYet = ingestedLate(deps.quirks, seed, "post", posts.created, anchor, now);
+    const rows = searchPosts(deps.renderer, search, now, notYet);
     sendJsonItems(
       reply,
       rows.map((p) => deps.renderer.postJson(p, now, search.output)),
