@@ -172,7 +172,9 @@ async function waitFor(
     const seen = await store.watch(hash, holder);
     if (seen.outcome !== undefined) {
       const fetched = parseOutcome(seen.outcome);
-      return fetched !== undefined && fetched.fetchedAtMs >= oldestAcceptedMs ? fetched : "gone";
+      // Strictly after: an answer stamped in the millisecond this caller asked may be one that had
+      // already been shared before it asked (a no-cache call right after a fetch), not one it waited for.
+      return fetched !== undefined && fetched.fetchedAtMs > oldestAcceptedMs ? fetched : "gone";
     }
     if (!seen.claimed) return "gone";
     if (Date.now() + WATCH_EVERY_MS > giveUpAt) return "too_long";
