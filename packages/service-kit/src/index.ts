@@ -1,5 +1,11 @@
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
-export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
+export {
+  type BillingAnswer,
+  type BillingCaller,
+  billingCaller,
+  type PrepaidWorkBilling,
+  prepaidWorkBilling,
+} from "./billing-rpc.ts";
 export {
   assertDeadlineOrder,
   ConfigError,

@@ -5,14 +5,15 @@
  * `billing.refund` (exactly once, keyed by the same id) when the round fails for good. Also who owns
  * a key, for the email that says a monitor paused.
  */
-import type { ExportPageDebitReply, MonthSpend, Subjects } from "@rda/contracts";
-import { billingCaller, type NatsConnection } from "@rda/service-kit";
+import type { MonthSpend, Subjects } from "@rda/contracts";
+import {
+  billingCaller,
+  type NatsConnection,
+  type PrepaidWorkBilling,
+  prepaidWorkBilling,
+} from "@rda/service-kit";
 
-export interface DeliveryBilling {
-  /** Undefined when billing did not answer: try again later, nothing was decided. */
-  debit(keyId: string, debitId: string): Promise<ExportPageDebitReply | undefined>;
-  settle(keyId: string, debitId: string): Promise<boolean>;
-  refund(keyId: string, debitId: string, reason: string): Promise<boolean>;
+export interface DeliveryBilling extends PrepaidWorkBilling {
   /** The key's portal account and balance; undefined when unknown or billing did not answer. */
   owner(keyId: string): Promise<KeyOwner | undefined>;
 }
@@ -31,16 +32,7 @@ export function natsDeliveryBilling(
 ): DeliveryBilling {
   const billing = billingCaller(nats, subjects, timeoutMs);
   return {
-    async debit(keyId, debitId) {
-      const reply = await billing.call("debitMonitorBatch", { key_id: keyId, debit_id: debitId });
-      return reply.ok ? reply.value : undefined;
-    },
-    async settle(keyId, debitId) {
-      return (await billing.call("settle", { debits: [{ key_id: keyId, request_id: debitId }] })).ok;
-    },
-    async refund(keyId, debitId, reason) {
-      return (await billing.call("refund", { key_id: keyId, request_id: debitId, reason })).ok;
-    },
+    ...prepaidWorkBilling(billing, "debitMonitorBatch"),
     async owner(keyId) {
       const reply = await billing.call("showKey", { id: keyId });
       if (!reply.ok || !reply.value.found) return undefined;
