@@ -11,7 +11,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { field, noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
-import { requireSignIn } from "../http/session.ts";
+import { requireSignIn, type SignedIn } from "../http/session.ts";
+import type { PortalMonitors } from "../monitors-client.ts";
 import {
   type Loaded,
   MONITOR_ID,
@@ -126,28 +127,46 @@ export function monitorsPage(ctx: PortalContext) {
   };
 }
 
+/**
+ * The form sent to the monitors service for the signed-in account's key: its answer when accepted;
+ * otherwise the page already sent (the key not the account's, the service down, or its refusal
+ * shown above the form with what was typed).
+ */
+async function sendForm(
+  ctx: PortalContext,
+  request: FastifyRequest<KeyParams>,
+  reply: FastifyReply,
+  ask: (owner: Loaded["owner"], body: Record<string, unknown>) => ReturnType<PortalMonitors["create"]>,
+): Promise<
+  { signedIn: SignedIn; loaded: Loaded; form: MonitorForm; value: unknown } | { sent: FastifyReply }
+> {
+  const signedIn = requireSignIn(request, reply);
+  if (!signedIn) return { sent: reply };
+  const loaded = await ownerOf(ctx, reply, signedIn, request.params.id);
+  if ("sent" in loaded) return loaded;
+  const form = readForm(request.body);
+  const answer = await ask(loaded.owner, bodyOf(form));
+  if (!answer.ok) return { sent: await monitorsFailed(ctx, reply, answer.error) };
+  if (!answer.value.ok) {
+    const refused = refusal(answer.value, form);
+    return { sent: await renderMonitors(ctx, reply, loaded, refused.extra, refused.status) };
+  }
+  return { signedIn, loaded, form, value: answer.value.value };
+}
+
 /** Step one of creating: the estimate of the backfill, and a button to confirm. Nothing is created. */
 export function previewMonitor(ctx: PortalContext) {
   return async (request: FastifyRequest<KeyParams>, reply: FastifyReply) => {
-    const signedIn = requireSignIn(request, reply);
-    if (!signedIn) return reply;
-    const loaded = await ownerOf(ctx, reply, signedIn, request.params.id);
-    if ("sent" in loaded) return loaded.sent;
-    const form = readForm(request.body);
-    const answer = await ctx.monitors.estimate(loaded.owner, bodyOf(form));
-    if (!answer.ok) return monitorsFailed(ctx, reply, answer.error);
-    if (!answer.value.ok) {
-      const refused = refusal(answer.value, form);
-      return renderMonitors(ctx, reply, loaded, refused.extra, refused.status);
-    }
-    const { backfill_estimate } = answer.value.value as {
+    const sent = await sendForm(ctx, request, reply, (owner, body) => ctx.monitors.estimate(owner, body));
+    if ("sent" in sent) return sent.sent;
+    const { backfill_estimate } = sent.value as {
       backfill_estimate: { upstream_pages: number | null; max_credits: number | null };
     };
     return renderPage(ctx, reply, "monitor-confirm", {
       title: "Confirm the new monitor",
       nav: "keys",
-      key: loaded.key,
-      form,
+      key: sent.loaded.key,
+      form: sent.form,
       estimate: backfill_estimate,
     });
   };
@@ -155,19 +174,11 @@ export function previewMonitor(ctx: PortalContext) {
 
 export function createMonitor(ctx: PortalContext) {
   return async (request: FastifyRequest<KeyParams>, reply: FastifyReply) => {
-    const signedIn = requireSignIn(request, reply);
-    if (!signedIn) return reply;
-    const loaded = await ownerOf(ctx, reply, signedIn, request.params.id);
-    if ("sent" in loaded) return loaded.sent;
-    const form = readForm(request.body);
-    const answer = await ctx.monitors.create(loaded.owner, bodyOf(form));
-    if (!answer.ok) return monitorsFailed(ctx, reply, answer.error);
-    if (!answer.value.ok) {
-      const refused = refusal(answer.value, form);
-      return renderMonitors(ctx, reply, loaded, refused.extra, refused.status);
-    }
+    const sent = await sendForm(ctx, request, reply, (owner, body) => ctx.monitors.create(owner, body));
+    if ("sent" in sent) return sent.sent;
+    const { signedIn, loaded } = sent;
     request.log.info({ key_id: loaded.key.id, account_id: signedIn.accountId }, "monitor created");
-    const { monitor, webhook_secret } = answer.value.value as {
+    const { monitor, webhook_secret } = sent.value as {
       monitor: { id: string };
       webhook_secret?: string;
     };
