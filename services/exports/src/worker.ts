@@ -168,28 +168,17 @@ async function fetchNextPage(
   if (debit === undefined) return { kind: "later", delayMs: settings.pageRetryMs };
   switch (debit.outcome) {
     case "insufficient":
-      await jobs.update(record.id, (r) =>
-        r.state === "running"
-          ? {
-              ...r,
-              state: "paused",
-              pausedBy: "balance",
-              reason: "paused: the key's balance is 0; the job resumes by itself once credits are added",
-            }
-          : undefined,
+      await pauseForCredits(
+        jobs,
+        record.id,
+        "the key's balance is 0; the job resumes by itself once credits are added",
       );
       return { kind: "later", delayMs: settings.balanceRetryMs };
     case "spend_cap_reached":
-      await jobs.update(record.id, (r) =>
-        r.state === "running"
-          ? {
-              ...r,
-              state: "paused",
-              pausedBy: "balance",
-              reason:
-                "paused: the key's monthly spend cap is reached; the job resumes by itself once the cap is raised or the month turns (UTC)",
-            }
-          : undefined,
+      await pauseForCredits(
+        jobs,
+        record.id,
+        "the key's monthly spend cap is reached; the job resumes by itself once the cap is raised or the month turns (UTC)",
       );
       return { kind: "later", delayMs: settings.balanceRetryMs };
     case "unknown_key":
@@ -355,3 +344,12 @@ async function refundPage(
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A running job waits for credits (or a raised cap): the worker asks billing again later. */
+async function pauseForCredits(jobs: JobStore, id: string, why: string): Promise<void> {
+  await jobs.update(id, (r) =>
+    r.state === "running"
+      ? { ...r, state: "paused", pausedBy: "balance", reason: `paused: ${why}` }
+      : undefined,
+  );
+}
