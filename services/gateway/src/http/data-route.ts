@@ -1,9 +1,8 @@
 /**
  * The one handler behind the six data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
  * "one request's way"): validate → key → idempotency claim → admission (the key's bucket, the
- * balance, the shared reserve and the debit, decided by billing in one step) → adapter → envelope.
- * The shared cache is asked first: a cached answer is admitted without the upstream reserve
- * (cached-answer.ts).
+ * balance, the spend cap and the debit, decided by billing in one step) → adapter → envelope.
+ * The shared cache is asked first (cached-answer.ts); the upstream budget is the adapters' pacer's.
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
@@ -41,7 +40,7 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       const { claim } = begun.value;
       const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
       // An answer the shared cache holds costs the upstream nothing: asked for first, it takes no
-      // place in the upstream reserve and is never refused for a spent window (cached-answer.ts).
+      // turn in the upstream budget and is never refused for a spent window (cached-answer.ts).
       const cached = await cachedAnswer(ctx, {
         adapter,
         requestId: request.id,
@@ -52,7 +51,6 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
         requestId: request.id,
         operation: operationId,
         credits,
-        reserve: cached === undefined,
       });
       if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
       if (!admission.ok) {
