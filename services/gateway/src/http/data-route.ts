@@ -2,7 +2,8 @@
  * The one handler behind the six data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
  * "one request's way"): validate → key → idempotency claim → admission (the key's bucket, the
  * balance, the spend cap and the debit, decided by billing in one step) → adapter → envelope.
- * Admission comes before any cache or adapter work, so a refused request costs neither.
+ * Admission comes before any cache or adapter work, so a refused request costs neither; the upstream
+ * budget is the adapters' pacer's.
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
@@ -43,7 +44,6 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
         requestId: request.id,
         operation: operationId,
         credits,
-        reserve: false,
       });
       if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
       if (!admission.ok) {

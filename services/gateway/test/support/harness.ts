@@ -75,7 +75,6 @@ export const OK_PAGE: AdapterBehaviour = () => ({
 });
 
 export interface HarnessOptions {
-  reserve?: { qps: number; burst: number };
   logger?: Logger;
   gateway?: Partial<GatewaySettings>;
 }
@@ -97,10 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     MCP_URL: "http://127.0.0.1:9",
     PENDING_SWEEP_MS: "200",
   };
-  const billingSettings = {
-    ...billingSettingsFromEnv(environment),
-    reserve: options.reserve ?? { qps: 1_000, burst: 1_000 },
-  };
+  const billingSettings = billingSettingsFromEnv(environment);
   const startOurBilling = () =>
     startBilling({ nats, redis, subjects, keys, logger: silentLogger(), settings: billingSettings });
   let billing: Billing | undefined = await startOurBilling();
