@@ -23,6 +23,7 @@ import {
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildPythonWheel } from "./pack-python-client.mjs";
 import { packSdk } from "./pack-sdk.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -84,10 +85,13 @@ function copyInstalledPackage(name, fromDir, nodeModules, copied = new Set()) {
   }
 }
 
-/** Copies a service's run-time folders and vendored files into its dist/ (the portal: the SDK too). */
+/** Copies a service's run-time folders and vendored files into its dist/ (the portal: both SDKs too). */
 export function copyRuntimeFiles(name) {
   const service = join(ROOT, "services", name);
-  if (name === "portal") packSdk(join(service, "dist", "sdk"));
+  if (name === "portal") {
+    packSdk(join(service, "dist", "sdk"));
+    buildPythonWheel(join(service, "dist", "sdk"));
+  }
   for (const folder of RUNTIME_FOLDERS) {
     const source = join(service, "src", folder);
     if (existsSync(source)) cpSync(source, join(service, "dist", folder), { recursive: true });

@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ensureLocalServers } from "./local-servers.ts";
+import { buildPythonWheel } from "./pack-python-client.mjs";
 import { packSdk } from "./pack-sdk.mjs";
 import { chooseLogFormat, type Level, type LogFormat, serviceLine, supervisorLine } from "./stack-logs.ts";
 
@@ -55,6 +56,8 @@ async function main(): Promise<void> {
   await ensureLocalServers(env.REDIS_URL!, env.NATS_URL!, (line) => say("info", line));
   // The portal serves the SDK's tarball (npm install <portal>/sdk/rda-sdk-<version>.tgz).
   say("info", `the SDK for the portal to serve: ${packSdk()}`);
+  const wheel = buildPythonWheel(undefined, (line: string) => say("info", line));
+  if (wheel) say("info", `the Python client for the portal to serve: ${wheel}`);
   const services = SERVICE_ORDER.filter((name) => existsSync(join(ROOT, "services", name, "src", "main.ts")));
   const simulatedPayments = !process.env.STRIPE_SECRET_KEY;
   const toStart = services.filter(

@@ -5,13 +5,25 @@ export interface Snippets {
   readonly sdk: string;
   /** `npm install <portal>/sdk/rda-sdk-<version>.tgz`; undefined when the portal has no tarball. */
   readonly install?: string;
+  /** The same first request with the Python client (`rda`). */
+  readonly python: string;
+  /** `pip install <portal>/sdk/rda_client-<version>-py3-none-any.whl`; undefined when the portal has no wheel. */
+  readonly pythonInstall?: string;
 }
 
 /** A community every corpus has; any name works. */
 const EXAMPLE_SUBREDDIT = "typescript";
 
-/** `sdkTarballUrl`: where this portal serves the SDK's tarball (routes/sdk.ts), when it has one. */
-export function firstRequestSnippets(apiUrl: string, key: string, sdkTarballUrl?: string): Snippets {
+/**
+ * `sdkTarballUrl`, `pythonWheelUrl`: where this portal serves the SDKs (routes/sdk.ts), when it has
+ * them.
+ */
+export function firstRequestSnippets(
+  apiUrl: string,
+  key: string,
+  sdkTarballUrl?: string,
+  pythonWheelUrl?: string,
+): Snippets {
   const curl = [
     `curl -s -H "x-api-key: ${key}" \\`,
     `  "${apiUrl}/v1/posts?subreddit=${EXAMPLE_SUBREDDIT}&limit=5"`,
@@ -28,7 +40,15 @@ export function firstRequestSnippets(apiUrl: string, key: string, sdkTarballUrl?
     `else console.error(page.error.message);`,
   ].join("\n");
   const install = sdkTarballUrl === undefined ? undefined : `npm install ${sdkTarballUrl}`;
-  return { curl, sdk, install };
+  const python = [
+    `from rda import Client`,
+    ``,
+    `client = Client("${key}", base_url="${apiUrl}")`,
+    `page = client.list_posts(subreddit="${EXAMPLE_SUBREDDIT}", limit=5)`,
+    `print([post["title"] for post in page], page.credits_remaining)`,
+  ].join("\n");
+  const pythonInstall = pythonWheelUrl === undefined ? undefined : `pip install ${pythonWheelUrl}`;
+  return { curl, sdk, install, python, pythonInstall };
 }
 
 /**

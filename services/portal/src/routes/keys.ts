@@ -21,7 +21,7 @@ import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { firstRequestSnippets } from "../snippets.ts";
 import type { PendingSecret } from "../store/pending-secrets.ts";
 import { DEFAULT_USAGE_DAYS, USAGE_PERIODS, usageReport, usageView } from "../usage-report.ts";
-import { DEFAULT_SDK_DIR, findSdkTarball } from "./sdk.ts";
+import { DEFAULT_SDK_DIR, findPythonWheel, findSdkTarball } from "./sdk.ts";
 
 const LABEL_MAX = 100;
 
@@ -143,6 +143,11 @@ export function sdkTarballUrl(ctx: PortalContext): string | undefined {
   return file === undefined ? undefined : `${ctx.settings.publicUrl}/sdk/${file}`;
 }
 
+export function pythonWheelUrl(ctx: PortalContext): string | undefined {
+  const file = findPythonWheel(ctx.settings.sdkDir ?? DEFAULT_SDK_DIR);
+  return file === undefined ? undefined : `${ctx.settings.publicUrl}/sdk/${file}`;
+}
+
 /** The page a new secret is shown on, once; opened again, it leads to the key's page with a notice. */
 export function secretPage(ctx: PortalContext) {
   return async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
@@ -174,7 +179,12 @@ export function secretPage(ctx: PortalContext) {
       ...page,
       key,
       secret: pending.secret,
-      snippets: firstRequestSnippets(ctx.settings.apiUrl, pending.secret, sdkTarballUrl(ctx)),
+      snippets: firstRequestSnippets(
+        ctx.settings.apiUrl,
+        pending.secret,
+        sdkTarballUrl(ctx),
+        pythonWheelUrl(ctx),
+      ),
     });
   };
 }

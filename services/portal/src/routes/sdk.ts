@@ -1,8 +1,9 @@
 /**
- * The TypeScript SDK's tarball, so that it installs as its docs say before it is on a registry:
- * `npm install <portal>/sdk/rda-sdk-<version>.tgz`. `pnpm start` and `pnpm build` pack it into the
- * portal's SDK folder (scripts/pack-sdk.mjs); the portal serves the tarballs it finds there, and
- * names the one it found at start in the "first request" snippets.
+ * The SDKs, so that they install as their docs say before they are on a registry: the TypeScript
+ * SDK's tarball (`npm install <portal>/sdk/rda-sdk-<version>.tgz`) and the Python client's wheel
+ * (`pip install <portal>/sdk/rda_client-<version>-py3-none-any.whl`). `pnpm start` and `pnpm build`
+ * put them in the portal's SDK folder (scripts/pack-sdk.mjs, scripts/pack-python-client.mjs); the
+ * portal serves the files it finds there, and names them in the "first request" snippets.
  */
 import { createReadStream, existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -12,6 +13,7 @@ import type { PortalContext } from "../context.ts";
 import { sendPageError } from "../http/render.ts";
 
 const TARBALL = /^rda-sdk-\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?\.tgz$/;
+const WHEEL = /^rda_client-\d+\.\d+\.\d+(?:[0-9A-Za-z.]+)?-py3-none-any\.whl$/;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /**
@@ -23,8 +25,17 @@ export const DEFAULT_SDK_DIR =
 
 /** The tarball in `dir` with the highest version, or undefined when there is none. */
 export function findSdkTarball(dir: string): string | undefined {
+  return newestMatching(dir, TARBALL);
+}
+
+/** The Python client's wheel in `dir` with the highest version, or undefined when there is none. */
+export function findPythonWheel(dir: string): string | undefined {
+  return newestMatching(dir, WHEEL);
+}
+
+function newestMatching(dir: string, pattern: RegExp): string | undefined {
   if (!existsSync(dir)) return undefined;
-  const versions = readdirSync(dir).filter((name) => TARBALL.test(name));
+  const versions = readdirSync(dir).filter((name) => pattern.test(name));
   return versions.sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 }
 
@@ -32,9 +43,10 @@ export function sdkTarball(ctx: PortalContext) {
   return async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
     const { file } = request.params;
     const dir = ctx.settings.sdkDir ?? DEFAULT_SDK_DIR;
-    if (!TARBALL.test(file) || !existsSync(join(dir, file))) return sendPageError(ctx, reply, "not_found");
+    const type = TARBALL.test(file) ? "application/gzip" : WHEEL.test(file) ? "application/zip" : undefined;
+    if (type === undefined || !existsSync(join(dir, file))) return sendPageError(ctx, reply, "not_found");
     return reply
-      .type("application/gzip")
+      .type(type)
       .header("content-disposition", `attachment; filename="${file}"`)
       .send(createReadStream(join(dir, file)));
   };
