@@ -50,11 +50,21 @@ export interface Reserve {
  */
 export type LateAdmission = { readonly outcome: "expired" };
 
-export async function decideAdmission(
+/** The admission script's reply as read, with the month it counted spend in. */
+export interface AdmissionRun {
+  readonly reply: [outcome: string, ...figures: number[]];
+  readonly month: string;
+}
+
+/**
+ * Runs the one debit (admission-scripts.ts, `admitScript`) for a request or for work: `reserve`
+ * false and no tokens for work, which waits on no one and has no bucket to spend.
+ */
+export async function runAdmission(
   context: LedgerContext,
   admission: Admission,
   reserve: Reserve,
-): Promise<AdmitReply | LateAdmission> {
+): Promise<AdmissionRun> {
   const { keys } = context;
   const { keyId, requestId } = admission;
   const at = context.now();
@@ -89,7 +99,16 @@ export async function decideAdmission(
       calendarMonthOf(at),
     ],
   );
-  return admitReply(scriptReply(reply), calendarMonthOf(at));
+  return { reply: scriptReply(reply), month: calendarMonthOf(at) };
+}
+
+export async function decideAdmission(
+  context: LedgerContext,
+  admission: Admission,
+  reserve: Reserve,
+): Promise<AdmitReply | LateAdmission> {
+  const { reply, month } = await runAdmission(context, admission, reserve);
+  return admitReply(reply, month);
 }
 
 function admitReply(
@@ -115,6 +134,10 @@ function admitReply(
       ? undefined
       : { month, spent, cap: cap === undefined || cap < 0 ? null : cap };
   switch (outcome) {
+    case "already_debited":
+    case "already_ended":
+      // A retried admission: answered as the first was, with nothing taken again.
+      return { outcome: "admitted", balance, bucket };
     case "admitted":
       return {
         outcome,
