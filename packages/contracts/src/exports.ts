@@ -304,30 +304,8 @@ export const exportReplySchema = z.discriminatedUnion("outcome", [
 ]);
 export type ExportReply = z.infer<typeof exportReplySchema>;
 
-/* ---------- billing: the per-page debit ---------- */
-
-/**
- * One upstream page of an export, charged 1 credit. `debit_id` is the page's own id (job, page,
- * attempt), so a page retried after a crash is charged once; a failed page is refunded through
- * `billing.refund` with the same id, like a failed request.
- */
-export const exportPageDebitRequestSchema = z.object({
-  key_id: keyId,
-  debit_id: z.string().regex(/^exp_[0-9a-f]{24}\.p\d{1,7}\.a\d{1,4}$/),
-});
-export const exportPageDebitReplySchema = z.object({
-  outcome: z.enum([
-    "debited",
-    "already_debited",
-    "already_ended",
-    "insufficient",
-    "spend_cap_reached",
-    "unknown_key",
-    "revoked",
-  ]),
-  balance: z.number().int(),
-});
-export type ExportPageDebitReply = z.infer<typeof exportPageDebitReplySchema>;
+/** The credits one upstream page of an export costs (docs/api.md#exports). */
+export const EXPORT_PAGE_CREDITS = 1;
 
 /* ---------- NATS names ---------- */
 

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { Subjects } from "@rda/contracts";
 import {
+  createDebitEnds,
   createFailedAuthLimiter,
   type FailedAuthLimits,
   type Logger,
@@ -144,7 +145,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     await ctx.keys.stop();
     ctx.oauth.revokedGrants.stop();
     await ctx.settlement.stop();
-    await ctx.refunds.stop();
   });
   return app;
 }
@@ -154,6 +154,17 @@ function buildContext(deps: GatewayDeps): GatewayContext {
   const metrics = deps.metrics ?? createMetrics();
   const { billingTimeoutMs, pendingDebitMs } = settings;
   const billing = createBillingClient({ nats, subjects, metrics, timeoutMs: billingTimeoutMs });
+  const ends = createDebitEnds({
+    billing: billing.rpc,
+    nats,
+    subjects,
+    logger,
+    settleRetryMs: pendingDebitMs,
+    hooks: {
+      refunded: (reason) => metrics.creditsRefunded.inc({ reason }),
+      refundPublishFailed: () => metrics.refundPublishFailures.inc(),
+    },
+  });
   const resource = protectedResource(settings.publicUrl, settings.portalUrl);
   const revokedGrants = watchRevokedGrants({ nats, subjects, logger });
   const idempotency = createIdempotencyStore(redis, deps.keys, {
@@ -189,8 +200,8 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
-    refunds: createRefunds({ nats, subjects, billing, logger, metrics }),
-    settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
+    refunds: createRefunds(ends),
+    settlement: createSettlement({ ends, logger }),
     idempotency,
     failedAuth: createFailedAuthLimiter(settings.failedAuth),
     errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${settings.portalUrl}/keys` },
