@@ -25,14 +25,14 @@ export async function debitWork(
   deadline: number,
 ): Promise<WorkDebit | { readonly reply: { readonly outcome: "expired" } }> {
   const { reply, month } = await runAdmission(context, {
-      keyId: request.key_id,
-      keyHash: "",
-      requestId: request.work_id,
-      operation: request.operation,
-      credits: request.credits,
-      tokens: 0,
-      pendingMs: request.pending_ms,
-      deadline,
+    keyId: request.key_id,
+    keyHash: "",
+    requestId: request.work_id,
+    operation: request.operation,
+    credits: request.credits,
+    tokens: 0,
+    pendingMs: request.pending_ms,
+    deadline,
   });
   const [outcome, balance = 0, , , , , , cap = -1, spent = 0, line, round = 0] = reply;
   switch (outcome) {
