@@ -44,6 +44,34 @@ describe("the shared response cache through the stack", () => {
     expect([first.service?.credits_remaining, second.service?.credits_remaining]).toEqual([9, 8]);
   });
 
+  it("serves a repeated request after admission from the kept answer alone: no adapter message, same body, 1 credit", async () => {
+    const { key } = await stack.createKey({ credits: 10 });
+    const subreddit = stack.simulator.probe.subredditNames()[3];
+    const path = `/v1/posts?subreddit=${subreddit}&limit=11`;
+    let adapterMessages = 0;
+    const watch = stack.nats.subscribe(stack.subjects.adapter.listPosts, {
+      callback: () => {
+        adapterMessages += 1;
+      },
+    });
+    await stack.nats.flush();
+    const first = await get(path, key);
+    await stack.nats.flush();
+    expect(adapterMessages).toBe(1);
+    const again = await Promise.all(Array.from({ length: 5 }, () => get(path, key)));
+    await stack.nats.flush();
+    watch.unsubscribe();
+    expect(adapterMessages).toBe(1);
+    for (const answer of again) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toEqual(first.body.data);
+      expect(answer.service?.cached_at).toBe(first.service?.cached_at);
+      expect(Number(answer.age)).toBeLessThanOrEqual(30);
+    }
+    const remaining = again.map((answer) => Number(answer.service?.credits_remaining));
+    expect(remaining.sort((a, b) => a - b)).toEqual([4, 5, 6, 7, 8]);
+  });
+
   it("fetches again for Cache-Control: no-cache and for a max-age below the entry's age", async () => {
     const { key } = await stack.createKey({ credits: 10 });
     const name = stack.simulator.probe.subredditNames()[1];

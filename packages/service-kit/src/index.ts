@@ -78,6 +78,7 @@ export {
   redisResponds,
 } from "./redis.ts";
 export {
+  answerRequestHash,
   type PortalRedisKeys,
   type RedisKeys,
   redisKeys,

@@ -18,6 +18,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
+import { createCachedAnswers } from "./http/cached-answer.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
 import { declareRequestFields } from "./http/request-fields.ts";
@@ -91,6 +92,8 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   readonly redis: Redis;
+  /** Where the adapters keep their answers (CACHE_REDIS_URL); default `redis`. */
+  readonly cacheRedis?: Redis;
   readonly nats: NatsConnection;
   readonly subjects: Subjects;
   readonly keys: RedisKeys;
@@ -189,6 +192,11 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
+    cachedAnswers: createCachedAnswers({
+      redis: deps.cacheRedis ?? redis,
+      keys: deps.keys.upstreamCache,
+      metrics,
+    }),
     refunds: createRefunds({ nats, subjects, billing, logger, metrics }),
     settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
     idempotency,
