@@ -59,6 +59,16 @@ export const adapterReplyMetaSchema = z.discriminatedUnion("outcome", [
     has_more: z.boolean().optional(),
     /** Epoch ms the upstream produced the oldest answer this reply was built from (its `Age`). */
     fetched_at_ms: z.number().int().min(0).optional(),
+    /**
+     * How long after `fetched_at_ms` this answer may be served again: the shortest freshness bound
+     * of the upstream answers behind it. Absent: not to be served again (not all were cacheable).
+     */
+    max_age_s: z.number().int().min(0).optional(),
+    /**
+     * Where the upstream answers behind it came from, the costliest way named: `upstream` (fetched
+     * for this request), `joined` (a fetch another request started), `cache` (all from the cache).
+     */
+    source: z.enum(["cache", "joined", "upstream"]).optional(),
   }),
   z.object({ outcome: z.literal("bad_request"), message: z.string() }),
   z.object({

@@ -80,6 +80,7 @@ export {
   redisResponds,
 } from "./redis.ts";
 export {
+  answerRequestHash,
   type PortalRedisKeys,
   type RedisKeys,
   redisKeys,

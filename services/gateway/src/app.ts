@@ -19,6 +19,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
+import { createCachedAnswers } from "./http/cached-answer.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
 import { declareRequestFields } from "./http/request-fields.ts";
@@ -92,6 +93,8 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   readonly redis: Redis;
+  /** Where the adapters keep their answers (CACHE_REDIS_URL); default `redis`. */
+  readonly cacheRedis?: Redis;
   readonly nats: NatsConnection;
   readonly subjects: Subjects;
   readonly keys: RedisKeys;
@@ -200,6 +203,11 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
+    cachedAnswers: createCachedAnswers({
+      redis: deps.cacheRedis ?? redis,
+      keys: deps.keys.upstreamCache,
+      metrics,
+    }),
     refunds: createRefunds(ends),
     settlement: createSettlement({ ends, logger }),
     idempotency,
