@@ -107,7 +107,13 @@ const requestBody: JsonObject = {
             description:
               "Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept.",
           },
-          format: { type: "string", enum: ["jsonl", "csv", "parquet"], default: "jsonl" },
+          format: {
+            type: "string",
+            enum: ["jsonl", "csv", "parquet"],
+            default: "jsonl",
+            description:
+              "csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.",
+          },
           gzip: { type: "boolean", default: false, description: "Gzip the file (jsonl and csv only)." },
           max_credits: {
             type: "integer",

@@ -2720,6 +2720,7 @@ export interface operations {
                     /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
                     fields?: string;
                     /**
+                     * @description csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.
                      * @default jsonl
                      * @enum {string}
                      */
