@@ -1,5 +1,11 @@
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export {
+  type ArchiveCount,
+  adapterArchiveCount,
+  type CountedWindow,
+  pagesForRows,
+} from "./archive-count.ts";
+export {
   type BillingAnswer,
   type BillingCaller,
   billingCaller,

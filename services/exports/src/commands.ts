@@ -16,8 +16,7 @@ import {
   parseExportRequest,
   type Subjects,
 } from "@rda/contracts";
-import type { JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
-import type { ActivityCount } from "./activity-count.ts";
+import type { ArchiveCount, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
 import type { DownloadLinks } from "./download-links.ts";
 import type { JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
@@ -38,7 +37,7 @@ export interface CommandDeps {
   readonly objects: ObjectStore;
   readonly source: PageSource;
   /** The archive's count of a window's items, for the quote. */
-  readonly count?: ActivityCount;
+  readonly count?: ArchiveCount;
   readonly billing: PageBilling;
   readonly links: DownloadLinks;
   readonly owners: JobOwners;

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { DEADLINE_DEFAULTS, decodeJson, exportCommandSchema, type Subjects } from "@rda/contracts";
 import {
+  adapterArchiveCount,
   isNatsConnected,
   jetstream,
   jetstreamManager,
@@ -15,7 +16,6 @@ import {
   ServiceError,
   serveSubject,
 } from "@rda/service-kit";
-import { adapterActivityCount } from "./activity-count.ts";
 import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
@@ -116,7 +116,7 @@ export async function startExports(
     source,
     billing,
     links: signedLinks,
-    count: adapterActivityCount(
+    count: adapterArchiveCount(
       nats,
       subjects,
       deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,

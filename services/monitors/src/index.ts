@@ -5,7 +5,13 @@
  */
 import { randomBytes } from "node:crypto";
 import { DEFAULT_MONITOR_LIMITS, type MonitorLimits, type Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection, Redis, Registry } from "@rda/service-kit";
+import {
+  adapterArchiveCount,
+  type Logger,
+  type NatsConnection,
+  type Redis,
+  type Registry,
+} from "@rda/service-kit";
 import { serveMonitorApi } from "./api.ts";
 import { createMonitorMetrics } from "./metrics.ts";
 import { monitorKeys } from "./monitor-keys.ts";
@@ -91,6 +97,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     limits: settings.limits,
     logger: deps.logger,
     pageTimeoutMs: settings.pageTimeoutMs,
+    count: adapterArchiveCount(deps.nats, deps.subjects, settings.pageTimeoutMs),
     webhooks,
   });
   const metrics = createMonitorMetrics(deps.registry);

@@ -1948,8 +1948,12 @@ export interface operations {
                             backfill_estimate: {
                                 /** @description The backfill's upstream pages, estimated. */
                                 upstream_pages: number | null;
-                                /** @description The most pulling the backfill can cost. */
+                                /** @description What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter). */
                                 max_credits: number | null;
+                                /** @description The backfill's items, by the archive's count (before the phrase filter). */
+                                estimated_items?: number | null;
+                                /** @description How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available. */
+                                method?: string;
                             };
                             /** @description Present when `webhook_url` was given. The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
                             webhook_secret?: string;
