@@ -1,4 +1,10 @@
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
+export {
+  type ArchiveCount,
+  adapterArchiveCount,
+  type CountedWindow,
+  pagesForRows,
+} from "./archive-count.ts";
 export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
   assertDeadlineOrder,

@@ -14,6 +14,7 @@ import {
 import {
   billingCaller,
   createDebitEnds,
+  adapterArchiveCount,
   isNatsConnected,
   jetstream,
   jetstreamManager,
@@ -24,7 +25,6 @@ import {
   serveSubject,
   tellSpendingPaused,
 } from "@rda/service-kit";
-import { adapterActivityCount } from "./activity-count.ts";
 import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
@@ -134,7 +134,7 @@ export async function startExports(
     source,
     billing,
     links: signedLinks,
-    count: adapterActivityCount(
+    count: adapterArchiveCount(
       nats,
       subjects,
       deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,

@@ -13,6 +13,7 @@
  * of the previous page) are dropped by id. Between pages the worker reads the job again, so pause
  * and cancel take effect after at most one page; the balance running out pauses the job, and its
  * queue message comes back after a delay to try again, so a top-up resumes it without a call.
+ * A job that ends early (ceiling, cancel, failure) keeps its paid pages as its file (paid-rows.ts).
  */
 import {
   EXPORTS_PRIORITY,
@@ -35,6 +36,7 @@ import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
 import type { PageSource } from "./page-source.ts";
+import { keepPaidRows, needsPaidRowsFile } from "./paid-rows.ts";
 import { assembleResult, partName } from "./result-file.ts";
 
 export interface WorkerSettings {
@@ -72,6 +74,8 @@ export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects"
 type RunOutcome = { kind: "ack" } | { kind: "later"; delayMs: number };
 const ACK: RunOutcome = { kind: "ack" };
 const ACTIVE_STATES = new Set(["queued", "running", "paused"]);
+/** States in which a fetched page joins the result. */
+const KEEPS_PAGES = new Set(["running", "paused"]);
 
 export interface Workers {
   stop(): Promise<void>;
@@ -142,6 +146,10 @@ export async function runJob(
       ? undefined
       : { ...record, state: "running", pausedBy: null, reason: null };
   });
+  if (started?.run === job.run && needsPaidRowsFile(started)) {
+    await keepPaidRows(deps, started);
+    return ACK;
+  }
   if (started === undefined || started.run !== job.run || started.state !== "running") return ACK;
   logger.info({ export_id: job.id, pages_done: started.checkpoint.pages }, "export running");
   for (;;) {
@@ -150,15 +158,15 @@ export async function runJob(
     if (record === undefined || record.run !== job.run) return ACK;
     if (record.state === "cancelled") {
       await refundInflight(deps, record, "cancelled");
-      await deps.objects.removeAll(`${record.id}/parts`);
+      await keepPaidRows(deps, record);
       return ACK;
     }
     if (record.state !== "running") return ACK;
     const cp = record.checkpoint;
     if (!cp.hasMore) return finish(deps, record);
     if (cp.credits >= record.quote.ceiling_credits) {
-      const why = `stopped at the credit ceiling of ${record.quote.ceiling_credits} after ${cp.pages} pages (the estimate was ${record.quote.estimated_pages}); nothing past it was charged`;
-      return fail(deps, record, why);
+      const why = `stopped at the credit ceiling of ${record.quote.ceiling_credits} after ${cp.pages} pages (the estimate was ${record.quote.estimated_pages}); nothing past it was charged. The file holds the paid rows; resume with a higher max_credits to go on`;
+      return fail(deps, record, why, true);
     }
     const step = await fetchNextPage(deps, record, cp);
     if (step !== undefined) return step;
@@ -257,14 +265,15 @@ async function fetchNextPage(
     firstCreated: cp.firstCreated ?? (times.length > 0 ? Math.min(...times) : null),
     lastCreated: lastSecond ?? cp.lastCreated,
   };
+  // A page fetched before a pause is kept and paid for, so a paused job's progress is what the
+  // ledger took.
   const advanced = await jobs.update(record.id, (r) =>
-    r.state === "running" && r.checkpoint.pages === cp.pages && r.checkpoint.inflightDebit === debitId
+    KEEPS_PAGES.has(r.state) && r.checkpoint.pages === cp.pages && r.checkpoint.inflightDebit === debitId
       ? { ...r, checkpoint: next }
       : undefined,
   );
-  if (advanced?.checkpoint.pages !== page || advanced.state !== "running") {
+  if (advanced?.checkpoint.pages !== page || !KEEPS_PAGES.has(advanced.state)) {
     // Cancelled or failed meanwhile: this page is not part of the result, so it is not paid for.
-    // Paused: the page stays in flight and is asked again under the same id on resume (no charge).
     // Another worker took the run over (this one was presumed dead): it settles the page itself.
     if (advanced !== undefined && (advanced.state === "cancelled" || advanced.state === "failed")) {
       await refundPage(deps, record.keyId, debitId, advanced.state);
@@ -291,12 +300,11 @@ async function settlePage(deps: Pick<JobRunDeps, "billing" | "logger">, record: 
 }
 
 async function finish(deps: JobRunDeps, record: JobRecord): Promise<RunOutcome> {
-  const { file, manifest } = await assembleResult(
-    deps.objects,
-    record.id,
-    record.query,
-    record.checkpoint.pages,
-  );
+  const { file, manifest } = await assembleResult(deps.objects, record.id, record.query, {
+    pages: record.checkpoint.pages,
+    complete: true,
+    cursor: record.checkpoint.cursor,
+  });
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
   const done = await deps.jobs.update(
@@ -323,16 +331,21 @@ async function finish(deps: JobRunDeps, record: JobRecord): Promise<RunOutcome> 
   return ACK;
 }
 
-async function fail(deps: JobRunDeps, record: JobRecord, reason: string): Promise<RunOutcome> {
+async function fail(
+  deps: JobRunDeps,
+  record: JobRecord,
+  reason: string,
+  atCeiling = false,
+): Promise<RunOutcome> {
   const failed = await deps.jobs.update(record.id, (r) =>
     ACTIVE_STATES.has(r.state)
-      ? { ...r, state: "failed", reason, finishedAt: new Date().toISOString() }
+      ? { ...r, state: "failed", reason, stoppedAtCeiling: atCeiling, finishedAt: new Date().toISOString() }
       : undefined,
   );
   if (failed?.state === "failed") {
     await refundInflight(deps, failed, "export_failed");
     await deps.jobs.deactivate(record);
-    await deps.objects.removeAll(`${record.id}/parts`);
+    await keepPaidRows(deps, failed);
     deps.logger.warn({ export_id: record.id, reason }, "export failed");
   }
   return ACK;

@@ -13,6 +13,7 @@ import {
 import {
   billingCaller,
   createDebitEnds,
+  adapterArchiveCount,
   type Logger,
   type NatsConnection,
   type Redis,
@@ -112,6 +113,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     limits: settings.limits,
     logger: deps.logger,
     pageTimeoutMs: settings.pageTimeoutMs,
+    count: adapterArchiveCount(deps.nats, deps.subjects, settings.pageTimeoutMs),
     webhooks,
   });
   const metrics = createMonitorMetrics(deps.registry);
