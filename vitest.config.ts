@@ -1,18 +1,90 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The suite in three layers, by what a test starts (CONTRIBUTING.md#where-a-test-goes):
+ *
+ * - unit: no server, no child process, no Redis or NATS: `pnpm test:unit` runs them with neither
+ *   server reachable. A file is here only when listed; a new file runs in its folder's layer below
+ *   (where the servers are there) until it is listed.
+ * - service: one service or package on its real socket or subjects, with real Redis and NATS.
+ * - stack: the whole stack or a browser (`test/support/stack.ts`), in `test/`.
+ *
+ * `pnpm test` runs all three; only the layers that need servers run the global setup, which finds
+ * Redis and NATS (JetStream) and hands their URLs to the workers.
+ */
+const UNIT = [
+  "packages/adapter-kit/test/integer-epochs.rules.test.ts",
+  "packages/contracts/test/**/*.test.ts",
+  "packages/sdk/test/sdk.generated.test.ts",
+  "packages/service-kit/test/config.validation.test.ts",
+  "packages/service-kit/test/logger.secrets.test.ts",
+  "packages/service-kit/test/redis-keys.layout.test.ts",
+  "packages/upstream-client/test/classify.rules.test.ts",
+  "packages/upstream-client/test/data-bytes.slicing.test.ts",
+  "packages/upstream-client/test/freshness.rules.test.ts",
+  "packages/upstream-client/test/rate-limit-headers.forms.test.ts",
+  "packages/upstream-client/test/retry-policy.rules.test.ts",
+  "services/adapter-posts/test/aggregate-buckets.forms.test.ts",
+  "services/adapter-posts/test/phrase-filter.rules.test.ts",
+  "services/gateway/test/cache-control.rules.test.ts",
+  "services/gateway/test/config.edge.test.ts",
+  "services/gateway/test/config.top-up-link.test.ts",
+  "services/gateway/test/layers.dependency-direction.test.ts",
+  "services/mcp/test/archive-results.cutting.test.ts",
+  "services/mcp/test/config.load.test.ts",
+  "services/mcp/test/results.cutting.test.ts",
+  "services/monitors/test/webhook-retry.delays.test.ts",
+  "services/portal/test/config.load.test.ts",
+  "services/portal/test/mail-limits.client-bucket.test.ts",
+  "services/upstream-sim/test/corpus.determinism.test.ts",
+  "services/upstream-sim/test/corpus.shape.test.ts",
+  "services/upstream-sim/test/dates.parse.test.ts",
+  // Repository rules: source and docs read from disk.
+  "test/architecture/**/*.test.ts",
+  "test/contract/error-catalog.test.ts",
+  "test/docs/**/*.test.ts",
+];
+
+/** Whole-stack tests outside `test/` keep the `.e2e` aspect until they move there. */
+const STACK = ["test/**/*.test.ts", "services/*/test/**/*.e2e.test.ts"];
+const STACK_SERVICE_LEVEL = ["test/upstream-check/**/*.test.ts"];
+
+const SERVICE = [
+  "packages/*/test/**/*.test.ts",
+  "services/*/test/**/*.test.ts",
+  "deploy/test/**/*.test.ts",
+  ...STACK_SERVICE_LEVEL,
+];
+
+const WITH_SERVERS = { globalSetup: ["./vitest.global-setup.ts"] };
+
 export default defineConfig({
   test: {
-    include: [
-      "packages/*/test/**/*.test.ts",
-      "services/*/test/**/*.test.ts",
-      "test/**/*.test.ts",
-      "deploy/test/**/*.test.ts",
-    ],
-    globalSetup: ["./vitest.global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: a few workers keep the machine responsive for the servers the tests start.
     maxWorkers: 3,
     reporters: ["default"],
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT } },
+      {
+        extends: true,
+        test: {
+          name: "service",
+          include: SERVICE,
+          exclude: [...UNIT, "services/*/test/**/*.e2e.test.ts", "**/node_modules/**"],
+          ...WITH_SERVERS,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "stack",
+          include: STACK,
+          exclude: [...UNIT, ...STACK_SERVICE_LEVEL, "**/node_modules/**"],
+          ...WITH_SERVERS,
+        },
+      },
+    ],
   },
 });

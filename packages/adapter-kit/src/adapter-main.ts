@@ -33,7 +33,7 @@ import {
 import { budgetMetrics } from "./adapter-metrics.ts";
 import type { StartAdapter } from "./start-adapter.ts";
 
-function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
+export function adapterEnvShape(defaultHealthPort: number, defaultMetricsPort: number) {
   return {
     NATS_URL: env.natsUrl(),
     NATS_USER: env.natsUser(),

@@ -1,4 +1,4 @@
-export { loadAdapterConfig, runAdapterMain } from "./adapter-main.ts";
+export { adapterEnvShape, loadAdapterConfig, runAdapterMain } from "./adapter-main.ts";
 export { badRequestReply, failureReply, okReply, unavailableReply } from "./adapter-reply.ts";
 export { epochSeconds, hasLooseEpochs, withIntegerEpochs } from "./integer-epochs.ts";
 export {

@@ -1,10 +1,10 @@
 /** The MCP service's environment, validated once at start (docs/architecture.md, services/mcp/README.md). */
 import { DEADLINE_DEFAULTS, defaultMcpGatewayTimeoutMs } from "@rda/contracts";
-import { assertDeadlineOrder, env, loadConfig } from "@rda/service-kit";
+import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_RESULT_BUDGET_BYTES } from "./app.ts";
 
-const shape = {
+export const mcpConfigShape = {
   MCP_PORT: env.port(8090),
   /** MCP_HOST wins over HOST, so one shared HOST can be overridden for this service alone. */
   MCP_HOST: z.string().min(1).optional(),
@@ -22,6 +22,9 @@ const shape = {
   LOG_LEVEL: env.logLevel(),
 } as const;
 
+/** Read beside the service's own variables by main.ts; METRICS_PORT defaults to 9206 here. */
+export const mcpObservabilityShape = observabilityEnv(9206);
+
 export interface McpConfig {
   port: number;
   host: string;
@@ -34,7 +37,7 @@ export interface McpConfig {
 }
 
 export function loadMcpConfig(environment: Record<string, string | undefined> = process.env): McpConfig {
-  const raw = loadConfig(shape, environment);
+  const raw = loadConfig(mcpConfigShape, environment);
   assertDeadlineOrder(raw);
   return Object.freeze({
     port: raw.MCP_PORT,

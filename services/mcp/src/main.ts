@@ -1,19 +1,11 @@
 /** The process shell: read the environment, start the service, stop it in order on SIGTERM/SIGINT. */
-import {
-  createLogger,
-  loadConfig,
-  observabilityEnv,
-  onShutdown,
-  runMain,
-  startObservability,
-} from "@rda/service-kit";
-import { loadMcpConfig } from "./config.ts";
+import { createLogger, loadConfig, onShutdown, runMain, startObservability } from "@rda/service-kit";
+import { loadMcpConfig, mcpObservabilityShape } from "./config.ts";
 import { startMcp } from "./index.ts";
 
 runMain("mcp", async () => {
   const config = loadMcpConfig();
-  // METRICS_PORT defaults to 9206 here; the variables are read beside the MCP service's own.
-  const observed = loadConfig(observabilityEnv(9206));
+  const observed = loadConfig(mcpObservabilityShape);
   const observability = await startObservability("mcp", import.meta.url, observed);
   const logger = createLogger("mcp", { level: config.logLevel });
   const mcp = await startMcp({

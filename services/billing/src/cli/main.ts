@@ -8,7 +8,6 @@ import {
   ConfigError,
   connectNats,
   createLogger,
-  env,
   loadConfig,
   type NatsIdentity,
   natsIdentity,
@@ -16,6 +15,7 @@ import {
 } from "@rda/service-kit";
 import { parseCommandLine } from "./args.ts";
 import { runCommand } from "./commands.ts";
+import { adminCliConfigShape } from "./config.ts";
 import { type CommandResult, EXIT } from "./exit-codes.ts";
 import { START_HINT } from "./failure-result.ts";
 import { printResult } from "./output.ts";
@@ -33,12 +33,7 @@ async function main(argv: string[]): Promise<number> {
   let config: { NATS_URL: string; RDA_NAMESPACE?: string | undefined };
   let identity: NatsIdentity | undefined;
   try {
-    const loaded = loadConfig({
-      NATS_URL: env.natsUrl(),
-      NATS_USER: env.natsUser(),
-      NATS_PASSWORD: env.natsPassword(),
-      RDA_NAMESPACE: env.namespace(),
-    });
+    const loaded = loadConfig(adminCliConfigShape);
     identity = natsIdentity(loaded);
     config = loaded;
   } catch (error) {

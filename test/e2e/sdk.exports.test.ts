@@ -1,8 +1,9 @@
 /** The client's export calls against the running gateway and exports service: quote, start, wait, download. */
+
+import { createGatewayClient, type ExportJob, type GatewayClient } from "@rda/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExportsBeside, startExportsBeside } from "../../../test/e2e/exports.support.ts";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { createGatewayClient, type ExportJob, type GatewayClient } from "../src/index.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+import { type ExportsBeside, startExportsBeside } from "./exports.support.ts";
 
 let stack: Stack;
 let service: ExportsBeside;

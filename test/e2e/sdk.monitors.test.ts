@@ -2,11 +2,12 @@
  * The client's monitor calls against the running gateway and monitors service: create, list, read,
  * change, pull page by page with `limit`, a refusal as a value, and delete.
  */
+
+import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningMonitors, startMonitors } from "../../../services/monitors/src/index.ts";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { createGatewayClient, type GatewayClient } from "../src/index.ts";
+import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
 let monitors: RunningMonitors;

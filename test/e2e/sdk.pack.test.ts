@@ -13,13 +13,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packSdk, sdkTarballName } from "../../../scripts/pack-sdk.mjs";
-import { BrowserlessClient, csrfTokenOf, linkIn } from "../../../services/portal/test/support/client.ts";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
+import { packSdk, sdkTarballName } from "../../scripts/pack-sdk.mjs";
+import { BrowserlessClient, csrfTokenOf, linkIn } from "../../services/portal/test/support/client.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 const run = promisify(execFile);
-const SDK = new URL("..", import.meta.url).pathname;
-const ROOT = new URL("../../..", import.meta.url).pathname;
+const SDK = new URL("../../packages/sdk/", import.meta.url).pathname;
+const ROOT = new URL("../..", import.meta.url).pathname;
 
 let stack: Stack;
 let key: string;

@@ -1,8 +1,9 @@
 /** The client against the running gateway (the whole stack in-process): every method, real errors. */
+
+import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { createGatewayClient, type GatewayClient } from "../src/index.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
 let api: GatewayClient;
