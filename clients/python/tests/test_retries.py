@@ -1,6 +1,9 @@
-"""A 502 is retried under the same Idempotency-Key and the call is charged once."""
+"""Retries: a 502 retried under the same Idempotency-Key and charged once, a 429 after its Retry-After,
+a replay never charged twice, and nothing retried that would fail the same way."""
 
 from __future__ import annotations
+
+import time
 
 import httpx
 
@@ -50,3 +53,24 @@ def test_a_refusal_that_would_fail_again_is_not_retried(base_url) -> None:
         except rda.AuthenticationError:
             pass
     assert calls == [401]
+
+
+def test_a_429_is_retried_no_sooner_than_its_retry_after(base_url, slow_api_key) -> None:
+    seen: list[tuple[int, str | None, float]] = []
+
+    def record(response: httpx.Response) -> None:
+        seen.append((response.status_code, response.headers.get("retry-after"), time.monotonic()))
+
+    http = httpx.Client(base_url=base_url, timeout=60, event_hooks={"response": [record]})
+    # A backoff of 10 ms: a retry that came sooner than Retry-After would show here.
+    policy = rda.RetryPolicy(base_delay=0.01)
+    with rda.Client(slow_api_key, base_url=base_url, http_client=http, retry=policy) as client:
+        client.get_account()
+        account = client.get_account()  # the key's one token is spent: 429, then served
+    statuses = [status for status, _, _ in seen]
+    assert statuses[0] == 200 and statuses[-1] == 200 and 429 in statuses
+    refused = statuses.index(429)
+    waited = seen[refused + 1][2] - seen[refused][2]
+    assert waited >= float(seen[refused][1]) - 0.05
+    assert account.credits_used == 0
+
