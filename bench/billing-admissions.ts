@@ -35,7 +35,6 @@ export async function measureAdmissions(options: {
       request_id: `bench-${randomUUID()}`,
       operation: "listPosts",
       credits: 1,
-      reserve: false,
       pending_ms: 60_000,
     });
   for (let i = 0; i < 200; i++) await admit();

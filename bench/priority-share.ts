@@ -55,8 +55,6 @@ export async function runPriorityStage(
     startProcess("services/billing/src/main.ts", {
       ...common,
       HEALTH_PORT: String(billingHealth),
-      UPSTREAM_RESERVE_QPS: "100",
-      UPSTREAM_RESERVE_BURST: "200",
     }),
     startProcess("services/adapter-posts/src/main.ts", {
       ...common,

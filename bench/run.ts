@@ -142,9 +142,6 @@ async function main() {
     billing: startProcess("services/billing/src/main.ts", {
       ...common,
       HEALTH_PORT: String(billingHealth),
-      // The bench is the only client: raise the shared reserve out of the way.
-      UPSTREAM_RESERVE_QPS: "1000000",
-      UPSTREAM_RESERVE_BURST: "1000000",
     }),
     adapter: startProcess("services/adapter-posts/src/main.ts", {
       ...common,

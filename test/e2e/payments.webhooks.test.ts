@@ -260,7 +260,6 @@ describe("buying credits with the payments simulator", () => {
           request_id: `spend-${randomBytes(6).toString("hex")}`,
           operation: "listPosts",
           credits: 100,
-          reserve: false,
           pending_ms: 60_000,
         },
         admitReplySchema,

@@ -8,8 +8,8 @@ import { billingSettingsFromEnv } from "../../services/billing/src/index.ts";
 import { gatewaySettingsFromEnv } from "../../services/gateway/src/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
-/** What the stack sets on purpose: fast upstream failures, a roomy reserve, its own addresses. */
-const BILLING_CHOICES = ["reserve", "pendingSweepMs", "stripeWebhookSecret"];
+/** What the stack sets on purpose: fast upstream failures, its own addresses. */
+const BILLING_CHOICES = ["pendingSweepMs", "stripeWebhookSecret"];
 const GATEWAY_CHOICES = [
   "adapterTimeoutMs",
   "pendingDebitMs",

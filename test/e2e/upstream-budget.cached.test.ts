@@ -29,7 +29,6 @@ beforeAll(async () => {
       maxInFlight: MAX_IN_FLIGHT,
       heavyLatencyMs: 600,
     },
-    reserve: { qps: UPSTREAM_BUDGET_DEFAULTS.reserveQps, burst: UPSTREAM_BUDGET_DEFAULTS.reserveBurst },
     upstreamBudget: {
       requestsPerSecond: UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond,
       concurrency: UPSTREAM_BUDGET_DEFAULTS.concurrency,

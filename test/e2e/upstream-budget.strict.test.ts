@@ -28,8 +28,7 @@ beforeAll(async () => {
       maxInFlight: MAX_IN_FLIGHT,
       heavyLatencyMs: 600,
     },
-    // The product's own defaults: the reserve and the pacer sized to the real upstream.
-    reserve: { qps: UPSTREAM_BUDGET_DEFAULTS.reserveQps, burst: UPSTREAM_BUDGET_DEFAULTS.reserveBurst },
+    // The product's own default: the pacer sized to the real upstream.
     upstreamBudget: {
       requestsPerSecond: UPSTREAM_BUDGET_DEFAULTS.requestsPerSecond,
       concurrency: UPSTREAM_BUDGET_DEFAULTS.concurrency,

@@ -118,8 +118,6 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
     // The trickle measures the product's own faults, not the upstream's budget.
     UPSTREAM_REQUESTS_PER_SECOND: "1000",
     UPSTREAM_CONCURRENCY: "64",
-    UPSTREAM_RESERVE_QPS: "1000",
-    UPSTREAM_RESERVE_BURST: "1000",
     // Nothing cached: the trickle repeats one request, which must reach the upstream (and its faults).
     CACHE_MAX_BYTES: "0",
     PENDING_SWEEP_MS: "250",

@@ -185,7 +185,6 @@ async function pendingDebit(key: { id: string; key: string }, requestId: string)
       request_id: requestId,
       operation: "listPosts",
       credits: 1,
-      reserve: false,
       pending_ms: 60_000,
     },
     admitReplySchema,

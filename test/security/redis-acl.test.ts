@@ -353,7 +353,6 @@ describe("Redis with the shipped ACL users", () => {
     }, "the spent window recorded");
 
     expect(await outcome(adapter.hgetall(keys.keyRecord("key_acl0000000000001")))).toMatch(NOPERM);
-    expect(await outcome(adapter.hset(keys.globalReserveBucket, "tokens", "1000"))).toMatch(NOPERM);
     expect(await outcome(adapter.get(keys.portal.session("0".repeat(64))))).toMatch(NOPERM);
     expect(await outcome(adapter.del(keys.upstreamPacer.state))).toMatch(NOPERM);
     const sneaky = `redis.call('HSET', ARGV[1], 'balance', '1000000000') return 1`;

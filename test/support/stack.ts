@@ -79,8 +79,6 @@ import {
 } from "../../services/upstream-sim/src/index.ts";
 
 export interface StackOptions {
-  /** The shared upstream reserve (billing's); default large so only tests that want it meet it. */
-  reserve?: { qps: number; burst: number };
   /** Billing's sweep for pending debits past their deadline, in ms; default 1000. */
   pendingSweepMs?: number;
   /** Adapters' upstream deadline; short keeps fault tests fast. Default 1500 ms. */
@@ -162,7 +160,7 @@ export interface Stack {
   readonly simulatorUrl: string;
   readonly simulator: RunningSimulator;
   readonly nats: NatsConnection;
-  /** A Redis client for tests that inspect shared state (the reserve bucket, pending debits). */
+  /** A Redis client for tests that inspect shared state (the pacer's state, pending debits). */
   readonly redis: Redis;
   /** Present when started with `portal: true`. */
   readonly portal?: PortalParts;
@@ -217,15 +215,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const upstreamDeadlineMs = options.upstreamDeadlineMs ?? 1_500;
   // The upstream client's own rule when no attempt timeout is given: half the call's deadline.
   const upstreamAttemptMs = options.upstreamAttemptMs ?? Math.ceil(upstreamDeadlineMs / 2);
-  const reserve = options.reserve ?? { qps: 10_000, burst: 10_000 };
   // The only values the stack chooses; every other setting is production's default, resolved by
   // the services' own settings code.
   const environment = {
     UPSTREAM_ATTEMPT_TIMEOUT_MS: String(upstreamAttemptMs),
     UPSTREAM_DEADLINE_MS: String(upstreamDeadlineMs),
     ADAPTER_TIMEOUT_MS: String(upstreamDeadlineMs + 2_000),
-    UPSTREAM_RESERVE_QPS: String(reserve.qps),
-    UPSTREAM_RESERVE_BURST: String(reserve.burst),
     PENDING_SWEEP_MS: options.pendingSweepMs?.toString(),
     RATE_LIMIT_QPS: options.defaultRateLimit?.qps.toString(),
     RATE_LIMIT_BURST: options.defaultRateLimit?.burst.toString(),

@@ -36,7 +36,7 @@ export type UpstreamPriority = (typeof UPSTREAM_PRIORITIES)[number];
  * `max_age_s`: the caller's bound on the answer's age (`Cache-Control: max-age`, 0 for `no-cache`);
  * absent, the data's own freshness bound applies. `priority`: interactive when absent. `cache_only`:
  * answer only from the shared response cache, never calling the upstream (a miss is `rate_limited`,
- * nothing sent); the gateway asks so first, to admit a cached answer without the upstream reserve.
+ * nothing sent); the gateway asks so first, for answers that cost the upstream nothing.
  */
 export function adapterRequestSchema<T extends z.ZodType>(params: T) {
   return z.object({
@@ -99,8 +99,8 @@ export type LookupKeyReply = z.infer<typeof lookupKeyReplySchema>;
 /**
  * Admission (docs/api.md#limits): one request, decided by billing in one atomic step, in this order:
  * the key's own rate bucket (`tokens` of it, spent by every authenticated request, refused or not),
- * the balance (`credits`), the shared upstream reserve (`reserve`, only for requests that will go
- * upstream), then the debit. A refused request spends nothing shared. The debit stays pending until
+ * the balance (`credits`), the key's monthly spend cap, then the debit. The upstream budget is not
+ * admission's: the adapters' pacer owns it (docs/upstream.md#rate-limits). The debit stays pending until
  * the gateway settles it (the answer reached the client) or refunds it; billing voids it, as a
  * refund, when `pending_ms` passes first. With `credits` 0 (the account endpoint, /mcp messages that
  * are not tool calls) only the bucket is spent and the balance is read.
@@ -116,7 +116,6 @@ export const admitRequestSchema = z.object({
   operation: operationId,
   credits: z.number().int().min(0).max(100),
   tokens: z.number().int().min(1).max(1_000).default(1),
-  reserve: z.boolean(),
   pending_ms: z.number().int().min(PENDING_DEBIT_LIMITS.minMs).max(PENDING_DEBIT_LIMITS.maxMs),
 });
 export type AdmitRequest = z.input<typeof admitRequestSchema>;
@@ -174,7 +173,6 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     bucket: keyBucketSchema,
     month_spend: monthSpendSchema,
   }),
-  z.object({ outcome: z.literal("reserve_exhausted"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({ outcome: z.literal("unknown_key") }),
   z.object({ outcome: z.literal("revoked") }),
 ]);

@@ -1,6 +1,6 @@
 /**
- * The upstream's budget, written once for every process that needs it (billing's reserve, the
- * adapters' pacer). The time bounds that depend on it live in bounds.ts. Why these values:
+ * The upstream's budget, written once: the adapters' shared pacer is its one owner (every upstream
+ * call takes a turn there). The time bounds that depend on it live in bounds.ts. Why these values:
  * docs/upstream.md#rate-limits.
  */
 
@@ -14,7 +14,4 @@ export const UPSTREAM_BUDGET_DEFAULTS = {
   requestsPerSecond: 2,
   /** Upstream requests in flight, every adapter replica together (the pacer). */
   concurrency: 2,
-  /** Data requests billing admits per second into the shared reserve, and its burst. */
-  reserveQps: 2,
-  reserveBurst: 4,
 } as const;

@@ -61,11 +61,9 @@ export interface RedisKeys {
   idempotencyStoreBytes(bucket: number): string;
   /** Token bucket of one key's rate limit. */
   keyRateBucket(keyId: string): string;
-  /** Token bucket of the shared upstream reserve. */
-  readonly globalReserveBucket: string;
   /**
    * Sorted set: every pending debit (`<key id>|<request id>`) scored by the epoch ms past which billing
-   * voids it. Global, like the reserve: a sweep must find due debits of every key.
+   * voids it. Global: a sweep must find due debits of every key.
    */
   readonly pendingDebits: string;
   /** The adapters' shared pacing of upstream requests (written only by their pacer's scripts). */
@@ -187,7 +185,6 @@ export function redisKeys(namespace = ""): RedisKeys {
     idempotentRequest: (keyId: string, hash: string) => `${root}:idempotency:{${keyId}}:${hash}`,
     idempotencyKeyBytes: (keyId: string) => `${root}:idempotency:{${keyId}}:bytes`,
     idempotencyStoreBytes: (bucket: number) => `${root}:idempotency:store-bytes:${bucket}`,
-    globalReserveBucket: `${root}:ratelimit:global`,
     pendingDebits: `${root}:pending-debits`,
     upstreamPacer: Object.freeze({
       state: `${root}:upstream:{pacer}:state`,

@@ -40,7 +40,7 @@ describe("redisKeys", () => {
     const plain = redisKeys();
     const isolated = redisKeys("t-x-1");
     expect(isolated.keyRecord("key_a")).toBe(`t-x-1:${plain.keyRecord("key_a")}`);
-    expect(isolated.globalReserveBucket.startsWith("t-x-1:")).toBe(true);
+    expect(isolated.pendingDebits.startsWith("t-x-1:")).toBe(true);
     expect(isolated.portal.session("ab")).toBe(`t-x-1:${plain.portal.session("ab")}`);
   });
 });

@@ -14,7 +14,6 @@ import {
   decideAdmission,
   lookupKey,
   type RedisClock,
-  type Reserve,
   refund,
   refundReply,
   setLowBalanceThreshold,
@@ -26,7 +25,6 @@ import * as payments from "./payment-commands.ts";
 
 export interface EndpointDeps extends PaymentCommandDeps {
   readonly storeTimeoutMs: number;
-  readonly reserve: Reserve;
   readonly redisClock: RedisClock;
 }
 
@@ -73,22 +71,17 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
 
 /** Admission, with its outcome counted for data requests (a request that takes credits). */
 async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequestSchema>) {
-  const reply = await decideAdmission(
-    deps.context,
-    {
-      keyId: r.key_id,
-      keyHash: r.key_hash ?? "",
-      requestId: r.request_id,
-      operation: r.operation,
-      credits: r.credits,
-      tokens: r.tokens,
-      reserve: r.reserve,
-      pendingMs: r.pending_ms,
-      // The moment the endpoint stops waiting (json-endpoint.ts) and answers 503.
-      deadline: deps.redisClock.now() + deps.storeTimeoutMs,
-    },
-    deps.reserve,
-  );
+  const reply = await decideAdmission(deps.context, {
+    keyId: r.key_id,
+    keyHash: r.key_hash ?? "",
+    requestId: r.request_id,
+    operation: r.operation,
+    credits: r.credits,
+    tokens: r.tokens,
+    pendingMs: r.pending_ms,
+    // The moment the endpoint stops waiting (json-endpoint.ts) and answers 503.
+    deadline: deps.redisClock.now() + deps.storeTimeoutMs,
+  });
   if (reply.outcome === "expired")
     throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });

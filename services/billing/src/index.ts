@@ -62,7 +62,6 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   const redisClock = await startRedisClock(deps.redis, logger);
   const registry = deps.registry ?? new Registry();
   const metrics = createBillingMetrics(registry);
-  metrics.reserveQps.set(settings.reserve.qps);
   registerRefundLag(registry, jsm, subjects);
   const endpoints = billingEndpoints({
     metrics,
@@ -78,7 +77,6 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
       maxBalance: Math.min(settings.maxBalance, BALANCE_LIMITS.maxCredits),
     } satisfies KeyDefaults,
     storeTimeoutMs: settings.storeTimeoutMs,
-    reserve: settings.reserve,
     redisClock,
     webhookSecret: settings.stripeWebhookSecret,
   });

@@ -9,7 +9,7 @@ import type { Subjects } from "@rda/contracts";
 import { Counter, Gauge, type JetStreamManager, type Registry } from "@rda/service-kit";
 
 export interface BillingMetrics {
-  /** Admissions of data requests: admitted, insufficient, rate_limited, reserve_exhausted, unknown_key, revoked. */
+  /** Admissions of data requests: admitted, insufficient, rate_limited, spend_cap_reached, unknown_key, revoked. */
   readonly debits: Counter<"outcome">;
   /** Pending debits made final: settled; already_ended; unknown_debit (never recorded: refused). */
   readonly settlements: Counter<"outcome">;
@@ -29,8 +29,6 @@ export interface BillingMetrics {
   readonly refusedRequests: Counter<"subject">;
   /** Requests that failed for a reason other than the ledger store: bugs, answered 500. */
   readonly internalErrors: Counter<"subject">;
-  /** The shared upstream reserve's configured rate (UPSTREAM_RESERVE_QPS), to compare traffic with. */
-  readonly reserveQps: Gauge;
 }
 
 export function createBillingMetrics(registry: Registry): BillingMetrics {
@@ -38,7 +36,7 @@ export function createBillingMetrics(registry: Registry): BillingMetrics {
   return {
     debits: new Counter({
       name: "billing_debits_total",
-      help: "Admissions of data requests, by outcome (admitted: debited and pending; insufficient; rate_limited; reserve_exhausted; unknown_key; revoked).",
+      help: "Admissions of data requests, by outcome (admitted: debited and pending; insufficient; rate_limited; spend_cap_reached; unknown_key; revoked).",
       labelNames: ["outcome"],
       registers,
     }),
@@ -97,11 +95,6 @@ export function createBillingMetrics(registry: Registry): BillingMetrics {
       name: "billing_requests_refused_total",
       help: "Requests refused before reaching the ledger because they do not match their contract (malformed, or an amount out of bounds), by subject.",
       labelNames: ["subject"],
-      registers,
-    }),
-    reserveQps: new Gauge({
-      name: "billing_upstream_reserve_qps",
-      help: "Data requests per second the shared upstream reserve admits (UPSTREAM_RESERVE_QPS).",
       registers,
     }),
   };

@@ -4,15 +4,9 @@
  * `billingSettingsOf(loadBillingConfig(env))`, so a default is written only here (or, for a bound
  * billing shares with another process, in `@rda/contracts`' bounds).
  */
-import {
-  BALANCE_LIMITS,
-  DEADLINE_DEFAULTS,
-  UPSTREAM_BUDGET_DEFAULTS,
-  WEBHOOK_SECRET_PATTERN,
-} from "@rda/contracts";
+import { BALANCE_LIMITS, DEADLINE_DEFAULTS, WEBHOOK_SECRET_PATTERN } from "@rda/contracts";
 import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
-import type { Reserve } from "./ledger/index.ts";
 
 export const billingConfigShape = {
   REDIS_URL: env.redisUrl(),
@@ -23,12 +17,6 @@ export const billingConfigShape = {
   FREE_CREDITS: env.nonNegativeInt(333),
   RATE_LIMIT_QPS: env.positiveInt(2),
   RATE_LIMIT_BURST: env.positiveInt(10),
-  /**
-   * The shared upstream reserve: data requests admitted per second for every customer together, sized
-   * to what the upstream can serve us (docs/upstream.md#rate-limits).
-   */
-  UPSTREAM_RESERVE_QPS: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.reserveQps),
-  UPSTREAM_RESERVE_BURST: env.positiveInt(UPSTREAM_BUDGET_DEFAULTS.reserveBurst),
   PENDING_SWEEP_MS: env.positiveInt(1_000),
   /** A Redis command without an answer by then fails; billing's hot path then answers 503. */
   REDIS_COMMAND_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.redisCommandTimeoutMs),
@@ -69,11 +57,6 @@ export interface BillingSettings {
   /** Keys a portal account may create in its lifetime (ACCOUNT_MAX_KEYS_CREATED). */
   readonly maxKeysCreatedPerAccount: number;
   /**
-   * The shared upstream reserve every data request must find room in (UPSTREAM_RESERVE_QPS and
-   * UPSTREAM_RESERVE_BURST: docs/upstream.md#rate-limits).
-   */
-  readonly reserve: Reserve;
-  /**
    * The most credits a balance may hold: a top-up past it is refused. In production the contract's
    * BALANCE_LIMITS.maxCredits, its ceiling (tests lower it to reach it quickly).
    */
@@ -100,6 +83,7 @@ export interface BillingSettings {
 
 /** The environment, validated and checked against the bounds billing shares with its callers. */
 export function loadBillingConfig(source: Record<string, string | undefined> = process.env): BillingConfig {
+  refuseSecondUpstreamBudget(source);
   const config = loadConfig(billingConfigShape, source);
   assertDeadlineOrder(config);
   return config;
@@ -112,7 +96,6 @@ export function billingSettingsOf(config: BillingConfig): BillingSettings {
     defaultRateLimit: { qps: config.RATE_LIMIT_QPS, burst: config.RATE_LIMIT_BURST },
     maxActiveKeysPerAccount: config.ACCOUNT_MAX_ACTIVE_KEYS,
     maxKeysCreatedPerAccount: config.ACCOUNT_MAX_KEYS_CREATED,
-    reserve: { qps: config.UPSTREAM_RESERVE_QPS, burst: config.UPSTREAM_RESERVE_BURST },
     maxBalance: BALANCE_LIMITS.maxCredits,
     pendingSweepMs: config.PENDING_SWEEP_MS,
     storeTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
@@ -124,4 +107,19 @@ export function billingSettingsOf(config: BillingConfig): BillingSettings {
 /** The settings production would run with under this environment (tests pass their own few). */
 export function billingSettingsFromEnv(source: Record<string, string | undefined>): BillingSettings {
   return billingSettingsOf(loadBillingConfig(source));
+}
+
+/**
+ * The upstream budget has one setting, the adapters' UPSTREAM_REQUESTS_PER_SECOND
+ * (docs/upstream.md#rate-limits): billing once held a second one, and a deployment that still sets it
+ * would believe it sizes something. Refused with one sentence rather than ignored.
+ */
+function refuseSecondUpstreamBudget(source: Record<string, string | undefined>): void {
+  const stale = ["UPSTREAM_RESERVE_QPS", "UPSTREAM_RESERVE_BURST"].filter(
+    (name) => source[name] !== undefined,
+  );
+  if (stale.length > 0)
+    throw new Error(
+      `${stale.join(" and ")} no longer ${stale.length > 1 ? "exist" : "exists"}: the one upstream budget is the adapters' UPSTREAM_REQUESTS_PER_SECOND and UPSTREAM_CONCURRENCY (docs/operations.md#environment); remove ${stale.length > 1 ? "them" : "it"}.`,
+    );
 }

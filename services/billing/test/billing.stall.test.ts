@@ -82,7 +82,6 @@ describe("billing while its Redis is paused", () => {
         operation: "listPosts",
         credits: 1,
         tokens: 1,
-        reserve: false,
         pending_ms: 60_000,
       },
       admitReplySchema,

@@ -119,7 +119,6 @@ describe("pnpm admin", { timeout: CLI_TEST_TIMEOUT_MS }, () => {
       request_id: "cli-usage-1",
       operation: "listPosts",
       credits: 1,
-      reserve: false,
       pending_ms: 60_000,
     };
     await h.request(h.subjects.billing.admit, request, z.unknown());

@@ -47,7 +47,6 @@ describe("revocation", () => {
           request_id: newRequestId(),
           operation: "mcp",
           credits: 1,
-          reserve: false,
           pending_ms: 60_000,
         },
         admitReplySchema,

@@ -36,7 +36,6 @@ export function admit(
     requestId?: string;
     operation?: string;
     credits?: number;
-    reserve?: boolean;
     pendingMs?: number;
     tokens?: number;
   } = {},
@@ -48,13 +47,12 @@ export function admit(
     operation: options.operation ?? "listPosts",
     credits: options.credits ?? 1,
     tokens: options.tokens ?? 1,
-    reserve: options.reserve ?? false,
     pending_ms: options.pendingMs ?? 60_000,
   };
   return h.request(h.subjects.billing.admit, request, admitReplySchema);
 }
 
-/** A data request's admission: one credit, outside the shared reserve unless asked. */
+/** A data request's admission: one credit. */
 export const debit = (h: Asker, key: PresentedKey, requestId = newRequestId(), operation = "listPosts") =>
   admit(h, key, { requestId, operation });
 

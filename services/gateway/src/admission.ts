@@ -1,6 +1,6 @@
 /**
  * Admission as the gateway enforces it: one `billing.admit` request, whose answer billing decided
- * in one atomic step (the key's bucket, the balance, the shared reserve, the debit), mapped to the
+ * in one atomic step (the key's bucket, the balance, the spend cap, the debit), mapped to the
  * catalog's refusals. The key's bucket comes back with every answer, for the RateLimit headers.
  */
 import { type KeyBucket, type MonthSpend, spendCapDetail } from "@rda/contracts";
@@ -14,8 +14,6 @@ export interface AdmissionRequest {
   readonly credits: number;
   /** Tokens of the key's bucket to spend (1 per request; more for a batch of /mcp messages). */
   readonly tokens?: number;
-  /** Data requests take a place in the shared upstream reserve; the account endpoint does not. */
-  readonly reserve: boolean;
 }
 
 export interface Admitted {
@@ -43,7 +41,6 @@ export async function admitThroughBilling(
     operation: request.operation,
     credits: request.credits,
     tokens: request.tokens ?? 1,
-    reserve: request.reserve,
     pending_ms: ctx.settings.pendingDebitMs,
   });
   if (!reply.ok) {
@@ -86,12 +83,6 @@ export async function admitThroughBilling(
       ctx.metrics.rateLimited.inc({ scope: "key" });
       return {
         ...fail("rate_limited", { retryAfterSeconds: answer.retry_after_ms / 1000 }),
-        bucket: answer.bucket,
-      };
-    case "reserve_exhausted":
-      ctx.metrics.rateLimited.inc({ scope: "global" });
-      return {
-        ...fail("global_rate_limited", { retryAfterSeconds: answer.retry_after_ms / 1000 }),
         bucket: answer.bucket,
       };
     case "unknown_key":

@@ -3,7 +3,7 @@ import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { err, ok, type Result } from "@rda/contracts";
 
 export const JSON_RPC_PARSE_ERROR = -32700;

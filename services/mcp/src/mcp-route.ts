@@ -1,14 +1,25 @@
 /**
  * POST /mcp: authenticate (401 before any MCP work), check Accept (406 only when JSON is refused),
  * parse the body ourselves (413 over the limit, -32700 when malformed), apply the batch rules of the
- * negotiated protocol version, then hand the message to a fresh stateless Streamable HTTP transport.
- * GET and DELETE are refused with 405: a stateless server has no SSE stream and no session to end.
+ * negotiated protocol version, then serve the message by its protocol era (docs/api.md#mcp-endpoint):
+ * - 2026-07-28 requests carry their protocol version and client capabilities in every request's
+ *   `_meta`, so the SDK's per-request handler serves them with no state at all;
+ * - 2025 requests (`initialize`, then calls with `MCP-Protocol-Version` 2025-11-25, 2025-06-18, …)
+ *   are served by a fresh stateless Streamable HTTP transport answering JSON.
+ * Either way nothing outlives the request, so any replica serves any request. GET and DELETE are
+ * refused with 405: a stateless server has no SSE stream and no session to end.
  *
- * The web-standard transport is used (rather than the Node wrapper) so the request it sees and the
- * response it makes pass through here: the client's Accept is checked by our rule, and a batch is
+ * The web-standard faces are used (rather than the Node wrappers) so the request they see and the
+ * response they make pass through here: the client's Accept is checked by our rule, and a batch is
  * always answered with an array, even of one answer (the SDK unwraps a single answer).
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { ERRORS, err, INTERNAL_CREDENTIAL_HEADER, ok, type Result } from "@rda/contracts";
 import { type ApiKeyProblem, readApiKey } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -21,14 +32,14 @@ import {
   jsonRpcError,
   parseJsonBody,
 } from "./json-rpc.ts";
-import { createMcpServer, type McpServerDeps } from "./mcp-server.ts";
+import { createMcpServer, type McpServerDeps, type ToolCaller } from "./mcp-server.ts";
 
 export interface McpRouteOptions extends McpServerDeps {
   bodyLimitBytes: number;
 }
 
-/** The request headers the transport reads; the rest stay here. */
-const FORWARDED_HEADERS = ["content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"];
+/** The request headers the SDK reads (the `mcp-*` family: protocol version, method, name); the rest stay here. */
+const FORWARDED_HEADERS = ["content-type", "last-event-id"];
 
 export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   app.removeAllContentTypeParsers();
@@ -37,7 +48,13 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     { parseAs: "string", bodyLimit: options.bodyLimitBytes },
     (_req, body, done) => done(null, body),
   );
-  app.post("/mcp", { onRequest: requireKey }, (request, reply) => serveMcp(request, reply, options));
+  // One handler per process for 2026-07-28 requests; it builds a server per request for its caller.
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer(options, callerOf(authInfo)), {
+    legacy: "reject",
+    maxRequestBodySize: options.bodyLimitBytes,
+  });
+  app.addHook("onClose", () => modern.close());
+  app.post("/mcp", { onRequest: requireKey }, (request, reply) => serveMcp(request, reply, options, modern));
   app.route({
     method: ["GET", "DELETE"],
     url: "/mcp",
@@ -81,7 +98,12 @@ async function requireKey(request: FastifyRequest, reply: FastifyReply) {
   return reply.code(401).send({ error: entry.message });
 }
 
-async function serveMcp(request: FastifyRequest, reply: FastifyReply, options: McpRouteOptions) {
+async function serveMcp(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: McpRouteOptions,
+  modern: McpHttpHandler,
+) {
   if (!acceptsJson(request.headers.accept)) {
     return reply.code(406).send({
       error:
@@ -98,20 +120,11 @@ async function serveMcp(request: FastifyRequest, reply: FastifyReply, options: M
   }
   const key = callerCredential(request);
   if (!key.ok) return reply.code(401).send({ error: ERRORS.missing_api_key.message });
-  const server = createMcpServer(options, {
-    apiKey: key.value,
-    requestId: request.id,
-    rateKey: boundKeyId(key.value) ?? key.value,
-  });
-  // JSON responses rather than an SSE stream: every tool answers once, and proxies handle JSON best.
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
+  const caller = { apiKey: key.value, requestId: request.id, rateKey: boundKeyId(key.value) ?? key.value };
   // The connection closing (the agent cancelled or went away) aborts the tool calls still running.
+  const gone = new AbortController();
   reply.raw.on("close", () => {
-    void transport.close();
-    void server.close();
+    gone.abort();
     // No answer will be sent, so the onResponse hook that logs each request will not run.
     if (!reply.sent)
       request.log.info(
@@ -120,8 +133,10 @@ async function serveMcp(request: FastifyRequest, reply: FastifyReply, options: M
       );
   });
   try {
-    await server.connect(transport);
-    const response = await transport.handleRequest(webRequest(request), { parsedBody: body.value });
+    const web = webRequest(request, gone.signal);
+    const response = (await isLegacyRequest(web, body.value))
+      ? await serveLegacy(options, caller, web, body.value, gone.signal)
+      : await modern.fetch(web, { parsedBody: body.value, authInfo: authInfoOf(caller) });
     return await sendResponse(reply, response, isBatch);
   } catch (error) {
     request.log.error({ err: error }, "MCP request failed");
@@ -129,13 +144,59 @@ async function serveMcp(request: FastifyRequest, reply: FastifyReply, options: M
   }
 }
 
-function webRequest(request: FastifyRequest): Request {
-  const headers = new Headers({ accept: TRANSPORT_ACCEPT });
-  for (const name of FORWARDED_HEADERS) {
-    const value = request.headers[name];
-    if (typeof value === "string") headers.set(name, value);
+/** A 2025-era request: a fresh server on a stateless transport that answers JSON, closed with the request. */
+async function serveLegacy(
+  options: McpRouteOptions,
+  caller: ToolCaller,
+  web: Request,
+  parsedBody: unknown,
+  gone: AbortSignal,
+): Promise<Response> {
+  const server = createMcpServer(options, caller);
+  // JSON responses rather than an SSE stream: every tool answers once, and proxies handle JSON best.
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  const close = () => {
+    void transport.close();
+    void server.close();
+  };
+  gone.addEventListener("abort", close, { once: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(web, { parsedBody });
+  } finally {
+    gone.removeEventListener("abort", close);
+    close();
   }
-  return new Request(`http://${request.host}${request.url}`, { method: "POST", headers });
+}
+
+/**
+ * The caller travels to the per-request server as the SDK's pass-through AuthInfo: the credential is
+ * the token, and the request id and rate-limit key ride in `extra`.
+ */
+function authInfoOf(caller: ToolCaller): AuthInfo {
+  return {
+    token: caller.apiKey,
+    clientId: caller.rateKey,
+    scopes: [],
+    extra: { requestId: caller.requestId },
+  };
+}
+
+function callerOf(authInfo: AuthInfo | undefined): ToolCaller {
+  if (!authInfo) throw new Error("an MCP request reached the server without its caller");
+  return { apiKey: authInfo.token, rateKey: authInfo.clientId, requestId: String(authInfo.extra?.requestId) };
+}
+
+function webRequest(request: FastifyRequest, signal: AbortSignal): Request {
+  const headers = new Headers({ accept: TRANSPORT_ACCEPT });
+  for (const [name, value] of Object.entries(request.headers)) {
+    const forwarded = FORWARDED_HEADERS.includes(name) || name.startsWith("mcp-");
+    if (forwarded && typeof value === "string") headers.set(name, value);
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: "POST", headers, signal });
 }
 
 async function sendResponse(reply: FastifyReply, response: Response, isBatch: boolean) {

@@ -6,16 +6,10 @@
  * Schemas, computed once per process), and so is the capability set, which is honest this way: a
  * stateless server never sends tools/list_changed, so it does not claim `listChanged`.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
+import { registerResources } from "./resources.ts";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
 import { EXPORT_TOOLS } from "./tools/export-tools.ts";
 import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
@@ -51,32 +45,45 @@ export interface McpServerDeps {
 }
 
 export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, resources: {} },
+    instructions: INSTRUCTIONS,
+  });
   const listing = {
     tools: [
       ...deps.catalog.tools.map((tool) => tool.listing),
       ...RESOURCE_TOOLS.map((tool) => tool.listing(deps.catalog.budgetBytes)),
     ],
   };
-  server.setRequestHandler(ListToolsRequestSchema, () => listing);
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const resourceTool = RESOURCE_TOOLS.find((known) => known.name === request.params.name);
-    if (resourceTool)
-      return callResourceTool(deps, resourceTool, request.params.arguments ?? {}, caller, extra.signal);
-    const tool = deps.catalog.byName.get(request.params.name);
-    if (!tool) {
-      const names = [
-        ...deps.catalog.tools.map((known) => known.definition.name),
-        ...RESOURCE_TOOLS.map((known) => known.name),
-      ].join(", ");
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Unknown tool '${request.params.name}'; the tools are ${names}`,
-      );
-    }
-    return callTool(deps, tool, request.params.arguments ?? {}, { ...caller, signal: extra.signal });
+  server.setRequestHandler("tools/list", () => listing);
+  server.setRequestHandler("tools/call", async (request, context) => {
+    const call = { ...caller, signal: context.mcpReq.signal };
+    const result = await runTool(deps, request.params.name, request.params.arguments ?? {}, call);
+    if (result) return result;
+    const names = [
+      ...deps.catalog.tools.map((known) => known.definition.name),
+      ...RESOURCE_TOOLS.map((known) => known.name),
+    ].join(", ");
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown tool '${request.params.name}'; the tools are ${names}`,
+    );
   });
+  registerResources(server, (name, args, signal) => runTool(deps, name, args, { ...caller, signal }));
   return server;
+}
+
+/** One tool call for this caller, or undefined when no tool has that name. */
+export async function runTool(
+  deps: McpServerDeps,
+  name: string,
+  args: unknown,
+  call: ToolCaller & { signal: AbortSignal },
+): Promise<CallToolResult | undefined> {
+  const resourceTool = RESOURCE_TOOLS.find((known) => known.name === name);
+  if (resourceTool) return callResourceTool(deps, resourceTool, args, call, call.signal);
+  const tool = deps.catalog.byName.get(name);
+  return tool ? callTool(deps, tool, args, call) : undefined;
 }
 
 async function callTool(

@@ -7,9 +7,9 @@
  * (the request failed, or the client left) or `voided` (nobody settled it in time); only a pending
  * debit can be refunded, so every refund is applied exactly once.
  *
- * Admission touches the key's slot and three global keys (the reserve bucket, the pending index, and
- * the upstream pacer's state, read only): fine on one Redis primary, which the operator guide
- * prescribes; see there for Redis Cluster.
+ * Admission touches the key's slot and one global key (the pending index): fine on one Redis
+ * primary, which the operator guide prescribes; see there for Redis Cluster. The upstream budget is
+ * not admission's: the adapters' pacer alone owns it (docs/upstream.md#rate-limits).
  */
 
 import { luaScript } from "@rda/service-kit";
@@ -36,12 +36,9 @@ end
 `;
 
 /**
- * KEYS: record, journal, debit marker, key bucket, reserve bucket, pending index, upstream pacer
- * state (the adapters' pacer writes it: packages/upstream-client/src/pacer/pacer-scripts.ts), monthly
- * spend. While the upstream has reported its window spent, a data request is refused like a full reserve, with
- * the wait until the window turns: it would not be sent upstream, so nothing is debited.
+ * KEYS: record, journal, debit marker, key bucket, (unused), pending index, (unused), monthly spend.
  * ARGV: request_id, key hash ('' for a caller bound to the key id, as an OAuth token's), operation,
- * credits, tokens, reserve qps (0 = no reserve), reserve burst, pending ms, marker ttl (s), usage key
+ * credits, tokens, (unused), (unused), pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
  * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round};
@@ -79,22 +76,6 @@ end
 local cap, spent = month_spend()
 if cap_refuses(cap, spent, credits) then
   return {'spend_cap_reached', balance, 0, qps, burst, left, full, cap, spent}
-end
-local reserve_qps = tonumber(ARGV[6])
-if reserve_qps > 0 then
-  local window = redis.call('HMGET', KEYS[7], 'closed_until', 'reset_at', 'remaining')
-  local spent_until = tonumber(window[1]) or 0
-  local reset_at, remaining = tonumber(window[2]) or 0, tonumber(window[3])
-  if remaining ~= nil and remaining <= 0 and reset_at > spent_until then spent_until = reset_at end
-  if spent_until > now then
-    return {'reserve_exhausted', balance, spent_until - now, qps, burst, left, full}
-  end
-  local reserve_burst = tonumber(ARGV[7])
-  local reserve = bucket_level(KEYS[5], reserve_qps, reserve_burst)
-  if reserve < 1 then
-    return {'reserve_exhausted', balance, wait_ms(reserve, 1, reserve_qps), qps, burst, left, full}
-  end
-  bucket_store(KEYS[5], reserve - 1, reserve_qps, reserve_burst)
 end
 if credits == 0 then return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line(), low_balance_round()} end
 balance = redis.call('HINCRBY', KEYS[1], 'balance', -credits)

@@ -1,6 +1,6 @@
 /**
  * Admission of one request (admission-scripts.ts, `admitScript`): the key's bucket, its balance,
- * the shared reserve and the debit, decided together in one script.
+ * its spend cap and the debit, decided together in one script.
  */
 import { type AdmitReply, calendarMonthOf, type KeyBucket, type MonthSpend } from "@rda/contracts";
 import { admitScript } from "./admission-scripts.ts";
@@ -27,8 +27,6 @@ export interface Admission {
   readonly credits: number;
   /** Tokens of the key's bucket to spend. */
   readonly tokens: number;
-  /** Whether the request will go upstream and so needs a place in the shared reserve. */
-  readonly reserve: boolean;
   /** How long the debit may stay pending before billing voids it. */
   readonly pendingMs: number;
   /**
@@ -38,22 +36,22 @@ export interface Admission {
   readonly deadline: number;
 }
 
-/** The shared upstream reserve (UPSTREAM_RESERVE_QPS, UPSTREAM_RESERVE_BURST). */
-export interface Reserve {
-  readonly qps: number;
-  readonly burst: number;
-}
-
 /**
  * The script ran only after its deadline (Redis was stalled): it decided and took nothing, and
  * billing has already answered that it could not reach its store.
  */
 export type LateAdmission = { readonly outcome: "expired" };
 
+/**
+ * The places the upstream reserve once held in the script's arguments, left empty so the debit's
+ * steps keep their numbers; its key places repeat the key's record (a key a script declares must be
+ * one its Redis user may touch).
+ */
+const UNUSED_SLOT = "";
+
 export async function decideAdmission(
   context: LedgerContext,
   admission: Admission,
-  reserve: Reserve,
 ): Promise<AdmitReply | LateAdmission> {
   const { keys } = context;
   const { keyId, requestId } = admission;
@@ -65,9 +63,9 @@ export async function decideAdmission(
       keys.journal(keyId),
       keys.debitMarker(keyId, requestId),
       keys.keyRateBucket(keyId),
-      keys.globalReserveBucket,
+      keys.keyRecord(keyId),
       keys.pendingDebits,
-      keys.upstreamPacer.state,
+      keys.keyRecord(keyId),
       keys.monthlySpend(keyId),
     ],
     [
@@ -76,8 +74,8 @@ export async function decideAdmission(
       admission.operation,
       admission.credits,
       admission.tokens,
-      admission.reserve ? reserve.qps : 0,
-      reserve.burst,
+      UNUSED_SLOT,
+      UNUSED_SLOT,
       admission.pendingMs,
       MARKER_TTL_SECONDS.debit,
       usagePrefix(context, keyId),
@@ -129,7 +127,6 @@ function admitReply(
     case "insufficient":
       return { outcome, balance, bucket, ...(lowRound !== undefined && { low_balance_round: lowRound }) };
     case "rate_limited":
-    case "reserve_exhausted":
       return { outcome, retry_after_ms: waitMs, bucket };
     case "unknown_key":
     case "revoked":

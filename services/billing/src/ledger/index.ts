@@ -4,7 +4,7 @@ import { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
 import { KEY_SCRIPTS } from "./scripts.ts";
 import { SPEND_CAP_SCRIPTS } from "./spend-caps.ts";
 
-export { type Admission, decideAdmission, type Reserve } from "./admission.ts";
+export { type Admission, decideAdmission } from "./admission.ts";
 export {
   createKey,
   type KeyDefaults,

@@ -1,19 +1,18 @@
 /**
  * The one handler behind the six data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
  * "one request's way"): validate → key → idempotency claim → admission (the key's bucket, the
- * balance, the shared reserve and the debit, decided by billing in one step) → adapter → envelope.
- * The shared cache is asked first: a cached answer is admitted without the upstream reserve
- * (cached-answer.ts).
+ * balance, the spend cap and the debit, decided by billing in one step) → adapter → envelope.
+ * Admission comes before any cache or adapter work, so a refused request costs neither; the upstream
+ * budget is the adapters' pacer's.
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
 import { err, type OperationContract, parseHttpParams } from "@rda/contracts";
 import { admitThroughBilling } from "../admission.ts";
-import { type Failure, succeed } from "../failure.ts";
+import type { Failure } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
 import { authenticate } from "./authenticate.ts";
 import { ageSeconds, requestedMaxAge } from "./cache-control.ts";
-import { cachedAnswer } from "./cached-answer.ts";
 import { openCharge } from "./charge.ts";
 import { envelope, sendEnvelope } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
@@ -39,20 +38,12 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       if (!begun.ok) return sendError(reply, begun.error, ctx.errors);
       if ("answered" in begun.value) return begun.value.answered;
       const { claim } = begun.value;
-      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
-      // An answer the shared cache holds costs the upstream nothing: asked for first, it takes no
-      // place in the upstream reserve and is never refused for a spent window (cached-answer.ts).
-      const cached = await cachedAnswer(ctx, {
-        adapter,
-        requestId: request.id,
-        params: parsed.value,
-        maxAgeS,
-      });
+      // Admission first (docs/architecture.md#one-requests-way): a key refused for its bucket, its
+      // balance or its cap costs no cache read and no adapter round trip.
       const admission = await admitThroughBilling(ctx, key.value, {
         requestId: request.id,
         operation: operationId,
         credits,
-        reserve: cached === undefined,
       });
       if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
       if (!admission.ok) {
@@ -63,12 +54,12 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
         });
         return sendError(reply, admission.error, ctx.errors);
       }
+      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
       const { balance } = admission.value;
       const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim });
-      const result =
-        cached !== undefined
-          ? succeed(cached)
-          : await ctx.adapters.call(adapter, request.id, parsed.value, { maxAgeS }).catch(internalError);
+      const result = await ctx.adapters
+        .call(adapter, request.id, parsed.value, { maxAgeS })
+        .catch(internalError);
       if (!result.ok) return sendError(reply, await charge.fail(result.error), ctx.errors);
       const meta = { credits_used: credits, credits_remaining: balance };
       // docs/api.md#freshness: every answer says when the upstream produced it, and how long ago.

@@ -64,7 +64,6 @@ async function replay(
     requestId: request.id,
     operation: "replay",
     credits: 0,
-    reserve: false,
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);

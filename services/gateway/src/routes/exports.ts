@@ -2,7 +2,7 @@
  * Export jobs (docs/api.md#exports): `POST /v1/exports`, `GET /v1/exports/{id}`,
  * `POST /v1/exports/{id}/start|pause|resume|cancel` and `GET /v1/exports/{id}/file`. These manage a
  * job and are free: like `GET /v1/account`, each is authenticated and spends one token of the key's
- * own bucket (no credit, no place in the upstream reserve); the pages an export fetches are charged
+ * own bucket (no credit); the pages an export fetches are charged
  * by the exports service as they arrive. The gateway forwards each command, with the key's id and
  * the balance admission read, to the exports service over NATS; a job of another key is a 404
  * there. The file is fetched from the exports service through a signed link it gives only for the
@@ -70,7 +70,6 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
       requestId: request.id,
       operation: "exports",
       credits: 0,
-      reserve: false,
     });
     if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
     if (!admission.ok) return sendError(reply, admission.error, ctx.errors);

@@ -25,7 +25,6 @@ export const getAccount: GatewayRoute = {
       requestId: request.id,
       operation: operation.operationId,
       credits: operation.credits,
-      reserve: false,
     });
     if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
     if (!admission.ok) return sendError(reply, admission.error, ctx.errors);

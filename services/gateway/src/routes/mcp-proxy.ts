@@ -77,7 +77,6 @@ async function gate(request: FastifyRequest, reply: FastifyReply, ctx: GatewayCo
     operation: "mcp",
     credits: 0,
     tokens,
-    reserve: false,
   });
   if (!admission.ok) {
     allowOriginToRead(request, reply, ctx);

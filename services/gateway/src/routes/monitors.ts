@@ -1,7 +1,7 @@
 /**
  * /v1/monitors (docs/api.md#monitors): managing monitors (and their webhooks: the delivery log,
  * redelivery, a test event, rotating the secret) is free and admitted like /v1/account (the
- * key's own bucket, 0 credits, no upstream reserve); pulling items costs 1 credit for a page holding
+ * key's own bucket, 0 credits); pulling items costs 1 credit for a page holding
  * at least one item, admitted and settled like a data request, and refunded when the page is empty
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
@@ -99,7 +99,6 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
     requestId: request.id,
     operation: "manageMonitors",
     credits: 0,
-    reserve: false,
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
@@ -135,7 +134,6 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
     requestId: request.id,
     operation: MONITOR_PULL_OPERATION,
     credits,
-    reserve: false,
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);

@@ -54,18 +54,14 @@ export interface Harness {
   readonly url: string;
   readonly namespace: string;
   readonly nats: NatsConnection;
-  /** The params of each adapter request, cache-only ones apart. */
+  /** The params of each adapter request: one per message the adapters received. */
   readonly adapterParams: unknown[];
-  /** The params of each cache-only adapter request (src/http/cached-answer.ts). */
-  readonly cacheOnlyParams: unknown[];
   createKey(options?: { balance?: number; qps?: number; burst?: number }): Promise<TestKey>;
   balanceOf(key: TestKey): Promise<number>;
   /** The key's journal, oldest first. */
   journal(key: TestKey): Promise<JournalEntry[]>;
   revoke(key: TestKey): Promise<void>;
   setAdapter(behaviour: AdapterBehaviour): void;
-  /** How the adapters answer a cache-only request; default NOT_CACHED, as with nothing cached. */
-  setCacheOnly(behaviour: AdapterBehaviour): void;
   /** Stops billing (its subjects then have no responders) or starts it again. */
   setBilling(up: boolean): Promise<void>;
   /** The gateway's metrics in the Prometheus text format (main.ts serves them on METRICS_PORT). */
@@ -78,13 +74,7 @@ export const OK_PAGE: AdapterBehaviour = () => ({
   data: '[{"id":"abc","title":"t"}]',
 });
 
-/** What a real adapter answers a cache-only request whose answer is not cached: unsent, rate_limited. */
-export const NOT_CACHED: AdapterBehaviour = () => ({
-  meta: { outcome: "rate_limited", message: "not in the shared cache", retry_after_seconds: 1 },
-});
-
 export interface HarnessOptions {
-  reserve?: { qps: number; burst: number };
   logger?: Logger;
   gateway?: Partial<GatewaySettings>;
 }
@@ -96,9 +86,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const nats = await connectTestNats();
   const redis: Redis = await openRedis(testRedisUrl(), "gateway-test", silentLogger());
   const adapterParams: unknown[] = [];
-  const cacheOnlyParams: unknown[] = [];
   let adapter: AdapterBehaviour = OK_PAGE;
-  let cacheOnlyAdapter: AdapterBehaviour = NOT_CACHED;
   // One environment for both services, as production shares one: each resolves its settings from it
   // with the code its main.ts runs. Scripted adapters answer at once, so the gateway's wait is short.
   const environment = {
@@ -108,10 +96,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     MCP_URL: "http://127.0.0.1:9",
     PENDING_SWEEP_MS: "200",
   };
-  const billingSettings = {
-    ...billingSettingsFromEnv(environment),
-    reserve: options.reserve ?? { qps: 1_000, burst: 1_000 },
-  };
+  const billingSettings = billingSettingsFromEnv(environment);
   const startOurBilling = () =>
     startBilling({ nats, redis, subjects, keys, logger: silentLogger(), settings: billingSettings });
   let billing: Billing | undefined = await startOurBilling();
@@ -119,10 +104,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const adapters = Object.values(subjects.adapter).map((subject) =>
     nats.subscribe(subject, {
       callback: (_error, message) => {
-        const request = message.json<{ params: unknown; cache_only?: boolean }>();
-        const cacheOnly = request.cache_only === true;
-        (cacheOnly ? cacheOnlyParams : adapterParams).push(request.params);
-        const answer = (cacheOnly ? cacheOnlyAdapter : adapter)(request.params);
+        const request = message.json<{ params: unknown }>();
+        adapterParams.push(request.params);
+        const answer = adapter(request.params);
         if (answer !== "silent") message.respond(encodeAdapterReply(answer.meta, answer.data));
       },
     }),
@@ -157,7 +141,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     namespace,
     nats,
     adapterParams,
-    cacheOnlyParams,
     metrics: () => metrics.registry.metrics(),
     async createKey({ balance = 100, qps = 100, burst = 100 } = {}) {
       const request = { credits: balance, rate_limit: { qps, burst }, label: "gateway-test" };
@@ -184,9 +167,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     setAdapter(behaviour) {
       adapter = behaviour;
-    },
-    setCacheOnly(behaviour) {
-      cacheOnlyAdapter = behaviour;
     },
     async setBilling(up) {
       if (up && !billing) billing = await startOurBilling();

@@ -3,7 +3,7 @@
  * Both are cut at whole items to stay within the byte budget; a cut result's `next` continues right
  * after the last item shown, so nothing is skipped.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ACTIVITY_INTERVAL_SECONDS, type Activity, type ActivityInterval } from "@rda/contracts";
 import { project } from "./fields.ts";
 import { assemble, count, cutSentence, itemsWithinBudget, type Service } from "./presentation.ts";

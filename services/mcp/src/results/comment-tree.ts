@@ -8,7 +8,7 @@
  *
  * `more` nodes stand for comments the API collapsed (beyond `limit`); each says how to fetch them.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { type CommentTreeNode, getCommentTreeParamsSchema, MAX_IDS_PER_BATCH } from "@rda/contracts";
 import type { z } from "zod";
 import { DEFAULT_FIELDS, project, selectedFields } from "./fields.ts";

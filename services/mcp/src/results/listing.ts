@@ -7,7 +7,7 @@
  * either. Only when every shown row shares the second of the first row left out can no cursor reach
  * the rest; then `next` fetches those rows by id.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { MAX_IDS_PER_BATCH } from "@rda/contracts";
 import { DEFAULT_FIELDS, type ItemKind, project, selectedFields } from "./fields.ts";
 import {

@@ -7,7 +7,7 @@
  * Results are kept within a byte budget by cutting whole items (binary search on how many fit); an
  * item is never split, so a single item larger than the budget comes alone.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 
 export interface Presentation {
   data: unknown;

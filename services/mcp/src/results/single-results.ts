@@ -3,7 +3,7 @@
  * rules, a user's profile and the account. Their items are small already; rules and profiles keep the
  * fields the contract documents and drop the upstream's bookkeeping (rule kinds, stats timestamps).
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Account } from "@rda/contracts";
 import { project } from "./fields.ts";
 import { assemble, count, cutSentence, fitToBudget, type Service } from "./presentation.ts";

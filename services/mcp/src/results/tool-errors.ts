@@ -3,7 +3,7 @@
  * charged, and what to do next. Never a JSON-RPC error: the model reads tool results, not transport
  * errors, and should be able to act on the text alone.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { GatewayError } from "@rda/sdk";
 
 export interface KeyRate {

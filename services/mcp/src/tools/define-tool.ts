@@ -5,7 +5,7 @@
  * all come from the contract. A tool file adds its words for the agent and how its result is
  * presented. Every call goes to the gateway with the caller's key, so billing is HTTP billing.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import {
   creditServiceMetaSchema,
   listServiceMetaSchema,

@@ -5,7 +5,7 @@
  * Never the data itself: an export can be far larger than any tool result. Both are free; the
  * export's pages are charged as it fetches them.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { EXPORT_FORMATS, EXPORT_ID_PATTERN, EXPORT_KINDS, EXPORT_LIMITS } from "@rda/contracts";
 import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";

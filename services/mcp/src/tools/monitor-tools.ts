@@ -5,7 +5,7 @@
  * is asked no larger than the budget holds (`limit`), and the items' texts are shortened until the
  * page fits, never dropped, because the page's cursor moves past every item on it.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import {
   createMonitorSchema,
   DEFAULT_MONITOR_LIMITS,

@@ -2,7 +2,7 @@
  * Tools over a resource of the API (an export, a monitor) rather than an operation of OPERATIONS:
  * their shape, and how each is listed in tools/list.
  */
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import type { ExportCallOptions, GatewayClient } from "@rda/sdk";
 import type { z } from "zod";
 import { portableJsonSchema } from "./json-schema.ts";

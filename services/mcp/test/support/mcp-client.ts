@@ -1,4 +1,11 @@
-/** The SDK's own MCP client over real HTTP, authenticated like an agent would be. */
+/**
+ * The SDKs' own MCP clients over real HTTP, authenticated like an agent would be: the v1 client
+ * (protocol 2025-11-25) and the v2 client, which negotiates 2026-07-28.
+ */
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { silentLogger } from "@rda/service-kit/testing";
@@ -11,6 +18,25 @@ export async function connectMcpClient(endpoint: string, apiKey: string): Promis
     requestInit: { headers: { "x-api-key": apiKey } },
   });
   await client.connect(transport);
+  return client;
+}
+
+/**
+ * The v2 client. `auto` probes with server/discover and settles on the newest revision both sides
+ * speak; a pinned revision fails unless the server offers it.
+ */
+export async function connectModernClient(
+  endpoint: string,
+  apiKey: string,
+  mode: "auto" | { pin: string } = { pin: "2026-07-28" },
+): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name: "rda-test-agent-v2", version: "1.0.0" },
+    { versionNegotiation: { mode } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(endpoint), { requestInit: { headers: { "x-api-key": apiKey } } }),
+  );
   return client;
 }
 
