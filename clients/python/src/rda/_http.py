@@ -106,7 +106,7 @@ def delay_before_retry(failure: RdaError, retry: int, policy: RetryPolicy) -> fl
             return None
         if failure.retry_after is not None:
             return failure.retry_after if failure.retry_after <= policy.max_retry_after else None
-    ceiling = min(policy.max_delay, policy.base_delay * 2**retry)
+    ceiling = min(policy.max_delay, policy.base_delay * 2.0**retry)
     return ceiling / 2 + random.random() * ceiling / 2
 
 
