@@ -114,6 +114,7 @@ describe.skipIf(problem !== undefined)(
     it("passes its own tests against this stack over HTTP", async () => {
       const { key } = await stack.createKey({ credits: 100_000, qps: 10_000, burst: 10_000 });
       const slow = await stack.createKey({ credits: 10, qps: 1, burst: 1 });
+      const spare = await stack.createKey({ credits: 10, qps: 100, burst: 100 });
       const env = {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
@@ -121,6 +122,7 @@ describe.skipIf(problem !== undefined)(
         RDA_API_KEY: key,
         RDA_SIM_URL: stack.simulatorUrl,
         RDA_SLOW_API_KEY: slow.key,
+        RDA_SPARE_API_KEY: spare.key,
       };
       const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", join(PYTHON_CLIENT, "tests")];
       const outcome = await run(python, args, { cwd: work, env, maxBuffer: 16 * 1024 * 1024 }).then(

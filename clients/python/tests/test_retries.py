@@ -36,12 +36,15 @@ def test_a_forced_502_is_retried_and_charged_once(base_url, api_key, sim_url, su
         assert rules.credits_remaining == start - 1 == balance(client)
 
 
-def test_a_replayed_call_is_not_charged_again(client, subreddit) -> None:
-    start = balance(client)
-    first = client.list_posts(subreddit=subreddit, limit=2, idempotency_key="python-client-replay-1")
-    again = client.list_posts(subreddit=subreddit, limit=2, idempotency_key="python-client-replay-1")
-    assert again.replayed and again.data == first.data
-    assert balance(client) == start - 1
+def test_a_replayed_call_is_not_charged_again(base_url, spare_api_key, subreddit) -> None:
+    # A key that stored no other answers: the main key's paging may have filled its share of the
+    # replay store (docs/api.md#idempotency), past which answers are served but not kept.
+    with rda.Client(spare_api_key, base_url=base_url) as client:
+        start = balance(client)
+        first = client.list_posts(subreddit=subreddit, limit=2, idempotency_key="python-client-replay-1")
+        again = client.list_posts(subreddit=subreddit, limit=2, idempotency_key="python-client-replay-1")
+        assert again.replayed and again.data == first.data
+        assert again.credits_remaining == first.credits_remaining == start - 1 == balance(client)
 
 
 def test_a_refusal_that_would_fail_again_is_not_retried(base_url) -> None:

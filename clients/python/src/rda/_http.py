@@ -56,6 +56,10 @@ class Request:
 
 
 def build_request(operation: Operation, values: dict[str, Any], idempotency_key: str | None) -> Request:
+    known = {python for python, _, _ in operation.arguments}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise TypeError(f"{operation.id} takes no parameter {', '.join(unknown)}; it takes {', '.join(sorted(known))}")
     path = operation.path
     params: dict[str, str] = {}
     headers = {"idempotency-key": idempotency_key or str(uuid.uuid4())}
