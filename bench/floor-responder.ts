@@ -1,7 +1,8 @@
 /**
  * The floor of the design's shape, adapter half: a NATS queue subscriber that fetches the upstream
  * path each message names with an undici pool and replies with the page's bytes. No parsing, no
- * cursor, no logs.
+ * cursor, no logs. With FLOOR_FROM_MEMORY=1 it is the cached floor (e2): each path is fetched once
+ * and answered from memory ever after.
  */
 import { connectNats, createLogger } from "@rda/service-kit";
 import { Pool } from "undici";
@@ -14,12 +15,22 @@ const nats = await connectNats(
   "floor-responder",
   createLogger("floor-responder", { level: "warn" }),
 );
+const fromMemory = process.env.FLOOR_FROM_MEMORY === "1";
+const remembered = new Map<string, Uint8Array>();
 nats.subscribe(subject, {
   queue: "floor",
   callback: (error, message) => {
     if (error) return;
-    void pool.request({ method: "GET", path: message.string() }).then(async (response) => {
-      message.respond(new Uint8Array(await response.body.arrayBuffer()));
+    const path = message.string();
+    const known = fromMemory ? remembered.get(path) : undefined;
+    if (known) {
+      message.respond(known);
+      return;
+    }
+    void pool.request({ method: "GET", path }).then(async (response) => {
+      const page = new Uint8Array(await response.body.arrayBuffer());
+      if (fromMemory && response.statusCode === 200) remembered.set(path, page);
+      message.respond(page);
     });
   },
 });

@@ -1,14 +1,17 @@
 /**
  * `pnpm bench`: the same 25-post page (a) straight from the simulator, (b) through a bare fastify
- * proxy, (c) through the whole gateway path (auth, admission, adapter, envelope, settlement), and (d)
- * /v1/account, (e) through the floor of the design's shape (a fastify edge, one NATS request-reply,
- * an undici responder, and nothing else), (f) through the floor with one admission round trip to
+ * proxy, through the whole gateway path (auth, admission, cache or adapter, envelope, settlement)
+ * (c1) as a cache hit and (c2) fetched anew (`Cache-Control: no-cache`), and (d) /v1/account, (e)
+ * through the floor of the design's shape (a fastify edge, one NATS request-reply, an undici
+ * responder, and nothing else), (e2) the cached floor (the same, the responder answering from
+ * memory), (f) through the floor with one admission round trip to
  * billing before each request, (g) billing's admissions per second, asked straight over NATS in
  * bursts (billing-admissions.ts); then a moderate fixed-rate run of (a), (c) and (e) for the
  * latency each adds. Every service runs as its own process (its own main.ts); needs local Redis
  * and NATS. Each stage runs BENCH_RUNS times (default 3) and the median is reported, with the CPU
  * time each process spent per request over the measured window (read from /proc): the figure that
- * moves least with the load of the machine. Then (z): a mixed Zipf workload through the response
+ * moves least with the load of the machine. Then (v): every variant (limit, fields, q) of settled
+ * windows, answers per upstream call beside the physical limit (bench/variant-mix.ts). Then (z): a mixed Zipf workload through the response
  * cache on the strict budget (bench/cache-mix.ts). Last, (s): the product inside the upstream's strict
  * budget (bench/strict-budget.ts), reporting customer answers by status and upstream requests a second.
  */
@@ -26,6 +29,7 @@ import { loopbackRoundTripMicros } from "./loopback.ts";
 import { type PriorityFigures, runPriorityStage } from "./priority-share.ts";
 import { freePort, startProcess, stopAll, waitForHttp } from "./processes.ts";
 import { runStrictBudgetStage, type StrictBudgetFigures } from "./strict-budget.ts";
+import { runVariantMix, type VariantMixFigures } from "./variant-mix.ts";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -123,17 +127,18 @@ async function main() {
     // Their own metrics and internal ports: another stack on this machine may hold the defaults.
     METRICS_PORT: "0",
   };
-  const [simPort, proxyPort, gatewayPort, billingHealth, adapterHealth, floorPort] = await Promise.all(
-    Array.from({ length: 6 }, () => freePort()),
-  );
+  const [simPort, proxyPort, gatewayPort, billingHealth, adapterHealth, floorPort, cachedFloorPort] =
+    await Promise.all(Array.from({ length: 7 }, () => freePort()));
   const simUrl = `http://127.0.0.1:${simPort}`;
   const proxyUrl = `http://127.0.0.1:${proxyPort}`;
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const floorUrl = `http://127.0.0.1:${floorPort}`;
+  const cachedFloorUrl = `http://127.0.0.1:${cachedFloorPort}`;
   process.stdout.write(
     "bench: starting simulator, billing, adapter-posts, gateway, a bare proxy and the floor …\n",
   );
   const floorSubject = `${namespace}.floor.page`;
+  const cachedFloorSubject = `${namespace}.floor.cached-page`;
   const children = {
     simulator: startProcess("services/upstream-sim/src/main.ts", {
       SIM_PORT: String(simPort),
@@ -168,6 +173,18 @@ async function main() {
       UPSTREAM_URL: simUrl,
       FLOOR_SUBJECT: floorSubject,
     }),
+    cachedFloorEdge: startProcess("bench/floor-edge.ts", {
+      ...common,
+      PORT: String(cachedFloorPort),
+      FLOOR_SUBJECT: cachedFloorSubject,
+      FLOOR_ADMIT_SUBJECT: buildSubjects(namespace).billing.admit,
+    }),
+    cachedFloorResponder: startProcess("bench/floor-responder.ts", {
+      ...common,
+      UPSTREAM_URL: simUrl,
+      FLOOR_SUBJECT: cachedFloorSubject,
+      FLOOR_FROM_MEMORY: "1",
+    }),
   };
   try {
     for (const url of [
@@ -178,6 +195,7 @@ async function main() {
       `${proxyUrl}/api/subreddits/search?limit=1`,
       // 502 until the responder has subscribed, then the simulator's answer.
       `${floorUrl}/api/subreddits/search?limit=1`,
+      `${cachedFloorUrl}/api/subreddits/search?limit=1`,
     ]) {
       await waitForHttp(url, 60_000);
     }
@@ -199,6 +217,10 @@ async function main() {
       ...watch("floorEdge", "floorResponder", "simulator"),
       ...servers.filter((server) => server.name === "nats"),
     ];
+    const cachedFloorPath = [
+      ...watch("cachedFloorEdge", "cachedFloorResponder"),
+      ...servers.filter((server) => server.name === "nats"),
+    ];
 
     const stages: Record<string, Stage> = {
       a_simulator_direct: { label: "(a) simulator direct", url: direct, watched: watch("simulator") },
@@ -207,10 +229,16 @@ async function main() {
         url: `${proxyUrl}/api/posts/search?${page}`,
         watched: watch("proxy", "simulator"),
       },
-      c_gateway: {
-        label: "(c) whole gateway path",
+      c1_gateway_cached: {
+        label: "(c1) whole gateway path, a cache hit",
         url: `${gatewayUrl}/v1/posts?${page}`,
         headers,
+        watched: gatewayPath,
+      },
+      c2_gateway_fetched: {
+        label: "(c2) whole gateway path, fetched anew (Cache-Control: no-cache)",
+        url: `${gatewayUrl}/v1/posts?${page}`,
+        headers: { ...headers, "cache-control": "no-cache" },
         watched: gatewayPath,
       },
       d_account: {
@@ -223,6 +251,11 @@ async function main() {
         label: "(e) the shape's floor: fastify, one NATS request, an undici responder",
         url: `${floorUrl}/api/posts/search?${page}`,
         watched: floorPath,
+      },
+      e2_floor_cached: {
+        label: "(e2) the cached floor: fastify, one NATS request, a responder answering from memory",
+        url: `${cachedFloorUrl}/api/posts/search?${page}`,
+        watched: cachedFloorPath,
       },
       f_floor_with_admission: {
         label: "(f) the floor with one admission round trip before each request",
@@ -237,7 +270,7 @@ async function main() {
         watched: watch("simulator"),
       },
       moderate_c_gateway: {
-        label: `(c) at ${MODERATE_RATE} req/s`,
+        label: `(c1) at ${MODERATE_RATE} req/s`,
         url: `${gatewayUrl}/v1/posts?${page}`,
         headers,
         rate: MODERATE_RATE,
@@ -270,6 +303,14 @@ async function main() {
         `bench: (g) billing admits ${admissions.admissions_per_second} requests/s (${admissions.failed} failed; ${admissions.cpu_ms_per_admission_total} CPU ms each)\n`,
       );
     }
+    let variants: VariantMixFigures | undefined;
+    if (!ONLY || ONLY.includes("v")) {
+      process.stdout.write("bench: (v) every variant of settled windows …\n");
+      variants = await runVariantMix({ gatewayUrl, simUrl, headers });
+      process.stdout.write(
+        `bench: (v) ${variants.answers} answers from ${variants.upstream_calls} upstream calls: ${variants.answers_per_upstream_call} per call; the physical limit (one call per window) ${variants.physical_limit_answers_per_call}\n`,
+      );
+    }
     const loopbackMicros = await loopbackRoundTripMicros();
     let strict: StrictBudgetFigures | undefined;
     if (!ONLY || ONLY.includes("s")) strict = await strictBudget();
@@ -295,6 +336,7 @@ async function main() {
       },
       results,
       ...(admissions && { g_billing_admissions: admissions }),
+      ...(variants && { v_variant_mix: variants }),
       ratios: ratiosOf(results),
       ...(strict && { strict_budget: strict }),
       ...(mix && { cached_mix: mix }),
@@ -349,7 +391,8 @@ function printPriority(priority: PriorityFigures): void {
 
 /** Throughput ratios and the added latency, for the stages that ran. */
 function ratiosOf(results: Record<string, Figures>): Record<string, number> {
-  const { a_simulator_direct: a, b_bare_proxy: b, c_gateway: c, e_floor: e } = results;
+  const { a_simulator_direct: a, b_bare_proxy: b, c1_gateway_cached: c, e_floor: e } = results;
+  const { c2_gateway_fetched: c2, e2_floor_cached: e2 } = results;
   const f = results.f_floor_with_admission;
   const moderateA = results.moderate_a_simulator_direct;
   const moderateC = results.moderate_c_gateway;
@@ -357,18 +400,27 @@ function ratiosOf(results: Record<string, Figures>): Record<string, number> {
     ...(a && c && { c_over_a_throughput: round(c.requests_per_second / a.requests_per_second) }),
     ...(b && c && { c_over_b_throughput: round(c.requests_per_second / b.requests_per_second) }),
     ...(a && e && { e_over_a_throughput: round(e.requests_per_second / a.requests_per_second) }),
-    ...(c && e && { c_over_e_throughput: round(c.requests_per_second / e.requests_per_second) }),
+    // Like with like: a cache hit against the cached floor, a fetch against the fetching floor.
+    ...(c && e2 && { c1_over_e2_throughput: round(c.requests_per_second / e2.requests_per_second) }),
+    ...(c2 && e && { c2_over_e_throughput: round(c2.requests_per_second / e.requests_per_second) }),
+    ...(c && c2 && { c1_over_c2_throughput: round(c.requests_per_second / c2.requests_per_second) }),
+    ...(c && { c1_cpu_ms_per_request: c.cpu_ms_per_request_total }),
+    ...(c2 && { c2_cpu_ms_per_request: c2.cpu_ms_per_request_total }),
+    ...(e2 && { e2_cpu_ms_per_request: e2.cpu_ms_per_request_total }),
+    ...(c &&
+      e2 && {
+        c1_cpu_ms_over_cached_floor: round3(c.cpu_ms_per_request_total - e2.cpu_ms_per_request_total),
+      }),
+    ...(c2 &&
+      e && { c2_cpu_ms_over_floor: round3(c2.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
     ...(a && f && { f_over_a_throughput: round(f.requests_per_second / a.requests_per_second) }),
     ...(moderateA && moderateC && { moderate_added_p50_ms: round(moderateC.p50_ms - moderateA.p50_ms) }),
     ...(moderateA &&
       results.moderate_e_floor && {
         moderate_floor_added_p50_ms: round(results.moderate_e_floor.p50_ms - moderateA.p50_ms),
       }),
-    ...(c && { c_cpu_ms_per_request: c.cpu_ms_per_request_total }),
     ...(e && { e_cpu_ms_per_request: e.cpu_ms_per_request_total }),
     ...(f && { f_cpu_ms_per_request: f.cpu_ms_per_request_total }),
-    // What the product's own work (auth, admission, the adapter's page handling, the envelope) costs.
-    ...(c && e && { c_cpu_ms_over_floor: round3(c.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
     // What the admission round trip alone costs, and what the rest of the product's work costs.
     ...(e && f && { f_cpu_ms_over_floor: round3(f.cpu_ms_per_request_total - e.cpu_ms_per_request_total) }),
   };

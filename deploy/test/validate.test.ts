@@ -331,7 +331,7 @@ describe("internal plane checks: identities, credentials, network policies", () 
   it("reject chart values whose Redis rules differ from users.acl, or whose NATS lacks auth.conf or TLS", async () => {
     const copy = brokenCopy(({ k8s }) => {
       const dependencies = join(k8s, "dependencies");
-      replaceIn(join(dependencies, "redis-values.yaml"), 'keys: "~rda:idempotency:*"', 'keys: "~rda:*"');
+      replaceIn(join(dependencies, "redis-values.yaml"), 'keys: "~rda:idempotency:*', 'keys: "~rda:*');
       replaceIn(join(dependencies, "nats-values.yaml"), "    00$include: auth.conf\n", "");
       replaceIn(join(dependencies, "nats-values.yaml"), "        verify: true\n", "");
     });

@@ -45,7 +45,8 @@ export function redisUsers(aclTemplate: string): RedisUsers {
     const pick = (test: (rule: string) => boolean) => rules.filter(test).join(" ");
     users.set(match[1]!, {
       variable: match[2]!,
-      keys: pick((rule) => rule.startsWith("~")),
+      // `~pattern`, or `%R~pattern` / `%W~pattern` for read-only / write-only keys.
+      keys: pick((rule) => /^(%[RW]+)?~/.test(rule)),
       channels: pick((rule) => rule.startsWith("&") || rule === "resetchannels" || rule === "allchannels"),
       commands: pick((rule) => rule.startsWith("+") || rule.startsWith("-")),
     });

@@ -44,6 +44,70 @@ describe("the shared response cache through the stack", () => {
     expect([first.service?.credits_remaining, second.service?.credits_remaining]).toEqual([9, 8]);
   });
 
+  it("serves a repeated request after admission from the kept answer alone: no adapter message, same body, 1 credit", async () => {
+    const { key } = await stack.createKey({ credits: 10 });
+    const subreddit = stack.simulator.probe.subredditNames()[3];
+    const path = `/v1/posts?subreddit=${subreddit}&limit=11`;
+    let adapterMessages = 0;
+    const watch = stack.nats.subscribe(stack.subjects.adapter.listPosts, {
+      callback: () => {
+        adapterMessages += 1;
+      },
+    });
+    await stack.nats.flush();
+    const first = await get(path, key);
+    await stack.nats.flush();
+    expect(adapterMessages).toBe(1);
+    const again = await Promise.all(Array.from({ length: 5 }, () => get(path, key)));
+    await stack.nats.flush();
+    watch.unsubscribe();
+    expect(adapterMessages).toBe(1);
+    for (const answer of again) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toEqual(first.body.data);
+      expect(answer.service?.cached_at).toBe(first.service?.cached_at);
+      expect(Number(answer.age)).toBeLessThanOrEqual(30);
+    }
+    const remaining = again.map((answer) => Number(answer.service?.credits_remaining));
+    expect(remaining.sort((a, b) => a - b)).toEqual([4, 5, 6, 7, 8]);
+  });
+
+  it("answers a smaller limit, a fields projection and a q filter of a cached window from its one upstream page, exactly as a fresh fetch does", async () => {
+    const { key } = await stack.createKey({ credits: 20 });
+    const subreddit = stack.simulator.probe.subredditNames()[4];
+    const window = `/v1/posts?subreddit=${subreddit}`;
+    const full = await get(`${window}&limit=100`, key);
+    expect(full.status).toBe(200);
+    const fetched = await simTotal();
+    const variants = [
+      `${window}&limit=10`,
+      `${window}&limit=25&fields=id,title,created_utc`,
+      `${window}&limit=100&q=the`,
+    ];
+    const cached = [];
+    for (const path of variants) cached.push(await get(path, key));
+    // Every variant came from the full page already fetched: nothing more reached the upstream.
+    expect(await simTotal()).toBe(fetched);
+    for (const [index, path] of variants.entries()) {
+      const fresh = await get(path, key, { "cache-control": "no-cache" });
+      expect(fresh.age).toBe("0");
+      expect(cached[index]!.body.data).toEqual(fresh.body.data);
+      const paging = (answer: typeof fresh) => answer.body._service as { cursor: unknown; has_more: unknown };
+      expect([paging(cached[index]!).cursor, paging(cached[index]!).has_more]).toEqual([
+        paging(fresh).cursor,
+        paging(fresh).has_more,
+      ]);
+    }
+    // A smaller page is the head of the full one, cut so no second is split: the cursor is its last row.
+    const fullIds = (full.body.data as { id: string }[]).map((row) => row.id);
+    const head = cached[0]!.body.data as { id: string; created_utc: number }[];
+    expect(head.length).toBeGreaterThan(0);
+    expect(head.map((row) => row.id)).toEqual(fullIds.slice(0, head.length));
+    expect((cached[0]!.body._service as { cursor: number }).cursor).toBe(head.at(-1)!.created_utc);
+    const projected = cached[1]!.body.data as Record<string, unknown>[];
+    for (const row of projected) expect(Object.keys(row).sort()).toEqual(["created_utc", "id", "title"]);
+  });
+
   it("fetches again for Cache-Control: no-cache and for a max-age below the entry's age", async () => {
     const { key } = await stack.createKey({ credits: 10 });
     const name = stack.simulator.probe.subredditNames()[1];

@@ -18,6 +18,7 @@ import {
   applyPaymentReplySchema,
   buildSubjects,
   createKeyReplySchema,
+  encodeAdapterReply,
   keyUsageReplySchema,
   listKeysReplySchema,
   listPaymentsReplySchema,
@@ -32,6 +33,7 @@ import {
   verifyLedgerReplySchema,
 } from "@rda/contracts";
 import {
+  answerRequestHash,
   hashApiKey,
   jetstreamManager,
   type NatsConnection,
@@ -46,7 +48,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import { exportKeys, type JobRecord, redisJobStore } from "../../services/exports/src/job-store.ts";
+import { createCachedAnswers } from "../../services/gateway/src/http/cached-answer.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
+import { createMetrics } from "../../services/gateway/src/metrics.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
 import { createDeviceStore } from "../../services/portal/src/store/devices.ts";
 import { createLoginLinks } from "../../services/portal/src/store/login-links.ts";
@@ -384,6 +388,34 @@ describe("Redis with the shipped ACL users", () => {
     for (const user of ["billing", "gateway", "portal"] as const) {
       const other = await as(user);
       expect(await outcome(other.get(keys.upstreamCache.entry("acl-entry")))).toMatch(NOPERM);
+    }
+  });
+
+  it("lets the adapters keep final answers that the gateway may only read, and refuses the portal and billing them", async () => {
+    const adapter = await as("adapter");
+    const gateway = await as("gateway");
+    const limits = { maxBytes: 1024 * 1024, maxEntryBytes: 64 * 1024, longestTtlS: 3_600 };
+    const cache = createRedisCacheStore(adapter, keys.upstreamCache, limits);
+    const params = { subreddit: "pics", limit: 5 };
+    const frame = encodeAdapterReply(
+      { outcome: "ok", cursor: null, has_more: false, fetched_at_ms: Date.now(), max_age_s: 60 },
+      "[1]",
+    );
+    expect(await cache.storeAnswer(answerRequestHash("listPosts", params), frame, 60_000)).toBe(true);
+    const answers = createCachedAnswers({
+      redis: gateway,
+      keys: keys.upstreamCache,
+      metrics: createMetrics(),
+    });
+    const read = await answers.read({ operation: "listPosts", params, maxAgeS: undefined });
+    expect(Buffer.from(read?.data ?? []).toString()).toBe("[1]");
+
+    const answerKey = keys.upstreamCache.answer(answerRequestHash("listPosts", params));
+    expect(await outcome(gateway.set(answerKey, "forged"))).toMatch(NOPERM);
+    expect(await outcome(gateway.del(answerKey))).toMatch(NOPERM);
+    expect(await outcome(gateway.get(keys.upstreamCache.entry("acl-entry")))).toMatch(NOPERM);
+    for (const user of ["billing", "portal"] as const) {
+      expect(await outcome((await as(user)).get(answerKey))).toMatch(NOPERM);
     }
   });
 

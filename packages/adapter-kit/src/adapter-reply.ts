@@ -2,7 +2,7 @@
  * The replies an adapter operation returns, framed for the gateway (contracts/adapter-frame.ts). An
  * expected failure is a reply outcome the gateway maps to 400, 429 global or 502; only a bug throws.
  */
-import { type AdapterReplyMeta, decodeAdapterReply, encodeAdapterReply } from "@rda/contracts";
+import { type AdapterReplyMeta, encodeAdapterReply } from "@rda/contracts";
 import type { UpstreamFailure } from "@rda/upstream-client";
 
 /**
@@ -32,15 +32,4 @@ export function failureReply(failure: UpstreamFailure): Uint8Array {
     return encodeAdapterReply({ outcome: "rate_limited", message, retry_after_seconds });
   }
   return encodeAdapterReply({ outcome: failure.outcome, message: failure.message });
-}
-
-/**
- * Adds when the oldest upstream answer behind an ok reply was produced (the caller's `Age`); other
- * replies are returned as they are. Only the one-line head is rewritten; the data bytes stay.
- */
-export function stampFetchedAt(frame: Uint8Array, fetchedAtMs: number): Uint8Array {
-  const decoded = decodeAdapterReply(frame);
-  if (!decoded.ok || decoded.value.meta.outcome !== "ok") return frame;
-  const meta: AdapterReplyMeta = { ...decoded.value.meta, fetched_at_ms: Math.floor(fetchedAtMs) };
-  return encodeAdapterReply(meta, decoded.value.data ?? new Uint8Array());
 }

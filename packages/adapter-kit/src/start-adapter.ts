@@ -17,6 +17,7 @@ import {
   type UpstreamPriority,
 } from "@rda/contracts";
 import {
+  answerRequestHash,
   type Logger,
   type NatsConnection,
   Registry,
@@ -30,7 +31,8 @@ import {
   type UpstreamPacer,
 } from "@rda/upstream-client";
 import { upstreamObserver } from "./adapter-metrics.ts";
-import { badRequestReply, stampFetchedAt } from "./adapter-reply.ts";
+import { badRequestReply } from "./adapter-reply.ts";
+import { type AnswerSeen, collectAnswers, type StampedReply, stampAnswerMeta } from "./answer-meta.ts";
 
 export interface AdapterDeps {
   readonly nats: NatsConnection;
@@ -67,8 +69,11 @@ export interface OperationContext {
   readonly priority: UpstreamPriority;
   /** Only from the shared cache: a call whose answer is not there ends `rate_limited`, unsent. */
   readonly cacheOnly: boolean;
-  /** Notes when an answer was produced upstream; the reply's `fetched_at_ms` is the oldest. */
-  onAnswer(answer: { readonly fetchedAtMs: number }): void;
+  /**
+   * Notes each upstream answer behind the reply: its `fetched_at_ms` is the oldest, its `max_age_s`
+   * the shortest bound, its `source` the costliest (answer-meta.ts).
+   */
+  onAnswer(answer: AnswerSeen): void;
 }
 
 /** Runs one operation against the upstream and returns the framed reply. */
@@ -103,7 +108,13 @@ export async function startAdapter(
   });
   const served = Object.entries(operations).map(([name, work]) => {
     const operation = name as AdapterOperation;
-    const handler = operationHandler(operation, work as OperationWork<AdapterOperation>, client, logger);
+    const handler = operationHandler(
+      operation,
+      work as OperationWork<AdapterOperation>,
+      client,
+      deps.cache,
+      logger,
+    );
     // A long upstream call tells the gateway, every ADAPTER_PROGRESS.everyMs, that this replica lives.
     const progressEveryMs = ADAPTER_PROGRESS.everyMs;
     return serveSubject(nats, {
@@ -126,6 +137,7 @@ function operationHandler(
   operation: AdapterOperation,
   work: OperationWork<AdapterOperation>,
   client: UpstreamClient,
+  cache: AdapterDeps["cache"],
   logger: Logger,
 ): RequestHandler {
   const requestSchema = adapterRequestSchema(OPERATIONS[operation].params);
@@ -136,13 +148,34 @@ function operationHandler(
       return badRequestReply(request.error.replace(/^params\./, ""));
     }
     const { params, ...call } = request.value as AdapterCall & { params: never };
-    let oldestFetchedAtMs: number | undefined;
-    const context = requestContext(logger, operation, call, (fetchedAtMs) => {
-      if (oldestFetchedAtMs === undefined || fetchedAtMs < oldestFetchedAtMs) oldestFetchedAtMs = fetchedAtMs;
-    });
-    const frame = await work(client, params, context);
-    return oldestFetchedAtMs === undefined ? frame : stampFetchedAt(frame, oldestFetchedAtMs);
+    const answers = collectAnswers();
+    const context = requestContext(logger, operation, call, answers.note);
+    const reply = stampAnswerMeta(await work(client, params, context), answers.meta());
+    await keepAnswer(cache, operation, params, reply, logger);
+    return reply.frame;
   };
+}
+
+/**
+ * Keeps an ok answer every upstream answer of which may be served again, for as long as the
+ * shortest of them may, so the gateway serves the same request again in one read
+ * (docs/upstream.md#cached-answers-and-the-budget). Awaited, so the next identical request finds it;
+ * a cache that cannot keep it costs only the log line.
+ */
+async function keepAnswer(
+  cache: AdapterDeps["cache"],
+  operation: AdapterOperation,
+  params: unknown,
+  reply: StampedReply,
+  logger: Logger,
+): Promise<void> {
+  const ttlMs = reply.servableUntilMs === undefined ? 0 : reply.servableUntilMs - Date.now();
+  if (cache === undefined || ttlMs <= 0) return;
+  await cache.store
+    .storeAnswer(answerRequestHash(operation, params), reply.frame, ttlMs)
+    .catch((error: unknown) =>
+      logger.warn({ err: String(error) }, "response cache: could not keep an answer"),
+    );
 }
 
 interface AdapterCall {
@@ -157,7 +190,7 @@ function requestContext(
   logger: Logger,
   operation: AdapterOperation,
   call: AdapterCall,
-  noteFetchedAt: (fetchedAtMs: number) => void,
+  noteAnswer: (answer: AnswerSeen) => void,
 ): OperationContext {
   let child: Logger | undefined;
   const requestId = call.request_id;
@@ -167,7 +200,7 @@ function requestContext(
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
     cacheOnly: call.cache_only ?? false,
-    onAnswer: (answer) => noteFetchedAt(answer.fetchedAtMs),
+    onAnswer: noteAnswer,
     get logger() {
       child ??= logger.child({ request_id: requestId });
       return child;

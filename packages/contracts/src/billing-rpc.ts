@@ -10,7 +10,6 @@
  * caller must not repeat blindly.
  */
 import type { z } from "zod";
-import { exportPageDebitReplySchema, exportPageDebitRequestSchema } from "./exports.ts";
 import {
   admitReplySchema,
   admitRequestSchema,
@@ -44,8 +43,9 @@ import {
   topUpRequestSchema,
   verifyLedgerReplySchema,
   verifyLedgerRequestSchema,
+  workDebitReplySchema,
+  workDebitRequestSchema,
 } from "./messages.ts";
-import { monitorBatchDebitRequestSchema } from "./monitors.ts";
 import {
   applyPaymentReplySchema,
   applyPaymentRequestSchema,
@@ -88,10 +88,8 @@ export const BILLING_RPC = {
   keyUsage: rpc(keyUsageRequestSchema, keyUsageReplySchema, true),
   topUp: rpc(topUpRequestSchema, topUpReplySchema, true),
   verifyLedger: rpc(verifyLedgerRequestSchema, verifyLedgerReplySchema, true),
-  // Keyed by the page's debit id: a retried page finds its record and charges nothing more.
-  debitExportPage: rpc(exportPageDebitRequestSchema, exportPageDebitReplySchema, true),
-  // Keyed by the delivery's round: a batch resent after a crash is charged once (same outcomes).
-  debitMonitorBatch: rpc(monitorBatchDebitRequestSchema, exportPageDebitReplySchema, true),
+  // Keyed by the work's id: work retried after a crash finds its record and is charged once.
+  debitWork: rpc(workDebitRequestSchema, workDebitReplySchema, true),
   applyPayment: rpc(applyPaymentRequestSchema, applyPaymentReplySchema, true),
   reversePayment: rpc(reversePaymentRequestSchema, reversePaymentReplySchema, true),
   listPayments: rpc(listPaymentsRequestSchema, listPaymentsReplySchema, true),

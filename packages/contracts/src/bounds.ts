@@ -50,6 +50,24 @@ export const ADAPTER_PROGRESS = { everyMs: 400, silenceMs: 1_500 } as const;
 export const PENDING_DEBIT_LIMITS = { minMs: 1 * SECOND_MS, maxMs: 600 * SECOND_MS } as const;
 
 /**
+ * The deadline a work debit may carry (`pending_ms` of billing.work.debit): long enough for the work
+ * it pays for (an export page across several ack-wait periods, a monitor's batch across its retry
+ * window), and well inside the debit record's life (LEDGER_RETENTION), so the voider always finds
+ * the record it returns.
+ */
+export const WORK_DEBIT_LIMITS = { minMs: 1 * SECOND_MS, maxMs: 5 * DAY_SECONDS * SECOND_MS } as const;
+
+/**
+ * A work debit's deadline: the longest the work may take (`workMs`: an ack-wait, a retry window)
+ * plus `periods` of the lease or ack wait that hands a dead worker's work to another, so a live
+ * worker always settles first; within WORK_DEBIT_LIMITS.
+ */
+export function workDebitDeadlineMs(workMs: number, leaseMs: number, periods = 4): number {
+  const wanted = workMs + periods * leaseMs;
+  return Math.min(WORK_DEBIT_LIMITS.maxMs, Math.max(WORK_DEBIT_LIMITS.minMs, wanted));
+}
+
+/**
  * How long ledger records outlive the messages that refer to them. A refund waiting in the refund
  * stream names its debit record, so the stream must drop it before the record expires: a refund
  * applied after that would find no record and be dropped as `unknown_debit`.

@@ -130,6 +130,15 @@ export function parseExportRequest(body: unknown): Result<ExportRequest, string>
   return ok({ query, maxCredits: request.max_credits, confirm: request.confirm });
 }
 
+/** The optional body of `POST /v1/exports/{id}/resume`: a new, higher credit ceiling. */
+const resumeBodySchema = z.strictObject({ max_credits: exportBodySchema.shape.max_credits });
+
+export function parseResumeBody(body: unknown): Result<{ maxCredits?: number }, string> {
+  const parsed = resumeBodySchema.safeParse(body ?? {});
+  if (!parsed.success) return err(describeIssue(parsed.error.issues[0]));
+  return ok({ maxCredits: parsed.data.max_credits });
+}
+
 function pickListing(request: z.output<typeof exportBodySchema>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   for (const name of ["subreddit", "author", "after", "before", "q", "fields"] as const) {
@@ -199,8 +208,17 @@ export const exportManifestSchema = z
       .object({
         first_created_utc: z.number().int().nullable(),
         last_created_utc: z.number().int().nullable(),
+        after: z.number().int().meta({ description: "The window the file covers starts after this." }),
+        before: z.number().int().meta({
+          description:
+            "The window the file covers ends before this: every row of the query in (after, before) is in the file. The query's `before` when complete, else one second past the last page fetched.",
+        }),
       })
       .meta({ description: "The time span the rows actually cover." }),
+    complete: z.boolean().meta({
+      description:
+        "False when the export ended early (at its credit ceiling, cancelled or failed): the file then holds exactly the pages that were paid for.",
+    }),
     pages: count,
     created_at: z.string(),
   })
@@ -227,7 +245,10 @@ export const exportJobSchema = z
     created_at: z.string(),
     finished_at: z.string().nullable(),
     expires_at: z.string().nullable(),
-    /** Once done: the manifest, and where to download the file with the same key. */
+    /**
+     * Once done, or once ended early with paid pages: the manifest (`complete` says which), and
+     * where to download the file with the same key.
+     */
     result: z.object({ file_url: z.string(), manifest: exportManifestSchema }).nullable(),
   })
   .meta({ id: "ExportJob" });
@@ -260,7 +281,15 @@ export const exportCommandSchema = z.discriminatedUnion("action", [
     body: z.unknown(),
   }),
   z.object({ action: z.literal("start"), key_id: keyId, balance: count, id: exportId }),
-  z.object({ action: z.enum(["show", "pause", "resume", "cancel", "file"]), key_id: keyId, id: exportId }),
+  z.object({ action: z.enum(["show", "pause", "cancel", "file"]), key_id: keyId, id: exportId }),
+  /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
+  z.object({
+    action: z.literal("resume"),
+    key_id: keyId,
+    balance: count,
+    id: exportId,
+    max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
+  }),
   /** The key's most recent exports, newest first (the developer portal's list); answered as `ExportList`. */
   z.object({ action: z.literal("list"), key_id: keyId }),
 ]);
@@ -304,30 +333,8 @@ export const exportReplySchema = z.discriminatedUnion("outcome", [
 ]);
 export type ExportReply = z.infer<typeof exportReplySchema>;
 
-/* ---------- billing: the per-page debit ---------- */
-
-/**
- * One upstream page of an export, charged 1 credit. `debit_id` is the page's own id (job, page,
- * attempt), so a page retried after a crash is charged once; a failed page is refunded through
- * `billing.refund` with the same id, like a failed request.
- */
-export const exportPageDebitRequestSchema = z.object({
-  key_id: keyId,
-  debit_id: z.string().regex(/^exp_[0-9a-f]{24}\.p\d{1,7}\.a\d{1,4}$/),
-});
-export const exportPageDebitReplySchema = z.object({
-  outcome: z.enum([
-    "debited",
-    "already_debited",
-    "already_ended",
-    "insufficient",
-    "spend_cap_reached",
-    "unknown_key",
-    "revoked",
-  ]),
-  balance: z.number().int(),
-});
-export type ExportPageDebitReply = z.infer<typeof exportPageDebitReplySchema>;
+/** The credits one upstream page of an export costs (docs/api.md#exports). */
+export const EXPORT_PAGE_CREDITS = 1;
 
 /* ---------- NATS names ---------- */
 

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN, KEY_HASH_PATTERN, KEY_ID_PATTERN } from "./api-keys.ts";
-import { PENDING_DEBIT_LIMITS } from "./bounds.ts";
+import { PENDING_DEBIT_LIMITS, WORK_DEBIT_LIMITS } from "./bounds.ts";
 import type { ErrorCode } from "./errors.ts";
 import { BIDI_CONTROL_PATTERN, KEY_LIMITS, TOP_UP_LIMITS, USAGE_DAYS_LIMITS } from "./limits.ts";
 
@@ -59,6 +59,16 @@ export const adapterReplyMetaSchema = z.discriminatedUnion("outcome", [
     has_more: z.boolean().optional(),
     /** Epoch ms the upstream produced the oldest answer this reply was built from (its `Age`). */
     fetched_at_ms: z.number().int().min(0).optional(),
+    /**
+     * How long after `fetched_at_ms` this answer may be served again: the shortest freshness bound
+     * of the upstream answers behind it. Absent: not to be served again (not all were cacheable).
+     */
+    max_age_s: z.number().int().min(0).optional(),
+    /**
+     * Where the upstream answers behind it came from, the costliest way named: `upstream` (fetched
+     * for this request), `joined` (a fetch another request started), `cache` (all from the cache).
+     */
+    source: z.enum(["cache", "joined", "upstream"]).optional(),
   }),
   z.object({ outcome: z.literal("bad_request"), message: z.string() }),
   z.object({
@@ -178,6 +188,23 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
 ]);
 export type AdmitReply = z.infer<typeof admitReplySchema>;
 
+/**
+ * How a pending debit ended, as a settle or a refund finds it (docs/architecture.md#a-debits-life):
+ * `settled` / `refunded` by this call; `already_settled` / `already_refunded` by an earlier one;
+ * `voided` by billing at its deadline; `expired` when billing holds no record of it (never
+ * recorded, or so old its record is gone). Every end but the first two changed nothing.
+ */
+export const DEBIT_ENDS = [
+  "settled",
+  "already_settled",
+  "refunded",
+  "already_refunded",
+  "voided",
+  "expired",
+] as const;
+export const debitEndSchema = z.enum(DEBIT_ENDS);
+export type DebitEnd = z.infer<typeof debitEndSchema>;
+
 /** A served request whose answer reached the client: its pending debit becomes final. */
 export const pendingDebitSchema = z.object({ key_id: keyId, request_id: requestIdSchema });
 export const settleRequestSchema = z.object({ debits: z.array(pendingDebitSchema).min(1).max(1_000) });
@@ -186,6 +213,8 @@ export const settleReplySchema = z.object({
   settled: z.number().int().min(0),
   /** Debits already settled, refunded or voided, or never recorded. */
   ignored: z.number().int().min(0),
+  /** How each debit asked ended, in the order asked. */
+  ends: z.array(debitEndSchema),
 });
 
 /** Published on the refunds JetStream subject with the request id as the message id (deduplication). */
@@ -196,12 +225,69 @@ export const refundMessageSchema = z.object({
 });
 export type RefundMessage = z.infer<typeof refundMessageSchema>;
 
-/** The answer to a refund asked for synchronously; `balance` is the key's balance afterwards. */
+/**
+ * The answer to a refund asked for synchronously: `refunded` gave the credits back now; any other
+ * end gave nothing. `balance` is the key's balance afterwards (null: the key has no record).
+ */
 export const refundReplySchema = z.object({
-  outcome: z.enum(["refunded", "ignored"]),
+  outcome: debitEndSchema,
   balance: z.number().int().min(0).nullable(),
 });
 export type RefundReply = z.infer<typeof refundReplySchema>;
+
+/* ---------- billing: work debits ---------- */
+
+/** The operations background work is counted under in a key's usage. */
+export const WORK_OPERATIONS = {
+  /** One upstream page of an export job. */
+  exportPage: "exportPage",
+  /** One round of a monitor's webhook batch. */
+  monitorWebhookBatch: "monitorWebhookBatch",
+} as const;
+
+/**
+ * A work debit (docs/architecture.md#a-work-debits-life): the credits of one unit of background
+ * work (an export page, a monitor's webhook batch), taken before the work runs under the work's own
+ * id, so the work retried after a crash is charged once. Like a request's debit it stays pending
+ * until its caller settles it (the work is done) or refunds it (the work failed); billing voids it
+ * when `pending_ms` passes first, so work whose worker died costs nothing.
+ */
+export const workDebitRequestSchema = z.object({
+  key_id: keyId,
+  /** The work's own id (an export page's try, a batch's round): the debit's request id. */
+  work_id: requestIdSchema,
+  operation: z.enum([WORK_OPERATIONS.exportPage, WORK_OPERATIONS.monitorWebhookBatch]),
+  credits: z.number().int().min(1).max(100),
+  pending_ms: z.number().int().min(WORK_DEBIT_LIMITS.minMs).max(WORK_DEBIT_LIMITS.maxMs),
+});
+export type WorkDebitRequest = z.input<typeof workDebitRequestSchema>;
+
+/**
+ * `debited` now; `already_debited` (this work id's debit is pending or settled: charge nothing more,
+ * do the work); `already_ended` (it was refunded or voided: do the work under a new id). Refused,
+ * nothing taken: `insufficient`, `spend_cap_reached` (the caller pauses the work and tells the
+ * key's account, packages/service-kit work-billing.ts), `unknown_key`, `revoked`.
+ */
+const workBalance = z.number().int();
+export const workDebitReplySchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.enum(["debited", "already_debited", "already_ended"]), balance: workBalance }),
+  z.object({
+    outcome: z.literal("insufficient"),
+    balance: workBalance,
+    /** The key's portal account, whom a pause is told to; null for an operator's key. */
+    account_id: z.string().nullable(),
+    /** The key's count of top-ups: a pause for credits is named by it, told once per top-up. */
+    low_balance_round: z.number().int().min(0),
+  }),
+  z.object({
+    outcome: z.literal("spend_cap_reached"),
+    balance: workBalance,
+    account_id: z.string().nullable(),
+    month_spend: monthSpendSchema,
+  }),
+  z.object({ outcome: z.enum(["unknown_key", "revoked"]) }),
+]);
+export type WorkDebitReply = z.infer<typeof workDebitReplySchema>;
 
 /** Published when a key is revoked or its secret rotated: every gateway drops it from its cache. */
 export const keyChangedEventSchema = z.object({

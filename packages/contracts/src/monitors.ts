@@ -186,12 +186,3 @@ export const MONITOR_WEBHOOK_BATCH_ITEMS = 100;
  * number (`t` and a number for a test event), so it is the same on every attempt and redelivery.
  */
 export const MONITOR_DELIVERY_ID = /^msg_mon_[A-Za-z0-9]{1,40}_t?\d{1,10}$/;
-
-/**
- * One round of a delivery's debit in billing: the delivery's id and its round (0 first, one more
- * per redelivery), so each round is charged at most once however often it is retried.
- */
-export const monitorBatchDebitRequestSchema = z.object({
-  key_id: z.string().min(1).max(64),
-  debit_id: z.string().regex(/^msg_mon_[A-Za-z0-9]{1,40}_\d{1,10}\.r\d{1,6}$/),
-});

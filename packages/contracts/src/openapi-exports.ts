@@ -62,6 +62,28 @@ const notFound = refusal(
 const wrongState = (what: string) =>
   refusal(`The export's state does not allow ${what}.`, "this export is done");
 
+const resumeBody: JsonObject = {
+  required: false,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          max_credits: {
+            type: "integer",
+            minimum: 1,
+            maximum: EXPORT_LIMITS.maxCeilingCredits,
+            description:
+              "A new credit ceiling, above the credits already spent: needed to resume a job stopped at its ceiling.",
+          },
+        },
+      },
+      example: { max_credits: 40 },
+    },
+  },
+};
+
 const requestBody: JsonObject = {
   required: true,
   content: {
@@ -85,7 +107,13 @@ const requestBody: JsonObject = {
             description:
               "Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept.",
           },
-          format: { type: "string", enum: ["jsonl", "csv", "parquet"], default: "jsonl" },
+          format: {
+            type: "string",
+            enum: ["jsonl", "csv", "parquet"],
+            default: "jsonl",
+            description:
+              "csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.",
+          },
           gzip: { type: "boolean", default: false, description: "Gzip the file (jsonl and csv only)." },
           max_credits: {
             type: "integer",
@@ -119,12 +147,13 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
       summary,
       description: `${description} Free; rate limited by the key's own bucket, like /v1/account.`,
       parameters: [idParameter],
+      ...(name === "resume" ? { requestBody: resumeBody } : {}),
       responses: {
         "200": jobAnswer("The export as it is now."),
         ...common,
         "404": notFound,
         "409": wrongState(conflict),
-        ...(name === "start"
+        ...(name === "start" || name === "resume"
           ? {
               "402": refusal(
                 "The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged.",
@@ -183,9 +212,9 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
     ),
     "/v1/exports/{id}/resume": action(
       "resume",
-      "Resume a paused export",
-      "Continues from the last page written.",
-      "a resume (it is not paused)",
+      "Resume a paused export, or one stopped at its credit ceiling",
+      "Continues from the last page written. A job that stopped at its credit ceiling (`failed`, its file holding the paid pages) goes on from its checkpoint when `max_credits` raises the ceiling above the credits it has spent; with a balance below what the new ceiling allows it to spend it is refused with 402.",
+      "a resume (it is not paused, or ended otherwise than at its ceiling, or max_credits is not above the credits spent)",
     ),
     "/v1/exports/{id}/cancel": action(
       "cancel",
@@ -199,7 +228,7 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
         tags: [EXPORTS_TAG.name],
         summary: "Download a finished export's file",
         description:
-          "The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free.",
+          "The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free. An export that ended early (at its ceiling, cancelled or failed) after paid pages has a file too: exactly the paid rows, its manifest saying `complete: false` and the window `covered`.",
         parameters: [idParameter],
         responses: {
           "200": {
@@ -221,7 +250,7 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
           ...common,
           "404": refusal("No such export for this key, or its file has expired.", "no such export"),
           "409": refusal(
-            "The export is not done yet.",
+            "The export is not done yet, or ended before any page was paid for.",
             "the export's file is not ready: the export is running",
           ),
         },

@@ -87,7 +87,20 @@ const estimateSchema: JsonObject = {
   required: ["upstream_pages", "max_credits"],
   properties: {
     upstream_pages: { type: ["integer", "null"], description: "The backfill's upstream pages, estimated." },
-    max_credits: { type: ["integer", "null"], description: "The most pulling the backfill can cost." },
+    max_credits: {
+      type: ["integer", "null"],
+      description:
+        "What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter).",
+    },
+    estimated_items: {
+      type: ["integer", "null"],
+      description: "The backfill's items, by the archive's count (before the phrase filter).",
+    },
+    method: {
+      type: "string",
+      description:
+        "How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available.",
+    },
   },
 };
 

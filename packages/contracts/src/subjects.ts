@@ -38,10 +38,8 @@ const BILLING_SUBJECTS = {
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",
-  /** An export job's page: 1 credit, once per page id (exports.ts). */
-  debitExportPage: "billing.exports.debit_page",
-  /** A monitor's webhook batch: 1 credit, once per delivery round (monitors.ts). */
-  debitMonitorBatch: "billing.monitors.debit_batch",
+  /** A work debit (an export page, a monitor's webhook batch): once per work id (messages.ts). */
+  debitWork: "billing.work.debit",
   /** Card payments, asked by the developer portal (and `payments.list` by the operator CLI). */
   applyPayment: "billing.payments.apply",
   reversePayment: "billing.payments.reverse",

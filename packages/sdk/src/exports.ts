@@ -52,11 +52,18 @@ export interface ExportsClient {
   getExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   startExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   pauseExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
-  resumeExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  /**
+   * Resumes a paused export, or, with `max_credits` above the credits spent, one stopped at its
+   * credit ceiling (it goes on from the last page written).
+   */
+  resumeExport(
+    id: string,
+    options?: ExportCallOptions & { max_credits?: number },
+  ): Promise<GatewayResult<ExportJob>>;
   cancelExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   /** Polls until the export is done, failed or cancelled (or only quoted); the last state is the value. */
   waitForExport(id: string, options?: WaitOptions & ExportCallOptions): Promise<GatewayResult<ExportJob>>;
-  /** The finished export's file, as bytes. */
+  /** The export's file, as bytes: a finished one's, or the paid rows of one that ended early. */
   downloadExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<Uint8Array>>;
 }
 
@@ -79,7 +86,13 @@ export function createExportsClient(options: ResourceClientOptions): ExportsClie
     getExport: (id, call) => job("GET", path(id), undefined, call),
     startExport: (id, call) => job("POST", path(id, "/start"), undefined, call),
     pauseExport: (id, call) => job("POST", path(id, "/pause"), undefined, call),
-    resumeExport: (id, call) => job("POST", path(id, "/resume"), undefined, call),
+    resumeExport: (id, call) =>
+      job(
+        "POST",
+        path(id, "/resume"),
+        call?.max_credits === undefined ? undefined : { max_credits: call.max_credits },
+        call,
+      ),
     cancelExport: (id, call) => job("POST", path(id, "/cancel"), undefined, call),
     async waitForExport(id, wait = {}) {
       let seen = "";

@@ -32,34 +32,3 @@ export function billingCaller(nats: NatsConnection, subjects: Subjects, timeoutM
     },
   };
 }
-
-/**
- * Billing of work that spends on its own (an export's page, a monitor's webhook batch): 1 credit
- * debited under the work's own id before it runs, so a retry after a crash is charged once; settled
- * once the work is done, or refunded through `billing.refund` (exactly once, the same id) when it
- * failed for good.
- */
-export interface PrepaidWorkBilling {
-  /** Undefined when billing did not answer: try again later, nothing was decided. */
-  debit(keyId: string, debitId: string): Promise<BillingRpcReply<"debitExportPage"> | undefined>;
-  settle(keyId: string, debitId: string): Promise<boolean>;
-  refund(keyId: string, debitId: string, reason: string): Promise<boolean>;
-}
-
-export function prepaidWorkBilling(
-  billing: BillingCaller,
-  debitRpc: "debitExportPage" | "debitMonitorBatch",
-): PrepaidWorkBilling {
-  return {
-    async debit(keyId, debitId) {
-      const reply = await billing.call(debitRpc, { key_id: keyId, debit_id: debitId });
-      return reply.ok ? reply.value : undefined;
-    },
-    async settle(keyId, debitId) {
-      return (await billing.call("settle", { debits: [{ key_id: keyId, request_id: debitId }] })).ok;
-    },
-    async refund(keyId, debitId, reason) {
-      return (await billing.call("refund", { key_id: keyId, request_id: debitId, reason })).ok;
-    },
-  };
-}

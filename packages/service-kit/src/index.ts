@@ -1,11 +1,11 @@
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export {
-  type BillingAnswer,
-  type BillingCaller,
-  billingCaller,
-  type PrepaidWorkBilling,
-  prepaidWorkBilling,
-} from "./billing-rpc.ts";
+  type ArchiveCount,
+  adapterArchiveCount,
+  type CountedWindow,
+  pagesForRows,
+} from "./archive-count.ts";
+export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
   assertDeadlineOrder,
   ConfigError,
@@ -16,6 +16,14 @@ export {
   type TrustProxy,
   trustProxyOption,
 } from "./config.ts";
+export {
+  createDebitEnds,
+  type DebitEnds,
+  type DebitEndsDeps,
+  type DebitEndsHooks,
+  type DebitId,
+  type Deferred,
+} from "./debit-ends.ts";
 export {
   addressKey,
   createFailedAuthLimiter,
@@ -78,6 +86,7 @@ export {
   redisResponds,
 } from "./redis.ts";
 export {
+  answerRequestHash,
   type PortalRedisKeys,
   type RedisKeys,
   redisKeys,
@@ -104,3 +113,4 @@ export {
   tracingActive,
   withRequestId,
 } from "./tracing.ts";
+export { type WorkBilling, type WorkBillingOptions, workBilling } from "./work-billing.ts";

@@ -1,12 +1,13 @@
 /**
- * The notice events' JetStream stream: billing (crossings) and exports (pauses) publish into it,
+ * The notice events' JetStream stream: billing (crossings) and whoever paused work for credits
+ * (`tellSpendingPaused`) publish into it,
  * the portal's replicas share one durable consumer and ack each event only once its notice was
  * sent or deliberately dropped. A work queue: an acked event is gone; one nobody has taken yet
  * waits, so a notice published while no portal runs is sent when one starts.
  */
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { err, type NoticeEvent, ok, type Result, type Subjects } from "@rda/contracts";
+import { err, type MonthSpend, type NoticeEvent, ok, type Result, type Subjects } from "@rda/contracts";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -98,4 +99,48 @@ export async function publishNoticeEvent(
   } catch (error) {
     return err(`notice event ${event.kind} not published: ${String(error)}`);
   }
+}
+
+/**
+ * Why billing refused a debit for lack of credits, as its reply says (a work debit's refusal, or a
+ * request's admission): whom to tell, and whether the month's cap or the balance stopped it.
+ */
+export interface SpendingRefusal {
+  readonly outcome: "insufficient" | "spend_cap_reached";
+  /** The key's portal account; null for an operator's key (nobody to tell). */
+  readonly account_id: string | null;
+  readonly balance: number;
+  readonly month_spend?: MonthSpend | undefined;
+}
+
+/** What paused (for people, `Your export exp_…`) and the pause's name (told once however often). */
+export interface Pause {
+  readonly what: string;
+  readonly crossing: string;
+}
+
+/**
+ * The one way work paused for credits is told: whoever paused (the exports worker, the monitors'
+ * delivery loop, the gateway's pulls) publishes `spending_paused` with billing's refusal; billing
+ * only decides. Nothing to tell for an operator's key. A failure is returned, never thrown.
+ */
+export async function tellSpendingPaused(
+  nats: NatsConnection,
+  subjects: Subjects,
+  keyId: string,
+  refusal: SpendingRefusal,
+  pause: Pause,
+): Promise<Result<void>> {
+  if (refusal.account_id === null) return ok(undefined);
+  const atCap = refusal.outcome === "spend_cap_reached" && refusal.month_spend !== undefined;
+  return publishNoticeEvent(nats, subjects, {
+    kind: "spending_paused",
+    key_id: keyId,
+    account_id: refusal.account_id,
+    crossing: pause.crossing,
+    balance: Math.max(0, refusal.balance),
+    what: pause.what,
+    // The month's spend says the pause is the cap's (the portal's notice names it).
+    ...(atCap && { month_spend: refusal.month_spend }),
+  });
 }

@@ -8,6 +8,7 @@
  * `…:portal:…`, apart from the ledger, which only billing writes. Secrets (login tokens, session ids)
  * appear in key names only as their SHA-256, and email addresses only as theirs.
  */
+import { sha256Hex } from "./api-keys.ts";
 
 export interface RedisKeys {
   /** Set of every key id, for listing and `ledger verify`. */
@@ -94,6 +95,12 @@ export interface UpstreamPacerKeys {
 export interface UpstreamCacheKeys {
   /** String: one cached answer (when it was fetched, its bound, the body). */
   entry(hash: string): string;
+  /**
+   * String: one operation's final answer, the adapter's reply frame as it was sent (its head says
+   * when the upstream produced it and how long it may be served), named by `answerRequestHash`.
+   * Written by the adapters, read by the gateway in one GET (docs/upstream.md#cached-answers-and-the-budget).
+   */
+  answer(requestHash: string): string;
   /** String: the token of the replica fetching this request right now (coalescing). */
   lock(hash: string): string;
   /** String: the outcome of one fetch, for the replicas that waited on it; seconds-long. */
@@ -166,6 +173,25 @@ export interface PortalRedisKeys {
   noticesThisHour(accountId: string): string;
 }
 
+/**
+ * The name of one operation's request, as the gateway validated it and the adapter decoded it again:
+ * the SHA-256 of the operation and its parameters as JSON with sorted keys (absent values left out),
+ * so both sides name the same request alike whatever order its fields were built in.
+ */
+export function answerRequestHash(operation: string, params: unknown): string {
+  return sha256Hex(`${operation}\n${canonicalJson(params)}`);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  const fields = Object.entries(value)
+    .filter(([, field]) => field !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, field]) => `${JSON.stringify(name)}:${canonicalJson(field)}`);
+  return `{${fields.join(",")}}`;
+}
+
 export function redisKeys(namespace = ""): RedisKeys {
   const root = namespace === "" ? "rda" : `${namespace}:rda`;
   return Object.freeze({
@@ -200,6 +226,7 @@ export function redisKeys(namespace = ""): RedisKeys {
 function upstreamCacheKeys(root: string): UpstreamCacheKeys {
   return Object.freeze({
     entry: (hash: string) => `${root}:entry:${hash}`,
+    answer: (requestHash: string) => `${root}:answer:{${requestHash}}`,
     lock: (hash: string) => `${root}:lock:${hash}`,
     outcome: (hash: string, token: string) => `${root}:outcome:${hash}:${token}`,
     bytes: (minute: number) => `${root}:bytes:${minute}`,

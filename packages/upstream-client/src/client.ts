@@ -7,7 +7,13 @@
 import { inSpan, type Logger, type Span, SpanKind, tracingActive } from "@rda/service-kit";
 import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
-import { type Fetched, fetchOnce, readCached, type SharedFetchSettings } from "./cache/shared-fetch.ts";
+import {
+  type Fetched,
+  fetchOnce,
+  readCached,
+  type SharedFetchSettings,
+  servableFor,
+} from "./cache/shared-fetch.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
 import { createCoalescer } from "./coalesce.ts";
 import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
@@ -78,16 +84,21 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         priority: call.priority ?? "interactive",
       };
       const upstream = () => observedCall(transport, labels, tagged, logger);
-      const answered = (fetched: Fetched): UpstreamResult => {
-        call.onAnswer?.({ fetchedAtMs: fetched.fetchedAtMs, source: fetched.source });
-        return fetched.result;
-      };
       const request = {
         path,
         query: tagged,
         requestPath: key,
         maxAgeS: call.maxAgeS,
         deadlineMs: settings.deadlineMs,
+      };
+      const answered = (fetched: Fetched): UpstreamResult => {
+        const { fetchedAtMs, source } = fetched;
+        // Without a cache nothing is served again, so no answer built on this one may be either.
+        if (call.onAnswer) {
+          const maxAgeS = cache ? servableFor(cache, request, fetched) : undefined;
+          call.onAnswer({ fetchedAtMs, source, maxAgeS });
+        }
+        return fetched.result;
       };
       if (cache) {
         const cached = await readCached(cache, request);

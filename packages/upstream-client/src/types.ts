@@ -150,8 +150,15 @@ export interface CallOptions {
    * cached answer takes nothing of the upstream budget (docs/upstream.md#cached-answers-and-the-budget).
    */
   readonly cacheOnly?: boolean;
-  /** Told when the answer was produced upstream and where it came from: the caller's `Age`. */
-  onAnswer?(answer: { readonly fetchedAtMs: number; readonly source: FetchSource }): void;
+  /**
+   * Told when the answer was produced upstream (the caller's `Age`), where it came from, and how
+   * long after it was produced it may be served again (undefined: never; freshness.ts decides).
+   */
+  onAnswer?(answer: {
+    readonly fetchedAtMs: number;
+    readonly source: FetchSource;
+    readonly maxAgeS: number | undefined;
+  }): void;
 }
 
 export interface UpstreamClient {

@@ -63,10 +63,11 @@ async function listingMode(
   params: ListingParams,
   context: OperationContext,
 ) {
-  const textFields = params.q === undefined ? [] : ITEM_KINDS[kind].textFields;
-  // created_utc makes the cursor; id drops a row the upstream repeats (listing-page.ts).
-  const projection = planProjection(kind, params.fields, ["created_utc", "id", ...textFields]);
-  const request = { kind, params, upstreamFields: projection.upstreamFields };
+  const { textFields } = ITEM_KINDS[kind];
+  // Whole rows, projected here: one upstream page serves every `fields` and `q` of its window (and
+  // keeps created_utc for the cursor, id to drop a repeated row: listing-page.ts).
+  const projection = planProjection(kind, params.fields, []);
+  const request = { kind, params, upstreamFields: undefined };
   const page = await fetchListingPage(client, request, context);
   if ("outcome" in page) return failureReply(page);
   const list = { cursor: page.cursor, has_more: page.has_more };

@@ -167,12 +167,16 @@ async function fetchRowsOnce(
 ): Promise<FetchedRows | UpstreamFailure> {
   const { params, kind, upstreamFields } = request;
   // docs/upstream.md#where-our-contract-differs: limit and sort are always sent explicitly.
+  // One upstream page serves every narrower ask: the full page is asked for whatever the limit, and
+  // its first `limit` rows are exactly the page that limit asks for (the upstream orders by
+  // created_utc; a split second at the cut is dropped below either way), so every limit of one
+  // window shares one cached upstream answer.
   const query: UpstreamQuery = {
     subreddit: params.subreddit,
     author: params.author,
     after: window.after,
     before: window.before,
-    limit: window.limit,
+    limit: MAX_UPSTREAM_LIMIT,
     sort: params.sort,
     fields: upstreamFields,
     // The archive's own filters (docs/api.md#amendments-to-the-original-contract) go through under their upstream names.
@@ -180,7 +184,10 @@ async function fetchRowsOnce(
   };
   const result = await client.get(ITEM_KINDS[kind].searchPath, query, context);
   if (result.outcome !== "ok") return result;
-  const items = asItems(result.body.data);
+  const all = asItems(result.body.data);
+  // A "busy" retry halves the limit: "full" is judged against the limit that was actually sent.
+  const limit = Math.min(window.limit, Number(result.query.limit));
+  const items = all?.slice(0, limit);
   const rows = items?.map(withIntegerEpochs);
   if (rows === undefined || !rows.every((row) => Number.isInteger(row.created_utc))) return malformed(result);
   const kept = insideWindow(rows as ListedItem[], window);
@@ -188,11 +195,16 @@ async function fetchRowsOnce(
   return {
     rows: kept.rows,
     received: rows.length,
-    // A "busy" retry halves the limit: "full" is judged against the limit that was actually sent.
-    full: rows.length >= Number(result.query.limit),
+    full: rows.length >= limit,
     inclusive: kept.inclusive,
-    dataJson: changed ? undefined : result.body.dataBytes,
+    dataJson: changed ? undefined : headBytes(result.body.dataBytes, rows.length, all!.length),
   };
+}
+
+/** The upstream's own JSON of its first `count` rows of `length`. */
+function headBytes(dataJson: Uint8Array | undefined, count: number, length: number): Uint8Array | undefined {
+  if (dataJson === undefined || count === length) return dataJson;
+  return jsonArrayPrefix(dataJson, count, length);
 }
 
 /** Rows strictly between the bounds, each id once, and which bound (if any) the upstream included. */

@@ -64,6 +64,8 @@ describe("adapter-posts batch mode", () => {
       meta: { outcome: "ok", cursor: null, has_more: false },
       data: [],
       fetchedAtMs: expect.any(Number),
+      // Fetched for this request, and not to be served again.
+      fetch: { maxAgeS: undefined, source: "upstream" },
     });
   });
 });

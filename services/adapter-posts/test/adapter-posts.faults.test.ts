@@ -20,9 +20,10 @@ afterEach(() => control.clearFaults());
 describe("adapter-posts under upstream faults", () => {
   it("judges has_more against the halved limit after a busy answer, so the walk goes on", async () => {
     await control.addFault({ mode: "busy", count: 1, path: "/api/posts/search" });
-    const answer = await harness.posts({ subreddit, limit: 40 });
+    // The full page of 100 is asked for; the busy retry halves it to 50, fewer than the 80 asked.
+    const answer = await harness.posts({ subreddit, limit: 80 });
     expect(answer.meta).toMatchObject({ outcome: "ok", has_more: true });
-    expect((answer.data as Row[]).length).toBeLessThanOrEqual(20);
+    expect((answer.data as Row[]).length).toBeLessThanOrEqual(50);
   });
 
   it("answers unavailable when the upstream sends garbage past the retries", async () => {

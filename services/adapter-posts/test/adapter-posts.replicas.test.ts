@@ -36,7 +36,8 @@ describe("adapter-posts replicas", () => {
     const subreddit = sims[0]!.probe.subredditNames()[0]!;
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        requestAdapter(nats, subjects.adapter.listPosts, { subreddit, limit: i + 1 }),
+        // Each its own window: one upstream page serves every limit of one window.
+        requestAdapter(nats, subjects.adapter.listPosts, { subreddit, before: 1_700_000_000 - i * 3_600 }),
       ),
     );
     expect(answers.every((answer) => answer.meta.outcome === "ok")).toBe(true);

@@ -3,23 +3,22 @@
  * admit, settle, refund) is bounded by a short store timeout; key management (key-commands.ts) by a
  * longer one.
  */
-import type { admitRequestSchema, RefundMessage } from "@rda/contracts";
+import type { admitRequestSchema, RefundMessage, WorkDebitRequest } from "@rda/contracts";
 import { type RequestHandler, ServiceError } from "@rda/service-kit";
 import type { z } from "zod";
-import { exportEndpoints } from "./export-endpoints.ts";
 import { billingEndpoint } from "./json-endpoint.ts";
 import { addCredits, capSpend, create, list, revoke, rotate, show, usage, verify } from "./key-commands.ts";
 import {
   type DebitId,
+  debitWork,
   decideAdmission,
   lookupKey,
   type RedisClock,
   refund,
-  refundReply,
   setLowBalanceThreshold,
   settle,
 } from "./ledger/index.ts";
-import { crossingsOf, pausedMonitorPulls, publishCrossings } from "./notice-events.ts";
+import { crossingsOf, publishCrossings } from "./notice-events.ts";
 import type { PaymentCommandDeps } from "./payment-commands.ts";
 import * as payments from "./payment-commands.ts";
 
@@ -41,6 +40,7 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     billingEndpoint(subjects, "admit", (r) => admitAndCount(deps, r), hot),
     billingEndpoint(subjects, "settle", (r) => settleAndCount(deps, r.debits), hot),
     billingEndpoint(subjects, "refund", (r) => refundAndCount(deps, r), hot),
+    billingEndpoint(subjects, "debitWork", (r) => debitWorkAndCount(deps, r), hot),
     billingEndpoint(subjects, "createKey", (r) => create(deps, r), manage),
     billingEndpoint(subjects, "showKey", (r) => show(deps, r), manage),
     billingEndpoint(subjects, "listKeys", (r) => list(deps, r), manage),
@@ -65,7 +65,6 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
     billingEndpoint(subjects, "reversePayment", (r) => payments.reverse(deps, r), manage),
     billingEndpoint(subjects, "listPayments", (r) => payments.list(deps, r), manage),
     billingEndpoint(subjects, "verifyLedger", () => verify(deps), unbounded),
-    ...exportEndpoints(deps, hot),
   ];
 }
 
@@ -86,29 +85,43 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
     throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
   if (reply.outcome === "admitted") publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply));
-  else publishCrossings(deps, r.key_id, pausedMonitorPulls(r.key_id, r.operation, reply));
   return reply;
 }
 
-/** Settlements, counted; one for a debit billing never recorded is refused and counted as such. */
-async function settleAndCount(deps: EndpointDeps, debits: DebitId[]) {
-  const { settled, ignored, unknown } = await settle(deps.context, debits);
-  deps.metrics.settlements.inc({ outcome: "settled" }, settled);
-  deps.metrics.settlements.inc({ outcome: "already_ended" }, ignored - unknown);
-  deps.metrics.settlements.inc({ outcome: "unknown_debit" }, unknown);
-  if (unknown > 0) deps.logger.warn({ unknown }, "settlement asked for debits never recorded");
-  return { settled, ignored };
+/**
+ * A work debit (ledger/work-debits.ts), counted with the debits and telling the lines it crossed
+ * like an admission. A refusal is answered with why; pausing the work and telling the account of
+ * the pause is the caller's (service-kit work-billing.ts).
+ */
+async function debitWorkAndCount(deps: EndpointDeps, r: Required<WorkDebitRequest>) {
+  // The moment the endpoint stops waiting (json-endpoint.ts) and answers 503.
+  const debit = await debitWork(deps.context, r, deps.redisClock.now() + deps.storeTimeoutMs);
+  if (debit.reply.outcome === "expired")
+    throw new ServiceError(503, "the work debit reached the ledger store after billing stopped waiting");
+  deps.metrics.debits.inc({ outcome: debit.reply.outcome });
+  if ("figures" in debit && debit.figures)
+    publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, debit.figures));
+  return debit.reply;
 }
 
-/** A refund, counted; one for a debit billing never recorded gives nothing back and says so. */
+/** Settlements, counted by how each debit ended; one for a debit billing holds no record of is logged. */
+async function settleAndCount(deps: EndpointDeps, debits: DebitId[]) {
+  const result = await settle(deps.context, debits);
+  for (const end of result.ends) deps.metrics.settlements.inc({ outcome: end });
+  const expired = result.ends.filter((end) => end === "expired").length;
+  if (expired > 0) deps.logger.warn({ expired }, "settlement asked for debits billing holds no record of");
+  return result;
+}
+
+/** A refund, counted; one for a debit billing holds no record of gives nothing back and says so. */
 async function refundAndCount(deps: EndpointDeps, message: RefundMessage) {
-  const result = await refund(deps.context, message);
-  deps.metrics.refunds.inc({ outcome: result.outcome });
-  if (result.outcome === "unknown_debit") {
+  const { outcome, balance } = await refund(deps.context, message);
+  deps.metrics.refunds.inc({ outcome });
+  if (outcome === "expired") {
     deps.logger.warn(
       { key_id: message.key_id, request_id: message.request_id },
-      "refund of a debit never recorded",
+      "refund of a debit billing holds no record of",
     );
   }
-  return refundReply(result);
+  return { outcome, balance };
 }

@@ -11,9 +11,9 @@ import { Counter, Gauge, type JetStreamManager, type Registry } from "@rda/servi
 export interface BillingMetrics {
   /** Admissions of data requests: admitted, insufficient, rate_limited, spend_cap_reached, unknown_key, revoked. */
   readonly debits: Counter<"outcome">;
-  /** Pending debits made final: settled; already_ended; unknown_debit (never recorded: refused). */
+  /** Pending debits sent for settlement, by how each ended (DEBIT_ENDS, @rda/contracts). */
   readonly settlements: Counter<"outcome">;
-  /** Refunds handled: refunded, voided (deadline passed), already_ended, unknown_debit, malformed, retried. */
+  /** Refunds handled, by how each debit ended (DEBIT_ENDS), or malformed, retried. */
   readonly refunds: Counter<"outcome">;
   /** Top-up answers: ok, below_minimum, balance_limit, not_found, revoked. */
   readonly topUps: Counter<"outcome">;
@@ -42,13 +42,13 @@ export function createBillingMetrics(registry: Registry): BillingMetrics {
     }),
     settlements: new Counter({
       name: "billing_settlements_total",
-      help: "Pending debits sent for settlement, by outcome (settled: now final; already_ended: settled, refunded or voided before; unknown_debit: never recorded, refused).",
+      help: "Pending debits sent for settlement, by how each ended (settled: now final; already_settled, already_refunded, voided: ended before; expired: no record held, refused).",
       labelNames: ["outcome"],
       registers,
     }),
     refunds: new Counter({
       name: "billing_refunds_total",
-      help: "Refunds handled, by outcome (refunded: asked for or from the stream; voided: nobody settled the debit by its deadline; already_ended: settled, refunded or voided before; unknown_debit: no such debit recorded, nothing given back; malformed; retried: the store failed).",
+      help: "Refunds handled, by outcome (refunded: asked for or from the stream; voided: nobody settled the debit by its deadline; already_settled, already_refunded: ended before; expired: no record held, nothing given back; malformed; retried: the store failed).",
       labelNames: ["outcome"],
       registers,
     }),

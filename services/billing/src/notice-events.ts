@@ -1,15 +1,15 @@
 /**
  * The lines a debit can cross that a key's account is told about (the portal sends the notices):
- * its low-balance threshold, and 80 % and 100 % of its monthly spend cap. Every debit path (a
- * request's admission, an export page, a monitor's webhook batch) hands its figures to
- * `crossingsOf`. Debits are serial in the ledger, so exactly one crosses each line on its way down
+ * its low-balance threshold, and 80 % and 100 % of its monthly spend cap. Every debit (a request's
+ * admission, a work debit) hands its figures to `crossingsOf`. (A refused debit's pause is told by
+ * whoever paused: service-kit work-billing.ts.) Debits are serial in the ledger, so exactly one crosses each line on its way down
  * (or up, for spend); the event names that crossing, and the portal sends it once. The low-balance
  * line's crossing is named by its round (the key's count of top-ups): once per crossing, re-armed
  * by a top-up.
  * Published into the notice stream (JetStream, kept until a portal has sent it) after the answer is
  * decided, never in its way; only keys of a portal account have someone to tell.
  */
-import { type AdmitReply, MONITOR_PULL_OPERATION, type NoticeEvent, type Subjects } from "@rda/contracts";
+import type { NoticeEvent, Subjects } from "@rda/contracts";
 import { type Logger, type NatsConnection, publishNoticeEvent } from "@rda/service-kit";
 import type { DebitFigures, LedgerContext } from "./ledger/index.ts";
 
@@ -51,40 +51,6 @@ export function crossingsOf(keyId: string, credits: number, reply: DebitFigures)
     }
   }
   return crossings;
-}
-
-/**
- * A pull of a monitor's items refused for lack of credits or at the cap: the key's monitors show
- * `paused_for_credits` (they keep matching; the next pull after a top-up or a raised cap goes on).
- * The pause is named by the key's count of top-ups, or by the month and the cap, so however many
- * pulls are refused meanwhile the account hears of it once, and again only after a top-up (or in
- * another month, or under another cap) when it pauses again.
- */
-export function pausedMonitorPulls(keyId: string, operation: string, reply: AdmitReply): Crossing[] {
-  if (operation !== MONITOR_PULL_OPERATION) return [];
-  const what = "Your monitors";
-  if (reply.outcome === "insufficient")
-    return [
-      {
-        kind: "spending_paused",
-        crossing: `${keyId}:monitor-pulls:credits:${reply.low_balance_round ?? 0}`,
-        balance: Math.max(0, reply.balance),
-        what,
-      },
-    ];
-  if (reply.outcome === "spend_cap_reached") {
-    const { month, cap } = reply.month_spend;
-    return [
-      {
-        kind: "spending_paused",
-        crossing: `${keyId}:monitor-pulls:cap:${month}:${cap}`,
-        balance: Math.max(0, reply.balance),
-        month_spend: reply.month_spend,
-        what,
-      },
-    ];
-  }
-  return [];
 }
 
 /** Publishes the crossings of one debit; a failure is logged, the debit stands. */

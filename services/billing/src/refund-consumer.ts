@@ -75,7 +75,7 @@ async function applyRefund(
   try {
     const result = await refund(context, parsed.value);
     metrics.refunds.inc({ outcome: result.outcome });
-    const log = result.outcome === "unknown_debit" ? logger.warn.bind(logger) : logger.info.bind(logger);
+    const log = result.outcome === "expired" ? logger.warn.bind(logger) : logger.info.bind(logger);
     log({ key_id, request_id, reason, outcome: result.outcome }, "refund handled");
     message.ack();
   } catch (error) {

@@ -82,12 +82,12 @@ describe("billing bounds", () => {
     expect(granted.credits).toBe(TEST_SETTINGS.freeCredits);
   });
 
-  it("gives nothing back for a refund or settlement of a debit it never recorded, and counts it as unknown_debit", async () => {
+  it("gives nothing back for a refund or settlement of a debit it never recorded, and counts it as expired", async () => {
     const key = await createKey(h);
     const recorded = newRequestId();
     await debit(h, key, recorded);
     const forged = { key_id: key.id, request_id: newRequestId(), reason: "upstream_unavailable" };
-    const unknownRefunds = await h.metric("billing_refunds_total", { outcome: "unknown_debit" });
+    const unknownRefunds = await h.metric("billing_refunds_total", { outcome: "expired" });
 
     const refund = await h.request(h.subjects.billing.refund, forged, refundReplySchema);
     const settled = await h.request(
@@ -96,10 +96,10 @@ describe("billing bounds", () => {
       settleReplySchema,
     );
 
-    expect(refund).toEqual({ outcome: "ignored", balance: 332 });
-    expect(settled).toEqual({ settled: 0, ignored: 1 });
-    expect(await h.metric("billing_refunds_total", { outcome: "unknown_debit" })).toBe(unknownRefunds + 1);
-    expect(await h.metric("billing_settlements_total", { outcome: "unknown_debit" })).toBe(1);
+    expect(refund).toEqual({ outcome: "expired", balance: 332 });
+    expect(settled).toEqual({ settled: 0, ignored: 1, ends: ["expired"] });
+    expect(await h.metric("billing_refunds_total", { outcome: "expired" })).toBe(unknownRefunds + 1);
+    expect(await h.metric("billing_settlements_total", { outcome: "expired" })).toBe(1);
     expect(await balanceOf(h, key)).toBe(332);
     expect(await journalTypes(h, key.id)).toEqual({ grant: 1, debit: 1 });
     expect((await verify(h)).ok).toBe(true);

@@ -2,21 +2,21 @@
  * The lines billing tells the portal about (notice-events.ts): a key's low-balance threshold (the
  * account's choice, else a tenth of its last top-up, else 100), crossed by exactly one of many
  * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once,
- * whether requests, export pages or monitor webhook batches spend the key.
+ * whether requests or work debits (export pages, monitor webhook batches) spend the key. A refusal
+ * for credits is answered with why; telling the pause is the caller's.
  */
 import {
-  type ExportPageDebitReply,
-  exportPageDebitReplySchema,
   MONITOR_PULL_OPERATION,
   type NoticeEvent,
   noticeEventSchema,
   setLowBalanceThresholdReplySchema,
   setSpendCapReplySchema,
+  type WorkDebitReply,
 } from "@rda/contracts";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, startHarness, TEST_SETTINGS } from "./harness.ts";
-import { admit, balanceOf, createKey, topUp } from "./ops.ts";
+import { admit, createKey, debitWork as debitWorkOf, topUp } from "./ops.ts";
 
 let h: Harness;
 const events: NoticeEvent[] = [];
@@ -35,6 +35,9 @@ beforeAll(async () => {
   await h.nats.flush();
 });
 afterAll(async () => h.close());
+
+const debitWork = (keyId: string, workId: string, operation?: "exportPage" | "monitorWebhookBatch") =>
+  debitWorkOf(h, keyId, workId, operation);
 
 const setThreshold = (account_id: string, low_balance_threshold: number | null) =>
   h.request(
@@ -115,36 +118,31 @@ describe("the low-balance line", () => {
   });
 });
 
-describe("an export paused for lack of credits", () => {
-  it("is one notice event per pause, however often the job retries the page; a later pause is another", async () => {
+describe("a work debit refused for credits", () => {
+  it("answers why, with the account to tell and the pause's round, and publishes no pause itself", async () => {
     const account = "acct_noticelines00004";
     const key = await createKey(h, { account_id: account });
     for (const credits of [100, 100, 100, 32]) await admit(h, key, { credits });
-    const job = `exp_${"ab".repeat(12)}`;
-    const debitPage = (page: number, attempt: number) =>
-      h.request(
-        h.subjects.billing.debitExportPage,
-        { key_id: key.id, debit_id: `${job}.p${page}.a${attempt}` },
-        exportPageDebitReplySchema,
-      );
-    expect(await debitPage(0, 0)).toMatchObject({ outcome: "debited", balance: 0 });
-    for (const attempt of [0, 1, 2])
-      expect(await debitPage(1, attempt)).toMatchObject({ outcome: "insufficient" });
-    const paused = () =>
-      events.filter((event) => event.key_id === key.id && event.kind === "spending_paused");
-    await waitFor(() => paused().length >= 3 || undefined, "the refusals' events");
-    expect(new Set(paused().map((event) => event.crossing)).size).toBe(1);
-    expect(paused()[0]).toMatchObject({ account_id: account, balance: 0, what: `Your export ${job}` });
-    // A top-up resumes the job; its next pause, at a later page, is another.
-    await topUp(h, key.id, 500);
-    for (let page = 1; ; page++) {
-      const reply = await debitPage(page, 3);
-      if (reply.outcome === "insufficient") break;
-    }
+    expect(await debitWork(key.id, "exp_noticelines.p0.a0")).toMatchObject({
+      outcome: "debited",
+      balance: 0,
+    });
+    expect(await debitWork(key.id, "exp_noticelines.p1.a0")).toEqual({
+      outcome: "insufficient",
+      balance: 0,
+      account_id: account,
+      low_balance_round: 0,
+    });
+    // A request refused for credits is no pause either: pausing work is its caller's to tell.
+    expect((await admit(h, key, { operation: MONITOR_PULL_OPERATION })).outcome).toBe("insufficient");
+    // The debit that emptied the key crossed its low-balance line: once that event is here, the
+    // refusals' would be too.
     await waitFor(
-      () => new Set(paused().map((event) => event.crossing)).size >= 2 || undefined,
-      "a second pause",
+      () => events.some((event) => event.key_id === key.id && event.kind === "balance_low") || undefined,
+      "the low-balance crossing",
     );
+    await h.nats.flush();
+    expect(events.filter((event) => event.key_id === key.id && event.kind === "spending_paused")).toEqual([]);
   });
 });
 
@@ -159,15 +157,11 @@ describe("export pages and monitor batches", () => {
       setSpendCapReplySchema,
     );
     const job = `exp_${"cd".repeat(12)}`;
-    const debit = (subject: string, debit_id: string) =>
-      h.request(subject, { key_id: key.id, debit_id }, exportPageDebitReplySchema);
     // 30 pages and 30 batches race for the 40 credits the cap allows; the balance starts at 333.
-    const replies: ExportPageDebitReply[] = await Promise.all([
-      ...Array.from({ length: 30 }, (_, page) =>
-        debit(h.subjects.billing.debitExportPage, `${job}.p${page}.a0`),
-      ),
+    const replies: WorkDebitReply[] = await Promise.all([
+      ...Array.from({ length: 30 }, (_, page) => debitWork(key.id, `${job}.p${page}.a0`)),
       ...Array.from({ length: 30 }, (_, round) =>
-        debit(h.subjects.billing.debitMonitorBatch, `msg_mon_noticelines_7.r${round}`),
+        debitWork(key.id, `msg_mon_noticelines_7.r${round}`, "monitorWebhookBatch"),
       ),
     ]);
     expect(replies.filter((reply) => reply.outcome === "debited")).toHaveLength(40);
@@ -175,7 +169,7 @@ describe("export pages and monitor batches", () => {
     const ofKey = () => events.filter((event) => event.key_id === key.id);
     await waitFor(() => ofKey().length >= 3 || undefined, "three notice events");
     // A retried page (the same debit id) charges and crosses nothing again.
-    expect(await debit(h.subjects.billing.debitExportPage, `${job}.p0.a0`)).toMatchObject({
+    expect(await debitWork(key.id, `${job}.p0.a0`)).toMatchObject({
       outcome: expect.stringMatching(/^already_debited$|^spend_cap_reached$/),
     });
     await h.nats.flush();
@@ -193,55 +187,5 @@ describe("export pages and monitor batches", () => {
       month_spend: { spent: 40, cap: 40 },
       balance: 293,
     });
-  });
-});
-
-describe("a monitor's pulls refused for credits", () => {
-  it("are one pause however many pulls are refused; a pause at the cap, or after a top-up, is another", async () => {
-    const account = "acct_noticelines00006";
-    const key = await createKey(h, { account_id: account });
-    const pull = () => admit(h, key, { operation: MONITOR_PULL_OPERATION });
-    for (const credits of [100, 100, 100, 33]) await admit(h, key, { credits });
-    // Every refusal publishes its pause; the stream (message id) and the portal keep one per name.
-    const pauses = () => {
-      const named = new Map<string, NoticeEvent>();
-      for (const event of events)
-        if (event.key_id === key.id && event.kind === "spending_paused") named.set(event.crossing, event);
-      return [...named.values()];
-    };
-    const refused = await Promise.all(Array.from({ length: 20 }, pull));
-    expect(new Set(refused.map((reply) => reply.outcome))).toEqual(new Set(["insufficient"]));
-    // A data request refused for credits is no monitor's pause.
-    expect((await admit(h, key)).outcome).toBe("insufficient");
-    await waitFor(() => pauses().length >= 1 || undefined, "the pause's event");
-    expect(pauses()[0]).toMatchObject({ account_id: account, balance: 0, what: "Your monitors" });
-
-    await topUp(h, key.id, 500);
-    await h.request(
-      h.subjects.billing.setAccountSpendCap,
-      { id: key.id, account_id: account, monthly_cap: 334 },
-      setSpendCapReplySchema,
-    );
-    expect((await pull()).outcome).toBe("admitted");
-    for (let i = 0; i < 5; i++) expect((await pull()).outcome).toBe("spend_cap_reached");
-    await waitFor(() => pauses().length >= 2 || undefined, "the cap's pause");
-    expect(pauses()[1]).toMatchObject({ month_spend: { spent: 334, cap: 334 } });
-
-    // Without the cap, out of credits again after that top-up: a new pause, told once.
-    await h.request(
-      h.subjects.billing.setAccountSpendCap,
-      { id: key.id, account_id: account, monthly_cap: null },
-      setSpendCapReplySchema,
-    );
-    let balance = await balanceOf(h, key);
-    while (balance > 0) {
-      const reply = await admit(h, key, { credits: Math.min(100, balance) });
-      if (reply.outcome !== "admitted") throw new Error(`admission: ${reply.outcome}`);
-      balance = reply.balance;
-    }
-    for (let i = 0; i < 5; i++) expect((await pull()).outcome).toBe("insufficient");
-    await waitFor(() => pauses().length >= 3 || undefined, "the second pause for credits");
-    await h.nats.flush();
-    expect(pauses()).toHaveLength(3);
   });
 });

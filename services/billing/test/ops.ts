@@ -10,6 +10,7 @@ import {
   showKeyReplySchema,
   topUpReplySchema,
   verifyLedgerReplySchema,
+  workDebitReplySchema,
 } from "@rda/contracts";
 import { hashApiKey } from "@rda/service-kit";
 import type { Harness } from "./harness.ts";
@@ -57,6 +58,20 @@ export const debit = (h: Asker, key: PresentedKey, requestId = newRequestId(), o
   admit(h, key, { requestId, operation });
 
 /** The balance as an operator reads it (no token of the key's bucket spent). */
+/** A work debit as the exports and monitors workers ask for it: 1 credit, pending for a minute. */
+export const debitWork = (
+  h: Asker,
+  keyId: string,
+  workId: string,
+  operation: "exportPage" | "monitorWebhookBatch" = "exportPage",
+  pendingMs = 60_000,
+) =>
+  h.request(
+    h.subjects.billing.debitWork,
+    { key_id: keyId, work_id: workId, operation, credits: 1, pending_ms: pendingMs },
+    workDebitReplySchema,
+  );
+
 export async function balanceOf(h: Asker, key: PresentedKey): Promise<number> {
   const reply = await h.request(h.subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
   if (!reply.found) throw new Error(`no key ${key.id}`);

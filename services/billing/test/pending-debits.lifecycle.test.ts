@@ -33,9 +33,9 @@ describe("pending debits", () => {
     const key = await createKey(h, { credits: 5 });
     const requestId = newRequestId();
     await admit(h, key, { requestId, pendingMs: 1_000 });
-    expect(await settle(key.id, [requestId])).toEqual({ settled: 1, ignored: 0 });
-    expect(await settle(key.id, [requestId])).toEqual({ settled: 0, ignored: 1 });
-    expect(await refundNow(key.id, requestId)).toEqual({ outcome: "ignored", balance: 4 });
+    expect(await settle(key.id, [requestId])).toEqual({ settled: 1, ignored: 0, ends: ["settled"] });
+    expect(await settle(key.id, [requestId])).toEqual({ settled: 0, ignored: 1, ends: ["already_settled"] });
+    expect(await refundNow(key.id, requestId)).toEqual({ outcome: "already_settled", balance: 4 });
     // The deadline passes and the sweep runs several times: a settled debit is not voided.
     const deadline = Date.now() + 1_500;
     await waitFor(() => Date.now() > deadline, "the debit's deadline to pass", 5_000);
@@ -51,8 +51,8 @@ describe("pending debits", () => {
     await waitFor(async () => (await balanceOf(h, key)) === 5, "both debits to be voided", 10_000);
     expect(await journalTypes(h, key.id)).toEqual({ grant: 1, debit: 2, refund: 2 });
     // Too late to settle or refund: the debit has ended.
-    expect(await settle(key.id, requestIds)).toEqual({ settled: 0, ignored: 2 });
-    expect(await refundNow(key.id, requestIds[0]!)).toEqual({ outcome: "ignored", balance: 5 });
+    expect(await settle(key.id, requestIds)).toEqual({ settled: 0, ignored: 2, ends: ["voided", "voided"] });
+    expect(await refundNow(key.id, requestIds[0]!)).toEqual({ outcome: "voided", balance: 5 });
     expect((await verify(h)).ok).toBe(true);
   });
 
@@ -61,9 +61,9 @@ describe("pending debits", () => {
     const requestId = newRequestId();
     await admit(h, key, { requestId });
     const replies = await Promise.all([refundNow(key.id, requestId), refundNow(key.id, requestId)]);
-    expect(replies.map((reply) => reply.outcome).sort()).toEqual(["ignored", "refunded"]);
+    expect(replies.map((reply) => reply.outcome).sort()).toEqual(["already_refunded", "refunded"]);
     expect(replies.every((reply) => reply.balance === 5)).toBe(true);
-    expect(await settle(key.id, [requestId])).toEqual({ settled: 0, ignored: 1 });
+    expect(await settle(key.id, [requestId])).toEqual({ settled: 0, ignored: 1, ends: ["already_refunded"] });
     expect(await journalTypes(h, key.id)).toEqual({ grant: 1, debit: 1, refund: 1 });
   });
 
@@ -71,7 +71,7 @@ describe("pending debits", () => {
     const key = await createKey(h, { credits: 50, rate_limit: { qps: 100, burst: 100 } });
     const requestIds = Array.from({ length: 30 }, newRequestId);
     for (const requestId of requestIds) await admit(h, key, { requestId });
-    expect(await settle(key.id, requestIds)).toEqual({ settled: 30, ignored: 0 });
+    expect(await settle(key.id, requestIds)).toMatchObject({ settled: 30, ignored: 0 });
     expect(await h.redis.zcard(h.keys.pendingDebits)).toBe(0);
   });
 });

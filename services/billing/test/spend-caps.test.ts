@@ -4,15 +4,10 @@
  * replicas; a refused admission takes nothing; refunds give spend back; the month is the calendar
  * month (UTC) of billing's clock, which this test moves across a month's end.
  */
-import {
-  exportPageDebitReplySchema,
-  refundReplySchema,
-  setSpendCapReplySchema,
-  showKeyReplySchema,
-} from "@rda/contracts";
+import { refundReplySchema, setSpendCapReplySchema, showKeyReplySchema } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, journalTypes, startHarness } from "./harness.ts";
-import { admit, balanceOf, createKey, newRequestId, verify } from "./ops.ts";
+import { admit, balanceOf, createKey, debitWork, newRequestId, verify } from "./ops.ts";
 
 let clock = Date.parse("2026-01-31T23:59:58Z");
 let h: Harness;
@@ -72,15 +67,14 @@ describe("a monthly spend cap", () => {
   it("counts an export job's pages like requests: a page past the cap is refused uncharged, a refunded one gives its credit back", async () => {
     const key = await createKey(h, { credits: 100, rate_limit: unlimitedRate });
     await setCap(key.id, 2);
-    const page = (n: number) =>
-      h.request(
-        h.subjects.billing.debitExportPage,
-        { key_id: key.id, debit_id: `exp_${"0".repeat(24)}.p${n}.a0` },
-        exportPageDebitReplySchema,
-      );
+    const page = (n: number) => debitWork(h, key.id, `exp_${"0".repeat(24)}.p${n}.a0`);
     expect((await admit(h, key)).outcome).toBe("admitted");
     expect(await page(1)).toEqual({ outcome: "debited", balance: 98 });
-    expect(await page(2)).toEqual({ outcome: "spend_cap_reached", balance: 98 });
+    expect(await page(2)).toMatchObject({
+      outcome: "spend_cap_reached",
+      balance: 98,
+      month_spend: { spent: 2, cap: 2 },
+    });
     expect((await admit(h, key)).outcome).toBe("spend_cap_reached");
     expect((await refund(key.id, `exp_${"0".repeat(24)}.p1.a0`)).outcome).toBe("refunded");
     expect(await page(2)).toEqual({ outcome: "debited", balance: 98 });

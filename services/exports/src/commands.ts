@@ -16,8 +16,7 @@ import {
   parseExportRequest,
   type Subjects,
 } from "@rda/contracts";
-import type { JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
-import type { ActivityCount } from "./activity-count.ts";
+import type { ArchiveCount, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
 import type { DownloadLinks } from "./download-links.ts";
 import type { JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
@@ -38,7 +37,7 @@ export interface CommandDeps {
   readonly objects: ObjectStore;
   readonly source: PageSource;
   /** The archive's count of a window's items, for the quote. */
-  readonly count?: ActivityCount;
+  readonly count?: ArchiveCount;
   readonly billing: PageBilling;
   readonly links: DownloadLinks;
   readonly owners: JobOwners;
@@ -83,7 +82,7 @@ export async function runCommand(deps: CommandDeps, command: ExportJobCommand): 
     case "pause":
       return pause(deps, record);
     case "resume":
-      return resume(deps, record);
+      return resume(deps, record, command.balance, command.max_credits);
     case "cancel":
       return cancel(deps, record);
     case "file":
@@ -170,6 +169,15 @@ async function start(deps: CommandDeps, record: JobRecord, balance: number): Pro
       `insufficient credits: this export may cost up to ${ceiling} credits (its ceiling; estimated ${record.quote.estimated_pages}) and the balance is ${balance}: ${ceiling - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
     );
   }
+  return activateAndQueue(deps, record, ["quoted"]);
+}
+
+/** Counts the job among its owner's active exports (refused past the limit), then queues it. */
+async function activateAndQueue(
+  deps: CommandDeps,
+  record: JobRecord,
+  from: readonly string[],
+): Promise<ExportReply> {
   const owner = await deps.owners(record.keyId);
   if (owner === undefined) {
     return refuse(
@@ -184,7 +192,7 @@ async function start(deps: CommandDeps, record: JobRecord, balance: number): Pro
       `too many exports: an account may have at most ${limit} queued, running or paused at once, over all its keys`,
     );
   }
-  return requeue(deps, record, ["quoted"], owner);
+  return requeue(deps, record, from, owner);
 }
 
 /** Moves the job to `queued` under a new run and puts that run on the work queue. */
@@ -226,11 +234,87 @@ async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply>
   return shown(deps, paused);
 }
 
-async function resume(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+async function resume(
+  deps: CommandDeps,
+  record: JobRecord,
+  balance: number,
+  maxCredits: number | undefined,
+): Promise<ExportReply> {
+  if (record.state === "failed" && record.stoppedAtCeiling === true) {
+    return resumePastCeiling(deps, record, balance, maxCredits);
+  }
   if (record.state === "queued" || record.state === "running") return shown(deps, record);
   if (record.state !== "paused")
-    return refuse(409, `only a paused export can be resumed; this one is ${record.state}`);
-  return requeue(deps, record, ["paused"]);
+    return refuse(
+      409,
+      `only a paused export, or one stopped at its credit ceiling, can be resumed; this one is ${record.state}`,
+    );
+  if (maxCredits !== undefined && maxCredits <= record.checkpoint.credits) {
+    return refuse(
+      409,
+      `max_credits must be above the ${record.checkpoint.credits} credits this export has spent`,
+    );
+  }
+  const raised = maxCredits === undefined ? record : await raiseCeiling(deps, record, maxCredits, ["paused"]);
+  if (raised === undefined) return NOT_FOUND;
+  return requeue(deps, raised, ["paused"]);
+}
+
+/**
+ * A job stopped at its ceiling goes on from its checkpoint under a higher one. Like a start, the
+ * balance must cover the most it can still spend (the new ceiling less what it has spent).
+ */
+async function resumePastCeiling(
+  deps: CommandDeps,
+  record: JobRecord,
+  balance: number,
+  maxCredits: number | undefined,
+): Promise<ExportReply> {
+  const spent = record.checkpoint.credits;
+  if (maxCredits === undefined || maxCredits <= spent) {
+    return refuse(
+      409,
+      `this export stopped at its credit ceiling of ${record.quote.ceiling_credits}: resume it with a max_credits above the ${spent} credits it has spent`,
+    );
+  }
+  const more = maxCredits - spent;
+  if (more > balance) {
+    return refuse(
+      402,
+      `insufficient credits: going on to a ceiling of ${maxCredits} may cost up to ${more} more credits and the balance is ${balance}: ${more - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
+    );
+  }
+  const reopened = await deps.jobs.update(record.id, (r) =>
+    r.state === "failed" && r.stoppedAtCeiling === true
+      ? {
+          ...r,
+          stoppedAtCeiling: false,
+          quote: { ...r.quote, ceiling_credits: maxCredits },
+          file: null,
+          manifest: null,
+          finishedAt: null,
+          expiresAt: null,
+        }
+      : undefined,
+  );
+  if (reopened === undefined) return NOT_FOUND;
+  if (reopened.quote.ceiling_credits !== maxCredits || reopened.state !== "failed") {
+    return refuse(409, `this export is ${reopened.state}`);
+  }
+  // Its pages are kept from here on: the retention sweep no longer removes them.
+  await deps.jobs.forgetExpiry(record.id);
+  return activateAndQueue(deps, reopened, ["failed"]);
+}
+
+async function raiseCeiling(
+  deps: CommandDeps,
+  record: JobRecord,
+  maxCredits: number,
+  from: readonly string[],
+): Promise<JobRecord | undefined> {
+  return deps.jobs.update(record.id, (r) =>
+    from.includes(r.state) ? { ...r, quote: { ...r.quote, ceiling_credits: maxCredits } } : undefined,
+  );
 }
 
 async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
@@ -248,12 +332,29 @@ async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply
   // A page debited by a worker that died is given back here when no worker will run the job again;
   // a running worker sees the cancel after its page and refunds nothing twice (the marker decides).
   await refundInflight(deps, cancelled, "cancelled");
+  // The pages paid so far become the file, written by a worker (paid-rows.ts): a new run of the
+  // job is queued for it, and a worker still on the old run stops at its next page.
+  if (cancelled.checkpoint.pages > 0) {
+    const rerun = await deps.jobs.update(cancelled.id, (r) =>
+      r.state === "cancelled" && r.file === null ? { ...r, run: r.run + 1 } : undefined,
+    );
+    if (rerun?.state === "cancelled" && rerun.file === null) {
+      await enqueueJob(deps.js, deps.exportSubjects, { id: rerun.id, run: rerun.run });
+      return shown(deps, rerun);
+    }
+  }
   return shown(deps, cancelled);
 }
 
 async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
-  if (record.state !== "done" || record.file === null) {
-    return refuse(409, `the export's file is not ready: the export is ${record.state}`);
+  if (record.file === null) {
+    const why =
+      record.state === "failed" || record.state === "cancelled"
+        ? record.checkpoint.pages === 0
+          ? `the export is ${record.state} and no page was paid for, so it has no file`
+          : `the export is ${record.state}; the file of its paid rows is being written`
+        : `the export is ${record.state}`;
+    return refuse(409, `the export's file is not ready: ${why}`);
   }
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
     return refuse(404, "this export's file has expired");

@@ -4,8 +4,17 @@
  * reads the environment nor exits; `main.ts` is the process shell.
  */
 import { randomBytes } from "node:crypto";
-import { DEADLINE_DEFAULTS, decodeJson, exportCommandSchema, type Subjects } from "@rda/contracts";
 import {
+  DEADLINE_DEFAULTS,
+  decodeJson,
+  exportCommandSchema,
+  type Subjects,
+  workDebitDeadlineMs,
+} from "@rda/contracts";
+import {
+  billingCaller,
+  createDebitEnds,
+  adapterArchiveCount,
   isNatsConnected,
   jetstream,
   jetstreamManager,
@@ -14,8 +23,8 @@ import {
   type Redis,
   ServiceError,
   serveSubject,
+  tellSpendingPaused,
 } from "@rda/service-kit";
-import { adapterActivityCount } from "./activity-count.ts";
 import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
@@ -94,7 +103,16 @@ export async function startExports(
     subjects,
     deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,
   );
-  const billing = natsPageBilling(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000);
+  const billingTimeoutMs = deps.settings?.billingTimeoutMs ?? 5_000;
+  const caller = billingCaller(nats, subjects, billingTimeoutMs);
+  const ends = createDebitEnds({
+    billing: caller,
+    nats,
+    subjects,
+    logger,
+    settleRetryMs: workDebitDeadlineMs(settings.ackWaitMs, settings.ackWaitMs),
+  });
+  const billing = natsPageBilling(caller, ends, settings.ackWaitMs);
   const secret = deps.settings?.linkSecret ?? randomBytes(32).toString("base64url");
 
   let linkBase = "";
@@ -116,12 +134,12 @@ export async function startExports(
     source,
     billing,
     links: signedLinks,
-    count: adapterActivityCount(
+    count: adapterArchiveCount(
       nats,
       subjects,
       deps.settings?.adapterTimeoutMs ?? DEADLINE_DEFAULTS.adapterTimeoutMs,
     ),
-    owners: billingJobOwners(nats, subjects, deps.settings?.billingTimeoutMs ?? 5_000),
+    owners: billingJobOwners(nats, subjects, billingTimeoutMs),
     logger,
     pagesPerSecond: settings.pagesPerSecond,
     quoteTtlSeconds: 86_400,
@@ -153,6 +171,7 @@ export async function startExports(
           objects,
           source,
           billing,
+          tellPaused: (keyId, refusal, pause) => tellSpendingPaused(nats, subjects, keyId, refusal, pause),
           logger,
           settings,
         });
@@ -170,6 +189,7 @@ export async function startExports(
       clearInterval(sweep);
       await served.stop();
       await workers?.stop();
+      await ends.stop();
       await server.close();
     },
   };

@@ -35,6 +35,8 @@ export interface JobRecord {
   /** Who paused it: the caller (stays paused) or a zero balance (retried until credits arrive). */
   pausedBy: "caller" | "balance" | null;
   reason: string | null;
+  /** Set when the job failed at its credit ceiling: it may be resumed with a higher one. */
+  stoppedAtCeiling?: boolean;
   query: ExportQuery;
   quote: ExportQuote;
   /**

@@ -1,4 +1,4 @@
-/** A job as its owner sees it (`ExportJob` in the contract): progress, ETA and, once done, the file. */
+/** A job as its owner sees it (`ExportJob` in the contract): progress, ETA and, once it has one, the file. */
 import type { ExportJob } from "@rda/contracts";
 import type { JobRecord } from "./job-store.ts";
 
@@ -27,8 +27,9 @@ export function jobView(record: JobRecord, pagesPerSecond: number): ExportJob {
     created_at: record.createdAt,
     finished_at: record.finishedAt,
     expires_at: record.expiresAt,
+    // A job that ended early with paid pages has a file too, its manifest saying `complete: false`.
     result:
-      finished && record.manifest !== null
+      record.manifest !== null && record.file !== null
         ? { file_url: `/v1/exports/${record.id}/file`, manifest: record.manifest }
         : null,
   };

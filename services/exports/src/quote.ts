@@ -1,7 +1,7 @@
 /**
  * The price quote of an export, thrifty with the upstream budget: one free probe page (ids and times
  * only) from the window's start, and the archive's own count of the window (its aggregate, through
- * the activity count, activity-count.ts), asked side by side. A probe that reaches the window's end
+ * the archive count, service-kit archive-count.ts), asked side by side. A probe that reaches the window's end
  * counts it exactly; otherwise the rows are the archive's count. Only when that count cannot be had
  * is the window cut into equal strata, one probe page at the start of each, and the rows estimated
  * stratum by stratum from each probe's density (rows per second over the span it covered), which
@@ -18,7 +18,7 @@ import {
   ok,
   type Result,
 } from "@rda/contracts";
-import type { ActivityCount } from "./activity-count.ts";
+import { type ArchiveCount, pagesForRows } from "@rda/service-kit";
 import type { PageSource } from "./page-source.ts";
 
 export const PROBES = 6;
@@ -42,11 +42,20 @@ export async function makeQuote(
   requestIdBase: string,
   settings: QuoteSettings,
   maxCredits?: number,
-  count?: ActivityCount,
+  count?: ArchiveCount,
 ): Promise<QuoteResult> {
   const probeQuery: ExportQuery = { ...query, q: undefined, fields: "id,created_utc" };
   const [counted, first] = await Promise.all([
-    count?.({ ...query, q: undefined }, `${requestIdBase}.count`),
+    count?.(
+      {
+        kind: query.kind,
+        ...(query.subreddit === undefined ? {} : { subreddit: query.subreddit }),
+        ...(query.author === undefined ? {} : { author: query.author }),
+        after: query.after,
+        before: query.before,
+      },
+      `${requestIdBase}.count`,
+    ),
     source(query.kind, exportPageParams(probeQuery, query.after), `${requestIdBase}.q0`, "interactive"),
   ]);
   if (!first.ok) return err(first.error.reason);
@@ -70,8 +79,7 @@ function quoteOf(
   fill: number,
   how: string,
 ): ExportQuote {
-  // Every full page says has_more, and the listing ends on a page that is not full.
-  const pages = Math.floor(rows / Math.max(1, fill)) + 1;
+  const pages = pagesForRows(rows, fill);
   const withQ = query.q === undefined ? "" : "; rows before the q filter (an upper bound)";
   return {
     estimated_rows: rows,

@@ -1,12 +1,13 @@
 /**
- * Turns a finished job's pages (JSON lines, one object per row, in page order) into the file the
+ * Turns a job's pages (JSON lines, one object per row, in page order) into the file the
  * caller asked for, and its manifest, without holding the rows in memory: the pages are read as
  * streams, line by line, and the file is written to a temporary file on disk (gzip streamed where
  * asked), then moved or uploaded into the object store. JSONL keeps each row as the API returned
  * it; CSV follows csv.ts; Parquet is written by DuckDB from a staged JSONL file (parquet.ts) with a
  * typed schema. Columns (CSV without `fields`, Parquet) take one pass over the pages before the
  * writing pass. The pages stay until the job is recorded done (the worker removes them then), so a
- * worker that dies while assembling leaves everything another needs to assemble again.
+ * worker that dies while assembling leaves everything another needs to assemble again. A job that
+ * ends early keeps its pages until its file expires, so a job stopped at its ceiling can go on.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
@@ -90,12 +91,25 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
+/**
+ * The window a file covers: the query's when every page was fetched; otherwise up to the last
+ * page's cursor, one second past it because bounds are exclusive and pages never split a second
+ * (docs/api.md#trimmed-pages), so every row of the query up to it is in the file.
+ */
+export interface FileExtent {
+  readonly pages: number;
+  readonly complete: boolean;
+  /** The last page's cursor (created_utc of its last row). */
+  readonly cursor: number;
+}
+
 export async function assembleResult(
   store: ObjectStore,
   id: string,
   query: ExportQuery,
-  pages: number,
+  extent: FileExtent,
 ): Promise<{ file: ExportFile; manifest: ExportManifest }> {
+  const { pages, complete } = extent;
   const workdir = await mkdtemp(join(tmpdir(), `rda-${id}-`));
   try {
     const out = join(workdir, "out");
@@ -123,7 +137,13 @@ export async function assembleResult(
       format,
       gzip,
       query: asked,
-      covered: { first_created_utc: coverage.first, last_created_utc: coverage.last },
+      covered: {
+        first_created_utc: coverage.first,
+        last_created_utc: coverage.last,
+        after: query.after,
+        before: complete ? query.before : Math.min(query.before, extent.cursor + 1),
+      },
+      complete,
       pages,
       created_at: new Date().toISOString(),
     };

@@ -13,14 +13,30 @@
  * of the previous page) are dropped by id. Between pages the worker reads the job again, so pause
  * and cancel take effect after at most one page; the balance running out pauses the job, and its
  * queue message comes back after a delay to try again, so a top-up resumes it without a call.
+ * A job that ends early (ceiling, cancel, failure) keeps its paid pages as its file (paid-rows.ts).
  */
-import { EXPORTS_PRIORITY, type ExportSubjects, exportPageParams, type Subjects } from "@rda/contracts";
-import { type JsMsg, jetstream, type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
+import {
+  EXPORTS_PRIORITY,
+  type ExportSubjects,
+  exportPageParams,
+  type Result,
+  type Subjects,
+  type WorkDebitReply,
+} from "@rda/contracts";
+import {
+  type JsMsg,
+  jetstream,
+  type Logger,
+  type NatsConnection,
+  type Pause,
+  type SpendingRefusal,
+} from "@rda/service-kit";
 import type { JobMessage } from "./job-queue.ts";
 import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
 import type { PageSource } from "./page-source.ts";
+import { keepPaidRows, needsPaidRowsFile } from "./paid-rows.ts";
 import { assembleResult, partName } from "./result-file.ts";
 
 export interface WorkerSettings {
@@ -46,13 +62,20 @@ export interface WorkerDeps {
   readonly objects: ObjectStore;
   readonly source: PageSource;
   readonly billing: PageBilling;
+  /** Tells the key's account that its export paused for credits (service-kit tellSpendingPaused). */
+  readonly tellPaused: (keyId: string, refusal: SpendingRefusal, pause: Pause) => Promise<Result<void>>;
   readonly logger: Logger;
   readonly settings: WorkerSettings;
 }
 
+/** What running a job needs: everything but the queue. */
+export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects">;
+
 type RunOutcome = { kind: "ack" } | { kind: "later"; delayMs: number };
 const ACK: RunOutcome = { kind: "ack" };
 const ACTIVE_STATES = new Set(["queued", "running", "paused"]);
+/** States in which a fetched page joins the result. */
+const KEEPS_PAGES = new Set(["running", "paused"]);
 
 export interface Workers {
   stop(): Promise<void>;
@@ -111,7 +134,7 @@ async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean)
 }
 
 export async function runJob(
-  deps: WorkerDeps,
+  deps: JobRunDeps,
   job: JobMessage,
   stopping: () => boolean,
 ): Promise<RunOutcome> {
@@ -123,6 +146,10 @@ export async function runJob(
       ? undefined
       : { ...record, state: "running", pausedBy: null, reason: null };
   });
+  if (started?.run === job.run && needsPaidRowsFile(started)) {
+    await keepPaidRows(deps, started);
+    return ACK;
+  }
   if (started === undefined || started.run !== job.run || started.state !== "running") return ACK;
   logger.info({ export_id: job.id, pages_done: started.checkpoint.pages }, "export running");
   for (;;) {
@@ -131,15 +158,15 @@ export async function runJob(
     if (record === undefined || record.run !== job.run) return ACK;
     if (record.state === "cancelled") {
       await refundInflight(deps, record, "cancelled");
-      await deps.objects.removeAll(`${record.id}/parts`);
+      await keepPaidRows(deps, record);
       return ACK;
     }
     if (record.state !== "running") return ACK;
     const cp = record.checkpoint;
     if (!cp.hasMore) return finish(deps, record);
     if (cp.credits >= record.quote.ceiling_credits) {
-      const why = `stopped at the credit ceiling of ${record.quote.ceiling_credits} after ${cp.pages} pages (the estimate was ${record.quote.estimated_pages}); nothing past it was charged`;
-      return fail(deps, record, why);
+      const why = `stopped at the credit ceiling of ${record.quote.ceiling_credits} after ${cp.pages} pages (the estimate was ${record.quote.estimated_pages}); nothing past it was charged. The file holds the paid rows; resume with a higher max_credits to go on`;
+      return fail(deps, record, why, true);
     }
     const step = await fetchNextPage(deps, record, cp);
     if (step !== undefined) return step;
@@ -150,7 +177,7 @@ export async function runJob(
 
 /** One page: debit, fetch, write, checkpoint, settle. Undefined to go on to the next page. */
 async function fetchNextPage(
-  deps: WorkerDeps,
+  deps: JobRunDeps,
   record: JobRecord,
   cp: Checkpoint,
 ): Promise<RunOutcome | undefined> {
@@ -168,18 +195,8 @@ async function fetchNextPage(
   if (debit === undefined) return { kind: "later", delayMs: settings.pageRetryMs };
   switch (debit.outcome) {
     case "insufficient":
-      await pauseForCredits(
-        jobs,
-        record.id,
-        "the key's balance is 0; the job resumes by itself once credits are added",
-      );
-      return { kind: "later", delayMs: settings.balanceRetryMs };
     case "spend_cap_reached":
-      await pauseForCredits(
-        jobs,
-        record.id,
-        "the key's monthly spend cap is reached; the job resumes by itself once the cap is raised or the month turns (UTC)",
-      );
+      await pauseForCredits(deps, record, page, debit);
       return { kind: "later", delayMs: settings.balanceRetryMs };
     case "unknown_key":
     case "revoked":
@@ -248,31 +265,46 @@ async function fetchNextPage(
     firstCreated: cp.firstCreated ?? (times.length > 0 ? Math.min(...times) : null),
     lastCreated: lastSecond ?? cp.lastCreated,
   };
+  // A page fetched before a pause is kept and paid for, so a paused job's progress is what the
+  // ledger took.
   const advanced = await jobs.update(record.id, (r) =>
-    r.state === "running" && r.checkpoint.pages === cp.pages && r.checkpoint.inflightDebit === debitId
+    KEEPS_PAGES.has(r.state) && r.checkpoint.pages === cp.pages && r.checkpoint.inflightDebit === debitId
       ? { ...r, checkpoint: next }
       : undefined,
   );
-  if (advanced?.checkpoint.pages !== page || advanced.state !== "running") {
+  if (advanced?.checkpoint.pages !== page || !KEEPS_PAGES.has(advanced.state)) {
     // Cancelled or failed meanwhile: this page is not part of the result, so it is not paid for.
-    // Paused: the page stays in flight and is asked again under the same id on resume (no charge).
     // Another worker took the run over (this one was presumed dead): it settles the page itself.
     if (advanced !== undefined && (advanced.state === "cancelled" || advanced.state === "failed")) {
       await refundPage(deps, record.keyId, debitId, advanced.state);
     }
     return ACK;
   }
-  await billing.settle(record.keyId, debitId);
+  await settlePage(deps, record, debitId);
   return undefined;
 }
 
-async function finish(deps: WorkerDeps, record: JobRecord): Promise<RunOutcome> {
-  const { file, manifest } = await assembleResult(
-    deps.objects,
-    record.id,
-    record.query,
-    record.checkpoint.pages,
-  );
+/**
+ * The page is written and checkpointed: its debit becomes final. Billing not answering is the
+ * settle path's to retry; a debit that ended otherwise first (voided at its deadline) leaves the
+ * page free, which is said in the log.
+ */
+async function settlePage(deps: Pick<JobRunDeps, "billing" | "logger">, record: JobRecord, debitId: string) {
+  const settled = await deps.billing.settle(record.keyId, debitId);
+  if (!settled.ok) return;
+  if (settled.value !== "settled" && settled.value !== "already_settled")
+    deps.logger.warn(
+      { export_id: record.id, debit_id: debitId, end: settled.value },
+      "export page not charged",
+    );
+}
+
+async function finish(deps: JobRunDeps, record: JobRecord): Promise<RunOutcome> {
+  const { file, manifest } = await assembleResult(deps.objects, record.id, record.query, {
+    pages: record.checkpoint.pages,
+    complete: true,
+    cursor: record.checkpoint.cursor,
+  });
   const now = Date.now();
   const expires = now + deps.settings.retentionMs;
   const done = await deps.jobs.update(
@@ -299,16 +331,21 @@ async function finish(deps: WorkerDeps, record: JobRecord): Promise<RunOutcome> 
   return ACK;
 }
 
-async function fail(deps: WorkerDeps, record: JobRecord, reason: string): Promise<RunOutcome> {
+async function fail(
+  deps: JobRunDeps,
+  record: JobRecord,
+  reason: string,
+  atCeiling = false,
+): Promise<RunOutcome> {
   const failed = await deps.jobs.update(record.id, (r) =>
     ACTIVE_STATES.has(r.state)
-      ? { ...r, state: "failed", reason, finishedAt: new Date().toISOString() }
+      ? { ...r, state: "failed", reason, stoppedAtCeiling: atCeiling, finishedAt: new Date().toISOString() }
       : undefined,
   );
   if (failed?.state === "failed") {
     await refundInflight(deps, failed, "export_failed");
     await deps.jobs.deactivate(record);
-    await deps.objects.removeAll(`${record.id}/parts`);
+    await keepPaidRows(deps, failed);
     deps.logger.warn({ export_id: record.id, reason }, "export failed");
   }
   return ACK;
@@ -316,7 +353,7 @@ async function fail(deps: WorkerDeps, record: JobRecord, reason: string): Promis
 
 /** A page debited and never fetched (its worker died, then the job ended) is given back. */
 export async function refundInflight(
-  deps: Pick<WorkerDeps, "billing" | "nats" | "subjects" | "logger">,
+  deps: Pick<JobRunDeps, "billing" | "logger">,
   record: JobRecord,
   reason: string,
 ) {
@@ -325,29 +362,43 @@ export async function refundInflight(
 }
 
 /**
- * Refunds one page's debit at once, or through billing's refund stream when billing does not
- * answer, exactly as the gateway refunds a failed request: applied exactly once either way.
+ * Gives one page's debit back through the one settle-and-refund path: now, else durably queued,
+ * else voided at its deadline; applied exactly once either way. A page found settled was paid for
+ * and written: that is a bug worth an error, never a second refund.
  */
 async function refundPage(
-  deps: Pick<WorkerDeps, "billing" | "nats" | "subjects" | "logger">,
+  deps: Pick<JobRunDeps, "billing" | "logger">,
   keyId: string,
   debitId: string,
   reason: string,
 ) {
-  if (await deps.billing.refund(keyId, debitId, reason)) return;
-  const published = await publishRefund(deps.nats, deps.subjects, {
-    key_id: keyId,
-    request_id: debitId,
-    reason,
-  });
-  if (!published.ok) deps.logger.error({ debit_id: debitId, err: published.error }, "page refund not sent");
+  const refunded = await deps.billing.refund(keyId, debitId, reason);
+  if (!refunded.ok)
+    deps.logger.warn({ debit_id: debitId, reason }, "page refund queued; billing was not reached");
+  else if (refunded.value === "already_settled")
+    deps.logger.error({ debit_id: debitId, reason }, "page refund refused: the page was settled");
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A running job waits for credits (or a raised cap): the worker asks billing again later. */
-async function pauseForCredits(jobs: JobStore, id: string, why: string): Promise<void> {
-  await jobs.update(id, (r) =>
+/**
+ * A running job waits for credits (or a raised cap): the worker asks billing again later, and the
+ * key's account is told, once per job and page (the pause's name), however often it is asked.
+ */
+async function pauseForCredits(
+  deps: Pick<JobRunDeps, "jobs" | "tellPaused" | "logger">,
+  record: JobRecord,
+  page: number,
+  refusal: Extract<WorkDebitReply, SpendingRefusal>,
+): Promise<void> {
+  const why =
+    refusal.outcome === "insufficient"
+      ? "the key's balance is 0; the job resumes by itself once credits are added"
+      : "the key's monthly spend cap is reached; the job resumes by itself once the cap is raised or the month turns (UTC)";
+  const pause = { what: `Your export ${record.id}`, crossing: `${record.id}.p${page}:${refusal.outcome}` };
+  const told = await deps.tellPaused(record.keyId, refusal, pause);
+  if (!told.ok) deps.logger.warn({ export_id: record.id, err: told.error }, "pause notice not published");
+  await deps.jobs.update(record.id, (r) =>
     r.state === "running"
       ? { ...r, state: "paused", pausedBy: "balance", reason: `paused: ${why}` }
       : undefined,

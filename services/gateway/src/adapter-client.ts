@@ -16,7 +16,13 @@ export interface AdapterData {
   readonly has_more: boolean;
   /** Epoch ms the upstream produced the oldest answer behind this data (undefined: not said). */
   readonly fetchedAtMs: number | undefined;
+  /** How long after `fetchedAtMs` it may be served again (undefined: not at all). */
+  readonly maxAgeS: number | undefined;
+  /** How the upstream answers behind it were had, the costliest way named (undefined: not said). */
+  readonly source: AnswerSource | undefined;
 }
+
+export type AnswerSource = "cache" | "joined" | "upstream";
 
 export interface AdapterCallOptions {
   /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
@@ -61,7 +67,7 @@ export function createAdapterClient(deps: {
         },
       );
       const result = reply.ok
-        ? readFrame(reply.value)
+        ? readAdapterFrame(reply.value)
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
       // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
       // no adapter outcome, and its time would blur the adapters' own.
@@ -77,7 +83,8 @@ export function createAdapterClient(deps: {
   };
 }
 
-function readFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
+/** An adapter's reply frame, as sent or as kept in the cache of answers (http/cached-answer.ts). */
+export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
   const decoded = decodeAdapterReply(frame);
   if (!decoded.ok) return { outcome: "malformed_reply", step: unavailable(decoded.error) };
   const { meta, data } = decoded.value;
@@ -90,6 +97,8 @@ function readFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData
           cursor: meta.cursor ?? null,
           has_more: meta.has_more ?? false,
           fetchedAtMs: meta.fetched_at_ms,
+          maxAgeS: meta.max_age_s,
+          source: meta.source,
         }),
       };
     case "bad_request":

@@ -4,6 +4,7 @@
  * catalog's refusals. The key's bucket comes back with every answer, for the RateLimit headers.
  */
 import { type KeyBucket, type MonthSpend, spendCapDetail } from "@rda/contracts";
+import type { SpendingRefusal } from "@rda/service-kit";
 import type { GatewayContext } from "./context.ts";
 import { fail, type Step, succeed } from "./failure.ts";
 import type { KeyInfo } from "./key-directory.ts";
@@ -26,8 +27,14 @@ export interface Admitted {
   readonly lowBalanceThreshold?: number;
 }
 
-/** The key's bucket, whenever billing got as far as the key (for the RateLimit headers). */
-export type WithBucket = { readonly bucket?: KeyBucket };
+/**
+ * The key's bucket, whenever billing got as far as the key (for the RateLimit headers); and for a
+ * refusal for credits, billing's why (for whoever tells the key's account of a pause).
+ */
+export type WithBucket = {
+  readonly bucket?: KeyBucket;
+  readonly refusal?: SpendingRefusal & { readonly low_balance_round?: number | undefined };
+};
 
 export async function admitThroughBilling(
   ctx: GatewayContext,
@@ -73,11 +80,16 @@ export async function admitThroughBilling(
         bucket: answer.bucket,
       };
     case "insufficient":
-      return { ...fail("insufficient_credits"), bucket: answer.bucket };
+      return {
+        ...fail("insufficient_credits"),
+        bucket: answer.bucket,
+        refusal: { ...answer, account_id: key.account_id },
+      };
     case "spend_cap_reached":
       return {
         ...fail("spend_cap_reached", { detail: spendCapDetail(key.id, answer.month_spend) }),
         bucket: answer.bucket,
+        refusal: { ...answer, account_id: key.account_id },
       };
     case "rate_limited":
       ctx.metrics.rateLimited.inc({ scope: "key" });

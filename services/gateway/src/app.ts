@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { Subjects } from "@rda/contracts";
 import {
+  createDebitEnds,
   createFailedAuthLimiter,
   type FailedAuthLimits,
   type Logger,
@@ -18,6 +19,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
 import type { GatewayContext } from "./context.ts";
+import { createCachedAnswers } from "./http/cached-answer.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
 import { declareRequestFields } from "./http/request-fields.ts";
@@ -91,6 +93,8 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   readonly redis: Redis;
+  /** Where the adapters keep their answers (CACHE_REDIS_URL); default `redis`. */
+  readonly cacheRedis?: Redis;
   readonly nats: NatsConnection;
   readonly subjects: Subjects;
   readonly keys: RedisKeys;
@@ -144,7 +148,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     await ctx.keys.stop();
     ctx.oauth.revokedGrants.stop();
     await ctx.settlement.stop();
-    await ctx.refunds.stop();
   });
   return app;
 }
@@ -154,6 +157,17 @@ function buildContext(deps: GatewayDeps): GatewayContext {
   const metrics = deps.metrics ?? createMetrics();
   const { billingTimeoutMs, pendingDebitMs } = settings;
   const billing = createBillingClient({ nats, subjects, metrics, timeoutMs: billingTimeoutMs });
+  const ends = createDebitEnds({
+    billing: billing.rpc,
+    nats,
+    subjects,
+    logger,
+    settleRetryMs: pendingDebitMs,
+    hooks: {
+      refunded: (reason) => metrics.creditsRefunded.inc({ reason }),
+      refundPublishFailed: () => metrics.refundPublishFailures.inc(),
+    },
+  });
   const resource = protectedResource(settings.publicUrl, settings.portalUrl);
   const revokedGrants = watchRevokedGrants({ nats, subjects, logger });
   const idempotency = createIdempotencyStore(redis, deps.keys, {
@@ -189,8 +203,13 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
-    refunds: createRefunds({ nats, subjects, billing, logger, metrics }),
-    settlement: createSettlement({ billing, logger, retryForMs: pendingDebitMs }),
+    cachedAnswers: createCachedAnswers({
+      redis: deps.cacheRedis ?? redis,
+      keys: deps.keys.upstreamCache,
+      metrics,
+    }),
+    refunds: createRefunds(ends),
+    settlement: createSettlement({ ends, logger }),
     idempotency,
     failedAuth: createFailedAuthLimiter(settings.failedAuth),
     errors: { topUpUrl: settings.topUpUrl, spendCapUrl: `${settings.portalUrl}/keys` },

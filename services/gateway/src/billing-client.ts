@@ -19,6 +19,7 @@ import type {
 import { buildSubjects, type Result } from "@rda/contracts";
 import {
   type BillingAnswer,
+  type BillingCaller,
   billingCaller,
   type NatsConnection,
   type NatsRequestFailure,
@@ -37,6 +38,8 @@ export interface BillingClient {
   admit(request: AdmitRequest): Answer<AdmitReply>;
   settle(debits: { key_id: string; request_id: string }[]): Answer<z.output<typeof settleReplySchema>>;
   refund(message: RefundMessage): Answer<RefundReply>;
+  /** Every call, timed the same way (for the settle-and-refund path, service-kit debit-ends.ts). */
+  readonly rpc: BillingCaller;
 }
 
 export function createBillingClient(deps: {
@@ -63,5 +66,6 @@ export function createBillingClient(deps: {
     admit: (request) => timed("admit", request),
     settle: (debits) => timed("settle", { debits }),
     refund: (message) => timed("refund", message),
+    rpc: { call: (name, request) => timed(name, request) },
   };
 }

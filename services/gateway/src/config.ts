@@ -31,6 +31,8 @@ export const gatewayConfigShape = {
   /** The portal's token-signing keys (JWKS); default `<PORTAL_URL>/oauth/jwks`. */
   OAUTH_JWKS_URL: env.httpUrl().optional(),
   REDIS_URL: env.redisUrl(),
+  /** Where the adapters keep their answers, when it is a Redis of its own (their CACHE_REDIS_URL). */
+  CACHE_REDIS_URL: env.optionalRedisUrl(),
   NATS_URL: env.natsUrl(),
   NATS_USER: env.natsUser(),
   NATS_PASSWORD: env.natsPassword(),

@@ -2,6 +2,7 @@
 import { buildSubjects } from "@rda/contracts";
 import {
   connectNats,
+  connectRedis,
   createLogger,
   natsIdentity,
   onShutdown,
@@ -23,10 +24,18 @@ runMain("gateway", async () => {
   const redis = await openRedis(config.REDIS_URL, "gateway", logger, {
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
   });
+  // The adapters' cache of its own is not waited for: while it is down, every answer is a miss.
+  const cacheRedis = config.CACHE_REDIS_URL
+    ? connectRedis(config.CACHE_REDIS_URL, "gateway-cache", logger, {
+        commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+      })
+    : redis;
+  if (cacheRedis !== redis) cacheRedis.connect().catch(() => {});
   const nats = await connectNats(config.NATS_URL, "gateway", logger, identity);
   const gateway = await startGateway(
     {
       redis,
+      cacheRedis,
       nats,
       logger,
       subjects: buildSubjects(namespace),
@@ -60,6 +69,12 @@ runMain("gateway", async () => {
     ["stop accepting and finish in-flight requests", () => gateway.stop()],
     ["drain NATS", () => nats.drain()],
     ["quit Redis", () => redis.quit()],
+    [
+      "quit the cache's Redis",
+      async () => {
+        if (cacheRedis !== redis) await cacheRedis.quit().catch(() => cacheRedis.disconnect());
+      },
+    ],
     ["close the metrics server", () => metrics.close()],
     ["export the last spans", () => observability.tracing.shutdown()],
   ]);

@@ -19,8 +19,10 @@ export interface GatewayMetrics {
   /** How old the data of each 200 was (its `Age`), by operation. */
   readonly answerAge: Histogram<"operation">;
   readonly rateLimited: Counter<"scope">;
-  /** Data requests looked up in the shared cache before admission, by outcome (hit, miss). */
-  readonly cacheFirstLookups: Counter<"outcome">;
+  /** Admitted data requests looked up in the cache of answers, by outcome (hit, miss, error). */
+  readonly cachedAnswerLookups: Counter<"outcome">;
+  /** Seconds from admission to the answer, by path (hit, coalesced, fetched, refused_budget). */
+  readonly answerPathDuration: Histogram<"path">;
   readonly refundPublishFailures: Counter;
   readonly inFlight: Gauge;
   readonly keyCache: Counter<"result">;
@@ -125,10 +127,17 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
       labelNames: ["scope"],
       registers,
     }),
-    cacheFirstLookups: new Counter({
-      name: "gateway_cache_first_lookups_total",
-      help: "Data requests whose answer was looked for in the shared response cache before admission (the adapter run cache-only), by outcome: hit (admitted without the upstream reserve) or miss (admitted the ordinary way).",
+    cachedAnswerLookups: new Counter({
+      name: "gateway_cached_answer_lookups_total",
+      help: "Admitted data requests whose answer was looked for in the cache of answers (one Redis GET), by outcome: hit (served without an adapter), miss (asked of the adapter) or error (the cache unreachable: asked of the adapter).",
       labelNames: ["outcome"],
+      registers,
+    }),
+    answerPathDuration: new Histogram({
+      name: "gateway_answer_path_seconds",
+      help: "Seconds from admission to the answer, by the path it took: hit (from a cache), coalesced (joined a fetch another request started), fetched (from the upstream for this request), refused_budget (the upstream budget refused it: 429 global, refunded).",
+      labelNames: ["path"],
+      buckets: LATENCY_BUCKETS,
       registers,
     }),
     refundPublishFailures: new Counter({

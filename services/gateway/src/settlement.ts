@@ -1,44 +1,36 @@
 /**
  * Settles the debits of answered requests: once a response has been written to the client's socket
  * its pending debit becomes final. Settling is batched (one `billing.settle` per flush of up to
- * MAX_BATCH debits, at most every FLUSH_MS) so it costs a small fraction of a request. A batch that
- * cannot be delivered (billing or its Redis briefly down) is retried with backoff for as long as its
- * debits can still be settled, `retryForMs` (the pending deadline), so an outage shorter than that
- * never refunds an answered request. After that billing has voided them, which refunds requests that
- * were answered — the one error a crash or a long outage may make, never the other way round.
+ * MAX_BATCH debits, at most every FLUSH_MS) so it costs a small fraction of a request; each batch
+ * goes through the one settle-and-refund path (service-kit debit-ends.ts), which retries a batch
+ * billing did not answer for as long as its debits can still be settled. After that billing has
+ * voided them, which refunds requests that were answered — the one error a crash or a long outage
+ * may make, never the other way round.
  */
-import { type Logger, retryWithBackoff } from "@rda/service-kit";
-import type { BillingClient } from "./billing-client.ts";
+import type { DebitEnds, Logger } from "@rda/service-kit";
 
 const FLUSH_MS = 25;
 const MAX_BATCH = 500;
 
 export interface Settlement {
   settle(keyId: string, requestId: string): void;
-  /** Sends everything waiting, for a graceful shutdown (one more try for a batch being retried). */
+  /** Sends everything waiting, for a graceful shutdown. */
   stop(): Promise<void>;
 }
 
-export function createSettlement(deps: {
-  billing: BillingClient;
-  logger: Logger;
-  retryForMs: number;
-}): Settlement {
+export function createSettlement(deps: { ends: DebitEnds; logger: Logger }): Settlement {
   let batch: { key_id: string; request_id: string }[] = [];
   let timer: NodeJS.Timeout | undefined;
-  let stopping = false;
   const sending = new Set<Promise<void>>();
 
   const send = async (debits: { key_id: string; request_id: string }[]) => {
-    const giveUpAt = Date.now() + deps.retryForMs;
-    const reply = await retryWithBackoff(() => deps.billing.settle(debits), {
-      giveUp: (nextDelayMs) => stopping || Date.now() + nextDelayMs >= giveUpAt,
-    });
-    if (!reply.ok)
-      deps.logger.warn(
-        { debits: debits.length, reason: reply.error.message },
-        "debits not settled; billing voids them",
-      );
+    const settled = await deps.ends.settle(debits);
+    // Deferred: retried in the background. Ended otherwise (voided first): the answer was free.
+    const free = settled.ok
+      ? settled.value.filter((end) => end !== "settled" && end !== "already_settled")
+      : [];
+    if (free.length > 0)
+      deps.logger.warn({ debits: free.length, ends: free }, "answered requests not charged");
   };
   const flush = () => {
     clearTimeout(timer);
@@ -57,8 +49,8 @@ export function createSettlement(deps: {
     },
     async stop() {
       flush();
-      stopping = true;
       await Promise.allSettled([...sending]);
+      await deps.ends.stop();
     },
   };
 }

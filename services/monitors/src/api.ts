@@ -18,7 +18,14 @@ import {
   type Subjects,
   updateMonitorSchema,
 } from "@rda/contracts";
-import { type Logger, type NatsConnection, type ServedSubject, serveSubject } from "@rda/service-kit";
+import {
+  type ArchiveCount,
+  type Logger,
+  type NatsConnection,
+  pagesForRows,
+  type ServedSubject,
+  serveSubject,
+} from "@rda/service-kit";
 import type { z } from "zod";
 import { type MonitorRecord, publicMonitor, sourceKeyOf } from "./monitor.ts";
 import type { ItemCounts, MonitorStore } from "./monitor-store.ts";
@@ -37,6 +44,15 @@ export interface ApiDeps {
   readonly logger: Logger;
   readonly pageTimeoutMs: number;
   readonly webhooks: MonitorWebhooks;
+  /** The archive's count of a window's items, for the backfill estimate. */
+  readonly count: ArchiveCount;
+}
+
+interface BackfillEstimate {
+  upstream_pages: number | null;
+  max_credits: number | null;
+  estimated_items: number | null;
+  method: string;
 }
 
 type Handler = (request: MonitorRequest, deps: ApiDeps) => Promise<MonitorReply>;
@@ -125,28 +141,62 @@ function limitReached(request: MonitorRequest, limit: number): MonitorReply {
 }
 
 /**
- * The backfill's upstream pages, estimated from its first page's density, and its most credits:
- * one per pulled page of up to 100 items, and the window holds at most 100 items a page. Null
- * figures when the estimate could not be made (the monitor is created all the same).
+ * The backfill's upstream pages, made as an export's quote is (docs/api.md#exports): the archive's
+ * own count of the items since `backfill_from`, and how many a full page holds from the first page,
+ * asked side by side. A first page that reaches now counts it exactly; without the count, the first
+ * page's density is stretched over the window, and `method` says so. `max_credits` is the most
+ * pulling costs at 100 items a pull when the count is right: an estimate, not a bound. Null figures
+ * when no estimate could be made (the monitor is created all the same).
  */
-async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord) {
+async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord): Promise<BackfillEstimate> {
   const from = monitor.backfill_from;
-  if (from === undefined) return { upstream_pages: 0, max_credits: 0 };
-  try {
-    const page = await fetchSourcePage(
+  if (from === undefined)
+    return { upstream_pages: 0, max_credits: 0, estimated_items: 0, method: "no backfill" };
+  const now = Math.floor(Date.now() / 1000);
+  const window = {
+    kind: monitor.kind === "post" ? "posts" : "comments",
+    ...(monitor.subreddit !== undefined ? { subreddit: monitor.subreddit } : { author: monitor.author }),
+    after: from - 1,
+    before: now + 1,
+  } as const;
+  const [counted, page] = await Promise.all([
+    deps.count(window, `monitors-estimate-${monitor.id}`).catch(() => undefined),
+    fetchSourcePage(
       deps.nats,
       deps.subjects,
       monitor,
       { sort: "asc", after: from - 1, limit: MONITOR_PAGE_ITEMS },
       deps.pageTimeoutMs,
+    ).catch(() => undefined),
+  ]);
+  if (page === undefined)
+    return { upstream_pages: null, max_credits: null, estimated_items: null, method: "not available" };
+  const estimate = (items: number, fill: number, method: string): BackfillEstimate => {
+    const pages = pagesForRows(items, fill);
+    return { upstream_pages: pages, max_credits: pages, estimated_items: items, method };
+  };
+  if (!page.has_more)
+    return estimate(
+      page.items.length,
+      MONITOR_PAGE_ITEMS,
+      "counted exactly: the first page holds the whole backfill",
     );
-    const now = Math.floor(Date.now() / 1000);
-    const covered = page.cursor === null ? 0 : page.cursor - from + 1;
-    const pages = !page.has_more || covered <= 0 ? 1 : Math.ceil((now - from) / covered);
-    return { upstream_pages: pages, max_credits: pages };
-  } catch {
-    return { upstream_pages: null, max_credits: null };
+  if (counted !== undefined) {
+    const phrase =
+      monitor.phrase === undefined ? "" : "; items before the phrase filter, so pulling costs at most this";
+    return estimate(
+      counted,
+      page.items.length,
+      `items counted by the archive's aggregate since backfill_from; pages from ${page.items.length} items per full page${phrase}`,
+    );
   }
+  const covered = page.cursor === null ? 0 : page.cursor - from + 1;
+  const items = covered <= 0 ? page.items.length : Math.round((page.items.length * (now - from)) / covered);
+  return estimate(
+    items,
+    page.items.length,
+    "sampled (the archive's count was not available): the first page's density over the whole window",
+  );
 }
 
 async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {

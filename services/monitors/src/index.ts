@@ -4,8 +4,21 @@
  * `monitors` queue group. A value: connections come in, nothing is read from the environment.
  */
 import { randomBytes } from "node:crypto";
-import { DEFAULT_MONITOR_LIMITS, type MonitorLimits, type Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection, Redis, Registry } from "@rda/service-kit";
+import {
+  DEFAULT_MONITOR_LIMITS,
+  type MonitorLimits,
+  type Subjects,
+  workDebitDeadlineMs,
+} from "@rda/contracts";
+import {
+  billingCaller,
+  createDebitEnds,
+  adapterArchiveCount,
+  type Logger,
+  type NatsConnection,
+  type Redis,
+  type Registry,
+} from "@rda/service-kit";
 import { serveMonitorApi } from "./api.ts";
 import { createMonitorMetrics } from "./metrics.ts";
 import { monitorKeys } from "./monitor-keys.ts";
@@ -66,16 +79,25 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     webhooks: { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.settings?.webhooks },
   };
   const keys = monitorKeys(deps.namespace);
+  const caller = billingCaller(deps.nats, deps.subjects, settings.billingTimeoutMs);
+  const ends = createDebitEnds({
+    billing: caller,
+    nats: deps.nats,
+    subjects: deps.subjects,
+    logger: deps.logger,
+    settleRetryMs: workDebitDeadlineMs(settings.webhooks.retryWindowMs, settings.webhooks.leaseMs),
+  });
   const store = new MonitorStore(deps.redis, keys);
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const webhookStore = new WebhookStore(deps.redis, webhookKeys(deps.namespace));
-  const billing = natsDeliveryBilling(deps.nats, deps.subjects, settings.billingTimeoutMs);
+  const billing = natsDeliveryBilling(caller, ends, settings.webhooks);
   const webhooks = new MonitorWebhooks({
     store: webhookStore,
     settings: settings.webhooks,
     redis: deps.redis,
     itemsKey: keys.items,
     billing,
+    logger: deps.logger,
   });
   if (settings.webhooks.allowLoopback)
     deps.logger.warn(
@@ -91,6 +113,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     limits: settings.limits,
     logger: deps.logger,
     pageTimeoutMs: settings.pageTimeoutMs,
+    count: adapterArchiveCount(deps.nats, deps.subjects, settings.pageTimeoutMs),
     webhooks,
   });
   const metrics = createMonitorMetrics(deps.registry);
@@ -109,6 +132,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   const stopAll = async () => {
     await Promise.all(served.map((subject) => subject.stop()));
     await Promise.all([poller.stop(), delivery.stop()]);
+    await ends.stop();
   };
   return {
     stop() {

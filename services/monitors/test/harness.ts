@@ -61,7 +61,12 @@ export interface AnswerValue {
     backfill_from: number | null;
   };
   monitors: { id: string }[];
-  backfill_estimate: { upstream_pages: number | null; max_credits: number | null };
+  backfill_estimate: {
+    upstream_pages: number | null;
+    max_credits: number | null;
+    estimated_items: number | null;
+    method: string;
+  };
   items: Item[];
   cursor: string | null;
 }

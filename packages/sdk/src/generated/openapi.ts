@@ -502,8 +502,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a paused export
-         * @description Continues from the last page written. Free; rate limited by the key's own bucket, like /v1/account.
+         * Resume a paused export, or one stopped at its credit ceiling
+         * @description Continues from the last page written. A job that stopped at its credit ceiling (`failed`, its file holding the paid pages) goes on from its checkpoint when `max_credits` raises the ceiling above the credits it has spent; with a balance below what the new ceiling allows it to spend it is refused with 402. Free; rate limited by the key's own bucket, like /v1/account.
          */
         post: operations["resumeExport"];
         delete?: never;
@@ -541,7 +541,7 @@ export interface paths {
         };
         /**
          * Download a finished export's file
-         * @description The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free.
+         * @description The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free. An export that ended early (at its ceiling, cancelled or failed) after paid pages has a file too: exactly the paid rows, its manifest saying `complete: false` and the window `covered`.
          */
         get: operations["downloadExport"];
         put?: never;
@@ -707,7 +707,13 @@ export interface components {
             covered: {
                 first_created_utc: number | null;
                 last_created_utc: number | null;
+                /** @description The window the file covers starts after this. */
+                after: number;
+                /** @description The window the file covers ends before this: every row of the query in (after, before) is in the file. The query's `before` when complete, else one second past the last page fetched. */
+                before: number;
             };
+            /** @description False when the export ended early (at its credit ceiling, cancelled or failed): the file then holds exactly the pages that were paid for. */
+            complete: boolean;
             pages: number;
             created_at: string;
         };
@@ -1942,8 +1948,12 @@ export interface operations {
                             backfill_estimate: {
                                 /** @description The backfill's upstream pages, estimated. */
                                 upstream_pages: number | null;
-                                /** @description The most pulling the backfill can cost. */
+                                /** @description What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter). */
                                 max_credits: number | null;
+                                /** @description The backfill's items, by the archive's count (before the phrase filter). */
+                                estimated_items?: number | null;
+                                /** @description How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available. */
+                                method?: string;
                             };
                             /** @description Present when `webhook_url` was given. The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
                             webhook_secret?: string;
@@ -2714,6 +2724,7 @@ export interface operations {
                     /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
                     fields?: string;
                     /**
+                     * @description csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.
                      * @default jsonl
                      * @enum {string}
                      */
@@ -3017,7 +3028,19 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_credits": 40
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A new credit ceiling, above the credits already spent: needed to resume a job stopped at its ceiling. */
+                    max_credits?: number;
+                };
+            };
+        };
         responses: {
             /** @description The export as it is now. */
             200: {
@@ -3037,6 +3060,21 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            /** @description The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged. */
+            402: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No export with this id for this key (another key's export is not shown). */
             404: {
                 headers: {
@@ -3052,7 +3090,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The export's state does not allow a resume (it is not paused). */
+            /** @description The export's state does not allow a resume (it is not paused, or ended otherwise than at its ceiling, or max_credits is not above the credits spent). */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3184,7 +3222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The export is not done yet. */
+            /** @description The export is not done yet, or ended before any page was paid for. */
             409: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

@@ -41,6 +41,11 @@ export interface SharedCacheStore {
   read(hash: string): Promise<CacheEntry | undefined>;
   /** False when the entry was too large or the cache is full. */
   store(hash: string, entry: CacheEntry): Promise<boolean>;
+  /**
+   * Keeps an operation's final answer (its reply frame) for `ttlMs`, under the same caps as the
+   * entries; false when it was too large or the cache is full.
+   */
+  storeAnswer(requestHash: string, frame: Uint8Array, ttlMs: number): Promise<boolean>;
   /** "" when this caller now holds the fetch of `hash`, else the token of the caller that does. */
   claim(hash: string, token: string, leaseMs: number): Promise<string>;
   /** Shares the outcome (text, "" for none) with the waiters for `outcomeTtlMs`, and ends the claim. */
@@ -55,6 +60,21 @@ export function createRedisCacheStore(
   keys: UpstreamCacheKeys,
   limits: CacheLimits,
 ): SharedCacheStore {
+  /** One value for `ttlMs`, counted against the cap of every live value (STORE_ENTRY). */
+  const storeCapped = async (key: string, value: Buffer, ttlMs: number): Promise<boolean> => {
+    const cost = value.length + ENTRY_OVERHEAD_BYTES;
+    if (cost > limits.maxEntryBytes) return false;
+    const nowMinute = Math.floor(Date.now() / 60_000);
+    const expiryMinute = Math.floor((Date.now() + ttlMs) / 60_000);
+    const live: string[] = [];
+    for (let minute = nowMinute; minute <= nowMinute + Math.ceil(limits.longestTtlS / 60) + 1; minute++)
+      live.push(keys.bytes(minute));
+    // The counter lives until its minute is over: then every entry it counted has expired.
+    const counterTtlMs = (expiryMinute + 1) * 60_000 - Date.now() + 1_000;
+    const scriptKeys = [key, keys.bytes(expiryMinute), ...live];
+    const args = [value, ttlMs, cost, limits.maxBytes, counterTtlMs];
+    return (await storeEntry.run(redis, scriptKeys, args)) === 1;
+  };
   return {
     limits,
     async read(hash) {
@@ -63,19 +83,11 @@ export function createRedisCacheStore(
     },
     async store(hash, entry) {
       const value = `${JSON.stringify({ at: entry.fetchedAtMs, max: entry.maxAgeS, q: entry.query })}\n${entry.body}`;
-      const cost = Buffer.byteLength(value) + ENTRY_OVERHEAD_BYTES;
-      if (cost > limits.maxEntryBytes) return false;
-      const ttlMs = entry.maxAgeS * 1000;
-      const nowMinute = Math.floor(Date.now() / 60_000);
-      const expiryMinute = Math.floor((Date.now() + ttlMs) / 60_000);
-      const live: string[] = [];
-      for (let minute = nowMinute; minute <= nowMinute + Math.ceil(limits.longestTtlS / 60) + 1; minute++)
-        live.push(keys.bytes(minute));
-      // The counter lives until its minute is over: then every entry it counted has expired.
-      const counterTtlMs = (expiryMinute + 1) * 60_000 - Date.now() + 1_000;
-      const scriptKeys = [keys.entry(hash), keys.bytes(expiryMinute), ...live];
-      const args = [value, ttlMs, cost, limits.maxBytes, counterTtlMs];
-      return (await storeEntry.run(redis, scriptKeys, args)) === 1;
+      return storeCapped(keys.entry(hash), Buffer.from(value), entry.maxAgeS * 1000);
+    },
+    async storeAnswer(requestHash, frame, ttlMs) {
+      if (ttlMs <= 0) return false;
+      return storeCapped(keys.answer(requestHash), Buffer.from(frame), Math.ceil(ttlMs));
     },
     async claim(hash, token, leaseMs) {
       return String(await claimFetch.run(redis, [keys.lock(hash)], [token, leaseMs]));

@@ -40,6 +40,8 @@ export interface Fetched {
   /** Epoch ms the upstream produced this answer (now, for a fetch just made). */
   readonly fetchedAtMs: number;
   readonly source: FetchSource;
+  /** How long after `fetchedAtMs` a cached answer may be served (known for a cache hit). */
+  readonly maxAgeS?: number;
 }
 
 /** How often a waiting replica looks for the outcome of the fetch it waits on. */
@@ -66,7 +68,13 @@ export async function readCached(
   const body = parseBody(entry.body);
   if (body === undefined) return { fetched: undefined, lookup: "miss" };
   const result: UpstreamResult = { outcome: "ok", body, query: entry.query, attempts: 0, retries: 0 };
-  return { fetched: { result, fetchedAtMs: entry.fetchedAtMs, source: "cache" }, lookup: "hit" };
+  const fetched = {
+    result,
+    fetchedAtMs: entry.fetchedAtMs,
+    source: "cache" as const,
+    maxAgeS: entry.maxAgeS,
+  };
+  return { fetched, lookup: "hit" };
 }
 
 /**
@@ -139,26 +147,37 @@ async function share(
     return;
   }
   const { result, fetchedAtMs } = fetched;
-  if (result.outcome === "ok") {
-    const freshness = judgeFreshness(
-      {
-        path: request.path,
-        query: request.query,
-        answeredQuery: result.query,
-        data: result.body.data,
-        onlyData: result.body.dataBytes !== undefined,
-      },
-      settings.bounds,
-      fetchedAtMs,
-    );
-    if (freshness.cacheable) {
-      const body = bodyText(result.body);
-      await store.store(hash, { fetchedAtMs, maxAgeS: freshness.maxAgeS, query: result.query, body });
-    }
+  const maxAgeS = servableFor(settings, request, fetched);
+  if (result.outcome === "ok" && maxAgeS !== undefined) {
+    const body = bodyText(result.body);
+    await store.store(hash, { fetchedAtMs, maxAgeS, query: result.query, body });
   }
   const outcome = outcomeText(fetched);
   const shareable = Buffer.byteLength(outcome) <= store.limits.maxEntryBytes;
   await store.finish(hash, token, shareable ? outcome : "", OUTCOME_TTL_MS);
+}
+
+/**
+ * How long after it was produced an answer may be served again (freshness.ts), or undefined: never.
+ * A cache hit carries its entry's bound; a fetched or joined answer is judged as it is stored.
+ */
+export function servableFor(
+  settings: SharedFetchSettings,
+  request: SharedFetchRequest,
+  fetched: Fetched,
+): number | undefined {
+  if (fetched.maxAgeS !== undefined) return fetched.maxAgeS;
+  const { result, fetchedAtMs } = fetched;
+  if (result.outcome !== "ok") return undefined;
+  const answer = {
+    path: request.path,
+    query: request.query,
+    answeredQuery: result.query,
+    data: result.body.data,
+    onlyData: result.body.dataBytes !== undefined,
+  };
+  const freshness = judgeFreshness(answer, settings.bounds, fetchedAtMs);
+  return freshness.cacheable ? freshness.maxAgeS : undefined;
 }
 
 async function waitFor(

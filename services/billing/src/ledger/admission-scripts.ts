@@ -2,9 +2,10 @@
  * The scripts of admission and of a pending debit's end (docs/architecture.md, "admission"): admit,
  * settle, refund (also used to void a debit whose deadline passed) and the sweep that finds those.
  *
- * A debit record (lua-helpers.ts, DEBIT_RECORD: its one reader and writer) records one request's
- * debit. Its state moves once from `pending` to `settled` (the answer reached the client), `refunded`
- * (the request failed, or the client left) or `voided` (nobody settled it in time); only a pending
+ * A debit record (lua-helpers.ts, DEBIT_RECORD: its one reader and writer) records one debit: a
+ * request's, or a work debit's (work-debits.ts), which is the same admission with no bucket tokens,
+ * under the work's id and with the work's deadline. Its state moves once from `pending` to `settled`
+ * (the answer reached the client), `refunded` (the request failed, or the client left) or `voided` (nobody settled it in time); only a pending
  * debit can be refunded, so every refund is applied exactly once.
  *
  * Admission touches the key's slot and one global key (the pending index): fine on one Redis
@@ -42,7 +43,9 @@ end
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
  * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round};
- * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits).
+ * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits). A debit
+ * already recorded under the request id answers `already_debited` (pending or settled) or
+ * `already_ended` (refunded or voided) with the balance it left, and takes nothing.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
@@ -60,7 +63,10 @@ local credits, wanted = tonumber(ARGV[4]), tonumber(ARGV[5])
 -- share; a new kind of limit is one more step before the debit.
 if credits > 0 then
   local prior = read_debit(KEYS[3])
-  if prior then return {'admitted', prior.balance, 0, qps, burst, 0, 0} end
+  if prior then
+    local live = prior.state == 'pending' or prior.state == 'settled'
+    return {live and 'already_debited' or 'already_ended', prior.balance, 0, qps, burst, 0, 0}
+  end
 end
 local tokens = bucket_level(KEYS[4], qps, burst)
 if tokens < wanted then
@@ -90,17 +96,18 @@ return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_
 `);
 
 /**
- * KEYS: debit record, pending index. ARGV: pending member. A pending debit becomes final. Replies 1
- * settled, 0 already ended (settled, refunded or voided), -1 no such debit recorded.
+ * KEYS: debit record, pending index. ARGV: pending member. A pending debit becomes final. Replies
+ * how the debit ends (DEBIT_ENDS): `settled` now, else as an earlier end left it, `expired` when no
+ * record is held.
  */
 export const settleScript = luaScript(`${DEBIT_RECORD}
 redis.call('ZREM', KEYS[2], ARGV[1])
 local debit = read_debit(KEYS[1])
-if not debit then return -1 end
-if debit.state ~= 'pending' then return 0 end
+if not debit then return 'expired' end
+if debit.state ~= 'pending' then return ended_as(debit.state) end
 debit.state = 'settled'
 write_debit(KEYS[1], debit)
-return 1
+return 'settled'
 `);
 
 /**
@@ -110,17 +117,17 @@ return 1
  * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged,
  * and taken off the spend of that day's month (never below 0: a debit from before spend was counted
  * has none to give back).
- * Replies {outcome, balance} (balance -1 when the key has no record); the outcome is `refunded`,
- * `already_ended` (settled, refunded or voided before) or `unknown_debit` (no such debit recorded:
- * nothing to give back, whoever asks).
+ * Replies {end, balance} (balance -1 when the key has no record), and 1 after them when this call
+ * ended the debit: the final state given now, or how an earlier end left it (DEBIT_ENDS), or `expired` (no record held: nothing to give back, whoever
+ * asks).
  */
 export const refundScript = luaScript(`${JOURNAL_AND_USAGE}${DEBIT_RECORD}
 redis.call('ZREM', KEYS[4], ARGV[6])
 local function current() return tonumber(redis.call('HGET', KEYS[1], 'balance') or '-1') end
 local debit = read_debit(KEYS[3])
-if not debit then return {'unknown_debit', current()} end
-if debit.state ~= 'pending' then return {'already_ended', current()} end
-if redis.call('EXISTS', KEYS[1]) == 0 then return {'unknown_debit', -1} end
+if not debit then return {'expired', current()} end
+if debit.state ~= 'pending' then return {ended_as(debit.state), current()} end
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'expired', -1} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', debit.credits)
 journal('refund', debit.credits, balance, ARGV[1], ARGV[2])
 if debit.day ~= '' then
@@ -131,7 +138,7 @@ if debit.day ~= '' then
 end
 debit.state, debit.balance = ARGV[7], balance
 write_debit(KEYS[3], debit, ARGV[3])
-return {'refunded', balance}
+return {ARGV[7], balance, 1}
 `);
 
 /** KEYS: pending index. ARGV: most members. The pending debits whose deadline passed, by Redis' clock. */

@@ -49,10 +49,17 @@ export type LateAdmission = { readonly outcome: "expired" };
  */
 const UNUSED_SLOT = "";
 
-export async function decideAdmission(
-  context: LedgerContext,
-  admission: Admission,
-): Promise<AdmitReply | LateAdmission> {
+/** The admission script's reply as read, with the month it counted spend in. */
+export interface AdmissionRun {
+  readonly reply: [outcome: string, ...figures: number[]];
+  readonly month: string;
+}
+
+/**
+ * Runs the one debit (admission-scripts.ts, `admitScript`) for a request or for work: no tokens for
+ * work, which has no bucket to spend.
+ */
+export async function runAdmission(context: LedgerContext, admission: Admission): Promise<AdmissionRun> {
   const { keys } = context;
   const { keyId, requestId } = admission;
   const at = context.now();
@@ -87,7 +94,15 @@ export async function decideAdmission(
       calendarMonthOf(at),
     ],
   );
-  return admitReply(scriptReply(reply), calendarMonthOf(at));
+  return { reply: scriptReply(reply), month: calendarMonthOf(at) };
+}
+
+export async function decideAdmission(
+  context: LedgerContext,
+  admission: Admission,
+): Promise<AdmitReply | LateAdmission> {
+  const { reply, month } = await runAdmission(context, admission);
+  return admitReply(reply, month);
 }
 
 function admitReply(
@@ -113,6 +128,10 @@ function admitReply(
       ? undefined
       : { month, spent, cap: cap === undefined || cap < 0 ? null : cap };
   switch (outcome) {
+    case "already_debited":
+    case "already_ended":
+      // A retried admission: answered as the first was, with nothing taken again.
+      return { outcome: "admitted", balance, bucket };
     case "admitted":
       return {
         outcome,

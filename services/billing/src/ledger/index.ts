@@ -1,5 +1,4 @@
 import { ADMISSION_SCRIPTS } from "./admission-scripts.ts";
-import { EXPORT_PAGE_SCRIPTS } from "./export-page-debits.ts";
 import { PAYMENT_SCRIPTS } from "./payment-scripts.ts";
 import { KEY_SCRIPTS } from "./scripts.ts";
 import { SPEND_CAP_SCRIPTS } from "./spend-caps.ts";
@@ -23,7 +22,6 @@ export {
   type RefundEnd,
   type RefundOutcome,
   refund,
-  refundReply,
   settle,
   voidDueDebits,
 } from "./pending-debits.ts";
@@ -32,6 +30,7 @@ export { setSpendCap } from "./spend-caps.ts";
 export { type TopUpReply, topUp } from "./top-ups.ts";
 export { readUsage } from "./usage.ts";
 export { type VerifyReply, verifyLedger } from "./verify.ts";
+export { debitWork, type WorkDebit } from "./work-debits.ts";
 
 /** Every script of the ledger, to load into Redis at start. */
 export const LEDGER_SCRIPTS = [
@@ -39,5 +38,4 @@ export const LEDGER_SCRIPTS = [
   ...ADMISSION_SCRIPTS,
   ...PAYMENT_SCRIPTS,
   ...SPEND_CAP_SCRIPTS,
-  ...EXPORT_PAGE_SCRIPTS,
 ];

@@ -46,10 +46,7 @@ end
  * `<state>:<balance after>:<operation>:<day>:<credits>`, split on ':' (no field may hold one: an
  * operation id is letters, digits and '_', a day is YYYY-MM-DD). Its state moves once, from
  * `pending` to `settled`, `refunded` or `voided` (docs/architecture.md#a-debits-life).
- *
- * `debited:<balance>[:<operation>:<day>]` is what the ledger wrote before debits were pending; such
- * a record reads as a pending debit of 1 credit. Records live LEDGER_RETENTION.debitRecordTtlSeconds
- * (14 days), so that reading can go once no running ledger is that young.
+ * `ended_as` names an ended debit as a later settle or refund finds it (DEBIT_ENDS, @rda/contracts).
  */
 export const DEBIT_RECORD = `
 local function read_debit(key)
@@ -57,10 +54,12 @@ local function read_debit(key)
   if not stored then return nil end
   local fields = {}
   for field in string.gmatch(stored .. ':', '([^:]*):') do fields[#fields + 1] = field end
-  local state = fields[1]
-  if state == 'debited' then state = 'pending' end
-  return { state = state, balance = tonumber(fields[2]) or 0, operation = fields[3] or '',
+  return { state = fields[1], balance = tonumber(fields[2]) or 0, operation = fields[3] or '',
     day = fields[4] or '', credits = tonumber(fields[5]) or 1 }
+end
+local function ended_as(state)
+  if state == 'voided' then return 'voided' end
+  return 'already_' .. state
 end
 local function write_debit(key, debit, ttl_seconds)
   local stored = table.concat({ debit.state, debit.balance, debit.operation, debit.day, debit.credits }, ':')

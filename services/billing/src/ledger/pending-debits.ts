@@ -4,7 +4,7 @@
  * when its deadline passed first — a gateway that dies mid-request thus costs its callers nothing.
  * Each ends exactly once: only a pending debit can move.
  */
-import type { RefundMessage, RefundReply } from "@rda/contracts";
+import type { DebitEnd, RefundMessage } from "@rda/contracts";
 import { dueDebitsScript, refundScript, settleScript } from "./admission-scripts.ts";
 import {
   type LedgerContext,
@@ -25,8 +25,7 @@ export interface DebitId {
 }
 
 /**
- * Settles many debits in one pipelined round trip. `ignored` counts the debits that were not
- * pending, `unknown` those of them never recorded at all.
+ * Settles many debits in one pipelined round trip; `ends` says how each ended (DEBIT_ENDS), in order.
  */
 export async function settle(context: LedgerContext, debits: readonly DebitId[]) {
   // A settlement is idempotent, so runMany may send the batch again after Redis lost the script.
@@ -37,30 +36,23 @@ export async function settle(context: LedgerContext, debits: readonly DebitId[])
       args: [pendingMember(key_id, request_id)],
     })),
   );
-  const results = replies.map((reply) => {
+  const ends = replies.map((reply) => {
     if (!reply.ok) throw reply.error;
-    return reply.value;
+    return reply.value as DebitEnd;
   });
-  const settled = results.filter((result) => result === 1).length;
-  const unknown = results.filter((result) => result === -1).length;
-  return { settled, ignored: debits.length - settled, unknown };
+  const settled = ends.filter((end) => end === "settled").length;
+  return { settled, ignored: debits.length - settled, ends };
 }
 
 export type RefundEnd = "refunded" | "voided";
 
-/**
- * What a refund did: `refunded`; `already_ended` (the debit was settled, refunded or voided before);
- * `unknown_debit` (no such debit was recorded, so there is nothing to give back).
- */
+/** What a refund did (DEBIT_ENDS: `refunded` or `voided` now, else how an earlier end left it). */
 export interface RefundOutcome {
-  readonly outcome: "refunded" | "already_ended" | "unknown_debit";
+  readonly outcome: DebitEnd;
   /** The key's balance afterwards; null when the key has no record. */
   readonly balance: number | null;
-}
-
-/** The answer on the wire: every refund that gave nothing back is `ignored`. */
-export function refundReply(result: RefundOutcome): RefundReply {
-  return { outcome: result.outcome === "refunded" ? "refunded" : "ignored", balance: result.balance };
+  /** Whether this call ended the debit (a void racing another replica's finds it voided already). */
+  readonly endedNow: boolean;
 }
 
 export async function refund(
@@ -89,8 +81,8 @@ export async function refund(
       end,
     ],
   );
-  const [outcome, balance = -1] = scriptReply(reply);
-  return { outcome, balance: balance < 0 ? null : balance } as RefundOutcome;
+  const [outcome, balance = -1, now = 0] = scriptReply(reply);
+  return { outcome: outcome as DebitEnd, balance: balance < 0 ? null : balance, endedNow: now === 1 };
 }
 
 /** Voids up to `limit` pending debits whose deadline passed; returns how many it voided. */
@@ -100,7 +92,7 @@ export async function voidDueDebits(context: LedgerContext, limit: number): Prom
   for (const member of due) {
     const [keyId = "", requestId = ""] = member.split("|");
     const reply = await refund(context, { key_id: keyId, request_id: requestId, reason: "voided" }, "voided");
-    if (reply.outcome === "refunded") voided += 1;
+    if (reply.endedNow) voided += 1;
   }
   return voided;
 }

@@ -16,5 +16,9 @@ const query: ExportQuery = {
   format: format as ExportQuery["format"],
   gzip: gzip === "gzip",
 };
-const { file, manifest } = await assembleResult(filesystemStore(dir), id, query, Number(pages));
+const { file, manifest } = await assembleResult(filesystemStore(dir), id, query, {
+  pages: Number(pages),
+  complete: true,
+  cursor: query.before,
+});
 process.stdout.write(JSON.stringify({ file, manifest }));

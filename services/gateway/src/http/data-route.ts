@@ -7,13 +7,16 @@
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
-import { err, type OperationContract, parseHttpParams } from "@rda/contracts";
+import { type AdapterOperation, err, type OperationContract, parseHttpParams } from "@rda/contracts";
+import type { FastifyReply } from "fastify";
+import type { AdapterData } from "../adapter-client.ts";
 import { admitThroughBilling } from "../admission.ts";
-import type { Failure } from "../failure.ts";
+import type { GatewayContext } from "../context.ts";
+import { type Failure, type Step, succeed } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
 import { authenticate } from "./authenticate.ts";
 import { ageSeconds, requestedMaxAge } from "./cache-control.ts";
-import { openCharge } from "./charge.ts";
+import { type Charge, openCharge } from "./charge.ts";
 import { envelope, sendEnvelope } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
 import { setRateLimitHeaders } from "./rate-limit-headers.ts";
@@ -54,32 +57,72 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
         });
         return sendError(reply, admission.error, ctx.errors);
       }
-      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
       const { balance } = admission.value;
       const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim });
-      const result = await ctx.adapters
-        .call(adapter, request.id, parsed.value, { maxAgeS })
-        .catch(internalError);
+      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
+      const result = await answer(ctx, { adapter, requestId: request.id, params: parsed.value, maxAgeS });
       if (!result.ok) return sendError(reply, await charge.fail(result.error), ctx.errors);
-      const meta = { credits_used: credits, credits_remaining: balance };
-      // docs/api.md#freshness: every answer says when the upstream produced it, and how long ago.
-      const { fetchedAtMs } = result.value;
-      const freshness = fetchedAtMs === undefined ? {} : { cached_at: Math.floor(fetchedAtMs / 1000) };
-      if (fetchedAtMs !== undefined) {
-        const age = ageSeconds(fetchedAtMs);
-        reply.header("age", String(age));
-        ctx.metrics.answerAge.observe({ operation: operationId }, age);
-      }
-      // docs/api.md#response-envelope: cursor and has_more only on list-style endpoints.
-      const service =
-        operation.meta === "list"
-          ? { cursor: result.value.cursor, has_more: result.value.has_more, ...meta, ...freshness }
-          : { ...meta, ...freshness };
-      const body = envelope(result.value.data, service);
-      charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
-      return sendEnvelope(reply, body, meta);
+      return sendAnswer(reply, operation, charge, result.value, balance, ctx);
     },
   };
+}
+
+/** The 200: the data spliced into its envelope, with its freshness (docs/api.md#freshness). */
+function sendAnswer(
+  reply: FastifyReply,
+  operation: OperationContract,
+  charge: Charge,
+  answer: AdapterData,
+  balance: number,
+  ctx: GatewayContext,
+) {
+  const { operationId, credits } = operation;
+  const meta = { credits_used: credits, credits_remaining: balance };
+  // docs/api.md#freshness: every answer says when the upstream produced it, and how long ago.
+  const { fetchedAtMs } = answer;
+  const freshness = fetchedAtMs === undefined ? {} : { cached_at: Math.floor(fetchedAtMs / 1000) };
+  if (fetchedAtMs !== undefined) {
+    const age = ageSeconds(fetchedAtMs);
+    reply.header("age", String(age));
+    ctx.metrics.answerAge.observe({ operation: operationId }, age);
+  }
+  // docs/api.md#response-envelope: cursor and has_more only on list-style endpoints.
+  const service =
+    operation.meta === "list"
+      ? { cursor: answer.cursor, has_more: answer.has_more, ...meta, ...freshness }
+      : { ...meta, ...freshness };
+  const body = envelope(answer.data, service);
+  charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
+  return sendEnvelope(reply, body, meta);
+}
+
+interface AnswerRequest {
+  readonly adapter: AdapterOperation;
+  readonly requestId: string;
+  readonly params: unknown;
+  readonly maxAgeS: number | undefined;
+}
+
+/**
+ * The admitted request's answer: the one the cache of answers keeps (one read), else the adapter's.
+ * Timed from admission by the path it took (docs/operations.md#metrics).
+ */
+async function answer(ctx: GatewayContext, request: AnswerRequest): Promise<Step<AdapterData>> {
+  const admittedAt = performance.now();
+  const { adapter, requestId, params, maxAgeS } = request;
+  const cached = await ctx.cachedAnswers.read({ operation: adapter, params, maxAgeS });
+  const result =
+    cached !== undefined
+      ? succeed(cached)
+      : await ctx.adapters.call(adapter, requestId, params, { maxAgeS }).catch(internalError);
+  const path = cached !== undefined ? "hit" : pathOf(result);
+  if (path) ctx.metrics.answerPathDuration.observe({ path }, (performance.now() - admittedAt) / 1000);
+  return result;
+}
+
+function pathOf(result: Step<AdapterData>): string | undefined {
+  if (!result.ok) return result.error.code === "upstream_rate_limited" ? "refused_budget" : undefined;
+  return { cache: "hit", joined: "coalesced", upstream: "fetched" }[result.value.source ?? "upstream"];
 }
 
 const invalid = (detail: string): Failure => ({ code: "invalid_parameter", detail });

@@ -15,6 +15,7 @@ import {
   type ExportCommand,
   type ExportReply,
   exportReplySchema,
+  parseResumeBody,
   type Subjects,
 } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
@@ -126,8 +127,14 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
   for (const action of ACTIONS) {
     app.post(`/v1/exports/:id/${action}`, async (request, reply) => {
       const id = idOf(request);
+      // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
+      const resumed = action === "resume" ? resumeBody(request.body) : {};
       const result = await forward(request, reply, (keyId, balance) =>
-        id === undefined ? NO_SUCH_EXPORT(keyId) : { action, key_id: keyId, balance, id: id.id },
+        typeof resumed === "string"
+          ? resumed
+          : id === undefined
+            ? NO_SUCH_EXPORT(keyId)
+            : { action, key_id: keyId, balance, id: id.id, ...resumed },
       );
       if (!("reply" in result)) return result;
       return answerWith(reply, result);
@@ -178,6 +185,14 @@ function parseBody(body: unknown): { value: unknown } | string {
   } catch {
     return "the body is not valid JSON";
   }
+}
+
+function resumeBody(body: unknown): { max_credits?: number } | string {
+  const parsed = parseBody(body);
+  if (typeof parsed === "string") return parsed;
+  const resume = parseResumeBody(parsed.value);
+  if (!resume.ok) return resume.error;
+  return resume.value.maxCredits === undefined ? {} : { max_credits: resume.value.maxCredits };
 }
 
 /** The exports service's refusal, as every error: exactly `{error}` with the right status. */

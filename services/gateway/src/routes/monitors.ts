@@ -16,9 +16,9 @@ import {
   monitorReplySchema,
   type Subjects,
 } from "@rda/contracts";
-import { requestJson } from "@rda/service-kit";
+import { requestJson, tellSpendingPaused } from "@rda/service-kit";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admitThroughBilling } from "../admission.ts";
+import { admitThroughBilling, type WithBucket } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { openCharge } from "../http/charge.ts";
@@ -136,6 +136,7 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
     credits,
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+  if (admission.refusal) tellPullsPaused(ctx, key.value.id, admission.refusal, request);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
   const { id } = request.params as Params;
@@ -157,6 +158,29 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const body = envelope(Buffer.from(JSON.stringify(page)), service);
   charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
   return sendEnvelope(reply, body, service);
+}
+
+/**
+ * A pull refused for credits or at the cap: the key's monitors show `paused_for_credits` (they keep
+ * matching; the next pull after a top-up or a raised cap goes on), and the account is told. The
+ * pause is named by the key's count of top-ups, or by the month and the cap, so however many pulls
+ * are refused meanwhile the account hears of it once. Published beside the answer, never in its way.
+ */
+function tellPullsPaused(
+  ctx: MonitorsContext,
+  keyId: string,
+  refusal: NonNullable<WithBucket["refusal"]>,
+  request: FastifyRequest,
+): void {
+  const crossing =
+    refusal.outcome === "insufficient"
+      ? `${keyId}:monitor-pulls:credits:${refusal.low_balance_round ?? 0}`
+      : `${keyId}:monitor-pulls:cap:${refusal.month_spend?.month}:${refusal.month_spend?.cap}`;
+  void tellSpendingPaused(ctx.nats, ctx.subjects, keyId, refusal, { what: "Your monitors", crossing }).then(
+    (told) => {
+      if (!told.ok) request.log.warn({ err: told.error }, "monitor pull pause not told");
+    },
+  );
 }
 
 /** `limit` of a pull: undefined when absent (a full page), null when it is not 1 to 100. */

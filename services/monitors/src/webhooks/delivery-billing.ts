@@ -1,19 +1,21 @@
 /**
- * Webhook delivery's side of billing (the only writer of the ledger): 1 credit per batch round,
- * debited under the round's id before its first attempt (`billing.monitors.debit_batch`, so a round
- * resent after a crash is charged once), settled once the receiver accepted it, and refunded through
- * `billing.refund` (exactly once, keyed by the same id) when the round fails for good. Also who owns
- * a key, for the email that says a monitor paused.
+ * Webhook delivery's side of billing: one work debit per batch round (service-kit work-billing.ts),
+ * taken under the round's id before its first attempt (so a round resent after a crash is charged
+ * once), settled once the receiver accepted it, refunded when the round fails for good or its
+ * webhook is removed, through the one settle-and-refund path; voided by billing at its deadline
+ * (the retry window and a few leases) when nobody did. Also who owns a key, for the notice that
+ * says a monitor is failing.
  */
-import type { MonthSpend, Subjects } from "@rda/contracts";
 import {
-  billingCaller,
-  type NatsConnection,
-  type PrepaidWorkBilling,
-  prepaidWorkBilling,
-} from "@rda/service-kit";
+  MONITOR_DELIVERY_CREDITS,
+  type MonthSpend,
+  WORK_OPERATIONS,
+  workDebitDeadlineMs,
+} from "@rda/contracts";
+import { type BillingCaller, type DebitEnds, type WorkBilling, workBilling } from "@rda/service-kit";
+import type { WebhookSettings } from "./webhook-settings.ts";
 
-export interface DeliveryBilling extends PrepaidWorkBilling {
+export interface DeliveryBilling extends WorkBilling {
   /** The key's portal account and balance; undefined when unknown or billing did not answer. */
   owner(keyId: string): Promise<KeyOwner | undefined>;
 }
@@ -26,13 +28,16 @@ export interface KeyOwner {
 }
 
 export function natsDeliveryBilling(
-  nats: NatsConnection,
-  subjects: Subjects,
-  timeoutMs: number,
+  billing: BillingCaller,
+  ends: DebitEnds,
+  settings: Pick<WebhookSettings, "retryWindowMs" | "leaseMs">,
 ): DeliveryBilling {
-  const billing = billingCaller(nats, subjects, timeoutMs);
   return {
-    ...prepaidWorkBilling(billing, "debitMonitorBatch"),
+    ...workBilling(billing, ends, {
+      operation: WORK_OPERATIONS.monitorWebhookBatch,
+      credits: MONITOR_DELIVERY_CREDITS,
+      pendingMs: workDebitDeadlineMs(settings.retryWindowMs, settings.leaseMs),
+    }),
     async owner(keyId) {
       const reply = await billing.call("showKey", { id: keyId });
       if (!reply.ok || !reply.value.found) return undefined;

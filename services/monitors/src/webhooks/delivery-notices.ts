@@ -5,15 +5,21 @@
  * sent once per crossing however often it is published. Keys made by an operator have no account,
  * so nobody to tell.
  */
-import type { NoticeEvent, Subjects } from "@rda/contracts";
-import { type Logger, type NatsConnection, publishNoticeEvent } from "@rda/service-kit";
+import type { NoticeEvent, Result, Subjects } from "@rda/contracts";
+import {
+  type Logger,
+  type NatsConnection,
+  publishNoticeEvent,
+  type SpendingRefusal,
+  tellSpendingPaused,
+} from "@rda/service-kit";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 
 export interface DeliveryNotices {
   /** The monitor paused: its batch `crossing` failed for good. */
   failing(keyId: string, monitorId: string, crossing: string): Promise<void>;
-  /** The monitor paused for lack of credits, or at the key's monthly cap (`atCap`). */
-  outOfCredits(keyId: string, monitorId: string, crossing: string, atCap: boolean): Promise<void>;
+  /** The monitor paused for lack of credits, or at the key's monthly cap, as billing refused. */
+  outOfCredits(keyId: string, monitorId: string, crossing: string, refusal: SpendingRefusal): Promise<void>;
 }
 
 export function natsDeliveryNotices(deps: {
@@ -22,26 +28,7 @@ export function natsDeliveryNotices(deps: {
   billing: DeliveryBilling;
   logger: Logger;
 }): DeliveryNotices {
-  const publish = async (
-    kind: NoticeEvent["kind"],
-    keyId: string,
-    monitorId: string,
-    crossing: string,
-    atCap = false,
-  ) => {
-    const owner = await deps.billing.owner(keyId);
-    if (owner?.account_id == null) return;
-    const event: NoticeEvent = {
-      kind,
-      key_id: keyId,
-      account_id: owner.account_id,
-      crossing,
-      balance: Math.max(0, owner.balance),
-      what: `Monitor ${monitorId}`,
-      // The month's spend says the pause is the cap's (the portal's notice names it).
-      ...(atCap && owner.month_spend && { month_spend: owner.month_spend }),
-    };
-    const published = await publishNoticeEvent(deps.nats, deps.subjects, event);
+  const logged = (monitorId: string, kind: NoticeEvent["kind"], published: Result<void>) => {
     if (published.ok) deps.logger.info({ monitor_id: monitorId, kind }, "monitor delivery notice published");
     else
       deps.logger.error(
@@ -49,9 +36,28 @@ export function natsDeliveryNotices(deps: {
         "monitor notice not published",
       );
   };
+  const failing = async (keyId: string, monitorId: string, crossing: string) => {
+    const owner = await deps.billing.owner(keyId);
+    if (owner?.account_id == null) return;
+    const event: NoticeEvent = {
+      kind: "webhook_failing",
+      key_id: keyId,
+      account_id: owner.account_id,
+      crossing,
+      balance: Math.max(0, owner.balance),
+      what: `Monitor ${monitorId}`,
+    };
+    logged(monitorId, event.kind, await publishNoticeEvent(deps.nats, deps.subjects, event));
+  };
   return {
-    failing: (keyId, monitorId, crossing) => publish("webhook_failing", keyId, monitorId, crossing),
-    outOfCredits: (keyId, monitorId, crossing, atCap) =>
-      publish("spending_paused", keyId, monitorId, crossing, atCap),
+    failing,
+    async outOfCredits(keyId, monitorId, crossing, refusal) {
+      const pause = { what: `Monitor ${monitorId}`, crossing };
+      logged(
+        monitorId,
+        "spending_paused",
+        await tellSpendingPaused(deps.nats, deps.subjects, keyId, refusal, pause),
+      );
+    },
   };
 }

@@ -8,7 +8,7 @@
  * is lost and nothing is charged twice.
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
-import type { Counter, Logger } from "@rda/service-kit";
+import type { Counter, Logger, SpendingRefusal } from "@rda/service-kit";
 import type { MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
 import { startTicker, type Ticker } from "../ticker.ts";
@@ -155,7 +155,7 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
     }
     case "insufficient":
     case "spend_cap_reached":
-      await pauseForCredits(turn, later, reply.outcome === "spend_cap_reached");
+      await pauseForCredits(turn, later, reply);
       return undefined;
     default: {
       // The key is gone or revoked, or this round ended already: nothing to charge or refund.
@@ -171,18 +171,30 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
  * refused round) is published before the status changes, so a replica that dies between the two
  * publishes it again on the next turn, and the portal sends that crossing once.
  */
-async function pauseForCredits(turn: Turn, record: DeliveryRecord, atCap: boolean): Promise<void> {
+async function pauseForCredits(turn: Turn, record: DeliveryRecord, refusal: SpendingRefusal): Promise<void> {
   const { deps, monitor, endpoint } = turn;
   if (!(await deps.webhooks.save(deps.owner, record))) return;
   if (endpoint.status === "paused_for_credits") return;
-  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`, atCap);
+  await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`, refusal);
   await deps.webhooks.setStatus(monitor.id, "paused_for_credits");
   deps.logger.info({ monitor_id: monitor.id }, "monitor webhook paused for credits");
 }
 
+/**
+ * The receiver accepted the batch: its debit becomes final, then the delivery is done. While billing
+ * does not answer the record stays accepted and is settled on a later turn (the receiver is not
+ * asked again); a debit voided first (its deadline passed) leaves the batch free, as the log says.
+ */
 async function settleAndFinish({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {
-  if (record.type === "monitor.items" && !(await deps.billing.settle(monitor.key_id, debitIdOf(record))))
-    return; // Billing did not answer: settled on the next turn (the receiver is not asked again).
+  if (record.type === "monitor.items") {
+    const settled = await deps.billing.settle(monitor.key_id, debitIdOf(record));
+    if (!settled.ok) return;
+    if (settled.value !== "settled" && settled.value !== "already_settled")
+      deps.logger.warn(
+        { monitor_id: monitor.id, delivery_id: record.id, end: settled.value },
+        "webhook batch not charged",
+      );
+  }
   await deps.webhooks.save(deps.owner, { ...record, state: "delivered" }, true);
 }
 
@@ -193,14 +205,29 @@ async function settleAndFinish({ deps, monitor }: Turn, record: DeliveryRecord):
  */
 async function endFailedRound({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {
   if (!record.refunded) {
-    const refunded =
-      record.type === "monitor.test" ||
-      record.debited_round !== record.round ||
-      (await deps.billing.refund(monitor.key_id, debitIdOf(record), "webhook_failed"));
-    if (!refunded) return; // Billing did not answer: refunded on the next turn.
+    const charged = record.type === "monitor.items" && record.debited_round === record.round;
+    if (charged) await refundRound(deps, monitor, record, "webhook_failed");
     if (!(await deps.webhooks.save(deps.owner, { ...record, refunded: true }))) return;
   }
   await deps.webhooks.setStatus(monitor.id, "failing");
   deps.logger.warn({ monitor_id: monitor.id, delivery_id: record.id }, "monitor webhook failing; paused");
   await deps.notices.failing(monitor.key_id, monitor.id, debitIdOf(record));
+}
+
+/**
+ * Gives a round's debit back through the one settle-and-refund path (now, else queued durably in
+ * billing's refund stream, else voided at its deadline): handed over either way, so the round is
+ * marked refunded. A round found settled was accepted: a bug worth an error, never a second refund.
+ */
+export async function refundRound(
+  deps: { readonly billing: Pick<DeliveryBilling, "refund">; readonly logger: Logger },
+  monitor: Pick<MonitorRecord, "id" | "key_id">,
+  record: DeliveryRecord,
+  reason: string,
+): Promise<void> {
+  const refunded = await deps.billing.refund(monitor.key_id, debitIdOf(record), reason);
+  const fields = { monitor_id: monitor.id, delivery_id: record.id, reason };
+  if (!refunded.ok) deps.logger.warn(fields, "batch refund queued; billing was not reached");
+  else if (refunded.value === "already_settled")
+    deps.logger.error(fields, "batch refund refused: the batch was settled");
 }

@@ -5,12 +5,13 @@
  * redelivering a batch. The API (api.ts, webhook-api.ts) calls these; the delivery loop sends.
  */
 import { MONITOR_DELIVERY_ID } from "@rda/contracts";
-import type { Redis } from "@rda/service-kit";
+import type { Logger, Redis } from "@rda/service-kit";
 import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
 import type { MonitorRecord } from "../monitor.ts";
 import { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
-import { debitIdOf, newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
+import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
+import { refundRound } from "./delivery-worker.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
 import type { WebhookStore } from "./webhook-store.ts";
 
@@ -30,8 +31,10 @@ export class MonitorWebhooks {
   readonly #redis: Redis;
   readonly #itemsKey: (monitorId: string) => string;
   readonly #billing: DeliveryBilling;
+  readonly #logger: Logger;
 
   constructor(deps: {
+    logger: Logger;
     store: WebhookStore;
     settings: WebhookSettings;
     redis: Redis;
@@ -43,6 +46,7 @@ export class MonitorWebhooks {
     this.#redis = deps.redis;
     this.#itemsKey = deps.itemsKey;
     this.#billing = deps.billing;
+    this.#logger = deps.logger;
   }
 
   /** Why `url` cannot be a receiver here (`webhook_url: …`), or undefined when it can. */
@@ -97,7 +101,7 @@ export class MonitorWebhooks {
     const record = head === null ? undefined : await this.#store.delivery(monitor.id, head);
     await this.#store.remove(monitor.id, forgetLog);
     if (record?.state === "pending" && record.debited_round === record.round)
-      await this.#billing.refund(monitor.key_id, debitIdOf(record), "webhook_removed");
+      await refundRound({ billing: this.#billing, logger: this.#logger }, monitor, record, "webhook_removed");
   }
 
   /** The monitor's public fields that its webhook decides: its URL, and its status while stopped. */

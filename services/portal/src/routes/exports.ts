@@ -238,7 +238,7 @@ export function exportAction(ctx: PortalContext, action: ExportAction) {
     if ("sent" in owned) return owned.sent;
     const balance = Math.max(0, owned.key.credits_balance);
     const command =
-      action === "start"
+      action === "start" || action === "resume"
         ? { action, key_id: keyId, id: exportId, balance }
         : { action, key_id: keyId, id: exportId };
     const answer = await ctx.exports.command(command);

@@ -1,0 +1,67 @@
+/**
+ * How many items a window holds, by the archive's own count (the posts adapter's
+ * `adapter.activity.get`, which asks the upstream's aggregate, docs/api.md#activity), and the pages
+ * paging it takes. Export quotes and monitor backfill estimates are both made this way, so the two
+ * agree. Asked without `q` only: the archive cannot count our exact-phrase filter, and pages (what
+ * is charged) are cut before that filter anyway. Undefined when the count cannot be had (the
+ * aggregate failed, or its adapter did not answer): the caller then estimates another way, and
+ * says so.
+ */
+import { ADAPTER_PROGRESS, activitySchema, decodeAdapterReply, type Subjects } from "@rda/contracts";
+import type { NatsConnection } from "./nats.ts";
+import { requestWithProgress } from "./nats-progress-request.ts";
+
+export interface CountedWindow {
+  readonly kind: "posts" | "comments";
+  readonly subreddit?: string;
+  readonly author?: string;
+  readonly after: number;
+  readonly before: number;
+}
+
+export type ArchiveCount = (window: CountedWindow, requestId: string) => Promise<number | undefined>;
+
+export function adapterArchiveCount(
+  nats: NatsConnection,
+  subjects: Subjects,
+  timeoutMs: number,
+): ArchiveCount {
+  return async (window, requestId) => {
+    const params = {
+      kind: window.kind,
+      ...(window.subreddit === undefined ? {} : { subreddit: window.subreddit }),
+      ...(window.author === undefined ? {} : { author: window.author }),
+      after: window.after,
+      before: window.before,
+      // The fewest buckets: only the total is used.
+      interval: "week",
+    };
+    const body = JSON.stringify({ request_id: requestId, params, priority: "interactive" });
+    const reply = await requestWithProgress(nats, subjects.adapter.getActivity, body, {
+      timeoutMs,
+      silenceMs: ADAPTER_PROGRESS.silenceMs,
+    });
+    if (!reply.ok) return undefined;
+    const frame = decodeAdapterReply(reply.value);
+    if (!frame.ok || frame.value.meta.outcome !== "ok") return undefined;
+    try {
+      const activity = activitySchema.safeParse(
+        JSON.parse(Buffer.from(frame.value.data ?? new Uint8Array()).toString("utf8")),
+      );
+      // `search` (the aggregate failed and the adapter paged the window instead) is exact too: it
+      // answers only when it could page every item.
+      return activity.success ? activity.data.total : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/**
+ * The pages paging `rows` takes when a full page holds `fill` rows (a little under the page size:
+ * pages never split a second): every full page says has_more, and the listing ends on a page that
+ * is not full.
+ */
+export function pagesForRows(rows: number, fill: number): number {
+  return Math.floor(rows / Math.max(1, fill)) + 1;
+}
