@@ -109,8 +109,8 @@ class Models {
     if (schema.$ref) return schema.$ref.split("/").at(-1)!;
     const members = schema.anyOf ?? schema.oneOf;
     if (members) return union(members.map((member, i) => this.typeOf(member, `${hint}${i || ""}`, prefix)));
-    if (schema.const !== undefined) return `Literal[${JSON.stringify(schema.const)}]`;
-    if (schema.enum) return `Literal[${schema.enum.map((value) => JSON.stringify(value)).join(", ")}]`;
+    if (schema.const !== undefined) return `Literal[${pythonLiteral(schema.const)}]`;
+    if (schema.enum) return `Literal[${schema.enum.map(pythonLiteral).join(", ")}]`;
     const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
     if (types.length === 0) return "Any";
     return union(types.map((type) => this.scalar(type, schema, hint, prefix)));
@@ -185,6 +185,13 @@ class Models {
       "",
     ].join("\n");
   }
+}
+
+/** A JSON value as Python writes it: `false` is `False`; strings and numbers are spelled alike. */
+function pythonLiteral(value: unknown): string {
+  if (value === null) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  return JSON.stringify(value);
 }
 
 function isObject(schema: Schema): boolean {
@@ -292,7 +299,7 @@ function renderOperations(operations: Described[]): string {
     "",
     "from __future__ import annotations",
     "",
-    "from typing import TYPE_CHECKING, Any, Literal, NamedTuple",
+    "from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast",
     "",
     "from .models import *  # noqa: F403  (the models name the answers' types)",
     "",
@@ -379,7 +386,7 @@ function renderMethods(operations: Described[], asynchronous: boolean): string[]
       "",
       `    ${asynchronous ? "async " : ""}def ${snake(op.id)}(${params.join(", ")}) -> ${returns}:`,
       `        """${op.summary.replace(/"/g, "'")} (\`${op.method} ${op.path}\`, ${op.id})."""`,
-      `        return ${asynchronous ? "await " : ""}self._call(${JSON.stringify(op.id)}, {${values}}, idempotency_key)`,
+      `        return cast("${returns}", ${asynchronous ? "await " : ""}self._call(${JSON.stringify(op.id)}, {${values}}, idempotency_key))`,
     );
   }
   return lines;

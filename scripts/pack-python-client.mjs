@@ -1,12 +1,14 @@
 /**
  * The Python client as customers install it: a wheel of clients/python, built offline with Debian's
  * python3-build and python3-hatchling, written where the developer portal serves it from
- * (`<portal>/sdk/rda_client-<version>-py3-none-any.whl`, beside the TypeScript SDK's tarball).
+ * (`<portal>/sdk/rda_client-<version>-py3-none-any.whl`, beside the TypeScript SDK's tarball), with
+ * its README (`<portal>/sdk/python-client.md`, which the API reference at /docs links).
  * `pnpm start` and `pnpm build` call it; building again is skipped while the wheel is newer than every
  * file of the client. Without a Python that can build it, it says so in one line and builds nothing.
  */
 import { execFileSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -25,6 +27,9 @@ export const PYTHON_CLIENT = join(ROOT, "clients", "python");
 /** Debian's interpreter, whose packages (httpx, build, hatchling) the build and the tests use. */
 export const PYTHON =
   process.env.RDA_PYTHON ?? (existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3");
+
+/** The README's name where the portal serves it. */
+export const README_NAME = "python-client.md";
 
 /** The wheel's file name: `<distribution>-<version>-py3-none-any.whl`, the name's dashes as underscores. */
 export function wheelName() {
@@ -60,7 +65,8 @@ function newestSourceTime(dir) {
  */
 export function buildPythonWheel(destination = PORTAL_SDK_DIR, log = console.log) {
   const wheel = join(destination, wheelName());
-  if (existsSync(wheel) && statSync(wheel).mtimeMs >= newestSourceTime(PYTHON_CLIENT)) return wheel;
+  const fresh = existsSync(wheel) && statSync(wheel).mtimeMs >= newestSourceTime(PYTHON_CLIENT);
+  if (fresh && existsSync(join(destination, README_NAME))) return wheel;
   const problem = cannotBuildWheel();
   if (problem) {
     log(`the Python client's wheel is not built: ${problem}`);
@@ -73,6 +79,8 @@ export function buildPythonWheel(destination = PORTAL_SDK_DIR, log = console.log
     // Offline: Debian's hatchling, no isolated environment, no download of build requirements.
     const args = ["-m", "build", "--no-isolation", "--skip-dependency-check", "--wheel", "--outdir", scratch];
     execFileSync(PYTHON, [...args, PYTHON_CLIENT], { stdio: "ignore" });
+    copyFileSync(join(PYTHON_CLIENT, "README.md"), join(scratch, README_NAME));
+    renameSync(join(scratch, README_NAME), join(destination, README_NAME));
     renameSync(join(scratch, wheelName()), wheel);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

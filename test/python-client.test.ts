@@ -28,7 +28,9 @@ const run = promisify(execFile);
 
 function pythonProblem(): string | undefined {
   try {
-    execFileSync(PYTHON, ["-c", "import venv, build, hatchling, httpx, pytest, pandas"], { stdio: "ignore" });
+    execFileSync(PYTHON, ["-c", "import ensurepip, build, hatchling, httpx, pytest, pandas"], {
+      stdio: "ignore",
+    });
     return undefined;
   } catch {
     return `${PYTHON} lacks Debian's python3-venv, -build, -hatchling, -httpx, -pytest or -pandas`;
@@ -96,18 +98,31 @@ describe.skipIf(problem !== undefined)(
       expect(Buffer.from(await served.arrayBuffer())).toEqual(
         await readFile(join(work, "served", wheelName())),
       );
+      // The API reference (/docs renders this document) links the client's guide, which the portal serves.
+      const reference = (await (await fetch(`${stack.gatewayUrl}/openapi.json`)).json()) as {
+        info: { description: string };
+      };
+      const guide = `${stack.portal!.url}/sdk/python-client.md`;
+      expect(reference.info.description).toContain(`(${guide})`);
+      const servedGuide = await fetch(guide);
+      expect(servedGuide.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+      expect(await servedGuide.text()).toBe(readme);
       const { stdout } = await run(python, ["-c", "import rda, sys; print(rda.__version__, rda.__file__)"]);
       expect(stdout).toContain(join(work, "venv"));
     }, 60_000);
 
     it("passes its own tests against this stack over HTTP", async () => {
       const { key } = await stack.createKey({ credits: 100_000, qps: 10_000, burst: 10_000 });
+      const slow = await stack.createKey({ credits: 10, qps: 1, burst: 1 });
+      const spare = await stack.createKey({ credits: 10, qps: 100, burst: 100 });
       const env = {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         RDA_BASE_URL: stack.gatewayUrl,
         RDA_API_KEY: key,
         RDA_SIM_URL: stack.simulatorUrl,
+        RDA_SLOW_API_KEY: slow.key,
+        RDA_SPARE_API_KEY: spare.key,
       };
       const args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", join(PYTHON_CLIENT, "tests")];
       const outcome = await run(python, args, { cwd: work, env, maxBuffer: 16 * 1024 * 1024 }).then(

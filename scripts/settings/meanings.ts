@@ -124,7 +124,7 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
   PORTAL_MAIL_PER_ADDRESS_PER_HOUR: "sign-in emails one address may receive per hour from one client",
   PORTAL_MAIL_PER_CLIENT_PER_HOUR: "sign-in emails one client IP may request per hour",
   PORTAL_PORT: "the developer portal's HTTP port",
-  PORTAL_SDK_DIR: "the folder the SDK's tarballs are served from (`/sdk/rda-sdk-<version>.tgz`)",
+  PORTAL_SDK_DIR: "the folder the SDKs are served from (`/sdk/rda-sdk-<version>.tgz`, the Python wheel)",
   PORTAL_SESSION_HOURS: "how long a session lasts",
   PORTAL_TRUST_PROXY: "whose `X-Forwarded-For` names the client: `true`, a hop count or proxy CIDRs",
   PORTAL_URL: "public base of the portal (links, 402 bodies); `https://` makes its cookies Secure",

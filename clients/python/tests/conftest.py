@@ -1,7 +1,9 @@
 """The client's tests run against a running stack over real HTTP, named by the environment:
 
-    RDA_BASE_URL   the gateway            RDA_API_KEY  a key with credits (each test makes its own spend)
-    RDA_SIM_URL    the upstream simulator (its fault control, docs/operations.md#fault-control)
+    RDA_BASE_URL      the gateway        RDA_API_KEY  a key with credits (each test measures its own spend)
+    RDA_SIM_URL       the upstream simulator (its fault control, docs/operations.md#fault-control)
+    RDA_SLOW_API_KEY  a key limited to 1 request a second, burst 1
+    RDA_SPARE_API_KEY a key with a few credits that no other test uses
 
 test/python-client.test.ts starts a stack and sets them.
 """
@@ -34,6 +36,16 @@ def base_url() -> str:
 @pytest.fixture(scope="session")
 def api_key() -> str:
     return _env("RDA_API_KEY")
+
+
+@pytest.fixture(scope="session")
+def slow_api_key() -> str:
+    return _env("RDA_SLOW_API_KEY")
+
+
+@pytest.fixture(scope="session")
+def spare_api_key() -> str:
+    return _env("RDA_SPARE_API_KEY")
 
 
 @pytest.fixture(scope="session")

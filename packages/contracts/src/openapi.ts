@@ -42,6 +42,11 @@ function getAKey(portalUrl: string): string {
   return `**[Get a key](${portalUrl}/signup)** in the developer portal: sign up with your email address, and each new key comes with free credits. Keys, balances, usage and buying credits: [${portalUrl}](${portalUrl}).`;
 }
 
+/** The reference's pointer to the clients the portal serves (scripts/pack-sdk.mjs, pack-python-client.mjs). */
+function clients(portalUrl: string): string {
+  return `## Clients\n\nThe developer portal serves a TypeScript SDK and a Python client (\`rda\`: typed methods, paging, safe retries, exports, monitors, webhook verification and pandas DataFrames); the install commands are shown with every new key. The Python client's guide, with a notebook walkthrough: [${portalUrl}/sdk/python-client.md](${portalUrl}/sdk/python-client.md).\n`;
+}
+
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
   const paths: Record<string, JsonObject> = {};
@@ -58,7 +63,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
     info: {
       title: "Reddit Data API",
       version: API_VERSION,
-      description: `${getAKey(portalUrl)}\n\n${API_DESCRIPTION}`,
+      description: `${getAKey(portalUrl)}\n\n${API_DESCRIPTION}\n${clients(portalUrl)}`,
       contact: { name: "Reddit Data API developer portal", url: portalUrl },
       license: { name: "Proprietary: use under the terms of the developer portal", url: portalUrl },
     },

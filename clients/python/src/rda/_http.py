@@ -56,6 +56,10 @@ class Request:
 
 
 def build_request(operation: Operation, values: dict[str, Any], idempotency_key: str | None) -> Request:
+    known = {python for python, _, _ in operation.arguments}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise TypeError(f"{operation.id} takes no parameter {', '.join(unknown)}; it takes {', '.join(sorted(known))}")
     path = operation.path
     params: dict[str, str] = {}
     headers = {"idempotency-key": idempotency_key or str(uuid.uuid4())}
@@ -106,7 +110,7 @@ def delay_before_retry(failure: RdaError, retry: int, policy: RetryPolicy) -> fl
             return None
         if failure.retry_after is not None:
             return failure.retry_after if failure.retry_after <= policy.max_retry_after else None
-    ceiling = min(policy.max_delay, policy.base_delay * 2**retry)
+    ceiling = min(policy.max_delay, policy.base_delay * 2.0**retry)
     return ceiling / 2 + random.random() * ceiling / 2
 
 

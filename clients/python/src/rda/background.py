@@ -14,7 +14,7 @@ from ._generated.models import ExportJob
 from .results import Download
 
 if TYPE_CHECKING:
-    import pandas
+    import pandas  # type: ignore[import]  # pandas 1.5 ships no types
 
     from .client import AsyncClient, Client
 
@@ -29,7 +29,7 @@ def _progress_reporter(progress: Progress | str | None) -> tuple[Progress | None
     if progress != "auto":
         return progress if callable(progress) else None, lambda: None
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # type: ignore[import]
     except ImportError:
         return None, lambda: None
     bar = tqdm(total=100.0, unit="%", desc="export")
@@ -105,11 +105,13 @@ class Exports:
 
     def start(self, **fields: Any) -> Export:
         """Quotes and starts an export at once (`confirm: true`); the fields of `create_export`."""
-        return Export(self._client, self._client.create_export(**{"confirm": True, **fields}).data)
+        body: dict[str, Any] = {"confirm": True, **fields}
+        return Export(self._client, self._client.create_export(**body).data)
 
     def quote(self, **fields: Any) -> Export:
         """A quote only; `start_export(export.id)` starts it."""
-        return Export(self._client, self._client.create_export(**{**fields, "confirm": False}).data)
+        body: dict[str, Any] = {**fields, "confirm": False}
+        return Export(self._client, self._client.create_export(**body).data)
 
     def get(self, id: str) -> Export:
         return Export(self._client, self._client.get_export(id).data)
@@ -150,7 +152,8 @@ class AsyncExports:
         self._client = client
 
     async def start(self, **fields: Any) -> AsyncExport:
-        created = await self._client.create_export(**{"confirm": True, **fields})
+        body: dict[str, Any] = {"confirm": True, **fields}
+        created = await self._client.create_export(**body)
         return AsyncExport(self._client, created.data)
 
 

@@ -10,7 +10,7 @@ export jobs to wait for and download, monitors to pull.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -50,7 +50,7 @@ class Listing:
         self._client, self._operation = client, OPERATIONS[operation_id]
 
     def page(self, **params: Any) -> Page[Any]:
-        return self._client._call(self._operation.id, params, None)
+        return cast("Page[Any]", self._client._call(self._operation.id, params, None))
 
     def pages(self, *, max_pages: int | None = None, **params: Any) -> Pages[Any]:
         return Pages(self.page_with, self._operation, params, max_pages)
@@ -82,7 +82,7 @@ class Client(SyncOperations):
         self._retry = retry or RetryPolicy()
         self._http = http_client or httpx.Client(base_url=self.base_url, timeout=timeout)
         if http_client is not None:
-            self._http.base_url = self.base_url
+            self._http.base_url = httpx.URL(self.base_url)
         self.exports = Exports(self)
         self.monitors = Monitors(self)
 
@@ -130,7 +130,7 @@ class AsyncListing:
         self._client, self._operation = client, OPERATIONS[operation_id]
 
     async def page(self, **params: Any) -> Page[Any]:
-        return await self._client._call(self._operation.id, params, None)
+        return cast("Page[Any]", await self._client._call(self._operation.id, params, None))
 
     def pages(self, *, max_pages: int | None = None, **params: Any) -> AsyncPages[Any]:
         return AsyncPages(self.page_with, self._operation, params, max_pages)
@@ -158,7 +158,7 @@ class AsyncClient(AsyncOperations):
         self._retry = retry or RetryPolicy()
         self._http = http_client or httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
         if http_client is not None:
-            self._http.base_url = self.base_url
+            self._http.base_url = httpx.URL(self.base_url)
         self.exports = AsyncExports(self)
 
     async def _call(self, operation: str, values: dict[str, Any], idempotency_key: str | None) -> Any:

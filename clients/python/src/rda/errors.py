@@ -85,7 +85,8 @@ _BY_STATUS: dict[int, type[ApiError]] = {
 def api_error(status: int, body: Any, request_id: str | None, retry_after: float | None) -> ApiError:
     """The exception for an error answer: `{error, code?, param?}` as the API sends it."""
     fields = body if isinstance(body, dict) else {}
-    message = fields.get("error") if isinstance(fields.get("error"), str) else f"HTTP {status}"
+    error = fields.get("error")
+    message = error if isinstance(error, str) else f"HTTP {status}"
     return _BY_STATUS.get(status, ApiError)(
         status,
         message,

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:
-    import pandas
+    import pandas  # type: ignore[import]  # pandas 1.5 ships no types
 
 #: Fields that hold epoch seconds: item creation (and its copy `created`), the archive's fetch
 #: time, buckets' and monitors' times.

@@ -15,7 +15,7 @@ from ._generated.operations import Operation
 from .results import Page
 
 if TYPE_CHECKING:
-    import pandas
+    import pandas  # type: ignore[import]  # pandas 1.5 ships no types
 
 T = TypeVar("T")
 

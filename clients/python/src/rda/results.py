@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Iterator, TypeVar, cast
 
 import httpx
 
 if TYPE_CHECKING:
-    import pandas
+    import pandas  # type: ignore[import]  # pandas 1.5 ships no types
 
 T = TypeVar("T")
 
@@ -75,7 +75,7 @@ class Page(Result[list[T]]):
             **_meta(response, body),
         )
 
-    def __iter__(self) -> Iterator[T]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[T]:
         return iter(self.data)
 
     def __len__(self) -> int:
@@ -85,7 +85,7 @@ class Page(Result[list[T]]):
         """The page's rows as a DataFrame with typed columns (see `rda.frames`)."""
         from .frames import to_frame
 
-        return to_frame(self.data)
+        return to_frame(cast("list[dict[str, Any]]", self.data))
 
 
 @dataclass

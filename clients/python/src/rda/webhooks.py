@@ -47,7 +47,8 @@ def verify_webhook(
         version, _, signature = entry.partition(",")
         if version == "v1" and hmac.compare_digest(signature.encode(), expected.encode()):
             try:
-                return json.loads(payload)
+                event: dict[str, Any] = json.loads(payload)
+                return event
             except ValueError as bad:
                 raise WebhookVerificationError("the signed body is not JSON") from bad
     raise WebhookVerificationError("no signature matches the secret")

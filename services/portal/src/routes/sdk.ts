@@ -14,6 +14,8 @@ import { sendPageError } from "../http/render.ts";
 
 const TARBALL = /^rda-sdk-\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?\.tgz$/;
 const WHEEL = /^rda_client-\d+\.\d+\.\d+(?:[0-9A-Za-z.]+)?-py3-none-any\.whl$/;
+/** The Python client's README, written beside its wheel; the API reference links it. */
+const PYTHON_README = "python-client.md";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /**
@@ -39,12 +41,19 @@ function newestMatching(dir: string, pattern: RegExp): string | undefined {
   return versions.sort((a, b) => a.localeCompare(b, "en", { numeric: true })).at(-1);
 }
 
+function servedType(file: string): string | undefined {
+  if (TARBALL.test(file)) return "application/gzip";
+  if (WHEEL.test(file)) return "application/zip";
+  return file === PYTHON_README ? "text/markdown; charset=utf-8" : undefined;
+}
+
 export function sdkTarball(ctx: PortalContext) {
   return async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
     const { file } = request.params;
     const dir = ctx.settings.sdkDir ?? DEFAULT_SDK_DIR;
-    const type = TARBALL.test(file) ? "application/gzip" : WHEEL.test(file) ? "application/zip" : undefined;
+    const type = servedType(file);
     if (type === undefined || !existsSync(join(dir, file))) return sendPageError(ctx, reply, "not_found");
+    if (file === PYTHON_README) return reply.type(type).send(createReadStream(join(dir, file)));
     return reply
       .type(type)
       .header("content-disposition", `attachment; filename="${file}"`)

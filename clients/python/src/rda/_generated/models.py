@@ -254,7 +254,7 @@ class Post(TypedDict):
     #: True once the item is too old to vote on or reply to.
     archived: NotRequired[bool]
     #: false, or the epoch seconds of the last edit.
-    edited: NotRequired[Literal[false] | float]
+    edited: NotRequired[Literal[False] | float]
     #: 0:
     gilded: NotRequired[int]
     #: 0:
@@ -372,7 +372,7 @@ class Comment(TypedDict):
     #: True once the item is too old to vote on or reply to.
     archived: NotRequired[bool]
     #: false, or the epoch seconds of the last edit.
-    edited: NotRequired[Literal[false] | float]
+    edited: NotRequired[Literal[False] | float]
     #: 0:
     gilded: NotRequired[int]
     #: 0:

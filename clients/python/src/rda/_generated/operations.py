@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast
 
 from .models import *  # noqa: F403  (the models name the answers' types)
 
@@ -77,107 +77,107 @@ class SyncOperations:
 
     def list_posts(self, *, subreddit: str | None = None, author: str | None = None, ids: str | None = None, after: str | float | None = None, before: str | float | None = None, limit: int | None = None, sort: Literal["asc", "desc"] | None = None, fields: str | None = None, q: str | None = None, over_18: bool | str | None = None, spoiler: bool | str | None = None, link_flair_text: str | None = None, author_flair_text: str | None = None, url: str | None = None, url_exact: bool | str | None = None, crosspost_parent_id: str | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[Post]:
         """List posts of a community or author, or fetch posts by id (`GET /v1/posts`, listPosts)."""
-        return self._call("listPosts", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "over_18": over_18, "spoiler": spoiler, "link_flair_text": link_flair_text, "author_flair_text": author_flair_text, "url": url, "url_exact": url_exact, "crosspost_parent_id": crosspost_parent_id, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[Post]", self._call("listPosts", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "over_18": over_18, "spoiler": spoiler, "link_flair_text": link_flair_text, "author_flair_text": author_flair_text, "url": url, "url_exact": url_exact, "crosspost_parent_id": crosspost_parent_id, "cache_control": cache_control}, idempotency_key))
 
     def list_comments(self, *, subreddit: str | None = None, author: str | None = None, ids: str | None = None, after: str | float | None = None, before: str | float | None = None, limit: int | None = None, sort: Literal["asc", "desc"] | None = None, fields: str | None = None, q: str | None = None, link_id: str | None = None, parent_id: str | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[Comment]:
         """List comments of a community or author, or fetch comments by id (`GET /v1/comments`, listComments)."""
-        return self._call("listComments", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "link_id": link_id, "parent_id": parent_id, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[Comment]", self._call("listComments", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "link_id": link_id, "parent_id": parent_id, "cache_control": cache_control}, idempotency_key))
 
     def get_comment_tree(self, *, post_id: str, limit: int | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[CommentTreeNode]:
         """Get a post's whole nested comment tree (`GET /v1/comments/tree`, getCommentTree)."""
-        return self._call("getCommentTree", {"post_id": post_id, "limit": limit, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[CommentTreeNode]", self._call("getCommentTree", {"post_id": post_id, "limit": limit, "cache_control": cache_control}, idempotency_key))
 
     def search_subreddits(self, *, min_subscribers: int | None = None, max_subscribers: int | None = None, over18: bool | str | None = None, sort_type: Literal["subscribers", "created_utc", "name"] | None = None, sort: Literal["asc", "desc"] | None = None, limit: int | None = None, q: str, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[Community]:
         """Search communities by name prefix (`GET /v1/subreddits/search`, searchSubreddits)."""
-        return self._call("searchSubreddits", {"min_subscribers": min_subscribers, "max_subscribers": max_subscribers, "over18": over18, "sort_type": sort_type, "sort": sort, "limit": limit, "q": q, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[Community]", self._call("searchSubreddits", {"min_subscribers": min_subscribers, "max_subscribers": max_subscribers, "over18": over18, "sort_type": sort_type, "sort": sort, "limit": limit, "q": q, "cache_control": cache_control}, idempotency_key))
 
     def get_subreddit_rules(self, name: str, *, cache_control: str | None = None, idempotency_key: str | None = None) -> Result[SubredditRules]:
         """Get a community's rules (`GET /v1/subreddits/{name}/rules`, getSubredditRules)."""
-        return self._call("getSubredditRules", {"name": name, "cache_control": cache_control}, idempotency_key)
+        return cast("Result[SubredditRules]", self._call("getSubredditRules", {"name": name, "cache_control": cache_control}, idempotency_key))
 
     def get_user_profile(self, name: str, *, cache_control: str | None = None, idempotency_key: str | None = None) -> Result[UserProfileResult]:
         """Get a user's profile aggregates by exact username (`GET /v1/users/{name}`, getUserProfile)."""
-        return self._call("getUserProfile", {"name": name, "cache_control": cache_control}, idempotency_key)
+        return cast("Result[UserProfileResult]", self._call("getUserProfile", {"name": name, "cache_control": cache_control}, idempotency_key))
 
     def search_users(self, *, author_prefix: str | None = None, min_karma: int | None = None, active_since: str | float | None = None, sort_type: Literal["karma", "name"] | None = None, sort: Literal["asc", "desc"] | None = None, limit: int | None = None, offset: int | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[UserProfile]:
         """Search users by name prefix, karma and recent activity (`GET /v1/users/search`, searchUsers)."""
-        return self._call("searchUsers", {"author_prefix": author_prefix, "min_karma": min_karma, "active_since": active_since, "sort_type": sort_type, "sort": sort, "limit": limit, "offset": offset, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[UserProfile]", self._call("searchUsers", {"author_prefix": author_prefix, "min_karma": min_karma, "active_since": active_since, "sort_type": sort_type, "sort": sort, "limit": limit, "offset": offset, "cache_control": cache_control}, idempotency_key))
 
     def get_activity(self, *, kind: Literal["posts", "comments"] | None = None, subreddit: str | None = None, author: str | None = None, q: str | None = None, interval: Literal["hour", "day", "week"] | None = None, after: str | float, before: str | float | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Result[Activity]:
         """Count posts or comments per hour, day or week (`GET /v1/activity`, getActivity)."""
-        return self._call("getActivity", {"kind": kind, "subreddit": subreddit, "author": author, "q": q, "interval": interval, "after": after, "before": before, "cache_control": cache_control}, idempotency_key)
+        return cast("Result[Activity]", self._call("getActivity", {"kind": kind, "subreddit": subreddit, "author": author, "q": q, "interval": interval, "after": after, "before": before, "cache_control": cache_control}, idempotency_key))
 
     def get_account(self, *, idempotency_key: str | None = None) -> Result[Account]:
         """Get the key's credit balance and rate limit (`GET /v1/account`, getAccount)."""
-        return self._call("getAccount", {}, idempotency_key)
+        return cast("Result[Account]", self._call("getAccount", {}, idempotency_key))
 
     def create_monitor(self, *, kind: Literal["post", "comment"], subreddit: str = OMITTED, author: str = OMITTED, phrase: str = OMITTED, interval_seconds: int = OMITTED, webhook_url: str = OMITTED, backfill_from: str | float = OMITTED, idempotency_key: str | None = None) -> Result[CreateMonitorData]:
         """Create a monitor (`POST /v1/monitors`, createMonitor)."""
-        return self._call("createMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key)
+        return cast("Result[CreateMonitorData]", self._call("createMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key))
 
     def list_monitors(self, *, idempotency_key: str | None = None) -> Result[ListMonitorsData]:
         """List the key's monitors (`GET /v1/monitors`, listMonitors)."""
-        return self._call("listMonitors", {}, idempotency_key)
+        return cast("Result[ListMonitorsData]", self._call("listMonitors", {}, idempotency_key))
 
     def get_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[GetMonitorData]:
         """Read a monitor (`GET /v1/monitors/{id}`, getMonitor)."""
-        return self._call("getMonitor", {"id": id}, idempotency_key)
+        return cast("Result[GetMonitorData]", self._call("getMonitor", {"id": id}, idempotency_key))
 
     def update_monitor(self, id: str, *, phrase: str | None = OMITTED, interval_seconds: int = OMITTED, paused: bool = OMITTED, webhook_url: str | None = OMITTED, idempotency_key: str | None = None) -> Result[UpdateMonitorData]:
         """Change a monitor's phrase, interval or webhook, or pause it (`PATCH /v1/monitors/{id}`, updateMonitor)."""
-        return self._call("updateMonitor", {"id": id, "phrase": phrase, "interval_seconds": interval_seconds, "paused": paused, "webhook_url": webhook_url}, idempotency_key)
+        return cast("Result[UpdateMonitorData]", self._call("updateMonitor", {"id": id, "phrase": phrase, "interval_seconds": interval_seconds, "paused": paused, "webhook_url": webhook_url}, idempotency_key))
 
     def delete_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[DeleteMonitorData]:
         """Delete a monitor and its undelivered items (`DELETE /v1/monitors/{id}`, deleteMonitor)."""
-        return self._call("deleteMonitor", {"id": id}, idempotency_key)
+        return cast("Result[DeleteMonitorData]", self._call("deleteMonitor", {"id": id}, idempotency_key))
 
     def pull_monitor_items(self, id: str, *, cursor: str | None = None, limit: int | None = None, idempotency_key: str | None = None) -> Result[PullMonitorItemsData]:
         """Pull a monitor's matched items (`GET /v1/monitors/{id}/items`, pullMonitorItems)."""
-        return self._call("pullMonitorItems", {"id": id, "cursor": cursor, "limit": limit}, idempotency_key)
+        return cast("Result[PullMonitorItemsData]", self._call("pullMonitorItems", {"id": id, "cursor": cursor, "limit": limit}, idempotency_key))
 
     def list_monitor_deliveries(self, id: str, *, idempotency_key: str | None = None) -> Result[ListMonitorDeliveriesData]:
         """The webhook delivery log (`GET /v1/monitors/{id}/deliveries`, listMonitorDeliveries)."""
-        return self._call("listMonitorDeliveries", {"id": id}, idempotency_key)
+        return cast("Result[ListMonitorDeliveriesData]", self._call("listMonitorDeliveries", {"id": id}, idempotency_key))
 
     def redeliver_monitor_batch(self, id: str, delivery_id: str, *, idempotency_key: str | None = None) -> Result[RedeliverMonitorBatchData]:
         """Send a batch again (`POST /v1/monitors/{id}/deliveries/{delivery_id}/redeliver`, redeliverMonitorBatch)."""
-        return self._call("redeliverMonitorBatch", {"id": id, "delivery_id": delivery_id}, idempotency_key)
+        return cast("Result[RedeliverMonitorBatchData]", self._call("redeliverMonitorBatch", {"id": id, "delivery_id": delivery_id}, idempotency_key))
 
     def test_monitor_webhook(self, id: str, *, idempotency_key: str | None = None) -> Result[RedeliverMonitorBatchData]:
         """Send a test event (`POST /v1/monitors/{id}/test`, testMonitorWebhook)."""
-        return self._call("testMonitorWebhook", {"id": id}, idempotency_key)
+        return cast("Result[RedeliverMonitorBatchData]", self._call("testMonitorWebhook", {"id": id}, idempotency_key))
 
     def rotate_monitor_webhook_secret(self, id: str, *, idempotency_key: str | None = None) -> Result[RotateMonitorWebhookSecretData]:
         """Rotate the webhook signing secret (`POST /v1/monitors/{id}/rotate-secret`, rotateMonitorWebhookSecret)."""
-        return self._call("rotateMonitorWebhookSecret", {"id": id}, idempotency_key)
+        return cast("Result[RotateMonitorWebhookSecretData]", self._call("rotateMonitorWebhookSecret", {"id": id}, idempotency_key))
 
     def create_export(self, *, kind: Literal["posts", "comments"], subreddit: str = OMITTED, author: str = OMITTED, after: int | str, before: int | str, q: str = OMITTED, fields: str = OMITTED, format: Literal["jsonl", "csv", "parquet"] = OMITTED, gzip: bool = OMITTED, max_credits: int = OMITTED, confirm: bool = OMITTED, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Quote an export, and start it with confirm (`POST /v1/exports`, createExport)."""
-        return self._call("createExport", {"kind": kind, "subreddit": subreddit, "author": author, "after": after, "before": before, "q": q, "fields": fields, "format": format, "gzip": gzip, "max_credits": max_credits, "confirm": confirm}, idempotency_key)
+        return cast("Result[ExportJob]", self._call("createExport", {"kind": kind, "subreddit": subreddit, "author": author, "after": after, "before": before, "q": q, "fields": fields, "format": format, "gzip": gzip, "max_credits": max_credits, "confirm": confirm}, idempotency_key))
 
     def get_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """An export's state, progress and, once done, its manifest (`GET /v1/exports/{id}`, getExport)."""
-        return self._call("getExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", self._call("getExport", {"id": id}, idempotency_key))
 
     def start_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Start a quoted export (`POST /v1/exports/{id}/start`, startExport)."""
-        return self._call("startExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", self._call("startExport", {"id": id}, idempotency_key))
 
     def pause_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Pause an export (`POST /v1/exports/{id}/pause`, pauseExport)."""
-        return self._call("pauseExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", self._call("pauseExport", {"id": id}, idempotency_key))
 
     def resume_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Resume a paused export (`POST /v1/exports/{id}/resume`, resumeExport)."""
-        return self._call("resumeExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", self._call("resumeExport", {"id": id}, idempotency_key))
 
     def cancel_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Cancel an export (`POST /v1/exports/{id}/cancel`, cancelExport)."""
-        return self._call("cancelExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", self._call("cancelExport", {"id": id}, idempotency_key))
 
     def download_export(self, id: str, *, idempotency_key: str | None = None) -> Download:
         """Download a finished export's file (`GET /v1/exports/{id}/file`, downloadExport)."""
-        return self._call("downloadExport", {"id": id}, idempotency_key)
+        return cast("Download", self._call("downloadExport", {"id": id}, idempotency_key))
 
 
 class AsyncOperations:
@@ -188,104 +188,104 @@ class AsyncOperations:
 
     async def list_posts(self, *, subreddit: str | None = None, author: str | None = None, ids: str | None = None, after: str | float | None = None, before: str | float | None = None, limit: int | None = None, sort: Literal["asc", "desc"] | None = None, fields: str | None = None, q: str | None = None, over_18: bool | str | None = None, spoiler: bool | str | None = None, link_flair_text: str | None = None, author_flair_text: str | None = None, url: str | None = None, url_exact: bool | str | None = None, crosspost_parent_id: str | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[Post]:
         """List posts of a community or author, or fetch posts by id (`GET /v1/posts`, listPosts)."""
-        return await self._call("listPosts", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "over_18": over_18, "spoiler": spoiler, "link_flair_text": link_flair_text, "author_flair_text": author_flair_text, "url": url, "url_exact": url_exact, "crosspost_parent_id": crosspost_parent_id, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[Post]", await self._call("listPosts", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "over_18": over_18, "spoiler": spoiler, "link_flair_text": link_flair_text, "author_flair_text": author_flair_text, "url": url, "url_exact": url_exact, "crosspost_parent_id": crosspost_parent_id, "cache_control": cache_control}, idempotency_key))
 
     async def list_comments(self, *, subreddit: str | None = None, author: str | None = None, ids: str | None = None, after: str | float | None = None, before: str | float | None = None, limit: int | None = None, sort: Literal["asc", "desc"] | None = None, fields: str | None = None, q: str | None = None, link_id: str | None = None, parent_id: str | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[Comment]:
         """List comments of a community or author, or fetch comments by id (`GET /v1/comments`, listComments)."""
-        return await self._call("listComments", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "link_id": link_id, "parent_id": parent_id, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[Comment]", await self._call("listComments", {"subreddit": subreddit, "author": author, "ids": ids, "after": after, "before": before, "limit": limit, "sort": sort, "fields": fields, "q": q, "link_id": link_id, "parent_id": parent_id, "cache_control": cache_control}, idempotency_key))
 
     async def get_comment_tree(self, *, post_id: str, limit: int | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[CommentTreeNode]:
         """Get a post's whole nested comment tree (`GET /v1/comments/tree`, getCommentTree)."""
-        return await self._call("getCommentTree", {"post_id": post_id, "limit": limit, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[CommentTreeNode]", await self._call("getCommentTree", {"post_id": post_id, "limit": limit, "cache_control": cache_control}, idempotency_key))
 
     async def search_subreddits(self, *, min_subscribers: int | None = None, max_subscribers: int | None = None, over18: bool | str | None = None, sort_type: Literal["subscribers", "created_utc", "name"] | None = None, sort: Literal["asc", "desc"] | None = None, limit: int | None = None, q: str, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[Community]:
         """Search communities by name prefix (`GET /v1/subreddits/search`, searchSubreddits)."""
-        return await self._call("searchSubreddits", {"min_subscribers": min_subscribers, "max_subscribers": max_subscribers, "over18": over18, "sort_type": sort_type, "sort": sort, "limit": limit, "q": q, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[Community]", await self._call("searchSubreddits", {"min_subscribers": min_subscribers, "max_subscribers": max_subscribers, "over18": over18, "sort_type": sort_type, "sort": sort, "limit": limit, "q": q, "cache_control": cache_control}, idempotency_key))
 
     async def get_subreddit_rules(self, name: str, *, cache_control: str | None = None, idempotency_key: str | None = None) -> Result[SubredditRules]:
         """Get a community's rules (`GET /v1/subreddits/{name}/rules`, getSubredditRules)."""
-        return await self._call("getSubredditRules", {"name": name, "cache_control": cache_control}, idempotency_key)
+        return cast("Result[SubredditRules]", await self._call("getSubredditRules", {"name": name, "cache_control": cache_control}, idempotency_key))
 
     async def get_user_profile(self, name: str, *, cache_control: str | None = None, idempotency_key: str | None = None) -> Result[UserProfileResult]:
         """Get a user's profile aggregates by exact username (`GET /v1/users/{name}`, getUserProfile)."""
-        return await self._call("getUserProfile", {"name": name, "cache_control": cache_control}, idempotency_key)
+        return cast("Result[UserProfileResult]", await self._call("getUserProfile", {"name": name, "cache_control": cache_control}, idempotency_key))
 
     async def search_users(self, *, author_prefix: str | None = None, min_karma: int | None = None, active_since: str | float | None = None, sort_type: Literal["karma", "name"] | None = None, sort: Literal["asc", "desc"] | None = None, limit: int | None = None, offset: int | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Page[UserProfile]:
         """Search users by name prefix, karma and recent activity (`GET /v1/users/search`, searchUsers)."""
-        return await self._call("searchUsers", {"author_prefix": author_prefix, "min_karma": min_karma, "active_since": active_since, "sort_type": sort_type, "sort": sort, "limit": limit, "offset": offset, "cache_control": cache_control}, idempotency_key)
+        return cast("Page[UserProfile]", await self._call("searchUsers", {"author_prefix": author_prefix, "min_karma": min_karma, "active_since": active_since, "sort_type": sort_type, "sort": sort, "limit": limit, "offset": offset, "cache_control": cache_control}, idempotency_key))
 
     async def get_activity(self, *, kind: Literal["posts", "comments"] | None = None, subreddit: str | None = None, author: str | None = None, q: str | None = None, interval: Literal["hour", "day", "week"] | None = None, after: str | float, before: str | float | None = None, cache_control: str | None = None, idempotency_key: str | None = None) -> Result[Activity]:
         """Count posts or comments per hour, day or week (`GET /v1/activity`, getActivity)."""
-        return await self._call("getActivity", {"kind": kind, "subreddit": subreddit, "author": author, "q": q, "interval": interval, "after": after, "before": before, "cache_control": cache_control}, idempotency_key)
+        return cast("Result[Activity]", await self._call("getActivity", {"kind": kind, "subreddit": subreddit, "author": author, "q": q, "interval": interval, "after": after, "before": before, "cache_control": cache_control}, idempotency_key))
 
     async def get_account(self, *, idempotency_key: str | None = None) -> Result[Account]:
         """Get the key's credit balance and rate limit (`GET /v1/account`, getAccount)."""
-        return await self._call("getAccount", {}, idempotency_key)
+        return cast("Result[Account]", await self._call("getAccount", {}, idempotency_key))
 
     async def create_monitor(self, *, kind: Literal["post", "comment"], subreddit: str = OMITTED, author: str = OMITTED, phrase: str = OMITTED, interval_seconds: int = OMITTED, webhook_url: str = OMITTED, backfill_from: str | float = OMITTED, idempotency_key: str | None = None) -> Result[CreateMonitorData]:
         """Create a monitor (`POST /v1/monitors`, createMonitor)."""
-        return await self._call("createMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key)
+        return cast("Result[CreateMonitorData]", await self._call("createMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key))
 
     async def list_monitors(self, *, idempotency_key: str | None = None) -> Result[ListMonitorsData]:
         """List the key's monitors (`GET /v1/monitors`, listMonitors)."""
-        return await self._call("listMonitors", {}, idempotency_key)
+        return cast("Result[ListMonitorsData]", await self._call("listMonitors", {}, idempotency_key))
 
     async def get_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[GetMonitorData]:
         """Read a monitor (`GET /v1/monitors/{id}`, getMonitor)."""
-        return await self._call("getMonitor", {"id": id}, idempotency_key)
+        return cast("Result[GetMonitorData]", await self._call("getMonitor", {"id": id}, idempotency_key))
 
     async def update_monitor(self, id: str, *, phrase: str | None = OMITTED, interval_seconds: int = OMITTED, paused: bool = OMITTED, webhook_url: str | None = OMITTED, idempotency_key: str | None = None) -> Result[UpdateMonitorData]:
         """Change a monitor's phrase, interval or webhook, or pause it (`PATCH /v1/monitors/{id}`, updateMonitor)."""
-        return await self._call("updateMonitor", {"id": id, "phrase": phrase, "interval_seconds": interval_seconds, "paused": paused, "webhook_url": webhook_url}, idempotency_key)
+        return cast("Result[UpdateMonitorData]", await self._call("updateMonitor", {"id": id, "phrase": phrase, "interval_seconds": interval_seconds, "paused": paused, "webhook_url": webhook_url}, idempotency_key))
 
     async def delete_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[DeleteMonitorData]:
         """Delete a monitor and its undelivered items (`DELETE /v1/monitors/{id}`, deleteMonitor)."""
-        return await self._call("deleteMonitor", {"id": id}, idempotency_key)
+        return cast("Result[DeleteMonitorData]", await self._call("deleteMonitor", {"id": id}, idempotency_key))
 
     async def pull_monitor_items(self, id: str, *, cursor: str | None = None, limit: int | None = None, idempotency_key: str | None = None) -> Result[PullMonitorItemsData]:
         """Pull a monitor's matched items (`GET /v1/monitors/{id}/items`, pullMonitorItems)."""
-        return await self._call("pullMonitorItems", {"id": id, "cursor": cursor, "limit": limit}, idempotency_key)
+        return cast("Result[PullMonitorItemsData]", await self._call("pullMonitorItems", {"id": id, "cursor": cursor, "limit": limit}, idempotency_key))
 
     async def list_monitor_deliveries(self, id: str, *, idempotency_key: str | None = None) -> Result[ListMonitorDeliveriesData]:
         """The webhook delivery log (`GET /v1/monitors/{id}/deliveries`, listMonitorDeliveries)."""
-        return await self._call("listMonitorDeliveries", {"id": id}, idempotency_key)
+        return cast("Result[ListMonitorDeliveriesData]", await self._call("listMonitorDeliveries", {"id": id}, idempotency_key))
 
     async def redeliver_monitor_batch(self, id: str, delivery_id: str, *, idempotency_key: str | None = None) -> Result[RedeliverMonitorBatchData]:
         """Send a batch again (`POST /v1/monitors/{id}/deliveries/{delivery_id}/redeliver`, redeliverMonitorBatch)."""
-        return await self._call("redeliverMonitorBatch", {"id": id, "delivery_id": delivery_id}, idempotency_key)
+        return cast("Result[RedeliverMonitorBatchData]", await self._call("redeliverMonitorBatch", {"id": id, "delivery_id": delivery_id}, idempotency_key))
 
     async def test_monitor_webhook(self, id: str, *, idempotency_key: str | None = None) -> Result[RedeliverMonitorBatchData]:
         """Send a test event (`POST /v1/monitors/{id}/test`, testMonitorWebhook)."""
-        return await self._call("testMonitorWebhook", {"id": id}, idempotency_key)
+        return cast("Result[RedeliverMonitorBatchData]", await self._call("testMonitorWebhook", {"id": id}, idempotency_key))
 
     async def rotate_monitor_webhook_secret(self, id: str, *, idempotency_key: str | None = None) -> Result[RotateMonitorWebhookSecretData]:
         """Rotate the webhook signing secret (`POST /v1/monitors/{id}/rotate-secret`, rotateMonitorWebhookSecret)."""
-        return await self._call("rotateMonitorWebhookSecret", {"id": id}, idempotency_key)
+        return cast("Result[RotateMonitorWebhookSecretData]", await self._call("rotateMonitorWebhookSecret", {"id": id}, idempotency_key))
 
     async def create_export(self, *, kind: Literal["posts", "comments"], subreddit: str = OMITTED, author: str = OMITTED, after: int | str, before: int | str, q: str = OMITTED, fields: str = OMITTED, format: Literal["jsonl", "csv", "parquet"] = OMITTED, gzip: bool = OMITTED, max_credits: int = OMITTED, confirm: bool = OMITTED, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Quote an export, and start it with confirm (`POST /v1/exports`, createExport)."""
-        return await self._call("createExport", {"kind": kind, "subreddit": subreddit, "author": author, "after": after, "before": before, "q": q, "fields": fields, "format": format, "gzip": gzip, "max_credits": max_credits, "confirm": confirm}, idempotency_key)
+        return cast("Result[ExportJob]", await self._call("createExport", {"kind": kind, "subreddit": subreddit, "author": author, "after": after, "before": before, "q": q, "fields": fields, "format": format, "gzip": gzip, "max_credits": max_credits, "confirm": confirm}, idempotency_key))
 
     async def get_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """An export's state, progress and, once done, its manifest (`GET /v1/exports/{id}`, getExport)."""
-        return await self._call("getExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", await self._call("getExport", {"id": id}, idempotency_key))
 
     async def start_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Start a quoted export (`POST /v1/exports/{id}/start`, startExport)."""
-        return await self._call("startExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", await self._call("startExport", {"id": id}, idempotency_key))
 
     async def pause_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Pause an export (`POST /v1/exports/{id}/pause`, pauseExport)."""
-        return await self._call("pauseExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", await self._call("pauseExport", {"id": id}, idempotency_key))
 
     async def resume_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Resume a paused export (`POST /v1/exports/{id}/resume`, resumeExport)."""
-        return await self._call("resumeExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", await self._call("resumeExport", {"id": id}, idempotency_key))
 
     async def cancel_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Cancel an export (`POST /v1/exports/{id}/cancel`, cancelExport)."""
-        return await self._call("cancelExport", {"id": id}, idempotency_key)
+        return cast("Result[ExportJob]", await self._call("cancelExport", {"id": id}, idempotency_key))
 
     async def download_export(self, id: str, *, idempotency_key: str | None = None) -> Download:
         """Download a finished export's file (`GET /v1/exports/{id}/file`, downloadExport)."""
-        return await self._call("downloadExport", {"id": id}, idempotency_key)
+        return cast("Download", await self._call("downloadExport", {"id": id}, idempotency_key))
