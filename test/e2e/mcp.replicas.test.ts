@@ -12,7 +12,7 @@ import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
 import { connectMcpClient, connectModernClient } from "../../services/mcp/test/support/mcp-client.ts";
-import { type RoundRobin, startRoundRobin } from "../../services/mcp/test/support/round-robin.ts";
+import { type RoundRobin, startRoundRobin } from "../support/round-robin.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { verifyLedger } from "./exports.support.ts";
 

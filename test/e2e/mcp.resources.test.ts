@@ -6,8 +6,8 @@
  */
 import type { Client as ModernClient } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Corpus, pickCorpus } from "../../services/mcp/test/support/agent-walk.ts";
 import { connectModernClient } from "../../services/mcp/test/support/mcp-client.ts";
+import { type Corpus, pickCorpus } from "../support/mcp-agent-walk.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, startExportsBeside, verifyLedger } from "./exports.support.ts";
 

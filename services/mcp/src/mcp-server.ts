@@ -9,6 +9,7 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
+import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
 import { EXPORT_TOOLS } from "./tools/export-tools.ts";
@@ -46,7 +47,7 @@ export interface McpServerDeps {
 
 export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {} },
+    capabilities: { tools: {}, resources: {}, prompts: {} },
     instructions: INSTRUCTIONS,
   });
   const listing = {
@@ -70,6 +71,7 @@ export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server
     );
   });
   registerResources(server, (name, args, signal) => runTool(deps, name, args, { ...caller, signal }));
+  registerPrompts(server);
   return server;
 }
 

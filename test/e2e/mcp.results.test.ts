@@ -7,8 +7,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { DEFAULT_RESULT_BUDGET_BYTES } from "../src/index.ts";
+import { DEFAULT_RESULT_BUDGET_BYTES } from "../../services/mcp/src/index.ts";
+import { connectMcpClient } from "../../services/mcp/test/support/mcp-client.ts";
 import {
   bytesOf,
   type CallTool,
@@ -17,8 +17,8 @@ import {
   expectDefaultCallsWithin,
   pickCorpus,
   statedBudget,
-} from "./support/agent-walk.ts";
-import { connectMcpClient } from "./support/mcp-client.ts";
+} from "../support/mcp-agent-walk.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
 let http: GatewayClient;

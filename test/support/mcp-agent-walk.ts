@@ -7,8 +7,8 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CommentTreeNode } from "@rda/contracts";
 import type { GatewayClient } from "@rda/sdk";
 import { expect } from "vitest";
-import type { Stack } from "../../../../test/support/stack.ts";
-import { CorpusProbe } from "../../../upstream-sim/src/index.ts";
+import { CorpusProbe } from "../../services/upstream-sim/src/index.ts";
+import type { Stack } from "./stack.ts";
 
 export interface ToolResult {
   isError?: boolean;

@@ -13,8 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { DEFAULT_RESULT_BUDGET_BYTES } from "../src/index.ts";
+import { DEFAULT_RESULT_BUDGET_BYTES } from "../../services/mcp/src/index.ts";
 import {
   type CallTool,
   type Corpus,
@@ -22,9 +21,19 @@ import {
   expectDefaultCallsWithin,
   pickCorpus,
   statedBudget,
-} from "./support/agent-walk.ts";
+} from "../support/mcp-agent-walk.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
-const MCP_REMOTE = join(import.meta.dirname, "..", "node_modules", ".bin", "mcp-remote");
+const MCP_REMOTE = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "services",
+  "mcp",
+  "node_modules",
+  ".bin",
+  "mcp-remote",
+);
 
 let stack: Stack;
 let apiKey: string;

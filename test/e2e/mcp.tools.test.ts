@@ -10,9 +10,9 @@ import { OPERATIONS, type OperationName } from "@rda/contracts";
 import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { startMcp } from "../src/index.ts";
-import { connectMcpClient, firstText } from "./support/mcp-client.ts";
+import { startMcp } from "../../services/mcp/src/index.ts";
+import { connectMcpClient, firstText } from "../../services/mcp/test/support/mcp-client.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
 let http: GatewayClient;

@@ -5,9 +5,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ExportsBeside, startExportsBeside } from "../../../test/e2e/exports.support.ts";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { connectMcpClient, firstText } from "./support/mcp-client.ts";
+import { connectMcpClient, firstText } from "../../services/mcp/test/support/mcp-client.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+import { type ExportsBeside, startExportsBeside } from "./exports.support.ts";
 
 let stack: Stack;
 let service: ExportsBeside;

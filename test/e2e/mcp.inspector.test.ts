@@ -11,18 +11,18 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { createGatewayClient, type GatewayClient } from "@rda/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { DEFAULT_RESULT_BUDGET_BYTES } from "../src/index.ts";
+import { DEFAULT_RESULT_BUDGET_BYTES } from "../../services/mcp/src/index.ts";
 import {
   type CallTool,
   type Corpus,
   expectBigTreeInPieces,
   expectDefaultCallsWithin,
   pickCorpus,
-} from "./support/agent-walk.ts";
+} from "../support/mcp-agent-walk.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 const run = promisify(execFile);
-const INSPECTOR = join(import.meta.dirname, "..", "..", "..", "node_modules", ".bin", "mcp-inspector");
+const INSPECTOR = join(import.meta.dirname, "..", "..", "node_modules", ".bin", "mcp-inspector");
 
 let stack: Stack;
 let apiKey: string;

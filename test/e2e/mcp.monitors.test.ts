@@ -7,10 +7,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Stack, startStack } from "../../../test/support/stack.ts";
-import { monitorKeys, type RunningMonitors, startMonitors } from "../../monitors/src/index.ts";
-import { type McpHandle, startMcp } from "../src/index.ts";
-import { connectMcpClient, firstText } from "./support/mcp-client.ts";
+import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
+import { connectMcpClient, firstText } from "../../services/mcp/test/support/mcp-client.ts";
+import { monitorKeys, type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
 let monitors: RunningMonitors;
