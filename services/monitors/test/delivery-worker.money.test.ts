@@ -119,7 +119,7 @@ describe("a webhook batch", () => {
   it("accepted while billing does not answer stays accepted, is settled on a later turn, and is not POSTed again", async () => {
     const receiver = fakeReceiver(200);
     const settle = ledger.settle.bind(ledger);
-    ledger.settle = async (key, id) => {
+    ledger.settle = async () => {
       ledger.settle = settle;
       return { ok: false, error: "deferred" };
     };
