@@ -509,9 +509,10 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
       ["adapter-posts", "$JS.API.INFO"],
       ["billing", `$JS.API.STREAM.PURGE.${stream}`],
       ["billing", `$JS.API.STREAM.DELETE.${stream}`],
-      // Notices: only billing publishes them; the portal reads them and cannot purge them.
+      // Notices: billing (crossings) and whoever pauses work for credits (gateway, exports, monitors)
+      // publish them; the portal reads them and cannot purge them; an adapter has nothing to tell.
       ["portal", subjects.billing.notice],
-      ["exports", subjects.billing.notice],
+      ["adapter-users", subjects.billing.notice],
       ["adapter-posts", subjects.billing.notice],
       ["portal", `$JS.API.STREAM.PURGE.${subjects.noticeStream}`],
       ["portal", `$JS.API.STREAM.DELETE.${subjects.noticeStream}`],

@@ -25,6 +25,7 @@ import { monitorKeys } from "./monitor-keys.ts";
 import { MonitorStore } from "./monitor-store.ts";
 import { type PollerSettings, startPoller } from "./poller.ts";
 import { SourceLeases } from "./source-leases.ts";
+import { sendDelivery } from "./webhooks/batch-sender.ts";
 import { natsDeliveryBilling } from "./webhooks/delivery-billing.ts";
 import { natsDeliveryNotices } from "./webhooks/delivery-notices.ts";
 import { startDeliveryWorker } from "./webhooks/delivery-worker.ts";
@@ -121,6 +122,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   const delivery = startDeliveryWorker({
     monitors: store,
     webhooks: webhookStore,
+    send: sendDelivery,
     billing,
     notices: natsDeliveryNotices({ ...deps, billing }),
     settings: settings.webhooks,

@@ -12,7 +12,7 @@ import type { Counter, Logger, SpendingRefusal } from "@rda/service-kit";
 import type { MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
 import { startTicker, type Ticker } from "../ticker.ts";
-import { sendDelivery } from "./batch-sender.ts";
+import type { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import type { DeliveryNotices } from "./delivery-notices.ts";
 import {
@@ -27,9 +27,25 @@ import {
 import type { WebhookSettings } from "./webhook-settings.ts";
 import type { Endpoint, WebhookStore } from "./webhook-store.ts";
 
+/** The webhook store's part the loop uses (webhook-store.ts). */
+export type DeliveryQueue = Pick<
+  WebhookStore,
+  | "monitorsWithEndpoints"
+  | "claim"
+  | "release"
+  | "endpoint"
+  | "head"
+  | "delivery"
+  | "createBatch"
+  | "save"
+  | "setStatus"
+>;
+
 export interface DeliveryWorkerDeps {
-  readonly monitors: MonitorStore;
-  readonly webhooks: WebhookStore;
+  readonly monitors: Pick<MonitorStore, "get" | "read">;
+  readonly webhooks: DeliveryQueue;
+  /** One attempt's POST (batch-sender.ts). */
+  readonly send: typeof sendDelivery;
   readonly billing: DeliveryBilling;
   readonly notices: DeliveryNotices;
   readonly settings: WebhookSettings;
@@ -54,7 +70,8 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): Ticker {
   );
 }
 
-async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
+/** One turn: each monitor with a webhook whose lease this replica wins moves one step. */
+export async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
   for (const monitorId of await deps.webhooks.monitorsWithEndpoints()) {
     if (isStopped()) return;
     if (!(await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs))) continue;
@@ -114,7 +131,7 @@ async function attempt(turn: Turn, record: DeliveryRecord): Promise<void> {
     current = debited;
   }
   if (turn.endpoint.status === "paused_for_credits") await deps.webhooks.setStatus(monitor.id, "active");
-  const result = await sendDelivery(current, turn.endpoint, deps.settings);
+  const result = await deps.send(current, turn.endpoint, deps.settings);
   const outcome =
     result.error === null ? "delivered" : result.error.startsWith("refused") ? "refused" : "failed";
   deps.attempts.inc({ outcome });
