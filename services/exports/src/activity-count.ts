@@ -14,14 +14,18 @@ import {
 } from "@rda/contracts";
 import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
 
-export type ActivityCount = (query: ExportQuery, requestId: string) => Promise<number | undefined>;
+export type ActivityCount = (
+  query: ExportQuery,
+  requestId: string,
+  account?: string,
+) => Promise<number | undefined>;
 
 export function adapterActivityCount(
   nats: NatsConnection,
   subjects: Subjects,
   timeoutMs: number,
 ): ActivityCount {
-  return async (query, requestId) => {
+  return async (query, requestId, account) => {
     const params = {
       kind: query.kind,
       ...(query.subreddit === undefined ? {} : { subreddit: query.subreddit }),
@@ -31,7 +35,7 @@ export function adapterActivityCount(
       // The fewest buckets: only the total is used.
       interval: "week",
     };
-    const body = JSON.stringify({ request_id: requestId, params, priority: "interactive" });
+    const body = JSON.stringify({ request_id: requestId, params, priority: "interactive", account });
     const reply = await requestWithProgress(nats, subjects.adapter.getActivity, body, {
       timeoutMs,
       silenceMs: ADAPTER_PROGRESS.silenceMs,

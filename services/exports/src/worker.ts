@@ -16,6 +16,7 @@
  */
 import { EXPORTS_PRIORITY, type ExportSubjects, exportPageParams, type Subjects } from "@rda/contracts";
 import { type JsMsg, jetstream, type Logger, type NatsConnection, publishRefund } from "@rda/service-kit";
+import { budgetAccountOfOwner } from "./job-owner.ts";
 import type { JobMessage } from "./job-queue.ts";
 import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
@@ -201,6 +202,7 @@ async function fetchNextPage(
     exportPageParams(record.query, cp.cursor),
     debitId,
     EXPORTS_PRIORITY,
+    budgetAccountOfOwner(record.keyId, record.owner),
   );
   if (!answer.ok) {
     await refundPage(deps, record.keyId, debitId, "upstream_unavailable");

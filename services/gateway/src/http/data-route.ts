@@ -6,7 +6,7 @@
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
-import { err, type OperationContract, parseHttpParams } from "@rda/contracts";
+import { budgetAccountOf, err, type OperationContract, parseHttpParams } from "@rda/contracts";
 import { admitThroughBilling } from "../admission.ts";
 import { type Failure, succeed } from "../failure.ts";
 import { readIdempotencyKey } from "../idempotency.ts";
@@ -66,7 +66,12 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       const result =
         cached !== undefined
           ? succeed(cached)
-          : await ctx.adapters.call(adapter, request.id, parsed.value, { maxAgeS }).catch(internalError);
+          : await ctx.adapters
+              .call(adapter, request.id, parsed.value, {
+                maxAgeS,
+                account: budgetAccountOf(key.value.id, key.value.account_id),
+              })
+              .catch(internalError);
       if (!result.ok) return sendError(reply, await charge.fail(result.error), ctx.errors);
       const meta = { credits_used: credits, credits_remaining: balance };
       // docs/api.md#freshness: every answer says when the upstream produced it, and how long ago.
