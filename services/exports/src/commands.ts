@@ -47,8 +47,9 @@ export interface CommandDeps {
   /** How long a quote that was never started is kept. */
   readonly quoteTtlSeconds: number;
   /**
-   * Quotes one key may ask a minute: a quote is free to the caller but reads the archive (two
-   * upstream calls, from the budget every customer shares), so it is limited on its own.
+   * Quotes one account may ask a minute over all its keys: a quote is free to the caller but reads
+   * the archive (two upstream calls, from the budget every customer shares), so it is limited on its
+   * own.
    */
   readonly quotesPerMinute: number;
 }
