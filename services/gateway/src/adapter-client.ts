@@ -67,6 +67,8 @@ export function createAdapterClient(deps: {
       const result = reply.ok
         ? readFrame(reply.value)
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
+      // Our own budget's refusals are the gateway's global 429s; the upstream's are adapter outcomes.
+      if (result.outcome === "budget_spent") metrics.rateLimited.inc({ scope: "global" });
       // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
       // no adapter outcome, and its time would blur the adapters' own.
       if (options.cacheOnly) return result.step;

@@ -121,13 +121,13 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
     }),
     rateLimited: new Counter({
       name: "gateway_rate_limited_total",
-      help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (the shared reserve) or address (a client address that sent too many refused keys).",
+      help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (our shared upstream budget had no turn in time) or address (a client address that sent too many refused keys).",
       labelNames: ["scope"],
       registers,
     }),
     cacheFirstLookups: new Counter({
       name: "gateway_cache_first_lookups_total",
-      help: "Data requests whose answer was looked for in the shared response cache before admission (the adapter run cache-only), by outcome: hit (admitted without the upstream reserve) or miss (admitted the ordinary way).",
+      help: "Data requests whose answer was looked for in the shared response cache before admission (the adapter run cache-only), by outcome: hit (no upstream turn) or miss (admitted the ordinary way).",
       labelNames: ["outcome"],
       registers,
     }),
