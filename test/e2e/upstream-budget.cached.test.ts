@@ -78,7 +78,7 @@ async function ledgerIsClean(): Promise<boolean> {
   return reply.ok && reply.value.ok;
 }
 
-/** A refusal for the spent window itself, not the reserve's sub-second wait. */
+/** A refusal for the spent window itself, not a wait of a second for our own next turn. */
 const windowSpent = (answer: Answer) =>
   answer.status === 429 && answer.scope === "global" && answer.retryAfter >= 2;
 

@@ -27,9 +27,9 @@ export function unavailableReply(message: string): Uint8Array {
 
 /** Maps a classified upstream failure to the reply outcome the gateway turns into 400/429/502. */
 export function failureReply(failure: UpstreamFailure): Uint8Array {
-  if (failure.outcome === "rate_limited") {
-    const { message, retry_after_seconds } = failure;
-    return encodeAdapterReply({ outcome: "rate_limited", message, retry_after_seconds });
+  if (failure.outcome === "rate_limited" || failure.outcome === "budget_spent") {
+    const { outcome, message, retry_after_seconds } = failure;
+    return encodeAdapterReply({ outcome, message, retry_after_seconds });
   }
   return encodeAdapterReply({ outcome: failure.outcome, message: failure.message });
 }

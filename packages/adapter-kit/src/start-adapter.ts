@@ -67,6 +67,8 @@ export interface OperationContext {
   readonly maxAgeS: number | undefined;
   /** Who the request serves, for its share of the upstream budget. */
   readonly priority: UpstreamPriority;
+  /** The account it serves, for its fair share of that class (docs/upstream.md#fair-shares). */
+  readonly account: string | undefined;
   /** Only from the shared cache: a call whose answer is not there ends `rate_limited`, unsent. */
   readonly cacheOnly: boolean;
   /**
@@ -183,6 +185,7 @@ interface AdapterCall {
   readonly max_age_s?: number;
   readonly priority?: UpstreamPriority;
   readonly cache_only?: boolean;
+  readonly account?: string;
 }
 
 /** The child logger is made only when the operation logs, which most requests never do. */
@@ -199,6 +202,7 @@ function requestContext(
     operation,
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
+    account: call.account,
     cacheOnly: call.cache_only ?? false,
     onAnswer: noteAnswer,
     get logger() {

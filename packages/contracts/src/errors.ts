@@ -10,7 +10,7 @@ export interface ErrorEntry {
   readonly status: number;
   /** A request that fails this way after its debit gets the credit back (docs/api.md#charging). */
   readonly refunded: boolean;
-  /** `x-ratelimit-scope: global` only for the shared upstream reserve. */
+  /** `x-ratelimit-scope: global` only for the shared upstream budget: ours spent, or the upstream's refusal. */
   readonly scope?: "global";
   readonly message: string;
   /** When it happens and what it costs, for the API reference. */
@@ -131,11 +131,11 @@ export const ERRORS = {
   },
   global_rate_limited: {
     status: 429,
-    refunded: false,
+    refunded: true,
     scope: "global",
-    message: "the shared upstream capacity is exhausted; nothing was charged",
+    message: "our shared budget of requests to the data source is spent for now; try again after Retry-After",
     description:
-      "The shared upstream reserve is exhausted (`x-ratelimit-scope: global`); wait `Retry-After` seconds. Not charged.",
+      "Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.",
   },
   auth_failures_throttled: {
     status: 429,

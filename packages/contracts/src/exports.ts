@@ -329,6 +329,8 @@ export const exportReplySchema = z.discriminatedUnion("outcome", [
       z.literal(503),
     ]),
     message: z.string(),
+    /** For a 429: when to ask again (the next minute for the quote limit, the budget's estimate). */
+    retry_after_seconds: z.number().int().min(1).optional(),
   }),
 ]);
 export type ExportReply = z.infer<typeof exportReplySchema>;

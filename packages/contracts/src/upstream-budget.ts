@@ -14,4 +14,10 @@ export const UPSTREAM_BUDGET_DEFAULTS = {
   requestsPerSecond: 2,
   /** Upstream requests in flight, every adapter replica together (the pacer). */
   concurrency: 2,
+  /**
+   * The longest a customer's request waits for a turn before it is answered 429 "our budget is
+   * spent" (refunded): well under the upstream deadline (30 s), so nobody waits out a deadline in our
+   * own queue. Fair shares (docs/upstream.md#fair-shares) keep a light account's wait far below it.
+   */
+  interactiveWaitMs: 5_000,
 } as const;

@@ -19,14 +19,19 @@ export interface CountedWindow {
   readonly before: number;
 }
 
-export type ArchiveCount = (window: CountedWindow, requestId: string) => Promise<number | undefined>;
+/** `account` is whose fair share of the upstream budget the count is taken from (docs/upstream.md). */
+export type ArchiveCount = (
+  window: CountedWindow,
+  requestId: string,
+  account?: string,
+) => Promise<number | undefined>;
 
 export function adapterArchiveCount(
   nats: NatsConnection,
   subjects: Subjects,
   timeoutMs: number,
 ): ArchiveCount {
-  return async (window, requestId) => {
+  return async (window, requestId, account) => {
     const params = {
       kind: window.kind,
       ...(window.subreddit === undefined ? {} : { subreddit: window.subreddit }),
@@ -36,7 +41,7 @@ export function adapterArchiveCount(
       // The fewest buckets: only the total is used.
       interval: "week",
     };
-    const body = JSON.stringify({ request_id: requestId, params, priority: "interactive" });
+    const body = JSON.stringify({ request_id: requestId, params, priority: "interactive", account });
     const reply = await requestWithProgress(nats, subjects.adapter.getActivity, body, {
       timeoutMs,
       silenceMs: ADAPTER_PROGRESS.silenceMs,

@@ -89,6 +89,13 @@ export interface UpstreamPacerKeys {
   readonly waiting: string;
   /** Sorted set: the background requests (monitors, exports) among `leases`. */
   readonly background: string;
+  /**
+   * Hash: each flow's (`<class>|<account>`) fair-queuing tag: the turns it was given, as virtual
+   * time, so the flow furthest behind its fair share goes first (docs/upstream.md#fair-shares).
+   */
+  readonly shares: string;
+  /** Sorted set: the flows with a caller waiting for a turn now, scored by when their wait lapses. */
+  readonly queued: string;
 }
 
 /** `hash`: the SHA-256 of one upstream request path (path and query: no caller data). */
@@ -217,6 +224,8 @@ export function redisKeys(namespace = ""): RedisKeys {
       leases: `${root}:upstream:{pacer}:leases`,
       waiting: `${root}:upstream:{pacer}:waiting`,
       background: `${root}:upstream:{pacer}:background`,
+      shares: `${root}:upstream:{pacer}:shares`,
+      queued: `${root}:upstream:{pacer}:queued`,
     }),
     upstreamCache: upstreamCacheKeys(`${root}:upstream-cache`),
     portal: portalKeys(`${root}:portal`),

@@ -42,11 +42,12 @@ interface Transport {
   sent: number;
 }
 
-/** One call as the transport sees it: the upstream path, the operation and the class it serves. */
+/** One call as the transport sees it: the upstream path, the operation, the class and account it serves. */
 interface CallLabels {
   readonly path: string;
   readonly operation: string;
   readonly priority: TrafficClass;
+  readonly account: string | undefined;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -82,6 +83,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         path,
         operation: call.operation ?? "unknown",
         priority: call.priority ?? "interactive",
+        account: call.account,
       };
       const upstream = () => observedCall(transport, labels, tagged, logger);
       const request = {
@@ -160,6 +162,7 @@ async function callWithRetries(
     const turn = await transport.pacer.turn({
       waitUntilMs: deadline - attemptFloorMs,
       priority: labels.priority,
+      account: labels.account,
     });
     transport.observer?.turn?.({
       operation: labels.operation,
@@ -203,19 +206,32 @@ function notCached(): UpstreamResult {
 }
 
 /**
- * The pacer gave no turn: the request was not sent. A spent window or a full queue is the
- * upstream's limit reached (429 global, with the pacer's estimate as Retry-After); a pacer that
- * cannot be asked is an outage (502).
+ * The pacer gave no turn: the request was not sent. A window the upstream reported spent is its
+ * limit reached (`rate_limited`); no turn within the wait allowed is our own budget spent
+ * (`budget_spent`); both carry the pacer's estimate as Retry-After. A pacer that cannot be asked is
+ * an outage (502).
  */
 function refusedTurn(turn: Extract<Turn, { granted: false }>, state: CallState): UpstreamResult {
   const counts = countsOf(state);
-  if (turn.reason === "pacer_unavailable")
-    return { outcome: "unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
-  const message =
-    turn.reason === "window_spent"
-      ? "upstream window spent: nothing was sent"
-      : "upstream budget fully in use: nothing was sent";
-  return { outcome: "rate_limited", message, retry_after_seconds: turn.retryAfterSeconds, ...counts };
+  const retry_after_seconds = turn.retryAfterSeconds;
+  switch (turn.reason) {
+    case "pacer_unavailable":
+      return { outcome: "unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
+    case "window_spent":
+      return {
+        outcome: "rate_limited",
+        message: "upstream window spent: nothing was sent",
+        retry_after_seconds,
+        ...counts,
+      };
+    case "queue_full":
+      return {
+        outcome: "budget_spent",
+        message: "our upstream budget is spent: nothing was sent",
+        retry_after_seconds,
+        ...counts,
+      };
+  }
 }
 
 /** One HTTP attempt, timed for the observer and, with tracing on, a client span. */

@@ -41,6 +41,8 @@ export type UpstreamResult = AttemptCounts &
       }
     | { readonly outcome: "bad_request"; readonly message: string }
     | { readonly outcome: "rate_limited"; readonly message: string; readonly retry_after_seconds: number }
+    /** Our own budget is spent (the pacer gave no turn in time): nothing was sent, the upstream is not to blame. */
+    | { readonly outcome: "budget_spent"; readonly message: string; readonly retry_after_seconds: number }
     | {
         readonly outcome: "unavailable";
         readonly message: string;
@@ -144,6 +146,11 @@ export interface CallOptions {
    * one in flight (or waits on another replica's fetch) rides on that fetch's turn.
    */
   readonly priority?: TrafficClass;
+  /**
+   * The account the call serves, for its fair share of the class (pacer/pacer.ts, `TurnRequest`).
+   * A joined call rides on the turn of the account whose call started the fetch.
+   */
+  readonly account?: string;
   /**
    * Answer only from the shared cache: on a miss (or with no cache) the call ends `rate_limited`
    * at once, without a pacer turn, a claim or a request. The gateway asks so before admission: a

@@ -157,3 +157,41 @@ describe("the shared upstream pacer", () => {
     expect(before).toBeGreaterThan(5);
   });
 });
+
+describe("fair shares within a class", () => {
+  it("serves a light account's requests within a couple of turns while another account has 40 queued", async () => {
+    const [a, b] = replicas({ requestsPerSecond: 10, concurrency: 10, interactiveWaitMs: 30_000 });
+    const heavy = Array.from({ length: 40 }, (_, index) =>
+      (index % 2 ? a : b).turn({ waitUntilMs: far(), account: "acct_heavy" }).then((turn) => {
+        granted(turn).finish();
+        return Date.now();
+      }),
+    );
+    // Let the heavy account's queue build up: 40 turns at 10 a second take 4 s.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const waits: number[] = [];
+    for (const pacer of [a, b, a, b, a]) {
+      const asked = Date.now();
+      granted(await pacer.turn({ waitUntilMs: far(), account: "acct_light" })).finish();
+      waits.push(Date.now() - asked);
+    }
+    const heavyDone = await Promise.all(heavy);
+    // Without fair shares each light turn would wait behind the heavy queue (seconds); with them, one
+    // interval, a grace period and the polling between (well under a second on a loaded machine).
+    expect(Math.max(...waits)).toBeLessThan(1_500);
+    // The light account took its turns while the heavy one still had requests waiting.
+    expect(Math.max(...heavyDone)).toBeGreaterThan(Date.now() - 5_000);
+    expect(heavyDone.filter((at) => at > Date.now()).length).toBe(0);
+  }, 20_000);
+
+  it("tells an interactive caller our budget is spent once its wait passes the bound, with an honest Retry-After", async () => {
+    const [a] = replicas({ requestsPerSecond: 1, concurrency: 1, interactiveWaitMs: 600 });
+    const holder = granted(await a.turn({ waitUntilMs: far(), account: "acct_one" }));
+    const asked = Date.now();
+    const refused = await a.turn({ waitUntilMs: far(), account: "acct_two" });
+    holder.finish();
+    expect(refused).toMatchObject({ granted: false, reason: "queue_full" });
+    expect(Date.now() - asked).toBeLessThan(3_000);
+    expect(!refused.granted && refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+});

@@ -18,7 +18,7 @@ import {
 } from "@rda/contracts";
 import type { ArchiveCount, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
 import type { DownloadLinks } from "./download-links.ts";
-import type { JobOwners } from "./job-owner.ts";
+import { budgetAccountOfOwner, type JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
 import type { JobRecord, JobStore } from "./job-store.ts";
 import { jobView } from "./job-view.ts";
@@ -46,17 +46,19 @@ export interface CommandDeps {
   /** How long a quote that was never started is kept. */
   readonly quoteTtlSeconds: number;
   /**
-   * Quotes one key may ask a minute: a quote is free to the caller but reads the archive (two
-   * upstream calls, from the budget every customer shares), so it is limited on its own.
+   * Quotes one account may ask a minute over all its keys: a quote is free to the caller but reads
+   * the archive (two upstream calls, from the budget every customer shares), so it is limited on its
+   * own.
    */
   readonly quotesPerMinute: number;
 }
 
 type Refusal = Extract<ExportReply, { outcome: "refused" }>;
-const refuse = (status: Refusal["status"], message: string): Refusal => ({
+const refuse = (status: Refusal["status"], message: string, retryAfterSeconds?: number): Refusal => ({
   outcome: "refused",
   status,
   message,
+  ...(retryAfterSeconds !== undefined && { retry_after_seconds: retryAfterSeconds }),
 });
 const NOT_FOUND = refuse(404, "no such export");
 
@@ -103,22 +105,34 @@ async function create(
 ): Promise<ExportReply> {
   const request = parseExportRequest(body);
   if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
-  if ((await deps.jobs.countQuote(keyId, Date.now())) > deps.quotesPerMinute)
+  // Quotes are limited per account, not per key: more keys must not mean more free archive reads.
+  const owner = await deps.owners(keyId);
+  if (owner === undefined)
+    return refuse(503, "the key's account could not be read; nothing was charged, try again");
+  if ((await deps.jobs.countQuote(owner, Date.now())) > deps.quotesPerMinute)
     return refuse(
       429,
-      `at most ${deps.quotesPerMinute} export quotes a minute per key (each reads the archive); try again within a minute`,
+      `at most ${deps.quotesPerMinute} export quotes a minute per account (each reads the archive); try again within a minute`,
+      secondsToNextMinute(),
     );
   const id = `exp_${randomBytes(12).toString("hex")}`;
+  const budget = quoteBudget(deps, budgetAccountOfOwner(keyId, owner));
   const quoted = await makeQuote(
     request.value.query,
-    deps.source,
+    budget.source,
     id,
     deps,
     request.value.maxCredits,
-    deps.count,
+    budget.count,
   );
   if (!quoted.ok) {
     deps.logger.warn({ reason: quoted.error }, "export quote failed");
+    if (budget.retryAfterSeconds() !== undefined)
+      return refuse(
+        429,
+        "our shared budget of requests to the data source is spent for now; nothing was charged, try again after Retry-After",
+        budget.retryAfterSeconds(),
+      );
     return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");
   }
   const { query } = request.value;
@@ -363,4 +377,27 @@ async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> 
     ...shown(deps, record),
     file: { ...record.file, download_url: deps.links.sign(record.id) },
   } as ExportReply;
+}
+
+const secondsToNextMinute = () => 60 - (Math.floor(Date.now() / 1000) % 60);
+
+/**
+ * A quote's archive reads, as one account's interactive turns in the upstream budget
+ * (docs/upstream.md#fair-shares), noting when the budget refused one so the quote can answer 429
+ * with an honest Retry-After.
+ */
+function quoteBudget(deps: CommandDeps, account: string) {
+  let retryAfter: number | undefined;
+  const note = (seconds: number | undefined) => {
+    if (seconds !== undefined) retryAfter = Math.max(retryAfter ?? 0, seconds);
+  };
+  const source: PageSource = async (kind, params, requestId, priority) => {
+    const page = await deps.source(kind, params, requestId, priority, account);
+    if (!page.ok) note(page.error.retryAfterSeconds);
+    return page;
+  };
+  const count: ArchiveCount | undefined =
+    deps.count &&
+    ((window, requestId) => deps.count?.(window, requestId, account) ?? Promise.resolve(undefined));
+  return { source, count, retryAfterSeconds: () => retryAfter };
 }

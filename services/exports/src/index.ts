@@ -51,7 +51,7 @@ export interface ExportSettings extends Partial<WorkerSettings> {
   readonly sweepMs?: number;
   /** Set false to serve commands only (no workers on this replica). */
   readonly runWorkers?: boolean;
-  /** Quotes one key may ask a minute (EXPORTS_QUOTES_PER_MINUTE). */
+  /** Quotes one account (all its keys) may ask a minute (EXPORTS_QUOTES_PER_MINUTE). */
   readonly quotesPerMinute?: number;
 }
 

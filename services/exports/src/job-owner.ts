@@ -3,7 +3,7 @@
  * account that owns the key, read from billing when the job starts, so an account cannot multiply
  * its exports by making keys. A key made by an operator has no account and counts as its own.
  */
-import type { Subjects } from "@rda/contracts";
+import { budgetAccountOf, type Subjects } from "@rda/contracts";
 import { billingCaller, type NatsConnection } from "@rda/service-kit";
 
 /** The owner's id (an account id, or the key id for a key without one); undefined when billing did not answer. */
@@ -16,4 +16,9 @@ export function billingJobOwners(nats: NatsConnection, subjects: Subjects, timeo
     if (!reply.ok) return undefined;
     return reply.value.found ? (reply.value.key.account_id ?? keyId) : keyId;
   };
+}
+
+/** The owner as the upstream budget names it (`budgetAccountOf`): an account, or `key:<id>`. */
+export function budgetAccountOfOwner(keyId: string, owner: string | undefined): string {
+  return budgetAccountOf(keyId, owner === undefined || owner === keyId ? null : owner);
 }

@@ -29,6 +29,8 @@ export interface ListingPage {
 export interface PageFailure {
   readonly reason: string;
   readonly retryable: boolean;
+  /** Set when the upstream budget (ours or the upstream's) refused the page: when to ask again. */
+  readonly retryAfterSeconds?: number;
 }
 
 export type PageResult = Result<ListingPage, PageFailure>;
@@ -38,12 +40,14 @@ export type PageSource = (
   params: ListingParams,
   requestId: string,
   priority: UpstreamPriority,
+  /** Whose fair share of the class the page draws on (`budgetAccountOf`). */
+  account?: string,
 ) => Promise<PageResult>;
 
 export function adapterPageSource(nats: NatsConnection, subjects: Subjects, timeoutMs: number): PageSource {
-  return async (kind, params, requestId, priority) => {
+  return async (kind, params, requestId, priority, account) => {
     const subject = kind === "posts" ? subjects.adapter.listPosts : subjects.adapter.listComments;
-    const body = JSON.stringify({ request_id: requestId, params, priority });
+    const body = JSON.stringify({ request_id: requestId, params, priority, account });
     const reply = await requestWithProgress(nats, subject, body, {
       timeoutMs,
       silenceMs: ADAPTER_PROGRESS.silenceMs,
@@ -53,7 +57,9 @@ export function adapterPageSource(nats: NatsConnection, subjects: Subjects, time
     if (!frame.ok) return err({ reason: frame.error, retryable: true });
     const { meta, data } = frame.value;
     if (meta.outcome !== "ok") {
-      return err({ reason: `${meta.outcome}: ${meta.message}`, retryable: meta.outcome !== "bad_request" });
+      const retryAfterSeconds = "retry_after_seconds" in meta ? meta.retry_after_seconds : undefined;
+      const retryable = meta.outcome !== "bad_request";
+      return err({ reason: `${meta.outcome}: ${meta.message}`, retryable, retryAfterSeconds });
     }
     const rows: unknown = JSON.parse(Buffer.from(data ?? new Uint8Array()).toString("utf8"));
     if (!Array.isArray(rows)) return err({ reason: "the adapter's data is not a list", retryable: true });

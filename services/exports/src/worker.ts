@@ -31,6 +31,7 @@ import {
   type Pause,
   type SpendingRefusal,
 } from "@rda/service-kit";
+import { budgetAccountOfOwner } from "./job-owner.ts";
 import type { JobMessage } from "./job-queue.ts";
 import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
@@ -218,6 +219,7 @@ async function fetchNextPage(
     exportPageParams(record.query, cp.cursor),
     debitId,
     EXPORTS_PRIORITY,
+    budgetAccountOfOwner(record.keyId, record.owner),
   );
   if (!answer.ok) {
     await refundPage(deps, record.keyId, debitId, "upstream_unavailable");

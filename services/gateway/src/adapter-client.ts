@@ -1,7 +1,8 @@
 /**
  * Sends an operation's validated parameters to its adapter over NATS and reads the reply frame
  * (contracts/adapter-frame.ts). The data bytes are handed on untouched. Outcomes map as
- * architecture.md says: bad_request → 400, rate_limited → 429 global, everything else → 502; each of
+ * architecture.md says: bad_request → 400, rate_limited (the upstream's refusal) and budget_spent
+ * (ours) → 429 global, each with its own message, everything else → 502; each of
  * these happens after the debit, so the caller refunds. An adapter silent for
  * ADAPTER_PROGRESS.silenceMs (no progress message, no reply) is given up at once: it is gone.
  */
@@ -29,6 +30,8 @@ export interface AdapterCallOptions {
   readonly maxAgeS?: number;
   /** Answer only from the shared cache, never calling the upstream; a miss is `upstream_rate_limited`. */
   readonly cacheOnly?: boolean;
+  /** Whose fair share of the upstream budget the calls draw on (`budgetAccountOf`). */
+  readonly account?: string;
 }
 
 export interface AdapterClient {
@@ -60,6 +63,7 @@ export function createAdapterClient(deps: {
           params,
           max_age_s: options.maxAgeS,
           cache_only: options.cacheOnly || undefined,
+          account: options.account,
         }),
         {
           timeoutMs,
@@ -69,6 +73,8 @@ export function createAdapterClient(deps: {
       const result = reply.ok
         ? readAdapterFrame(reply.value)
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
+      // Our own budget's refusals are the gateway's global 429s; the upstream's are adapter outcomes.
+      if (result.outcome === "budget_spent") metrics.rateLimited.inc({ scope: "global" });
       // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
       // no adapter outcome, and its time would blur the adapters' own.
       if (options.cacheOnly) return result.step;
@@ -107,6 +113,11 @@ export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: St
       return {
         outcome: meta.outcome,
         step: fail("upstream_rate_limited", { retryAfterSeconds: meta.retry_after_seconds }),
+      };
+    case "budget_spent":
+      return {
+        outcome: meta.outcome,
+        step: fail("global_rate_limited", { retryAfterSeconds: meta.retry_after_seconds }),
       };
     case "unavailable":
       return { outcome: meta.outcome, step: unavailable(meta.message) };

@@ -123,7 +123,7 @@ export function createMetrics(options: { registry?: Registry } = {}): GatewayMet
     }),
     rateLimited: new Counter({
       name: "gateway_rate_limited_total",
-      help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (the shared reserve) or address (a client address that sent too many refused keys).",
+      help: "Requests refused with 429 by the gateway's own limits, by scope: key, global (our shared upstream budget had no turn in time) or address (a client address that sent too many refused keys).",
       labelNames: ["scope"],
       registers,
     }),

@@ -163,6 +163,28 @@ describe("gateway failures after the debit", () => {
     expect(response.headers.get("retry-after")).toBe("30");
     expect(await h.balanceOf(key)).toBe(5);
   });
+
+  it("answers 429 global with its own message when our budget had no turn, refunded, without blaming the data source", async () => {
+    const key = await h.createKey({ balance: 5 });
+    h.setAdapter(() => ({
+      meta: { outcome: "rate_limited", message: "slow down", retry_after_seconds: 30 },
+    }));
+    const upstream = await expectError(
+      await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) }),
+      429,
+    );
+    h.setAdapter(() => ({
+      meta: { outcome: "budget_spent", message: "our upstream budget is spent", retry_after_seconds: 3 },
+    }));
+    const response = await fetch(`${h.url}/v1/posts?subreddit=rust`, { headers: authHeaders(key) });
+    const ours = await expectError(response, 429);
+    expect(response.headers.get("x-ratelimit-scope")).toBe("global");
+    expect(response.headers.get("retry-after")).toBe("3");
+    expect(ours).toMatch(/our shared budget/);
+    expect(ours).not.toMatch(/data source is rate limiting/);
+    expect(upstream).toMatch(/data source is rate limiting us/);
+    expect(await h.balanceOf(key)).toBe(5);
+  });
 });
 
 function rawRequest(url: string, method: string, headers: Record<string, string>, body: string) {

@@ -6,7 +6,7 @@
  * matches. Every step is repeatable: appending skips ids a monitor already holds, so a poll redone
  * after a crash delivers nothing twice.
  */
-import { createPhraseMatcher, type Subjects } from "@rda/contracts";
+import { budgetAccountOf, createPhraseMatcher, type Subjects } from "@rda/contracts";
 import type { Logger, NatsConnection } from "@rda/service-kit";
 import type { MonitorMetrics } from "./metrics.ts";
 import { type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
@@ -131,8 +131,10 @@ async function advanceBackfill(
   const from = monitor.backfill_from;
   if (from === undefined) return turnLive(deps, monitor, hwm);
   let cursor = monitor.phase.cursor ?? from - 1;
+  // A backfill is one account's own work: it draws on that account's share of the monitors class.
+  const account = budgetAccountOf(monitor.key_id, monitor.account_id);
   for (let pages = 0; pages < deps.settings.backfillPagesPerPoll; pages += 1) {
-    const page = await fetchPage(deps, source, { sort: "asc", after: cursor, limit: PAGE_LIMIT });
+    const page = await fetchPage(deps, source, { sort: "asc", after: cursor, limit: PAGE_LIMIT }, account);
     await deps.store.append(monitor.id, page.items.filter(matcherOf(monitor)));
     cursor = page.cursor ?? cursor;
     if (!page.has_more || cursor >= hwm) return turnLive(deps, monitor, cursor - 1);
@@ -216,6 +218,7 @@ function matcherOf(monitor: MonitorRecord): (item: ListedItem) => boolean {
     });
 }
 
-function fetchPage(deps: PollerDeps, source: Source, query: PageQuery) {
-  return fetchSourcePage(deps.nats, deps.subjects, source, query, deps.settings.pageTimeoutMs);
+/** `account`: whose share of the monitors class the page draws on; none for a source's live poll, shared by its monitors. */
+function fetchPage(deps: PollerDeps, source: Source, query: PageQuery, account?: string) {
+  return fetchSourcePage(deps.nats, deps.subjects, source, query, deps.settings.pageTimeoutMs, account);
 }

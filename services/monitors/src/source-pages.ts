@@ -33,12 +33,14 @@ export async function fetchSourcePage(
   source: Source,
   query: PageQuery,
   timeoutMs: number,
+  account?: string,
 ): Promise<SourcePage> {
   const subject = source.kind === "post" ? subjects.adapter.listPosts : subjects.adapter.listComments;
   sequence += 1;
   const request = {
     request_id: `monitors-${process.pid}-${Date.now()}-${sequence}`,
     priority: "monitors",
+    account,
     params: {
       ...(source.subreddit !== undefined ? { subreddit: source.subreddit } : { author: source.author }),
       ...query,

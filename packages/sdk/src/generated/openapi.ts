@@ -1080,7 +1080,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: The shared upstream reserve is exhausted (`x-ratelimit-scope: global`); wait `Retry-After` seconds. Not charged. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. */
+        /** @description This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. */
         Error429: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];

@@ -1,31 +1,44 @@
 /**
  * The pacer's atomic steps, on Redis' own clock so every replica agrees on the time.
- * KEYS[1]: the state hash (`next_at`, `closed_until`, `reset_at`, `remaining`, `last_<class>`);
- * KEYS[2]: the leases of every request in flight; KEYS[3] and KEYS[4]: see TAKE_TURN.
+ * KEYS[1]: the state hash (`next_at`, `closed_until`, `reset_at`, `remaining`, `last_<class>`,
+ * `clock_<class>`, `freed_at`); KEYS[2]: the leases of every request in flight; KEYS[3] to KEYS[6]:
+ * see TAKE_TURN.
  */
 
 /**
  * KEYS[3]: the interactive callers waiting now (lease ids scored by when their wait lapses);
- * KEYS[4]: the background requests in flight (a subset of KEYS[2]).
+ * KEYS[4]: the background requests in flight (a subset of KEYS[2]); KEYS[5]: each flow's fair-queuing
+ * tag; KEYS[6]: the flows waiting now (scored by when their wait lapses).
  * ARGV: lease id, interval between requests (ms), most in flight, lease length (ms), traffic class
  * ('interactive', 'monitors', 'exports'), the class's guaranteed share of turns (0 to 1; background
- * only).
- * Interactive callers never wait behind background work: while one waits, background takes no turn;
- * background never holds the last place in flight; and an interactive turn is spaced only from the
- * interactive turn before it, pushing background's next slot back instead (so over any stretch of
- * time the rate holds, give or take the one turn borrowed). Background is never starved: a class whose
- * last turn is older than interval / share takes the next turn anyway.
- * Returns {0, 0} granted, {1, ms} wait about that long and ask again, {2, ms} the window is spent
- * for that long.
+ * only), the account the request is for ('' when not said).
+ *
+ * Classes: interactive callers never wait behind background work: while one waits, background takes
+ * no turn; background never holds the last place in flight; and an interactive turn is spaced only
+ * from the interactive turn before it, pushing background's next slot back instead (so over any
+ * stretch of time the rate holds, give or take the one turn borrowed). Background is never starved:
+ * a class whose last turn is older than interval / share takes the next turn anyway.
+ *
+ * Fair shares within a class (docs/upstream.md#fair-shares): a flow is one account in one class.
+ * Start-time fair queuing: each flow's tag is the virtual time its next turn starts, max(its last
+ * tag + 1, the class's clock), and the class's clock is the tag of the turn last given. A free turn
+ * goes to the waiting flow with the lowest tag; another flow takes it only once it has stayed free
+ * for GRACE_MS (the lowest flow's callers were not there to ask), so no turn is lost to fairness.
+ * However many requests one account sends at once, it gets one turn in as many as there are flows
+ * waiting.
+ *
+ * Returns {0, 0} granted, {1, ms, flows} wait about that long and ask again (flows: the other flows
+ * of the class waiting), {2, ms} the window is spent for that long.
  */
 export const TAKE_TURN = `
+local GRACE_MS, LAPSE_MS = 400, 800
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+for i = 2, 4 do redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now) end
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
 local class = ARGV[5]
 local interactive = class == 'interactive'
+local flow = class .. '|' .. ARGV[7]
 local closed = tonumber(redis.call('HGET', KEYS[1], 'closed_until')) or 0
 if closed > now then return {2, closed - now} end
 local reset_at = tonumber(redis.call('HGET', KEYS[1], 'reset_at')) or 0
@@ -34,10 +47,24 @@ local window_known = reset_at > now and remaining ~= nil
 if window_known and remaining <= 0 then return {2, reset_at - now} end
 local interval = tonumber(ARGV[2])
 local cap = tonumber(ARGV[3])
+local clock = tonumber(redis.call('HGET', KEYS[1], 'clock_' .. class)) or 0
+local function tag_of(f) return math.max(tonumber(redis.call('HGET', KEYS[5], f)) or 0, clock) end
+local tag = tag_of(flow)
+-- The other flows of this class waiting now, and how many of them are further behind than this one.
+local ahead, others = 0, 0
+local prefix = class .. '|'
+for _, other in ipairs(redis.call('ZRANGE', KEYS[6], 0, -1)) do
+  if other ~= flow and string.sub(other, 1, #prefix) == prefix then
+    others = others + 1
+    if tag_of(other) < tag then ahead = ahead + 1 end
+  end
+end
 local function wait(ms)
-  if interactive then redis.call('ZADD', KEYS[3], now + 1000, ARGV[1]) end
+  if interactive then redis.call('ZADD', KEYS[3], now + LAPSE_MS, ARGV[1]) end
+  redis.call('ZADD', KEYS[6], now + LAPSE_MS, flow)
   redis.call('PEXPIRE', KEYS[3], 600000)
-  return {1, ms}
+  redis.call('PEXPIRE', KEYS[6], 600000)
+  return {1, ms, others}
 end
 if not interactive then
   local share = tonumber(ARGV[6]) or 0
@@ -54,16 +81,20 @@ if not interactive then
 end
 if redis.call('ZCARD', KEYS[2]) >= cap then return wait(50) end
 local next_at = tonumber(redis.call('HGET', KEYS[1], 'next_at')) or 0
-if interactive then
-  -- Interactive is spaced only by interactive turns: one that finds the next slot taken by
-  -- background borrows it, and the slot after it moves on by one interval for background.
-  local next_interactive = tonumber(redis.call('HGET', KEYS[1], 'next_interactive_at')) or 0
-  if next_interactive > now then return wait(next_interactive - now) end
-  redis.call('HSET', KEYS[1], 'next_interactive_at', now + interval)
-elseif next_at > now then
-  return wait(next_at - now)
+-- Interactive is spaced only by interactive turns: one that finds the next slot taken by
+-- background borrows it, and the slot after it moves on by one interval for background.
+local slot = next_at
+if interactive then slot = tonumber(redis.call('HGET', KEYS[1], 'next_interactive_at')) or 0 end
+if slot > now then return wait(slot - now) end
+if ahead > 0 then
+  local free_since = math.max(slot, tonumber(redis.call('HGET', KEYS[1], 'freed_at')) or 0)
+  if now - free_since < GRACE_MS then return wait(GRACE_MS / 2) end
 end
-redis.call('HSET', KEYS[1], 'next_at', math.max(next_at, now) + interval, 'last_' .. class, now)
+if interactive then redis.call('HSET', KEYS[1], 'next_interactive_at', now + interval) end
+redis.call('HSET', KEYS[1], 'next_at', math.max(next_at, now) + interval, 'last_' .. class, now,
+  'clock_' .. class, tag)
+redis.call('HSET', KEYS[5], flow, tag + 1)
+redis.call('ZREM', KEYS[6], flow)
 if window_known then redis.call('HSET', KEYS[1], 'remaining', remaining - 1) end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[1])
 if interactive then
@@ -72,8 +103,7 @@ else
   redis.call('ZADD', KEYS[4], now + tonumber(ARGV[4]), ARGV[1])
   redis.call('PEXPIRE', KEYS[4], 600000)
 end
-redis.call('PEXPIRE', KEYS[1], 600000)
-redis.call('PEXPIRE', KEYS[2], 600000)
+for _, i in ipairs({1, 2, 5}) do redis.call('PEXPIRE', KEYS[i], 600000) end
 return {0, 0}
 `;
 
@@ -96,6 +126,8 @@ local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
+-- A place in flight freed now: the flow furthest behind gets GRACE_MS to take it (TAKE_TURN).
+redis.call('HSET', KEYS[1], 'freed_at', now)
 local others = redis.call('ZCOUNT', KEYS[2], now, '+inf')
 local reset_at = tonumber(ARGV[3])
 if ARGV[4] == '1' then

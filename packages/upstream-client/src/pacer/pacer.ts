@@ -4,8 +4,10 @@
  * inside one budget (docs/upstream.md#rate-limits): a request rate, a cap on requests in flight, and
  * the upstream's own window while it reports one as spent.
  *
- * A turn is asked for with the moment the caller stops waiting and its traffic class: the shared
- * pacer (redis-pacer.ts) is a scheduler that serves interactive requests before monitors and exports.
+ * A turn is asked for with the moment the caller stops waiting, its traffic class and the account it
+ * is for: the shared pacer (redis-pacer.ts) is a scheduler that serves interactive requests before
+ * monitors and exports, and within a class gives each account a fair share
+ * (docs/upstream.md#fair-shares).
  */
 
 /**
@@ -21,6 +23,11 @@ export interface TurnRequest {
   readonly waitUntilMs: number;
   /** Default interactive. */
   readonly priority?: TrafficClass;
+  /**
+   * Whose turn it is, for fair shares within the class: the portal account, or `key:<id>` for an
+   * operator's key (an account of its own). Requests that do not say share one flow.
+   */
+  readonly account?: string;
 }
 
 /** What the upstream said about its window in one answer's headers (rate-limit-headers.ts). */
@@ -42,8 +49,9 @@ export type Turn =
   | {
       readonly granted: false;
       /**
-       * `window_spent`: the upstream said so, the request was not sent; `queue_full`: no turn came
-       * before `waitUntilMs`; `pacer_unavailable`: the shared state could not be read.
+       * `window_spent`: the upstream said so, the request was not sent; `queue_full`: our own budget
+       * is spent: no turn came within the wait allowed; `pacer_unavailable`: the shared state could
+       * not be read.
        */
       readonly reason: "window_spent" | "queue_full" | "pacer_unavailable";
       /** When a turn can be expected, in whole seconds (at least 1): the caller's `Retry-After`. */

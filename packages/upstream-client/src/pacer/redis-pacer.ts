@@ -5,6 +5,7 @@
  * while the request is out, so a replica killed mid-request frees its place within one lease.
  */
 import { randomUUID } from "node:crypto";
+import { UPSTREAM_BUDGET_DEFAULTS } from "@rda/contracts";
 import { type Logger, luaScript, type Redis, type UpstreamPacerKeys } from "@rda/service-kit";
 import type { TrafficClass, Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer.ts";
 import { FINISH_TURN, RENEW_LEASE, TAKE_TURN } from "./pacer-scripts.ts";
@@ -26,6 +27,12 @@ export interface PacerSettings {
    * turns no interactive caller is waiting for.
    */
   readonly backgroundShares?: { readonly monitors?: number; readonly exports?: number };
+  /**
+   * The longest an interactive caller waits for a turn before it is told our budget is spent: well
+   * under its deadline, so a customer hears "try again" rather than waits out the deadline. Default
+   * UPSTREAM_BUDGET_DEFAULTS.interactiveWaitMs. Background waits until its own deadline.
+   */
+  readonly interactiveWaitMs?: number;
   /** Told about every turn granted, by class (the budget used per class). */
   readonly onGranted?: (priority: TrafficClass) => void;
 }
@@ -45,15 +52,19 @@ export function createRedisPacer(
   // Fractional: a rate raised out of the way (a benchmark's) must not round up to 1 ms apart.
   const intervalMs = 1000 / settings.requestsPerSecond;
   const leaseMs = settings.leaseMs ?? 3_000;
-  const scriptKeys = [keys.state, keys.leases, keys.waiting, keys.background];
+  const interactiveWaitMs = settings.interactiveWaitMs ?? UPSTREAM_BUDGET_DEFAULTS.interactiveWaitMs;
+  const scriptKeys = [keys.state, keys.leases, keys.waiting, keys.background, keys.shares, keys.queued];
   const shareOf = (priority: TrafficClass) =>
     priority === "interactive" ? 0 : (settings.backgroundShares?.[priority] ?? DEFAULT_BACKGROUND_SHARE);
 
-  const take = async (lease: string, priority: TrafficClass) => {
-    const args = [lease, intervalMs, settings.concurrency, leaseMs, priority, shareOf(priority)];
-    const [code, ms] = (await takeTurn.run(redis, scriptKeys, args)) as [number, number];
-    return { code, ms };
+  const take = async (lease: string, priority: TrafficClass, account: string) => {
+    const args = [lease, intervalMs, settings.concurrency, leaseMs, priority, shareOf(priority), account];
+    const [code, ms, flows = 0] = (await takeTurn.run(redis, scriptKeys, args)) as number[];
+    return { code: code as number, ms: ms as number, flows };
   };
+  // Honest: the wait for the next turn, or for one turn round the other flows waiting, whichever is longer.
+  const retryAfterOf = (answer: { ms: number; flows: number }) =>
+    Math.max(1, Math.ceil(Math.max(answer.ms, (answer.flows + 1) * intervalMs) / 1000));
 
   const grant = (lease: string): Turn => {
     const renew = setInterval(
@@ -86,10 +97,15 @@ export function createRedisPacer(
     async turn(request: TurnRequest): Promise<Turn> {
       const lease = randomUUID();
       const priority = request.priority ?? "interactive";
+      const account = request.account ?? "";
+      const waitUntilMs =
+        priority === "interactive"
+          ? Math.min(request.waitUntilMs, Date.now() + interactiveWaitMs)
+          : request.waitUntilMs;
       for (;;) {
-        let answer: { code: number; ms: number };
+        let answer: { code: number; ms: number; flows: number };
         try {
-          answer = await take(lease, priority);
+          answer = await take(lease, priority, account);
         } catch (error) {
           logger?.warn({ err: String(error) }, "upstream pacer: shared state unreachable");
           return { granted: false, reason: "pacer_unavailable", retryAfterSeconds: 1 };
@@ -98,12 +114,16 @@ export function createRedisPacer(
           settings.onGranted?.(priority);
           return grant(lease);
         }
-        const retryAfterSeconds = Math.max(1, Math.ceil(answer.ms / 1000));
-        if (answer.code === 2) return { granted: false, reason: "window_spent", retryAfterSeconds };
+        if (answer.code === 2)
+          return {
+            granted: false,
+            reason: "window_spent",
+            retryAfterSeconds: Math.max(1, Math.ceil(answer.ms / 1000)),
+          };
         // Jitter, so replicas waiting on the same place do not ask in lockstep.
         const sleepMs = Math.min(answer.ms, MAX_POLL_MS) + Math.floor(Math.random() * 20);
-        if (Date.now() + sleepMs > request.waitUntilMs)
-          return { granted: false, reason: "queue_full", retryAfterSeconds };
+        if (Date.now() + sleepMs > waitUntilMs)
+          return { granted: false, reason: "queue_full", retryAfterSeconds: retryAfterOf(answer) };
         await new Promise((resolve) => setTimeout(resolve, sleepMs));
       }
     },
@@ -121,6 +141,8 @@ function finishArgs(lease: string, report: WindowReport | undefined): string[] {
 
 function checkSettings(settings: PacerSettings): void {
   if (!(settings.requestsPerSecond > 0)) throw new Error("upstream pacer: requestsPerSecond must be above 0");
+  if (settings.interactiveWaitMs !== undefined && !(settings.interactiveWaitMs > 0))
+    throw new Error("upstream pacer: interactiveWaitMs must be above 0");
   if (!Number.isInteger(settings.concurrency) || settings.concurrency < 1)
     throw new Error("upstream pacer: concurrency must be a whole number of at least 1");
   for (const share of Object.values(settings.backgroundShares ?? {}))

@@ -7,7 +7,7 @@
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
-import { type AdapterOperation, err, type OperationContract, parseHttpParams } from "@rda/contracts";
+import { type AdapterOperation, budgetAccountOf, err, type OperationContract, parseHttpParams } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
 import type { AdapterData } from "../adapter-client.ts";
 import { admitThroughBilling } from "../admission.ts";
@@ -60,7 +60,13 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       const { balance } = admission.value;
       const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim });
       const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
-      const result = await answer(ctx, { adapter, requestId: request.id, params: parsed.value, maxAgeS });
+      const result = await answer(ctx, {
+        adapter,
+        requestId: request.id,
+        params: parsed.value,
+        maxAgeS,
+        account: budgetAccountOf(key.value.id, key.value.account_id),
+      });
       if (!result.ok) return sendError(reply, await charge.fail(result.error), ctx.errors);
       return sendAnswer(reply, operation, charge, result.value, balance, ctx);
     },
@@ -101,6 +107,8 @@ interface AnswerRequest {
   readonly requestId: string;
   readonly params: unknown;
   readonly maxAgeS: number | undefined;
+  /** Whose fair share of the upstream budget a fetch is counted in (docs/upstream.md). */
+  readonly account: string;
 }
 
 /**
@@ -109,19 +117,19 @@ interface AnswerRequest {
  */
 async function answer(ctx: GatewayContext, request: AnswerRequest): Promise<Step<AdapterData>> {
   const admittedAt = performance.now();
-  const { adapter, requestId, params, maxAgeS } = request;
+  const { adapter, requestId, params, maxAgeS, account } = request;
   const cached = await ctx.cachedAnswers.read({ operation: adapter, params, maxAgeS });
   const result =
     cached !== undefined
       ? succeed(cached)
-      : await ctx.adapters.call(adapter, requestId, params, { maxAgeS }).catch(internalError);
+      : await ctx.adapters.call(adapter, requestId, params, { maxAgeS, account }).catch(internalError);
   const path = cached !== undefined ? "hit" : pathOf(result);
   if (path) ctx.metrics.answerPathDuration.observe({ path }, (performance.now() - admittedAt) / 1000);
   return result;
 }
 
 function pathOf(result: Step<AdapterData>): string | undefined {
-  if (!result.ok) return result.error.code === "upstream_rate_limited" ? "refused_budget" : undefined;
+  if (!result.ok) return result.error.code === "global_rate_limited" ? "refused_budget" : undefined;
   return { cache: "hit", joined: "coalesced", upstream: "fetched" }[result.value.source ?? "upstream"];
 }
 

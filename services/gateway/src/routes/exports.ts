@@ -96,7 +96,8 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
 
   const answerWith = (reply: FastifyReply, result: { reply: ExportReply; balance: number }, status = 200) => {
     const answer = result.reply;
-    if (answer.outcome === "refused") return sendRefusal(reply, answer.status, answer.message);
+    if (answer.outcome === "refused")
+      return sendRefusal(reply, answer.status, answer.message, answer.retry_after_seconds);
     const service = { credits_used: 0, credits_remaining: result.balance };
     const body = envelope(Buffer.from(JSON.stringify(answer.job)), service);
     return sendEnvelope(reply.code(status), body, service).code(status);
@@ -148,7 +149,8 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
     );
     if (!("reply" in result)) return result;
     const answer = result.reply;
-    if (answer.outcome === "refused") return sendRefusal(reply, answer.status, answer.message);
+    if (answer.outcome === "refused")
+      return sendRefusal(reply, answer.status, answer.message, answer.retry_after_seconds);
     if (answer.file === undefined) return sendError(reply, { code: "internal_error" }, ctx.errors);
     const file = await fetch(answer.file.download_url).catch((error: unknown) => error as Error);
     if (file instanceof Error || !file.ok || file.body === null) {
@@ -196,12 +198,17 @@ function resumeBody(body: unknown): { max_credits?: number } | string {
 }
 
 /** The exports service's refusal, as every error: exactly `{error}` with the right status. */
-function sendRefusal(reply: FastifyReply, status: number, message: string): FastifyReply {
+function sendRefusal(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  retryAfterSeconds?: number,
+): FastifyReply {
   reply.errorCode = `export_${status}`;
   if (!reply.hasHeader("x-request-id")) reply.header("x-request-id", reply.request.id);
   if (status === 503) reply.header("retry-after", "1");
-  // The exports service limits quotes per key and minute.
-  if (status === 429) reply.header("retry-after", "60");
+  // The exports service limits quotes per account and minute, and says when to come back.
+  if (status === 429) reply.header("retry-after", String(retryAfterSeconds ?? 60));
   return reply
     .code(status)
     .type("application/json; charset=utf-8")
