@@ -201,7 +201,7 @@ async function main() {
       `${cachedFloorUrl}/api/subreddits/search?limit=1`,
     ]) {
       // Generous: on a loaded machine a dozen processes take long to start.
-      await waitForHttp(url, 180_000);
+      await waitForHttp(url, 600_000);
     }
     const key = await createBenchKey(infrastructure.natsUrl, namespace);
     const headers = { "x-api-key": key.key };
