@@ -197,7 +197,8 @@ async function main() {
       `${floorUrl}/api/subreddits/search?limit=1`,
       `${cachedFloorUrl}/api/subreddits/search?limit=1`,
     ]) {
-      await waitForHttp(url, 60_000);
+      // Generous: on a loaded machine a dozen processes take long to start.
+      await waitForHttp(url, 600_000);
     }
     const key = await createBenchKey(infrastructure.natsUrl, namespace);
     const headers = { "x-api-key": key.key };

@@ -1,10 +1,10 @@
 /**
  * Cached answers are not limited by the upstream's budget (docs/upstream.md#cached-answers-and-the-budget):
  * against the simulator's strict budget, with the shared response cache on, customers keep asking
- * new questions until the upstream's window is spent. While it is, a question whose answer the
- * cache holds is answered (200, charged 1 credit), far more often than the upstream's budget
- * could; a new question is refused with 429 `x-ratelimit-scope: global`, uncharged. The
- * simulator's own counters show the window and the limit in flight were kept, and the ledger
+ * new questions until the upstream's window is spent. While it is, 30 questions whose answers the
+ * cache holds are answered (200) and charged exactly 30 credits, far more than the upstream's
+ * budget could serve; a new question is refused with 429 `x-ratelimit-scope: global` and refunded.
+ * The simulator's own counters show the window and the limit in flight were kept, and the ledger
  * verifies clean.
  */
 import { UPSTREAM_BUDGET_DEFAULTS, verifyLedgerReplySchema } from "@rda/contracts";
@@ -83,7 +83,7 @@ const windowSpent = (answer: Answer) =>
   answer.status === 429 && answer.scope === "global" && answer.retryAfter >= 2;
 
 describe("cached answers while the upstream's window is spent", () => {
-  it("are served and charged 1 credit; new questions get 429 global, uncharged; the budget is kept", async () => {
+  it("are served and charged 1 credit each, 30 credits for 30; new questions get 429 global, refunded; the budget is kept", async () => {
     const subreddits = stack.simulator.probe.subredditNames();
     const cachedPaths = [
       `/v1/subreddits/${subreddits[0]}/rules`,
@@ -120,16 +120,23 @@ describe("cached answers while the upstream's window is spent", () => {
     // A round: a new question refused for the spent window, the cached answers asked many times
     // (each served), another new question still refused: the cached answers came while it was spent.
     let served: Answer[] = [];
+    let paidForServed = 0;
     for (let round = 0; round < ROUNDS && served.length === 0; round += 1) {
       await spend();
+      const balanceBefore = await stack.balanceOf(reader.id);
       const opening = record(await ask(newQuestion(), reader.key));
       const cached = await Promise.all(
         Array.from({ length: 30 }, async (_, n) => record(await ask(cachedPaths[n % 2]!, reader.key))),
       );
       const closing = record(await ask(newQuestion(), reader.key));
-      if (windowSpent(opening) && windowSpent(closing)) served = cached;
+      if (windowSpent(opening) && windowSpent(closing)) {
+        served = cached;
+        // The two refusals were refunded: what the round cost is what the cached answers cost.
+        paidForServed = balanceBefore - (await stack.balanceOf(reader.id));
+      }
     }
     expect(served).toHaveLength(30);
+    expect(paidForServed).toBe(30);
     for (const answer of served) {
       expect(answer.status).toBe(200);
       expect(answer.scope).toBeNull();
@@ -138,7 +145,7 @@ describe("cached answers while the upstream's window is spent", () => {
     // More answers than the whole upstream window holds, within one spent window.
     expect(served.length).toBeGreaterThan(WINDOW_LIMIT);
 
-    // Every refusal was the global one, and free; every 200 cost exactly 1 credit.
+    // Every refusal was the global one, and refunded; every 200 cost exactly 1 credit.
     const refused = answers.filter((answer) => answer.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     for (const answer of refused) expect(answer.scope).toBe("global");

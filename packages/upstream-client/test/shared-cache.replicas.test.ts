@@ -75,7 +75,7 @@ function replica(
 
 /** One call, with where its answer came from and when the upstream produced it. */
 async function ask(client: UpstreamClient, query: Record<string, string | number>, maxAgeS?: number) {
-  let answer: { fetchedAtMs: number; source: FetchSource } | undefined;
+  let answer: { fetchedAtMs: number; source: FetchSource; maxAgeS: number | undefined } | undefined;
   const result = await client.get("/api/posts/search", query, {
     maxAgeS,
     onAnswer: (seen) => {
@@ -113,7 +113,14 @@ describe("the response cache shared by adapter replicas", () => {
     const first = await ask(a, query);
     const again = await ask(b, query);
     expect(server?.paths).toHaveLength(1);
-    expect(again.answer).toEqual({ source: "cache", fetchedAtMs: first.answer?.fetchedAtMs });
+    // Settled: both say it may be served again for the settled bound.
+    const { settledS } = BOUNDS;
+    expect(first.answer).toMatchObject({ source: "upstream", maxAgeS: settledS });
+    expect(again.answer).toEqual({
+      source: "cache",
+      fetchedAtMs: first.answer?.fetchedAtMs,
+      maxAgeS: settledS,
+    });
     expect(again.result).toMatchObject({ outcome: "ok", body: { data: POSTS } });
     expect(b.stats().cacheHits).toBe(1);
   });
