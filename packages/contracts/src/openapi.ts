@@ -9,6 +9,7 @@ import {
   DATA_ERROR_CODES,
   ERRORS,
   type ErrorCode,
+  MANAGEMENT_ERROR_CODES,
   MCP_ERROR_CODES,
   statusesOf,
 } from "./errors.ts";
@@ -259,9 +260,17 @@ export function errorCodesOf(operation: OperationContract): readonly ErrorCode[]
 /** One response component per status any endpoint answers, described and exemplified by the catalog. */
 function errorResponses(topUpUrl: string): JsonObject {
   const responses: JsonObject = {};
-  const codes = [...new Set<ErrorCode>([...DATA_ERROR_CODES, ...ACCOUNT_ERROR_CODES, ...MCP_ERROR_CODES])];
+  const codes = [
+    ...new Set<ErrorCode>([
+      ...DATA_ERROR_CODES,
+      ...ACCOUNT_ERROR_CODES,
+      ...MCP_ERROR_CODES,
+      ...MANAGEMENT_ERROR_CODES,
+    ]),
+  ];
   for (const status of statusesOf(codes)) {
-    const atStatus = codes.filter((code) => ERRORS[code].status === status);
+    // Every catalog entry of the status: a client reading the response learns each code it may carry.
+    const atStatus = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => ERRORS[code].status === status);
     const headers: JsonObject = { "x-request-id": { $ref: "#/components/headers/RequestId" } };
     if (status === 429 || status === 503)
       headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };

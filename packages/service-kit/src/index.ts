@@ -60,6 +60,7 @@ export {
 export {
   BlockedAddressError,
   checkOutgoingUrl,
+  isLocalhostName,
   isLoopbackAddress,
   isPublicAddress,
   OutgoingRequestRefused,

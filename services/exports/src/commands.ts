@@ -14,6 +14,7 @@ import {
   type ExportReply,
   type ExportSubjects,
   parseExportRequest,
+  exportRefusal as refuse,
   type Subjects,
 } from "@rda/contracts";
 import type { JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
@@ -53,13 +54,7 @@ export interface CommandDeps {
   readonly quotesPerMinute: number;
 }
 
-type Refusal = Extract<ExportReply, { outcome: "refused" }>;
-const refuse = (status: Refusal["status"], message: string): Refusal => ({
-  outcome: "refused",
-  status,
-  message,
-});
-const NOT_FOUND = refuse(404, "no such export");
+const NOT_FOUND = refuse("resource_not_found", "no such export");
 
 /** The key's exports, newest first: the developer portal's list. */
 export async function listJobs(deps: CommandDeps, keyId: string): Promise<ExportList> {
@@ -103,11 +98,12 @@ async function create(
   body: unknown,
 ): Promise<ExportReply> {
   const request = parseExportRequest(body);
-  if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
+  if (!request.ok) return refuse("invalid_parameter", `invalid parameter: ${request.error}`);
   if ((await deps.jobs.countQuote(keyId, Date.now())) > deps.quotesPerMinute)
     return refuse(
-      429,
+      "quote_rate_limited",
       `at most ${deps.quotesPerMinute} export quotes a minute per key (each reads the archive); try again within a minute`,
+      60,
     );
   const id = `exp_${randomBytes(12).toString("hex")}`;
   const quoted = await makeQuote(
@@ -120,7 +116,10 @@ async function create(
   );
   if (!quoted.ok) {
     deps.logger.warn({ reason: quoted.error }, "export quote failed");
-    return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");
+    return refuse(
+      "service_unavailable",
+      "the data source could not be sampled for a quote; nothing was charged, try again",
+    );
   }
   const { query } = request.value;
   const record: JobRecord = {
@@ -160,27 +159,27 @@ async function create(
 
 async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportReply> {
   if (record.state !== "quoted")
-    return refuse(409, `this export was already started (it is ${record.state})`);
+    return refuse("state_conflict", `this export was already started (it is ${record.state})`);
   // The most the job can cost is its ceiling, not the estimate: a job started on the estimate
   // alone could pause at a zero balance part-way, with credits spent on a file it cannot finish.
   const ceiling = record.quote.ceiling_credits;
   if (ceiling > balance) {
     return refuse(
-      402,
+      "insufficient_credits",
       `insufficient credits: this export may cost up to ${ceiling} credits (its ceiling; estimated ${record.quote.estimated_pages}) and the balance is ${balance}: ${ceiling - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
     );
   }
   const owner = await deps.owners(record.keyId);
   if (owner === undefined) {
     return refuse(
-      503,
+      "service_unavailable",
       "billing did not answer in time; the export was not started and nothing was charged, try again",
     );
   }
   const limit = EXPORT_LIMITS.maxActivePerAccount;
   if (!(await deps.jobs.activate(owner, record.id, limit))) {
     return refuse(
-      429,
+      "export_limit_reached",
       `too many exports: an account may have at most ${limit} queued, running or paused at once, over all its keys`,
     );
   }
@@ -205,7 +204,7 @@ async function requeue(
   );
   if (queued === undefined) return NOT_FOUND;
   if (queued.state !== "queued" || !from.includes(record.state)) {
-    return refuse(409, `this export is ${queued.state}`);
+    return refuse("state_conflict", `this export is ${queued.state}`);
   }
   await enqueueJob(deps.js, deps.exportSubjects, { id: queued.id, run: queued.run });
   return shown(deps, queued);
@@ -220,7 +219,7 @@ async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply>
   );
   if (paused?.state !== "paused")
     return refuse(
-      409,
+      "state_conflict",
       `only a queued or running export can be paused; this one is ${paused?.state ?? record.state}`,
     );
   return shown(deps, paused);
@@ -229,7 +228,7 @@ async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply>
 async function resume(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
   if (record.state === "queued" || record.state === "running") return shown(deps, record);
   if (record.state !== "paused")
-    return refuse(409, `only a paused export can be resumed; this one is ${record.state}`);
+    return refuse("state_conflict", `only a paused export can be resumed; this one is ${record.state}`);
   return requeue(deps, record, ["paused"]);
 }
 
@@ -242,7 +241,7 @@ async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply
       : undefined,
   );
   if (cancelled?.state !== "cancelled") {
-    return refuse(409, `a ${cancelled?.state ?? record.state} export cannot be cancelled`);
+    return refuse("state_conflict", `a ${cancelled?.state ?? record.state} export cannot be cancelled`);
   }
   await deps.jobs.deactivate(cancelled);
   // A page debited by a worker that died is given back here when no worker will run the job again;
@@ -253,10 +252,10 @@ async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply
 
 async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
   if (record.state !== "done" || record.file === null) {
-    return refuse(409, `the export's file is not ready: the export is ${record.state}`);
+    return refuse("state_conflict", `the export's file is not ready: the export is ${record.state}`);
   }
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
-    return refuse(404, "this export's file has expired");
+    return refuse("resource_not_found", "this export's file has expired");
   }
   return {
     ...shown(deps, record),

@@ -646,8 +646,15 @@ export interface components {
             cached_at?: number;
         };
         Error: {
-            /** @description What went wrong and what to do about it. */
+            /** @description What went wrong and what to do about it, for a person. */
             error: string;
+            /**
+             * @description The stable name of the error, from the catalog in docs/api.md#errors: switch on this, not on `error`.
+             * @enum {string}
+             */
+            code: "invalid_parameter" | "upstream_rejected" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "resource_not_found" | "method_not_allowed" | "request_timeout" | "idempotency_in_progress" | "idempotency_response_not_kept" | "state_conflict" | "monitor_limit_reached" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "idempotency_key_reused" | "rate_limited" | "global_rate_limited" | "auth_failures_throttled" | "upstream_rate_limited" | "quote_rate_limited" | "export_limit_reached" | "internal_error" | "upstream_unavailable" | "service_unavailable";
+            /** @description The one query parameter, path parameter or body field at fault, when there is one. */
+            param?: string;
         };
         ActivityBucket: {
             /** @description Start of the bucket, epoch seconds (UTC). */
@@ -1024,6 +1031,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No endpoint at this path. Or: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
+        Error404: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
         Error408: {
             headers: {
@@ -1034,7 +1051,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. */
+        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. Or: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. Or: The account (or an operator's key) holds as many monitors as it may. Not charged. */
         Error409: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1064,7 +1081,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `Idempotency-Key` was already used, within 24 hours, with a different method, path or query. Not charged. */
+        /** @description The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
         Error422: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1074,7 +1091,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: The shared upstream reserve is exhausted (`x-ratelimit-scope: global`); wait `Retry-After` seconds. Not charged. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. */
+        /** @description The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: The shared upstream reserve is exhausted (`x-ratelimit-scope: global`); wait `Retry-After` seconds. Not charged. Or: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. Or: The key asked for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged. Or: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged. */
         Error429: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -2019,16 +2036,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2064,16 +2072,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2149,16 +2148,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2202,16 +2192,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2267,16 +2248,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2333,16 +2305,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2399,16 +2362,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2447,16 +2401,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2581,7 +2526,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: GET requests take no body"
+                     *       "error": "invalid parameter: GET requests take no body",
+                     *       "code": "invalid_parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2624,7 +2570,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: GET requests take no body"
+                     *       "error": "invalid parameter: GET requests take no body",
+                     *       "code": "invalid_parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2638,7 +2585,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "the service is temporarily unavailable; nothing was charged: not ready: redis down"
+                     *       "error": "the service is temporarily unavailable; nothing was charged: not ready: redis down",
+                     *       "code": "service_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2672,7 +2620,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: GET requests take no body"
+                     *       "error": "invalid parameter: GET requests take no body",
+                     *       "code": "invalid_parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2777,7 +2726,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: kind: must be posts or comments"
+                     *       "error": "invalid parameter: kind: must be posts or comments",
+                     *       "code": "invalid_parameter",
+                     *       "param": "kind"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2793,7 +2744,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+                     *       "code": "insufficient_credits"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2845,7 +2797,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2897,7 +2850,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+                     *       "code": "insufficient_credits"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2912,7 +2866,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2927,7 +2882,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2979,7 +2935,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2994,7 +2951,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3046,7 +3004,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3061,7 +3020,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3113,7 +3073,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3128,7 +3089,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3178,7 +3140,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3193,7 +3156,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "the export's file is not ready: the export is running"
+                     *       "error": "the export's file is not ready: the export is running",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

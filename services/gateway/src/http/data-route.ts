@@ -85,7 +85,7 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
           ? { cursor: result.value.cursor, has_more: result.value.has_more, ...meta, ...freshness }
           : { ...meta, ...freshness };
       const body = envelope(result.value.data, service);
-      charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
+      await charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
       return sendEnvelope(reply, body, meta);
     },
   };
