@@ -13,6 +13,7 @@ import {
   MCP_ERROR_CODES,
   statusesOf,
 } from "./errors.ts";
+import { MANAGEMENT_ROUTES } from "./management-routes.ts";
 import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
 import { describeExportEndpoints, EXPORTS_TAG } from "./openapi-exports.ts";
 import {
@@ -54,6 +55,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
   Object.assign(paths, describeExportEndpoints());
+  markIdempotentRoutes(paths);
   return {
     openapi: "3.1.0",
     info: {
@@ -250,6 +252,28 @@ function codeSamples(operation: OperationContract): JsonObject[] {
       ].join("\n"),
     },
   ];
+}
+
+/**
+ * The declared POSTs that create work or a resource take `Idempotency-Key`: the header, and the
+ * 409 and 422 it can bring, on each (MANAGEMENT_ROUTES).
+ */
+function markIdempotentRoutes(paths: Record<string, JsonObject>): void {
+  for (const route of MANAGEMENT_ROUTES.filter((entry) => entry.idempotent)) {
+    const operation = (paths[route.path]?.[route.method.toLowerCase()] ?? {}) as {
+      parameters?: JsonObject[];
+      responses?: JsonObject;
+    };
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      { $ref: "#/components/parameters/IdempotencyKey" },
+    ];
+    operation.responses = {
+      ...operation.responses,
+      "409": { $ref: "#/components/responses/Error409" },
+      "422": { $ref: "#/components/responses/Error422" },
+    };
+  }
 }
 
 /** The error codes an operation can answer, from the catalog's lists. */

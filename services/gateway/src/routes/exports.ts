@@ -14,6 +14,8 @@ import {
   type ExportCommand,
   type ExportReply,
   exportReplySchema,
+  type ManagementRoute,
+  managementRoute,
   noQuerySchema,
   type Subjects,
 } from "@rda/contracts";
@@ -44,8 +46,16 @@ export const EXPORT_PATHS = [
   ...ACTIONS.map((action) => `/v1/exports/{id}/${action}`),
 ] as const;
 
-/** Creating an export, and starting one, make work: they take `Idempotency-Key`. */
-const IDEMPOTENT: ReadonlySet<string> = new Set(["create", "start"]);
+/** The declared route of each command (MANAGEMENT_ROUTES): whether it takes `Idempotency-Key`. */
+const ROUTE_OF: Record<Exclude<ExportCommand["action"], "list">, ManagementRoute> = {
+  create: managementRoute("POST", "/v1/exports"),
+  show: managementRoute("GET", "/v1/exports/{id}"),
+  start: managementRoute("POST", "/v1/exports/{id}/start"),
+  pause: managementRoute("POST", "/v1/exports/{id}/pause"),
+  resume: managementRoute("POST", "/v1/exports/{id}/resume"),
+  cancel: managementRoute("POST", "/v1/exports/{id}/cancel"),
+  file: managementRoute("GET", "/v1/exports/{id}/file"),
+};
 
 const NO_SUCH_EXPORT = refusedBy("resource_not_found", "no such export", { param: "id" });
 
@@ -59,10 +69,10 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
   const forward = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    action: ExportCommand["action"],
+    action: keyof typeof ROUTE_OF,
     command: (keyId: string, balance: number) => ExportCommand | Failure,
   ): Promise<{ sent: FastifyReply } | { managed: Managed<unknown>; answered: Answered }> => {
-    const route = { operation: "exports", query: noQuerySchema, idempotent: IDEMPOTENT.has(action) };
+    const route = { operation: "exports", query: noQuerySchema, idempotent: ROUTE_OF[action].idempotent };
     const taken = await takeIn(ctx, route, request, reply);
     if ("sent" in taken) return taken;
     const { key, admitted } = taken.managed;

@@ -7,12 +7,13 @@
  */
 import {
   fundingOf,
-  MONITOR_DELIVERY_CREDITS,
+  type ManagementRoute,
   MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
+  managementRoute,
   monitorItemsQuerySchema,
   monitorReplySchema,
   noQuerySchema,
@@ -30,7 +31,7 @@ import { envelope, sendEnvelope } from "../http/envelope.ts";
 import { answerManaged, refusedBy, serviceUnavailable, takeIn } from "../http/managed-command.ts";
 import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
 import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
-import type { RawParams } from "../http/route.ts";
+import { fastifyPath, type RawParams } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
 import type { KeyInfo } from "../key-directory.ts";
 
@@ -45,32 +46,31 @@ type MonitorsContext = GatewayContext & { readonly subjects: Subjects };
 
 const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: "id" });
 
+/** Each served route and the monitors service's action behind it; the rest is its declaration. */
 interface Managed {
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
-  readonly url: string;
+  readonly route: ManagementRoute;
   readonly action: MonitorAction;
   readonly status?: number;
-  /** A POST that creates a resource or work takes `Idempotency-Key` (docs/api.md#idempotency). */
-  readonly idempotent?: true;
 }
 
+const managed = (method: string, path: string, action: MonitorAction, status?: number): Managed => ({
+  route: managementRoute(method, path),
+  action,
+  ...(status === undefined ? {} : { status }),
+});
+
 const MANAGED: readonly Managed[] = [
-  { method: "POST", url: "/v1/monitors", action: "create", status: 201, idempotent: true },
-  { method: "GET", url: "/v1/monitors", action: "list" },
-  { method: "GET", url: "/v1/monitors/:id", action: "get" },
-  { method: "PATCH", url: "/v1/monitors/:id", action: "update" },
-  { method: "DELETE", url: "/v1/monitors/:id", action: "delete" },
-  { method: "GET", url: "/v1/monitors/:id/deliveries", action: "deliveries" },
-  {
-    method: "POST",
-    url: "/v1/monitors/:id/deliveries/:delivery_id/redeliver",
-    action: "redeliver",
-    status: 202,
-    idempotent: true,
-  },
-  { method: "POST", url: "/v1/monitors/:id/test", action: "test" },
-  { method: "POST", url: "/v1/monitors/:id/rotate-secret", action: "rotate_secret" },
+  managed("POST", "/v1/monitors", "create", 201),
+  managed("GET", "/v1/monitors", "list"),
+  managed("GET", "/v1/monitors/{id}", "get"),
+  managed("PATCH", "/v1/monitors/{id}", "update"),
+  managed("DELETE", "/v1/monitors/{id}", "delete"),
+  managed("GET", "/v1/monitors/{id}/deliveries", "deliveries"),
+  managed("POST", "/v1/monitors/{id}/deliveries/{delivery_id}/redeliver", "redeliver", 202),
+  managed("POST", "/v1/monitors/{id}/test", "test"),
+  managed("POST", "/v1/monitors/{id}/rotate-secret", "rotate_secret"),
 ];
+const PULL = managementRoute("GET", "/v1/monitors/{id}/items");
 
 export async function registerMonitorRoutes(
   app: FastifyInstance,
@@ -79,14 +79,14 @@ export async function registerMonitorRoutes(
 ): Promise<void> {
   const ctx: MonitorsContext = { ...gateway, subjects };
   acceptJsonObjectBodies(app, ctx, MONITOR_BODY_LIMIT_BYTES);
-  for (const route of MANAGED) {
+  for (const entry of MANAGED) {
     app.route({
-      method: route.method,
-      url: route.url,
-      handler: (request, reply) => manage(ctx, route, request, reply),
+      method: entry.route.method,
+      url: fastifyPath(entry.route.path),
+      handler: (request, reply) => manage(ctx, entry, request, reply),
     });
   }
-  app.get("/v1/monitors/:id/items", (request, reply) => pullItems(ctx, request, reply));
+  app.get(fastifyPath(PULL.path), (request, reply) => pullItems(ctx, request, reply));
 }
 
 async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
@@ -96,7 +96,7 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   const operation = {
     operation: "manageMonitors",
     query: noQuerySchema,
-    idempotent: route.idempotent === true,
+    idempotent: route.route.idempotent,
   };
   const taken = await takeIn(ctx, operation, request, reply);
   if ("sent" in taken) return taken.sent;
@@ -121,7 +121,7 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const authenticated = await authenticate(request, ctx);
   if (!authenticated.ok) return sendError(reply, authenticated.error, ctx.errors);
   const key = authenticated.value;
-  const credits = MONITOR_DELIVERY_CREDITS;
+  const credits = PULL.credits;
   const admission = await admitThroughBilling(ctx, key, {
     requestId: request.id,
     operation: MONITOR_PULL_OPERATION,
