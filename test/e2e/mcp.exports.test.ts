@@ -71,6 +71,7 @@ describe("start_export and get_export", () => {
     const seen = await stranger.callTool({ name: "get_export", arguments: { id } });
     await stranger.close();
     expect(seen.isError).toBe(true);
-    expect(firstText(seen)).toMatch(/no such export/);
+    expect(firstText(seen)).toMatch(/^Not found \(resource_not_found\): no such export/);
+    expect(firstText(seen)).not.toMatch(/unexpectedly/);
   }, 60_000);
 });

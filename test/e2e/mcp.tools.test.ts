@@ -280,7 +280,7 @@ describe("the nine data tools through the gateway's /mcp", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
-    expect(Object.keys((await response.json()) as object)).toEqual(["error"]);
+    expect(await response.json()).toEqual({ error: expect.any(String), code: "missing_api_key" });
   });
 
   it("refuses a batch that repeats a request id through the gateway, charging nothing", async () => {

@@ -1,4 +1,5 @@
 /** Small HTTP helpers for the black-box tests. */
+import { ERRORS, type ErrorCode } from "@rda/contracts";
 import { expect } from "vitest";
 
 export function withKey(key: string, header: "x-api-key" | "bearer" = "x-api-key"): Record<string, string> {
@@ -16,10 +17,17 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   };
 }
 
-/** Every non-200 is `{error: string}` JSON (docs/api.md#errors). */
-export function expectErrorBody(body: Record<string, unknown>): void {
-  expect(Object.keys(body)).toEqual(["error"]);
+/**
+ * Every non-200 is `{error, code}` JSON, plus `param` when one parameter is at fault
+ * (docs/api.md#errors); the code is the catalog's, of the answer's status when it is given.
+ */
+export function expectErrorBody(body: Record<string, unknown>, status?: number): void {
+  const keys = Object.keys(body).filter((key) => key !== "param");
+  expect(keys).toEqual(["error", "code"]);
   expect(typeof body.error).toBe("string");
+  expect(Object.keys(ERRORS)).toContain(body.code);
+  if (status !== undefined) expect(ERRORS[body.code as ErrorCode].status).toBe(status);
+  if ("param" in body) expect(typeof body.param).toBe("string");
 }
 
 export async function balanceOf(gatewayUrl: string, key: string): Promise<number> {

@@ -1,7 +1,8 @@
 /**
  * The one catalog of public errors (docs/api.md#errors): status, whether a debit taken for the request
  * is refunded, the scope header, the public message and what it means for the caller. The public
- * body is always exactly `{error: message}`; the code goes to the logs. Which codes each kind of
+ * body is `{error, code}`, plus `param` when one parameter is at fault (`errorBody`): `error` is the
+ * sentence for a person, `code` the stable name a client switches on. Which codes each kind of
  * endpoint can answer is listed here too, and the OpenAPI responses are derived from those lists, so
  * the document, the catalog and the code paths cannot drift apart (test/catalog guards it).
  */
@@ -68,6 +69,13 @@ export const ERRORS = {
     message: "no such endpoint",
     description: "No endpoint at this path.",
   },
+  resource_not_found: {
+    status: 404,
+    refunded: false,
+    message: "no such resource",
+    description:
+      "No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged.",
+  },
   method_not_allowed: {
     status: 405,
     refunded: false,
@@ -96,6 +104,19 @@ export const ERRORS = {
     description:
       "The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.",
   },
+  state_conflict: {
+    status: 409,
+    refunded: false,
+    message: "the resource's state does not allow this",
+    description:
+      "The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.",
+  },
+  monitor_limit_reached: {
+    status: 409,
+    refunded: false,
+    message: "the limit on monitors is reached; delete one first",
+    description: "The account (or an operator's key) holds as many monitors as it may. Not charged.",
+  },
   payload_too_large: {
     status: 413,
     refunded: false,
@@ -121,7 +142,7 @@ export const ERRORS = {
     refunded: false,
     message: "this Idempotency-Key was already used with a different request",
     description:
-      "The `Idempotency-Key` was already used, within 24 hours, with a different method, path or query. Not charged.",
+      "The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged.",
   },
   rate_limited: {
     status: 429,
@@ -151,6 +172,20 @@ export const ERRORS = {
     message: "the data source is rate limiting us",
     description:
       "The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.",
+  },
+  quote_rate_limited: {
+    status: 429,
+    refunded: false,
+    message: "too many export quotes this minute for this API key",
+    description:
+      "The key asked for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged.",
+  },
+  export_limit_reached: {
+    status: 429,
+    refunded: false,
+    message: "too many exports are queued, running or paused for this account",
+    description:
+      "The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.",
   },
   internal_error: {
     status: 500,
@@ -229,6 +264,34 @@ export const MCP_ERROR_CODES = [
   "service_unavailable",
 ] as const satisfies readonly ErrorCode[];
 
+/**
+ * What the monitors and exports routes can answer besides 2xx: the key and its bucket, a body or
+ * query that is refused, `Idempotency-Key` on their POSTs, a pull's credit, and the refusals of the
+ * service that owns the thing (SERVICE_REFUSAL_CODES).
+ */
+export const MANAGEMENT_ERROR_CODES = [
+  ...EDGE_ERROR_CODES,
+  "invalid_parameter",
+  "missing_api_key",
+  "invalid_api_key",
+  "auth_failures_throttled",
+  "insufficient_credits",
+  "spend_cap_reached",
+  "resource_not_found",
+  "state_conflict",
+  "monitor_limit_reached",
+  "idempotency_in_progress",
+  "idempotency_response_not_kept",
+  "idempotency_key_reused",
+  "payload_too_large",
+  "rate_limited",
+  "quote_rate_limited",
+  "export_limit_reached",
+  "global_rate_limited",
+  "internal_error",
+  "service_unavailable",
+] as const satisfies readonly ErrorCode[];
+
 /** The distinct statuses of a list of codes, ascending. */
 export function statusesOf(codes: readonly ErrorCode[]): number[] {
   return [...new Set(codes.map((code) => ERRORS[code].status))].sort((a, b) => a - b);
@@ -252,4 +315,45 @@ export function publicErrorMessage(code: ErrorCode, context: ErrorMessageContext
   if (code === "insufficient_credits") message += `; top up at ${context.topUpUrl}`;
   if (code === "spend_cap_reached") message += `; change the cap at ${context.spendCapUrl}`;
   return message;
+}
+
+/**
+ * The codes a service behind the gateway (monitors, exports) refuses a command with. Its refusal
+ * carries the code and its own sentence; the gateway answers it like any other failure.
+ */
+export const SERVICE_REFUSAL_CODES = [
+  "invalid_parameter",
+  "insufficient_credits",
+  "resource_not_found",
+  "state_conflict",
+  "monitor_limit_reached",
+  "quote_rate_limited",
+  "export_limit_reached",
+  "global_rate_limited",
+  "service_unavailable",
+] as const satisfies readonly ErrorCode[];
+export type ServiceRefusalCode = (typeof SERVICE_REFUSAL_CODES)[number];
+
+/** The public error body (docs/api.md#errors; `errorBodySchema` documents it). */
+export function errorBody(
+  code: ErrorCode,
+  error: string,
+  param?: string,
+): { error: string; code: ErrorCode; param?: string } {
+  const named = param ?? (code === "invalid_parameter" ? paramNamedIn(error) : undefined);
+  return named === undefined ? { error, code } : { error, code, param: named };
+}
+
+/**
+ * The parameter a validation sentence names, written as every validator here writes them
+ * (`parameter 'limit' …`, `unknown parameter 'foo'`, `limit: …`); none when it names several.
+ */
+export function paramNamedIn(sentence: string): string | undefined {
+  const detail = sentence.startsWith(`${ERRORS.invalid_parameter.message}: `)
+    ? sentence.slice(ERRORS.invalid_parameter.message.length + 2)
+    : sentence;
+  const quoted = /^(?:unknown )?parameter '([^']{1,64})'(?: |$)/.exec(detail);
+  if (quoted) return quoted[1];
+  const field = /^([A-Za-z_][A-Za-z0-9_.]{0,63}): /.exec(detail);
+  return field && !detail.includes("; ") ? field[1] : undefined;
 }

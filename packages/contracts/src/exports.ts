@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { KEY_ID_PATTERN } from "./api-keys.ts";
+import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
 import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
 import { err, ok, type Result } from "./result.ts";
 
@@ -320,20 +321,26 @@ export const exportReplySchema = z.discriminatedUnion("outcome", [
   }),
   z.object({
     outcome: z.literal("refused"),
-    status: z.union([
-      z.literal(400),
-      z.literal(402),
-      z.literal(404),
-      z.literal(409),
-      z.literal(429),
-      z.literal(503),
-    ]),
+    status: z.number().int(),
+    /** The catalog code (docs/api.md#errors); `status` is its status. */
+    code: z.enum(SERVICE_REFUSAL_CODES),
     message: z.string(),
     /** For a 429: when to ask again (the next minute for the quote limit, the budget's estimate). */
     retry_after_seconds: z.number().int().min(1).optional(),
   }),
 ]);
 export type ExportReply = z.infer<typeof exportReplySchema>;
+export type ExportRefusal = Extract<ExportReply, { outcome: "refused" }>;
+
+/** An exports command refused: the catalog code, its status, and the service's own sentence. */
+export function exportRefusal(
+  code: ServiceRefusalCode,
+  message: string,
+  retryAfterSeconds?: number,
+): ExportRefusal {
+  const retry = retryAfterSeconds === undefined ? {} : { retry_after_seconds: retryAfterSeconds };
+  return { outcome: "refused", status: ERRORS[code].status, code, message, ...retry };
+}
 
 /** The credits one upstream page of an export costs (docs/api.md#exports). */
 export const EXPORT_PAGE_CREDITS = 1;

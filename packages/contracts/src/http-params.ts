@@ -2,7 +2,7 @@
  * Turns an HTTP request's raw query and path parameters into an operation's typed parameters,
  * with one clear message naming the parameter on the first problem found.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import type { OperationContract } from "./operations.ts";
 import { err, ok, type Result } from "./result.ts";
 
@@ -49,3 +49,20 @@ export function describeIssue(error: z.ZodError): string {
   const name = issue.path.map(String).join(".");
   return name === "" ? issue.message : `parameter '${name}' ${issue.message}`;
 }
+
+/**
+ * A query string against a route's declared parameters (a strict object schema): a parameter given
+ * twice, unknown or invalid is refused with one sentence naming it, as on the data routes.
+ */
+export function parseQuery<T>(schema: z.ZodType<T>, query: RawValues): Result<T> {
+  const merged: Record<string, unknown> = Object.create(null);
+  for (const [name, value] of Object.entries(query)) {
+    if (Array.isArray(value)) return err(`parameter '${name.slice(0, 40)}' must be given once`);
+    if (value !== undefined) merged[name] = value;
+  }
+  const parsed = schema.safeParse(merged);
+  return parsed.success ? ok(parsed.data) : err(describeIssue(parsed.error));
+}
+
+/** The query of a route that takes no parameters: any one is unknown. */
+export const noQuerySchema = z.strictObject({});

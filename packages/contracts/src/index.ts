@@ -13,6 +13,7 @@ export * from "./fields.ts";
 export * from "./http-params.ts";
 export * from "./ids.ts";
 export * from "./limits.ts";
+export * from "./management-routes.ts";
 export * from "./messages.ts";
 export * from "./monitors.ts";
 export * from "./openapi.ts";

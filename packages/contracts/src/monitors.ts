@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN } from "./api-keys.ts";
 import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
+import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
 
 export const MONITOR_ACTIONS = [
   "create",
@@ -23,8 +24,27 @@ export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
 
 export const MONITORS_QUEUE_GROUP = "monitors";
 
+/** A monitor's id, as the monitors service makes them (`mon_` and 24 hex digits; up to 40 accepted). */
+export const MONITOR_ID_PATTERN = /^mon_[A-Za-z0-9]{1,40}$/;
+
 /** The largest page a pull returns. */
 export const MONITOR_PAGE_ITEMS = 100;
+
+/** The query of `GET /v1/monitors/{id}/items`. */
+export const monitorItemsQuerySchema = z.strictObject({
+  cursor: z.string().max(64, { error: "must be a cursor this endpoint returned" }).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` })
+        .max(MONITOR_PAGE_ITEMS, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` }),
+    )
+    .optional(),
+});
 
 /**
  * The retention: the newest items a monitor keeps for pulling, about this many (older ones are
@@ -59,10 +79,7 @@ export function fundingOf(
 
 export const monitorRequestSchema = z.strictObject({
   key_id: z.string().min(1).max(64),
-  id: z
-    .string()
-    .regex(/^mon_[A-Za-z0-9]{1,40}$/)
-    .optional(),
+  id: z.string().regex(MONITOR_ID_PATTERN).optional(),
   body: z.unknown().optional(),
   cursor: z.string().max(64).nullable().optional(),
   /** For `redeliver`: the delivery (its `webhook-id`) to send again. */
@@ -83,9 +100,22 @@ export type MonitorRequest = z.infer<typeof monitorRequestSchema>;
 
 export const monitorReplySchema = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
-  z.object({ ok: z.literal(false), status: z.number().int(), error: z.string() }),
+  z.object({
+    ok: z.literal(false),
+    status: z.number().int(),
+    /** The catalog code (docs/api.md#errors); `status` is its status. */
+    code: z.enum(SERVICE_REFUSAL_CODES),
+    error: z.string(),
+    param: z.string().optional(),
+  }),
 ]);
 export type MonitorReply = z.infer<typeof monitorReplySchema>;
+export type MonitorRefusal = Extract<MonitorReply, { ok: false }>;
+
+/** A monitors command refused: the catalog code, its status, and the service's own sentence. */
+export function monitorRefusal(code: ServiceRefusalCode, error: string, param?: string): MonitorRefusal {
+  return { ok: false, status: ERRORS[code].status, code, error, ...(param === undefined ? {} : { param }) };
+}
 
 /* ---------- the request bodies of /v1/monitors (docs/api.md#monitors) ---------- */
 

@@ -4,7 +4,7 @@
  * built from the error catalog with the gateway's own message rule, and the 400 names a parameter the
  * way the validating schema does. A test checks every example against its schema.
  */
-import { ERRORS, type ErrorCode, publicErrorMessage } from "./errors.ts";
+import { ERRORS, type ErrorCode, errorBody, publicErrorMessage } from "./errors.ts";
 import { parseHttpParams } from "./http-params.ts";
 import captured from "./openapi-examples.json" with { type: "json" };
 import { OPERATIONS, type OperationName } from "./operations.ts";
@@ -34,7 +34,7 @@ export function errorExample(
   code: ErrorCode,
   topUpUrl: string,
   spendCapUrl = topUpUrl.replace(/\/[^/]*$/, "/keys"),
-): { error: string } {
+): ReturnType<typeof errorBody> {
   const detail =
     code === "invalid_parameter"
       ? invalidParameterDetail()
@@ -42,5 +42,5 @@ export function errorExample(
         ? SPEND_CAP_DETAIL
         : undefined;
   const refunded = ERRORS[code].refunded && code !== "internal_error";
-  return { error: publicErrorMessage(code, { detail, refunded, topUpUrl, spendCapUrl }) };
+  return errorBody(code, publicErrorMessage(code, { detail, refunded, topUpUrl, spendCapUrl }));
 }

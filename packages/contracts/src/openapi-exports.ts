@@ -3,6 +3,7 @@
  * answer with the job (`ExportJob`), so they are described here rather than from OPERATIONS, whose
  * entries are the GET data endpoints.
  */
+import { type ErrorCode, errorBody } from "./errors.ts";
 import { EXPORT_LIMITS } from "./exports.ts";
 import { type JsonObject, schemaRef } from "./openapi-extras.ts";
 
@@ -44,10 +45,12 @@ const jobAnswer = (description: string): JsonObject => ({
   },
 });
 
-const refusal = (description: string, example: string): JsonObject => ({
+const refusal = (description: string, example: string, code: ErrorCode): JsonObject => ({
   description,
   headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } },
-  content: { "application/json": { schema: { $ref: schemaRef("Error") }, example: { error: example } } },
+  content: {
+    "application/json": { schema: { $ref: schemaRef("Error") }, example: errorBody(code, example) },
+  },
 });
 
 const common: JsonObject = {
@@ -58,9 +61,10 @@ const common: JsonObject = {
 const notFound = refusal(
   "No export with this id for this key (another key's export is not shown).",
   "no such export",
+  "resource_not_found",
 );
 const wrongState = (what: string) =>
-  refusal(`The export's state does not allow ${what}.`, "this export is done");
+  refusal(`The export's state does not allow ${what}.`, "this export is done", "state_conflict");
 
 const resumeBody: JsonObject = {
   required: false,
@@ -158,6 +162,7 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
               "402": refusal(
                 "The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged.",
                 "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+                "insufficient_credits",
               ),
             }
           : {}),
@@ -178,10 +183,12 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
           "400": refusal(
             "A field is missing, unknown or invalid; the message names it. Not charged.",
             "invalid parameter: kind: must be posts or comments",
+            "invalid_parameter",
           ),
           "402": refusal(
             "With confirm: the balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. The quote is kept and nothing is charged.",
             "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+            "insufficient_credits",
           ),
           ...common,
         },
@@ -248,10 +255,15 @@ export function describeExportEndpoints(): Record<string, JsonObject> {
             },
           },
           ...common,
-          "404": refusal("No such export for this key, or its file has expired.", "no such export"),
+          "404": refusal(
+            "No such export for this key, or its file has expired.",
+            "no such export",
+            "resource_not_found",
+          ),
           "409": refusal(
             "The export is not done yet, or ended before any page was paid for.",
             "the export's file is not ready: the export is running",
+            "state_conflict",
           ),
         },
       },

@@ -83,11 +83,12 @@ const MCP_UNAUTHORIZED: JsonObject = {
           value: {
             error:
               "missing API key: send it as 'x-api-key: <key>' or 'Authorization: Bearer <key>': or connect with OAuth (WWW-Authenticate names the metadata)",
+            code: "missing_api_key",
           },
         },
         invalid_token: {
           summary: "An access token that is not accepted",
-          value: { error: "invalid access token: the access token has expired" },
+          value: { error: "invalid access token: the access token has expired", code: "invalid_token" },
         },
       },
     },
@@ -128,6 +129,7 @@ export function describeOperationalEndpoints(): Record<string, JsonObject> {
         schema: { $ref: schemaRef("Error") },
         example: {
           error: "the service is temporarily unavailable; nothing was charged: not ready: redis down",
+          code: "service_unavailable",
         },
       },
     },
@@ -178,7 +180,7 @@ function endpoint(
           content: {
             "application/json": {
               ...errorContent["application/json"],
-              example: { error: "invalid parameter: GET requests take no body" },
+              example: { error: "invalid parameter: GET requests take no body", code: "invalid_parameter" },
             },
           },
         },

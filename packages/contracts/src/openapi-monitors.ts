@@ -126,20 +126,10 @@ function answer(description: string, data: JsonObject, status = "200"): JsonObje
   };
 }
 
-/** 404 is the monitors' own (no such monitor for this key); the others are the catalog's. */
-const notFound: JsonObject = {
-  description:
-    "No monitor with this id for this key (another key's monitor is not found either). Not charged.",
-  headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } },
-  content: { "application/json": { schema: { $ref: schemaRef("Error") } } },
-};
-
+/** The catalog's responses: 404 is `resource_not_found` (another key's monitor is not found either). */
 const errors = (...statuses: number[]): JsonObject =>
   Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      status === 404 ? notFound : { $ref: `#/components/responses/Error${status}` },
-    ]),
+    statuses.map((status) => [String(status), { $ref: `#/components/responses/Error${status}` }]),
   );
 
 const idParameter: JsonObject = {

@@ -9,9 +9,11 @@ import {
   DATA_ERROR_CODES,
   ERRORS,
   type ErrorCode,
+  MANAGEMENT_ERROR_CODES,
   MCP_ERROR_CODES,
   statusesOf,
 } from "./errors.ts";
+import { MANAGEMENT_ROUTES } from "./management-routes.ts";
 import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
 import { describeExportEndpoints, EXPORTS_TAG } from "./openapi-exports.ts";
 import {
@@ -58,6 +60,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
   Object.assign(paths, describeExportEndpoints());
+  markIdempotentRoutes(paths);
   return {
     openapi: "3.1.0",
     info: {
@@ -256,6 +259,28 @@ function codeSamples(operation: OperationContract): JsonObject[] {
   ];
 }
 
+/**
+ * The declared POSTs that create work or a resource take `Idempotency-Key`: the header, and the
+ * 409 and 422 it can bring, on each (MANAGEMENT_ROUTES).
+ */
+function markIdempotentRoutes(paths: Record<string, JsonObject>): void {
+  for (const route of MANAGEMENT_ROUTES.filter((entry) => entry.idempotent)) {
+    const operation = (paths[route.path]?.[route.method.toLowerCase()] ?? {}) as {
+      parameters?: JsonObject[];
+      responses?: JsonObject;
+    };
+    operation.parameters = [
+      ...(operation.parameters ?? []),
+      { $ref: "#/components/parameters/IdempotencyKey" },
+    ];
+    operation.responses = {
+      ...operation.responses,
+      "409": { $ref: "#/components/responses/Error409" },
+      "422": { $ref: "#/components/responses/Error422" },
+    };
+  }
+}
+
 /** The error codes an operation can answer, from the catalog's lists. */
 export function errorCodesOf(operation: OperationContract): readonly ErrorCode[] {
   return operation.adapter === null ? ACCOUNT_ERROR_CODES : DATA_ERROR_CODES;
@@ -264,9 +289,17 @@ export function errorCodesOf(operation: OperationContract): readonly ErrorCode[]
 /** One response component per status any endpoint answers, described and exemplified by the catalog. */
 function errorResponses(topUpUrl: string): JsonObject {
   const responses: JsonObject = {};
-  const codes = [...new Set<ErrorCode>([...DATA_ERROR_CODES, ...ACCOUNT_ERROR_CODES, ...MCP_ERROR_CODES])];
+  const codes = [
+    ...new Set<ErrorCode>([
+      ...DATA_ERROR_CODES,
+      ...ACCOUNT_ERROR_CODES,
+      ...MCP_ERROR_CODES,
+      ...MANAGEMENT_ERROR_CODES,
+    ]),
+  ];
   for (const status of statusesOf(codes)) {
-    const atStatus = codes.filter((code) => ERRORS[code].status === status);
+    // Every catalog entry of the status: a client reading the response learns each code it may carry.
+    const atStatus = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => ERRORS[code].status === status);
     const headers: JsonObject = { "x-request-id": { $ref: "#/components/headers/RequestId" } };
     if (status === 429 || status === 503)
       headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };

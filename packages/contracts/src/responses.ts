@@ -4,6 +4,7 @@
  * other upstream field through.
  */
 import { z } from "zod";
+import { ERRORS, type ErrorCode } from "./errors.ts";
 
 const epochSeconds = z.number().int().meta({ description: "Epoch seconds." });
 
@@ -137,7 +138,16 @@ export const creditServiceMetaSchema = z
 export type CreditServiceMeta = z.infer<typeof creditServiceMetaSchema>;
 
 export const errorBodySchema = z
-  .object({ error: z.string().meta({ description: "What went wrong and what to do about it." }) })
+  .object({
+    error: z.string().meta({ description: "What went wrong and what to do about it, for a person." }),
+    code: z.enum(Object.keys(ERRORS) as [ErrorCode, ...ErrorCode[]]).meta({
+      description:
+        "The stable name of the error, from the catalog in docs/api.md#errors: switch on this, not on `error`.",
+    }),
+    param: z.string().optional().meta({
+      description: "The one query parameter, path parameter or body field at fault, when there is one.",
+    }),
+  })
   .meta({ id: "Error" });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 

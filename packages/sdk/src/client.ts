@@ -169,7 +169,9 @@ function interpret<N extends OperationName>(
 ): GatewayResult<Envelope<N>> {
   const body = parseJson(answer.text);
   const { status, headers } = answer;
-  if (status !== 200) return { ok: false, error: httpError(status, errorMessage(status, body), headers) };
+  if (status !== 200) {
+    return { ok: false, error: httpError(status, errorMessage(status, body), headers, errorFields(body)) };
+  }
   if (!isEnvelope(meta, body)) {
     const error = httpError(
       status,
@@ -189,7 +191,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The API's error body is `{error}`; anything else (a proxy's HTML page) gets a generic text. */
+function errorFields(body: unknown): { code?: unknown; param?: unknown } | undefined {
+  return typeof body === "object" && body !== null
+    ? (body as { code?: unknown; param?: unknown })
+    : undefined;
+}
+
+/** The API's error body is `{error, code}`; anything else (a proxy's HTML page) gets a generic text. */
 function errorMessage(status: number, body: unknown): string {
   if (typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string") {
     return (body as { error: string }).error;

@@ -4,6 +4,11 @@
  * the better shape (the paging iterators, `unwrap`), the same fields come as a `GatewayApiError`.
  */
 
+import type { components } from "./generated/openapi.ts";
+
+/** The API's stable error code (docs/api.md#errors): switch on it rather than on the message. */
+export type ApiErrorCode = components["schemas"]["Error"]["code"];
+
 export const ERROR_KIND_BY_STATUS = {
   400: "bad_request",
   401: "unauthorized",
@@ -40,6 +45,10 @@ export interface GatewayError {
   status: number | null;
   /** The API's `error` text, or a description of the transport failure. */
   message: string;
+  /** The API's error `code`; null when no API error body arrived. */
+  code: ApiErrorCode | null;
+  /** The one parameter the API named as at fault, when it named one. */
+  param: string | null;
   /** From Retry-After (429, 503): whole seconds to wait before retrying; null otherwise. */
   retryAfterSeconds: number | null;
   /** For 429: `global` when the shared upstream reserve is exhausted (x-ratelimit-scope), else `key`. */
@@ -52,6 +61,8 @@ export interface GatewayError {
 export class GatewayApiError extends Error implements GatewayError {
   readonly kind: GatewayErrorKind;
   readonly status: number | null;
+  readonly code: ApiErrorCode | null;
+  readonly param: string | null;
   readonly retryAfterSeconds: number | null;
   readonly scope: "key" | "global" | null;
   readonly requestId: string | null;
@@ -61,6 +72,8 @@ export class GatewayApiError extends Error implements GatewayError {
     this.name = "GatewayApiError";
     this.kind = error.kind;
     this.status = error.status;
+    this.code = error.code;
+    this.param = error.param;
     this.retryAfterSeconds = error.retryAfterSeconds;
     this.scope = error.scope;
     this.requestId = error.requestId;
@@ -77,8 +90,15 @@ export function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: G
   throw new GatewayApiError(result.error);
 }
 
-export function httpError(status: number, message: string, headers: Headers): GatewayError {
-  const capReached = status === 402 && message.startsWith(SPEND_CAP_MESSAGE_START);
+export function httpError(
+  status: number,
+  message: string,
+  headers: Headers,
+  body?: { readonly code?: unknown; readonly param?: unknown },
+): GatewayError {
+  const code = typeof body?.code === "string" ? (body.code as ApiErrorCode) : null;
+  const capReached =
+    code === "spend_cap_reached" || (status === 402 && message.startsWith(SPEND_CAP_MESSAGE_START));
   const kind = capReached
     ? "spend_cap_reached"
     : ((ERROR_KIND_BY_STATUS as Record<number, GatewayErrorKind>)[status] ?? "unexpected_status");
@@ -86,6 +106,8 @@ export function httpError(status: number, message: string, headers: Headers): Ga
     kind,
     status,
     message,
+    code,
+    param: typeof body?.param === "string" ? body.param : null,
     retryAfterSeconds: parseRetryAfter(headers.get("retry-after") ?? undefined),
     scope: status === 429 ? (headers.get("x-ratelimit-scope") === "global" ? "global" : "key") : null,
     requestId: headers.get("x-request-id"),
@@ -93,7 +115,16 @@ export function httpError(status: number, message: string, headers: Headers): Ga
 }
 
 export function transportError(kind: "network" | "timeout" | "aborted", message: string): GatewayError {
-  return { kind, status: null, message, retryAfterSeconds: null, scope: null, requestId: null };
+  return {
+    kind,
+    status: null,
+    message,
+    code: null,
+    param: null,
+    retryAfterSeconds: null,
+    scope: null,
+    requestId: null,
+  };
 }
 
 /** The API sends integer seconds; an HTTP date is honoured too, as RFC 9110 allows it. */

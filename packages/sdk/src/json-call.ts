@@ -72,7 +72,7 @@ export function createResourceCaller(options: ResourceClientOptions) {
 export function errorOf(response: Response, parsed: Record<string, unknown> | undefined) {
   const message =
     typeof parsed?.error === "string" ? parsed.error : `the API answered HTTP ${response.status}`;
-  return httpError(response.status, message, response.headers);
+  return httpError(response.status, message, response.headers, parsed);
 }
 
 /** Either signal aborts; AbortSignal.any is not in every runtime the SDK supports. */

@@ -31,6 +31,6 @@ export function hashApiKey(key: string): string {
 }
 
 /** The SHA-256 of a text, in lowercase hex: how secrets and other keyed text are stored. */
-export function sha256Hex(text: string): string {
+export function sha256Hex(text: string | Uint8Array): string {
   return createHash("sha256").update(text).digest("hex");
 }

@@ -68,6 +68,7 @@ export {
 export {
   BlockedAddressError,
   checkOutgoingUrl,
+  isLocalhostName,
   isLoopbackAddress,
   isPublicAddress,
   OutgoingRequestRefused,

@@ -132,6 +132,15 @@ export function publicOnlyLookup(options: { allowLoopback?: boolean } = {}): Loo
   };
 }
 
+/**
+ * Names that always mean this machine (RFC 6761): `localhost`, any name under it, with or without
+ * the root's trailing dot. Refused by name, before DNS, wherever a customer's URL is checked.
+ */
+export function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return name === "localhost" || name.endsWith(".localhost");
+}
+
 /** The development switches of outgoing requests (see the module comment). */
 export interface OutgoingSwitches {
   readonly allowPrivateAddresses?: boolean;
@@ -145,7 +154,7 @@ export function checkOutgoingUrl(target: string | URL, switches: boolean | Outgo
   const url = URL.parse(String(target));
   if (!url) throw new OutgoingRequestRefused("not a URL");
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const loopbackHost = host === "localhost" || (isIP(host) !== 0 && isLoopbackAddress(host));
+  const loopbackHost = isLocalhostName(host) || (isIP(host) !== 0 && isLoopbackAddress(host));
   const plainAllowed = allowPrivateAddresses || (allowLoopback && loopbackHost);
   if (url.protocol !== "https:" && !(plainAllowed && url.protocol === "http:")) {
     throw new OutgoingRequestRefused("only https URLs are fetched");
@@ -153,7 +162,7 @@ export function checkOutgoingUrl(target: string | URL, switches: boolean | Outgo
   if (url.username || url.password) throw new OutgoingRequestRefused("URLs with credentials are not fetched");
   if (allowPrivateAddresses || (allowLoopback && loopbackHost)) return url;
   // An address literal never reaches DNS, so it is judged here; `localhost` is refused by name.
-  if ((isIP(host) !== 0 && !isPublicAddress(host)) || host === "localhost")
+  if ((isIP(host) !== 0 && !isPublicAddress(host)) || isLocalhostName(host))
     throw new BlockedAddressError(`${host} is not a public address`);
   return url;
 }

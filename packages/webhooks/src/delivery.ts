@@ -11,7 +11,13 @@
  */
 import { isIP } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { BlockedAddressError, isLoopbackAddress, isPublicAddress, safeFetch } from "@rda/service-kit";
+import {
+  BlockedAddressError,
+  isLocalhostName,
+  isLoopbackAddress,
+  isPublicAddress,
+  safeFetch,
+} from "@rda/service-kit";
 import { Webhook } from "standardwebhooks";
 
 export interface WebhookMessage {
@@ -68,13 +74,13 @@ export function urlProblem(url: string, allowLoopback = false): string | undefin
   }
   if (parsed.username || parsed.password) return "a URL with credentials";
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
-  const loopbackHost = host === "localhost" || (isIP(host) !== 0 && isLoopbackAddress(host));
+  const loopbackHost = isLocalhostName(host) || (isIP(host) !== 0 && isLoopbackAddress(host));
   if (parsed.protocol === "http:" && !(allowLoopback && loopbackHost)) return "not https";
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return "not https";
   // An address literal never reaches DNS, so it is checked here.
   if (isIP(host) !== 0 && !isPublicAddress(host) && !(allowLoopback && loopbackHost))
     return "a non-public address";
-  if (host === "localhost" && !allowLoopback) return "a non-public address";
+  if (isLocalhostName(host) && !allowLoopback) return "a non-public address";
   return undefined;
 }
 

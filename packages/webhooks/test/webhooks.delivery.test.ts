@@ -6,6 +6,7 @@
  * the names this package exports for it.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { checkOutgoingUrl } from "@rda/service-kit";
 import { freePort } from "@rda/service-kit/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +19,7 @@ import {
   openSecret,
   sealingKeyFrom,
   sealSecret,
+  urlProblem,
 } from "../src/index.ts";
 
 interface Received {
@@ -133,6 +135,16 @@ describe("the outbound guard", () => {
       expect((await deliverWebhook({ url, secret }, message)).outcome, url).toBe("refused");
     }
     expect(received.length).toBe(before);
+  });
+
+  it("refuses every name of this machine alike when a URL is saved and when it is fetched", () => {
+    for (const host of ["localhost", "localhost.", "foo.localhost", "FOO.LOCALHOST."]) {
+      const url = `https://${host}/hook`;
+      expect(urlProblem(url), url).toBe("a non-public address");
+      expect(() => checkOutgoingUrl(url), url).toThrow(BlockedAddressError);
+    }
+    expect(urlProblem("https://localhost.example.com/hook")).toBeUndefined();
+    expect(() => checkOutgoingUrl("https://localhost.example.com/hook")).not.toThrow();
   });
 
   it("checks what a name resolves to: localhost's addresses are refused after DNS, unless loopback is allowed", async () => {

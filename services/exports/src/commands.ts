@@ -14,6 +14,7 @@ import {
   type ExportReply,
   type ExportSubjects,
   parseExportRequest,
+  exportRefusal as refuse,
   type Subjects,
 } from "@rda/contracts";
 import type { ArchiveCount, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
@@ -53,14 +54,7 @@ export interface CommandDeps {
   readonly quotesPerMinute: number;
 }
 
-type Refusal = Extract<ExportReply, { outcome: "refused" }>;
-const refuse = (status: Refusal["status"], message: string, retryAfterSeconds?: number): Refusal => ({
-  outcome: "refused",
-  status,
-  message,
-  ...(retryAfterSeconds !== undefined && { retry_after_seconds: retryAfterSeconds }),
-});
-const NOT_FOUND = refuse(404, "no such export");
+const NOT_FOUND = refuse("resource_not_found", "no such export");
 
 /** The key's exports, newest first: the developer portal's list. */
 export async function listJobs(deps: CommandDeps, keyId: string): Promise<ExportList> {
@@ -104,14 +98,17 @@ async function create(
   body: unknown,
 ): Promise<ExportReply> {
   const request = parseExportRequest(body);
-  if (!request.ok) return refuse(400, `invalid parameter: ${request.error}`);
+  if (!request.ok) return refuse("invalid_parameter", `invalid parameter: ${request.error}`);
   // Quotes are limited per account, not per key: more keys must not mean more free archive reads.
   const owner = await deps.owners(keyId);
   if (owner === undefined)
-    return refuse(503, "the key's account could not be read; nothing was charged, try again");
+    return refuse(
+      "service_unavailable",
+      "the key's account could not be read; nothing was charged, try again",
+    );
   if ((await deps.jobs.countQuote(owner, Date.now())) > deps.quotesPerMinute)
     return refuse(
-      429,
+      "quote_rate_limited",
       `at most ${deps.quotesPerMinute} export quotes a minute per account (each reads the archive); try again within a minute`,
       secondsToNextMinute(),
     );
@@ -129,11 +126,14 @@ async function create(
     deps.logger.warn({ reason: quoted.error }, "export quote failed");
     if (budget.retryAfterSeconds() !== undefined)
       return refuse(
-        429,
+        "global_rate_limited",
         "our shared budget of requests to the data source is spent for now; nothing was charged, try again after Retry-After",
         budget.retryAfterSeconds(),
       );
-    return refuse(503, "the data source could not be sampled for a quote; nothing was charged, try again");
+    return refuse(
+      "service_unavailable",
+      "the data source could not be sampled for a quote; nothing was charged, try again",
+    );
   }
   const { query } = request.value;
   const record: JobRecord = {
@@ -173,13 +173,13 @@ async function create(
 
 async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportReply> {
   if (record.state !== "quoted")
-    return refuse(409, `this export was already started (it is ${record.state})`);
+    return refuse("state_conflict", `this export was already started (it is ${record.state})`);
   // The most the job can cost is its ceiling, not the estimate: a job started on the estimate
   // alone could pause at a zero balance part-way, with credits spent on a file it cannot finish.
   const ceiling = record.quote.ceiling_credits;
   if (ceiling > balance) {
     return refuse(
-      402,
+      "insufficient_credits",
       `insufficient credits: this export may cost up to ${ceiling} credits (its ceiling; estimated ${record.quote.estimated_pages}) and the balance is ${balance}: ${ceiling - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
     );
   }
@@ -195,14 +195,14 @@ async function activateAndQueue(
   const owner = await deps.owners(record.keyId);
   if (owner === undefined) {
     return refuse(
-      503,
+      "service_unavailable",
       "billing did not answer in time; the export was not started and nothing was charged, try again",
     );
   }
   const limit = EXPORT_LIMITS.maxActivePerAccount;
   if (!(await deps.jobs.activate(owner, record.id, limit))) {
     return refuse(
-      429,
+      "export_limit_reached",
       `too many exports: an account may have at most ${limit} queued, running or paused at once, over all its keys`,
     );
   }
@@ -227,7 +227,7 @@ async function requeue(
   );
   if (queued === undefined) return NOT_FOUND;
   if (queued.state !== "queued" || !from.includes(record.state)) {
-    return refuse(409, `this export is ${queued.state}`);
+    return refuse("state_conflict", `this export is ${queued.state}`);
   }
   await enqueueJob(deps.js, deps.exportSubjects, { id: queued.id, run: queued.run });
   return shown(deps, queued);
@@ -242,7 +242,7 @@ async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply>
   );
   if (paused?.state !== "paused")
     return refuse(
-      409,
+      "state_conflict",
       `only a queued or running export can be paused; this one is ${paused?.state ?? record.state}`,
     );
   return shown(deps, paused);
@@ -260,12 +260,12 @@ async function resume(
   if (record.state === "queued" || record.state === "running") return shown(deps, record);
   if (record.state !== "paused")
     return refuse(
-      409,
+      "state_conflict",
       `only a paused export, or one stopped at its credit ceiling, can be resumed; this one is ${record.state}`,
     );
   if (maxCredits !== undefined && maxCredits <= record.checkpoint.credits) {
     return refuse(
-      409,
+      "state_conflict",
       `max_credits must be above the ${record.checkpoint.credits} credits this export has spent`,
     );
   }
@@ -287,14 +287,14 @@ async function resumePastCeiling(
   const spent = record.checkpoint.credits;
   if (maxCredits === undefined || maxCredits <= spent) {
     return refuse(
-      409,
+      "state_conflict",
       `this export stopped at its credit ceiling of ${record.quote.ceiling_credits}: resume it with a max_credits above the ${spent} credits it has spent`,
     );
   }
   const more = maxCredits - spent;
   if (more > balance) {
     return refuse(
-      402,
+      "insufficient_credits",
       `insufficient credits: going on to a ceiling of ${maxCredits} may cost up to ${more} more credits and the balance is ${balance}: ${more - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
     );
   }
@@ -313,7 +313,7 @@ async function resumePastCeiling(
   );
   if (reopened === undefined) return NOT_FOUND;
   if (reopened.quote.ceiling_credits !== maxCredits || reopened.state !== "failed") {
-    return refuse(409, `this export is ${reopened.state}`);
+    return refuse("state_conflict", `this export is ${reopened.state}`);
   }
   // Its pages are kept from here on: the retention sweep no longer removes them.
   await deps.jobs.forgetExpiry(record.id);
@@ -340,7 +340,7 @@ async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply
       : undefined,
   );
   if (cancelled?.state !== "cancelled") {
-    return refuse(409, `a ${cancelled?.state ?? record.state} export cannot be cancelled`);
+    return refuse("state_conflict", `a ${cancelled?.state ?? record.state} export cannot be cancelled`);
   }
   await deps.jobs.deactivate(cancelled);
   // A page debited by a worker that died is given back here when no worker will run the job again;
@@ -368,10 +368,10 @@ async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> 
           ? `the export is ${record.state} and no page was paid for, so it has no file`
           : `the export is ${record.state}; the file of its paid rows is being written`
         : `the export is ${record.state}`;
-    return refuse(409, `the export's file is not ready: ${why}`);
+    return refuse("state_conflict", `the export's file is not ready: ${why}`);
   }
   if (record.expiresAt !== null && Date.parse(record.expiresAt) <= Date.now()) {
-    return refuse(404, "this export's file has expired");
+    return refuse("resource_not_found", "this export's file has expired");
   }
   return {
     ...shown(deps, record),

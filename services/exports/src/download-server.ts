@@ -23,8 +23,13 @@ export async function startDownloadServer(
     const url = new URL(request.url ?? "/", "http://internal");
     const answer = (status: number, error: string) =>
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error }));
-    if (url.pathname === "/livez") return answer(200, "ok");
-    if (url.pathname === "/readyz") return deps.ready() ? answer(200, "ready") : answer(503, "not ready");
+    // Health answers say `status`, as every service's do; only refusals are `{error}`.
+    const health = (status: number, state: string) =>
+      response
+        .writeHead(status, { "content-type": "application/json" })
+        .end(JSON.stringify({ status: state }));
+    if (url.pathname === "/livez") return health(200, "ok");
+    if (url.pathname === "/readyz") return deps.ready() ? health(200, "ready") : health(503, "not ready");
     const match = /^\/files\/([^/]+)$/.exec(url.pathname);
     if (request.method !== "GET" || match === null) return answer(404, "not found");
     const id = match[1] as string;

@@ -135,7 +135,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   app.register(async (served) => {
     refuseBodyOnGet(served, ctx);
     served.register(async (v1) => registerDataApi(v1, ctx), { prefix: V1_PREFIX });
-    registerMonitorRoutes(served, ctx, deps.subjects);
+    served.register(async (scope) => registerMonitorRoutes(scope, ctx, deps.subjects));
     served.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
     registerProtectedResourceMetadata(served, ctx.oauth.resource);
     registerSystemRoutes(served, ctx, {

@@ -9,6 +9,13 @@ export interface Failure {
   readonly code: ErrorCode;
   /** Appended to the catalog message, so the developer sees what to fix (e.g. which parameter). */
   readonly detail?: string;
+  /**
+   * The whole sentence, when the service that owns the thing (monitors, exports) wrote it for the
+   * caller; the catalog's message and `detail` are then not used.
+   */
+  readonly message?: string;
+  /** The one parameter at fault, when the code knows it (otherwise read from the sentence). */
+  readonly param?: string;
   /** Seconds for `Retry-After` on 429 and 503. */
   readonly retryAfterSeconds?: number;
   /** Why, for the log only (e.g. an adapter's upstream error); never shown to the caller. */

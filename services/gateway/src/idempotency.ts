@@ -49,7 +49,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** KEYS: the record. ARGV: request fingerprint, claim ttl (ms). */
 const CLAIM = `
-local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'body', 'credits_used', 'credits_remaining')
+local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint', 'body', 'credits_used', 'credits_remaining', 'status')
 if not record[1] then
   redis.call('HSET', KEYS[1], 'state', 'pending', 'fingerprint', ARGV[1])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -58,13 +58,14 @@ end
 if record[2] ~= ARGV[1] then return {'mismatch'} end
 if record[1] == 'pending' then return {'in_progress'} end
 if record[1] == 'not_kept' then return {'not_kept'} end
-return {'replay', record[3], record[4], record[5]}
+return {'replay', record[3], record[4], record[5], record[6] or '200'}
 `;
 
 /**
  * KEYS: the record, the key's size buckets. ARGV: fingerprint, body, credits used, credits
  * remaining, ttl (s), this bucket, oldest live bucket, key quota, overhead, a refusal decided
- * before ('' when none), bucket hash ttl (s). Returns 'stored', the reason it was not, or 'gone'.
+ * before ('' when none), bucket hash ttl (s), HTTP status. Returns 'stored', the reason it was
+ * not, or 'gone'.
  */
 const COMPLETE = `
 local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint')
@@ -80,7 +81,7 @@ local reason = ARGV[10]
 local size = string.len(ARGV[2]) + tonumber(ARGV[9])
 if reason == '' and held + size > tonumber(ARGV[8]) then reason = 'key_quota' end
 if reason == '' then
-  redis.call('HSET', KEYS[1], 'state', 'served', 'body', ARGV[2], 'credits_used', ARGV[3], 'credits_remaining', ARGV[4])
+  redis.call('HSET', KEYS[1], 'state', 'served', 'body', ARGV[2], 'credits_used', ARGV[3], 'credits_remaining', ARGV[4], 'status', ARGV[12])
 else
   size = tonumber(ARGV[9])
   redis.call('HSET', KEYS[1], 'state', 'not_kept', 'reason', reason)
@@ -92,10 +93,14 @@ if reason == '' then return 'stored' end
 return reason
 `;
 
-/** KEYS: the record. ARGV: fingerprint. A claim whose request was not served is let go. */
+/**
+ * KEYS: the record. ARGV: fingerprint, whether a completed record goes too ('1' or '0'). A claim
+ * whose request was not served is let go; so is a response recorded but then not delivered.
+ */
 const RELEASE = `
 local record = redis.call('HMGET', KEYS[1], 'state', 'fingerprint')
-if record[1] == 'pending' and record[2] == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if record[2] ~= ARGV[1] then return 0 end
+if record[1] == 'pending' or ARGV[2] == '1' then redis.call('DEL', KEYS[1]) end
 return 1
 `;
 
@@ -107,6 +112,8 @@ export interface StoredResponse {
   readonly body: Buffer;
   readonly creditsUsed: number;
   readonly creditsRemaining: number;
+  /** The HTTP status it was answered with (200 when not given: the data routes). */
+  readonly status?: number;
 }
 
 export type ClaimOutcome =
@@ -121,9 +128,15 @@ export type ClaimOutcome =
 export type NotKeptReason = "too_large" | "key_quota" | "store_full";
 
 export interface Claim {
-  /** The request was served and charged: store its response for replays (or note that it was not). */
+  /**
+   * The request was served: store its response for replays (or note that it was not). Called
+   * before the response is written, so a retry sent the moment the answer arrives replays it.
+   */
   complete(response: StoredResponse): Promise<void>;
-  /** The request was refused, refunded or voided: a retry is a new attempt. */
+  /**
+   * The request was refused, refunded or voided: a retry is a new attempt. After `complete`, the
+   * response recorded is withdrawn too (it was never delivered, and its credit went back).
+   */
   release(): Promise<void>;
 }
 
@@ -196,16 +209,23 @@ export function createIdempotencyStore(
         return { kind: outcome };
       }
       if (outcome === "replay") {
-        const [, body, used, remaining] = reply;
+        const [, body, used, remaining, status] = reply;
         return {
           kind: "replay",
-          response: { body: body!, creditsUsed: Number(used), creditsRemaining: Number(remaining) },
+          response: {
+            body: body!,
+            creditsUsed: Number(used),
+            creditsRemaining: Number(remaining),
+            status: Number(status),
+          },
         };
       }
+      let completed = false;
       return {
         kind: "claimed",
         claim: {
           async complete(response) {
+            completed = true;
             const size = response.body.length + RECORD_OVERHEAD_BYTES;
             const refusal: NotKeptReason | "" =
               response.body.length > limits.maxResponseBytes
@@ -230,6 +250,7 @@ export function createIdempotencyStore(
                   RECORD_OVERHEAD_BYTES,
                   refusal,
                   bucketTtl,
+                  response.status ?? 200,
                 ],
               ),
             );
@@ -242,7 +263,7 @@ export function createIdempotencyStore(
             if (outcome !== "stored") options.onNotKept?.(outcome as NotKeptReason);
           },
           async release() {
-            await releaseScript.run(redis, [record], [fingerprint]);
+            await releaseScript.run(redis, [record], [fingerprint, completed ? "1" : "0"]);
           },
         },
       };

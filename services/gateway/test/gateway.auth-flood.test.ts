@@ -53,7 +53,10 @@ describe("bad keys at the gateway", () => {
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.slice(5).every((status) => status === 429)).toBe(true);
     expect(throttled?.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
-    expect(await throttled?.json()).toEqual({ error: expect.stringMatching(/too many requests/) });
+    expect(await throttled?.json()).toEqual({
+      error: expect.stringMatching(/too many requests/),
+      code: "auth_failures_throttled",
+    });
     // Of the five refused, two were malformed (no lookup); the seven throttled were not looked up.
     expect(await billingLookups()).toBe(before + 3);
     expect(await h.metrics()).toMatch(/gateway_rate_limited_total\{scope="address"\} [1-9]/);

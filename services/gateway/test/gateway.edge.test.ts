@@ -37,7 +37,7 @@ async function expectCatalogAnswer(
 ) {
   expect(answer.status).toBe(status);
   const body = JSON.parse(answer.body) as Record<string, unknown>;
-  expect(Object.keys(body)).toEqual(["error"]);
+  expect(Object.keys(body).filter((key) => key !== "param")).toEqual(["error", "code"]);
   expect(answer.body).not.toContain(mustNotEcho);
   expect(answer.headers("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   expect(answer.headers("cache-control")).toBe("no-store");

@@ -17,7 +17,7 @@ async function expectError(response: Response, status: number): Promise<string> 
   expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   expect(response.headers.get("x-request-id")).toBeTruthy();
   const body = (await response.json()) as Record<string, unknown>;
-  expect(Object.keys(body)).toEqual(["error"]);
+  expect(Object.keys(body).filter((key) => key !== "param")).toEqual(["error", "code"]);
   expect(typeof body.error).toBe("string");
   return body.error as string;
 }
@@ -100,7 +100,7 @@ describe("gateway refusals before the debit", () => {
       "hello",
     );
     expect(status).toBe(400);
-    expect(Object.keys(JSON.parse(body))).toEqual(["error"]);
+    expect(JSON.parse(body)).toEqual({ error: expect.any(String), code: "invalid_parameter" });
     expect(await h.balanceOf(key)).toBe(3);
   });
 

@@ -45,6 +45,6 @@ describe("gateway security", () => {
       headers: { "content-type": "application/json" },
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: expect.any(String) });
+    expect(await response.json()).toEqual({ error: expect.any(String), code: "missing_api_key" });
   });
 });

@@ -20,7 +20,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import { ERRORS, err, INTERNAL_CREDENTIAL_HEADER, ok, type Result } from "@rda/contracts";
+import { ERRORS, err, errorBody, INTERNAL_CREDENTIAL_HEADER, ok, type Result } from "@rda/contracts";
 import { type ApiKeyProblem, readApiKey } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { acceptsJson, TRANSPORT_ACCEPT } from "./accept.ts";
@@ -59,9 +59,15 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     method: ["GET", "DELETE"],
     url: "/mcp",
     handler: (_request, reply) =>
-      reply.code(405).header("allow", "POST").send({
-        error: "this MCP server is stateless: use POST /mcp (no SSE stream, no sessions to delete)",
-      }),
+      reply
+        .code(405)
+        .header("allow", "POST")
+        .send(
+          errorBody(
+            "method_not_allowed",
+            "this MCP server is stateless: use POST /mcp (no SSE stream, no sessions to delete)",
+          ),
+        ),
   });
 }
 
@@ -94,8 +100,8 @@ function boundKeyId(credential: string): string | undefined {
 async function requireKey(request: FastifyRequest, reply: FastifyReply) {
   const key = callerCredential(request);
   if (key.ok) return;
-  const entry = key.error === "missing" ? ERRORS.missing_api_key : ERRORS.invalid_api_key;
-  return reply.code(401).send({ error: entry.message });
+  const code = key.error === "missing" ? "missing_api_key" : "invalid_api_key";
+  return reply.code(401).send(errorBody(code, ERRORS[code].message));
 }
 
 async function serveMcp(
@@ -119,7 +125,7 @@ async function serveMcp(
     if (problem) return reply.code(400).send(jsonRpcError(JSON_RPC_INVALID_REQUEST, problem));
   }
   const key = callerCredential(request);
-  if (!key.ok) return reply.code(401).send({ error: ERRORS.missing_api_key.message });
+  if (!key.ok) return reply.code(401).send(errorBody("missing_api_key", ERRORS.missing_api_key.message));
   const caller = { apiKey: key.value, requestId: request.id, rateKey: boundKeyId(key.value) ?? key.value };
   // The connection closing (the agent cancelled or went away) aborts the tool calls still running.
   const gone = new AbortController();

@@ -37,7 +37,10 @@ describe("the /mcp endpoint's HTTP refusals", () => {
   it("answers 401 with {error} and calls nothing when no key is sent", async () => {
     const response = await post(JSON.stringify(INITIALIZE), JSON_HEADERS);
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ error: expect.stringContaining("x-api-key") });
+    expect(await response.json()).toEqual({
+      error: expect.stringContaining("x-api-key"),
+      code: "missing_api_key",
+    });
     expect(gateway.seen).toHaveLength(0);
   });
 
@@ -64,7 +67,10 @@ describe("the /mcp endpoint's HTTP refusals", () => {
     const response = await fetch(`${mcp.url}/mcp`, { method, headers: { "x-api-key": KEY } });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
-    expect(await response.json()).toEqual({ error: expect.stringContaining("stateless") });
+    expect(await response.json()).toEqual({
+      error: expect.stringContaining("stateless"),
+      code: "method_not_allowed",
+    });
   });
 
   it("answers a JSON-RPC parse error (-32700) with HTTP 400 when the body is malformed JSON", async () => {

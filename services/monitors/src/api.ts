@@ -15,6 +15,7 @@ import {
   type MonitorReply,
   type MonitorRequest,
   monitorRequestSchema,
+  monitorRefusal as refuse,
   type Subjects,
   updateMonitorSchema,
 } from "@rda/contracts";
@@ -58,8 +59,7 @@ interface BackfillEstimate {
 type Handler = (request: MonitorRequest, deps: ApiDeps) => Promise<MonitorReply>;
 
 const ok = (value: unknown): MonitorReply => ({ ok: true, value });
-const refuse = (status: number, error: string): MonitorReply => ({ ok: false, status, error });
-const NOT_FOUND = refuse(404, "monitor not found");
+const NOT_FOUND = refuse("resource_not_found", "monitor not found", "id");
 
 export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
   const handlers: Record<MonitorAction, Handler> = {
@@ -78,27 +78,28 @@ export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
       logger: deps.logger,
       handler: async (payload) => {
         const request = decodeJson(payload, monitorRequestSchema);
-        if (!request.ok) return JSON.stringify(refuse(400, request.error));
+        if (!request.ok) return JSON.stringify(refuse("invalid_parameter", request.error));
         return JSON.stringify(await handlers[action](request.value, deps));
       },
     }),
   );
 }
 
-/** Every bad field, as `field: reason; field: reason`. */
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "body"}: ${issue.message}`)
-    .join("; ");
+/** Every bad field, as `field: reason; field: reason`; the field itself when only one is at fault. */
+function refuseFields(error: z.ZodError): MonitorReply {
+  const fields = error.issues.map((issue) => (issue.path.length > 0 ? issue.path.join(".") : "body"));
+  const sentence = error.issues.map((issue, i) => `${fields[i]}: ${issue.message}`).join("; ");
+  const only = new Set(fields).size === 1 && fields[0] !== "body" ? fields[0] : undefined;
+  return refuse("invalid_parameter", sentence, only);
 }
 
 async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const body = createMonitorSchema(deps.limits).safeParse(request.body ?? {});
-  if (!body.success) return refuse(400, describeIssues(body.error));
+  if (!body.success) return refuseFields(body.error);
   const definition = body.data;
   const webhookProblem =
     definition.webhook_url === undefined ? undefined : deps.webhooks.problemWith(definition.webhook_url);
-  if (webhookProblem !== undefined) return refuse(400, webhookProblem);
+  if (webhookProblem !== undefined) return refuse("invalid_parameter", webhookProblem, "webhook_url");
   const monitor: MonitorRecord = {
     id: `mon_${randomBytes(12).toString("hex")}`,
     key_id: request.key_id,
@@ -133,7 +134,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
 
 function limitReached(request: MonitorRequest, limit: number): MonitorReply {
   return refuse(
-    409,
+    "monitor_limit_reached",
     request.account_id !== undefined
       ? `an account may hold at most ${limit} monitors across its keys; delete one first`
       : `a key may hold at most ${limit} monitors; delete one first`,
@@ -236,10 +237,10 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const body = updateMonitorSchema(deps.limits)
     .partial()
     .safeParse(request.body ?? {});
-  if (!body.success) return refuse(400, describeIssues(body.error));
+  if (!body.success) return refuseFields(body.error);
   const { phrase, interval_seconds, paused, webhook_url } = body.data;
   const webhookProblem = typeof webhook_url === "string" ? deps.webhooks.problemWith(webhook_url) : undefined;
-  if (webhookProblem !== undefined) return refuse(400, webhookProblem);
+  if (webhookProblem !== undefined) return refuse("invalid_parameter", webhookProblem, "webhook_url");
   // Only the fields asked are written, onto the record as it stands (the poller moves its phase).
   const next = await deps.store.update(monitor.id, (current) => {
     const { phrase: _previous, ...rest } = current;
@@ -276,7 +277,7 @@ async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRep
   if (!monitor) return NOT_FOUND;
   const cursor = request.cursor ?? null;
   if (cursor !== null && !CURSOR.test(cursor))
-    return refuse(400, "cursor: must be a cursor this endpoint returned");
+    return refuse("invalid_parameter", "cursor: must be a cursor this endpoint returned", "cursor");
   const page = await deps.store.page(monitor.id, cursor, request.limit ?? MONITOR_PAGE_ITEMS);
   return ok({ items: page.items, cursor: page.cursor });
 }

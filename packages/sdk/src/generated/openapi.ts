@@ -646,8 +646,15 @@ export interface components {
             cached_at?: number;
         };
         Error: {
-            /** @description What went wrong and what to do about it. */
+            /** @description What went wrong and what to do about it, for a person. */
             error: string;
+            /**
+             * @description The stable name of the error, from the catalog in docs/api.md#errors: switch on this, not on `error`.
+             * @enum {string}
+             */
+            code: "invalid_parameter" | "upstream_rejected" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "resource_not_found" | "method_not_allowed" | "request_timeout" | "idempotency_in_progress" | "idempotency_response_not_kept" | "state_conflict" | "monitor_limit_reached" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "idempotency_key_reused" | "rate_limited" | "global_rate_limited" | "auth_failures_throttled" | "upstream_rate_limited" | "quote_rate_limited" | "export_limit_reached" | "internal_error" | "upstream_unavailable" | "service_unavailable";
+            /** @description The one query parameter, path parameter or body field at fault, when there is one. */
+            param?: string;
         };
         ActivityBucket: {
             /** @description Start of the bucket, epoch seconds (UTC). */
@@ -1030,6 +1037,16 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description No endpoint at this path. Or: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
+        Error404: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
         Error408: {
             headers: {
@@ -1040,7 +1057,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. */
+        /** @description Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged. Or: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged. Or: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. Or: The account (or an operator's key) holds as many monitors as it may. Not charged. */
         Error409: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1070,7 +1087,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The `Idempotency-Key` was already used, within 24 hours, with a different method, path or query. Not charged. */
+        /** @description The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
         Error422: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1080,7 +1097,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. */
+        /** @description The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded. Or: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. Or: The key asked for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged. Or: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged. */
         Error429: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1884,7 +1901,13 @@ export interface operations {
     createMonitor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1966,6 +1989,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2029,16 +2053,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2074,16 +2089,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2159,16 +2165,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2212,16 +2209,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2277,16 +2265,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2294,7 +2273,13 @@ export interface operations {
     redeliverMonitorBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The monitor's id; another key's monitor is not found (404). */
                 id: string;
@@ -2343,17 +2328,9 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2409,16 +2386,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2457,16 +2425,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
-            /** @description No monitor with this id for this key (another key's monitor is not found either). Not charged. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
@@ -2591,7 +2550,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: GET requests take no body"
+                     *       "error": "invalid parameter: GET requests take no body",
+                     *       "code": "invalid_parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2634,7 +2594,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: GET requests take no body"
+                     *       "error": "invalid parameter: GET requests take no body",
+                     *       "code": "invalid_parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2648,7 +2609,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "the service is temporarily unavailable; nothing was charged: not ready: redis down"
+                     *       "error": "the service is temporarily unavailable; nothing was charged: not ready: redis down",
+                     *       "code": "service_unavailable"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2682,7 +2644,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: GET requests take no body"
+                     *       "error": "invalid parameter: GET requests take no body",
+                     *       "code": "invalid_parameter"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2693,7 +2656,13 @@ export interface operations {
     createExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2788,7 +2757,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "invalid parameter: kind: must be posts or comments"
+                     *       "error": "invalid parameter: kind: must be posts or comments",
+                     *       "code": "invalid_parameter",
+                     *       "param": "kind"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2804,12 +2775,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+                     *       "code": "insufficient_credits"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2856,7 +2830,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2869,7 +2844,13 @@ export interface operations {
     startExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The export's id, as `POST /v1/exports` returned it.
@@ -2908,7 +2889,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+                     *       "code": "insufficient_credits"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -2923,27 +2905,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The export's state does not allow a start (it was already started). */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "this export is done"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
             503: components["responses"]["Error503"];
         };
@@ -2990,7 +2960,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3005,7 +2976,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3069,7 +3041,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged"
+                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
+                     *       "code": "insufficient_credits"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3084,7 +3057,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3099,7 +3073,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3151,7 +3126,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3166,7 +3142,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "this export is done"
+                     *       "error": "this export is done",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3216,7 +3193,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "no such export"
+                     *       "error": "no such export",
+                     *       "code": "resource_not_found"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -3231,7 +3209,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "error": "the export's file is not ready: the export is running"
+                     *       "error": "the export's file is not ready: the export is running",
+                     *       "code": "state_conflict"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

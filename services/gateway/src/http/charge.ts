@@ -1,9 +1,11 @@
 /**
  * One admitted request's debit, from admission to its end (docs/api.md#charging). The debit is
- * pending until the response has been written to the client's socket; then it is settled, and an
- * idempotent request's response is stored for its retries. A request that fails after the debit is
- * refunded before its answer is sent, and the answer says so; a client that hangs up before its
- * answer was written is refunded too. Each charge ends exactly once.
+ * pending until the response has been written to the client's socket; then it is settled. An
+ * idempotent request's response is recorded for its retries just before it is written, so a retry
+ * sent the moment the answer arrived gets that answer; should the write fail, the record is
+ * withdrawn with the refund. A request that fails after the debit is refunded before its answer is
+ * sent, and the answer says so; a client that hangs up before its answer was written is refunded
+ * too. Each charge ends exactly once.
  */
 import { ERRORS } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -13,8 +15,8 @@ import type { Claim, StoredResponse } from "../idempotency.ts";
 import type { KeyInfo } from "../key-directory.ts";
 
 export interface Charge {
-  /** The answer about to be written; kept for the idempotency claim once it reached the client. */
-  answering(response: StoredResponse): void;
+  /** The answer about to be written: recorded for the idempotency claim before it is written. */
+  answering(response: StoredResponse): Promise<void>;
   /** The request failed after the debit: the credit goes back now when its catalog entry says so. */
   fail(failure: Failure): Promise<Failure>;
 }
@@ -27,7 +29,7 @@ export function openCharge(
   debit: { credits: number; balance: number; claim: Claim | undefined },
 ): Charge {
   let ended = false;
-  let answer: StoredResponse | undefined;
+  let answered = false;
   const refundMessage = (reason: string) => ({ key_id: key.id, request_id: request.id, reason });
   const keepClaim = (work: Promise<void> | undefined) =>
     void work?.catch((error: unknown) =>
@@ -36,17 +38,19 @@ export function openCharge(
   reply.raw.once("close", () => {
     if (ended) return;
     ended = true;
-    if (reply.raw.writableFinished && answer) {
+    if (reply.raw.writableFinished && answered) {
       ctx.settlement.settle(key.id, request.id);
-      keepClaim(debit.claim?.complete(answer));
     } else {
       void ctx.refunds.refundNow(refundMessage("client_closed"));
       keepClaim(debit.claim?.release());
     }
   });
   return {
-    answering(response) {
-      answer = response;
+    async answering(response) {
+      answered = true;
+      await debit.claim?.complete(response).catch((error: unknown) => {
+        request.log.warn({ err: String(error) }, "idempotency store failed");
+      });
     },
     async fail(failure) {
       if (!ERRORS[failure.code].refunded) return failure;

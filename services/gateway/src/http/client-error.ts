@@ -6,7 +6,7 @@
  * the request metrics. As Node itself does, nothing is written into a response already under way.
  */
 import type { Socket } from "node:net";
-import { ERRORS, type ErrorCode, publicErrorMessage } from "@rda/contracts";
+import { ERRORS, type ErrorCode, errorBody, publicErrorMessage } from "@rda/contracts";
 import type { GatewayContext } from "../context.ts";
 import { generateRequestId } from "../request-id.ts";
 import { SECURITY_HEADERS } from "./response-headers.ts";
@@ -75,7 +75,7 @@ function overflowInRequestLine(error: ParserError): boolean {
 
 function rawAnswer(code: ErrorCode, requestId: string): string {
   const detail = code === "invalid_parameter" ? "the HTTP request is malformed" : undefined;
-  const body = JSON.stringify({ error: publicErrorMessage(code, { detail }) });
+  const body = JSON.stringify(errorBody(code, publicErrorMessage(code, { detail })));
   const headers = {
     "content-type": "application/json; charset=utf-8",
     ...SECURITY_HEADERS,

@@ -7,7 +7,13 @@
  * Nothing is charged and nothing shared is spent on a refused request (docs/api.md#charging); after
  * the debit, the charge (charge.ts) is settled once the answer is written, or refunded exactly once.
  */
-import { type AdapterOperation, budgetAccountOf, err, type OperationContract, parseHttpParams } from "@rda/contracts";
+import {
+  type AdapterOperation,
+  budgetAccountOf,
+  err,
+  type OperationContract,
+  parseHttpParams,
+} from "@rda/contracts";
 import type { FastifyReply } from "fastify";
 import type { AdapterData } from "../adapter-client.ts";
 import { admitThroughBilling } from "../admission.ts";
@@ -74,7 +80,7 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
 }
 
 /** The 200: the data spliced into its envelope, with its freshness (docs/api.md#freshness). */
-function sendAnswer(
+async function sendAnswer(
   reply: FastifyReply,
   operation: OperationContract,
   charge: Charge,
@@ -98,7 +104,8 @@ function sendAnswer(
       ? { cursor: answer.cursor, has_more: answer.has_more, ...meta, ...freshness }
       : { ...meta, ...freshness };
   const body = envelope(answer.data, service);
-  charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
+  // Recorded for replay before it is written, so a retry sent once the answer arrived gets it.
+  await charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
   return sendEnvelope(reply, body, meta);
 }
 

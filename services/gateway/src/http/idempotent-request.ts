@@ -1,14 +1,16 @@
 /**
- * The gateway's side of `Idempotency-Key` (../idempotency.ts) for one data request: claim the key,
- * or answer at once — the stored response again (its key's bucket still spends a token, and the
- * RateLimit headers are fresh), 409 while the first request is being served or when its response
- * was not kept, 422 for a different request under the same key.
+ * The gateway's side of `Idempotency-Key` (../idempotency.ts) for a data request or a POST that
+ * creates work or a resource: claim the key, or answer at once — the stored response again (its
+ * key's bucket still spends a token, and the RateLimit headers are fresh), 409 while the first
+ * request is being served or when its response was not kept, 422 for a different request under the
+ * same key. A request is its method, path and query, and a POST's body too.
  */
+import { sha256Hex } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
 import { fail, type Step, succeed } from "../failure.ts";
-import type { Claim } from "../idempotency.ts";
+import type { Claim, StoredResponse } from "../idempotency.ts";
 import type { KeyInfo } from "../key-directory.ts";
 import { sendEnvelope } from "./envelope.ts";
 import { setRateLimitHeaders } from "./rate-limit-headers.ts";
@@ -30,7 +32,7 @@ export async function beginIdempotent(
     outcome = await ctx.idempotency.claim(
       key.id,
       idempotencyKey,
-      `GET ${request.url}`,
+      fingerprintOf(request),
       ctx.settings.pendingDebitMs,
     );
   } catch (error) {
@@ -53,12 +55,19 @@ export async function beginIdempotent(
   }
 }
 
+/** What makes two requests the same request under one Idempotency-Key. */
+function fingerprintOf(request: FastifyRequest): string {
+  if (request.method === "GET") return `GET ${request.url}`;
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  return `${request.method} ${request.url} ${sha256Hex(body)}`;
+}
+
 async function replay(
   ctx: GatewayContext,
   request: FastifyRequest,
   reply: FastifyReply,
   key: KeyInfo,
-  stored: { body: Buffer; creditsUsed: number; creditsRemaining: number },
+  stored: StoredResponse,
 ): Promise<FastifyReply> {
   const admission = await admitThroughBilling(ctx, key, {
     requestId: request.id,
@@ -71,5 +80,5 @@ async function replay(
   return sendEnvelope(reply, stored.body, {
     credits_used: stored.creditsUsed,
     credits_remaining: stored.creditsRemaining,
-  });
+  }).code(stored.status ?? 200);
 }

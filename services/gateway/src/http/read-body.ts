@@ -4,6 +4,11 @@
  * the deadline it gets 408 and the connection is closed.
  */
 import type { IncomingMessage } from "node:http";
+import { type ErrorCode, err, ok, type Result } from "@rda/contracts";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { GatewayContext } from "../context.ts";
+import type { Failure } from "../failure.ts";
+import { sendError } from "./send-error.ts";
 
 export interface BodyBounds {
   readonly limitBytes: number;
@@ -57,4 +62,59 @@ export function readBody(stream: IncomingMessage, bounds: BodyBounds): Promise<B
     stream.on("end", onEnd);
     stream.on("error", onError);
   });
+}
+
+/**
+ * The routes of `scope` take a JSON object body, read and parsed alike on every such route
+ * (monitors, exports): any content type, an empty body is `{}`, anything else must be a JSON object
+ * without a `__proto__` key; a body that cannot be read is answered from the catalog (400, 408,
+ * 413), never as a 405 or a fault.
+ */
+export function acceptJsonObjectBodies(scope: FastifyInstance, ctx: GatewayContext, limitBytes: number) {
+  scope.removeAllContentTypeParsers();
+  const bounds = { limitBytes, timeoutMs: ctx.body.timeoutMs };
+  scope.addContentTypeParser("*", (_request: FastifyRequest, payload: IncomingMessage) =>
+    readBody(payload, bounds),
+  );
+  scope.setErrorHandler(async (error, _request, reply) => {
+    if (!(error instanceof BodyReadError)) throw error;
+    const code = BODY_FAILURES[error.statusCode];
+    const detail = code === "invalid_parameter" ? "the body could not be read" : undefined;
+    return sendError(reply, { code, detail }, ctx.errors);
+  });
+}
+
+const BODY_FAILURES = {
+  400: "invalid_parameter",
+  408: "request_timeout",
+  413: "payload_too_large",
+} as const satisfies Record<BodyReadError["statusCode"], ErrorCode>;
+
+/** A body read by `acceptJsonObjectBodies`, as the object it holds, or why it is refused. */
+export function jsonObjectBody(body: unknown): Result<Record<string, unknown>, Failure> {
+  if (body === undefined || (Buffer.isBuffer(body) && body.length === 0)) return ok({});
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.isBuffer(body) ? body.toString("utf8") : String(body), refuseProtoKey);
+  } catch (error) {
+    if (error instanceof ProtoKeyError) return err(invalidBody("unknown field '__proto__'", "__proto__"));
+    return err(invalidBody("the body is not valid JSON"));
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return err(invalidBody("the body must be a JSON object"));
+  return ok(value as Record<string, unknown>);
+}
+
+const invalidBody = (detail: string, param?: string): Failure => ({
+  code: "invalid_parameter",
+  detail,
+  ...(param === undefined ? {} : { param }),
+});
+
+class ProtoKeyError extends Error {}
+
+/** `__proto__` is nobody's field: refused at any depth, as an unknown field is. */
+function refuseProtoKey(key: string, value: unknown): unknown {
+  if (key === "__proto__") throw new ProtoKeyError();
+  return value;
 }

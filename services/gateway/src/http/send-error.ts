@@ -1,9 +1,9 @@
 /**
  * The one translation point from a failure to an HTTP answer. The status, the scope
  * header and the public message come from the catalog (contracts/errors.ts); the public body is
- * exactly `{error}`; the catalog code goes to the log.
+ * `{error, code, param?}` (docs/api.md#errors); the catalog code goes to the log too.
  */
-import { ERRORS, publicErrorMessage } from "@rda/contracts";
+import { ERRORS, errorBody, publicErrorMessage } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
 import type { ErrorContext } from "../context.ts";
 import type { Failure } from "../failure.ts";
@@ -25,13 +25,15 @@ export function sendError(reply: FastifyReply, failure: Failure, context: ErrorC
   if (failure.internal)
     reply.request.log.warn({ error_code: failure.code, reason: failure.internal }, "request failed");
   reply.errorCode = failure.code;
-  const message = publicErrorMessage(failure.code, {
-    detail: failure.detail,
-    refunded: failure.refunded,
-    topUpUrl: context.topUpUrl,
-    spendCapUrl: context.spendCapUrl,
-  });
-  return reply.send(JSON.stringify({ error: message }));
+  const message =
+    failure.message ??
+    publicErrorMessage(failure.code, {
+      detail: failure.detail,
+      refunded: failure.refunded,
+      topUpUrl: context.topUpUrl,
+      spendCapUrl: context.spendCapUrl,
+    });
+  return reply.send(JSON.stringify(errorBody(failure.code, message, failure.param)));
 }
 
 function wholeSeconds(seconds: number | undefined): number {

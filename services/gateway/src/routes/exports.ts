@@ -8,29 +8,37 @@
  * there. The file is fetched from the exports service through a signed link it gives only for the
  * key's own finished job, and streamed on to the caller.
  */
-import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import {
   EXPORT_ID_PATTERN,
   type ExportCommand,
   type ExportReply,
   exportReplySchema,
+  type ManagementRoute,
+  managementRoute,
+  noQuerySchema,
   parseResumeBody,
   type Subjects,
 } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admitThroughBilling } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
-import { authenticate } from "../http/authenticate.ts";
-import { envelope, sendEnvelope } from "../http/envelope.ts";
-import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
-import { readBody } from "../http/read-body.ts";
+import type { Failure } from "../failure.ts";
+import {
+  answerManaged,
+  type Managed,
+  refusedBy,
+  serviceUnavailable,
+  takeIn,
+} from "../http/managed-command.ts";
+import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
 import { sendError } from "../http/send-error.ts";
 
 /** Quoting samples the upstream: a few pages, each within the adapter timeout. */
 const COMMAND_TIMEOUT_MS = 30_000;
 const ACTIONS = ["start", "pause", "resume", "cancel"] as const;
+/** An export's request is a few hundred bytes; the limit is the gateway's own for any body. */
+const EXPORT_BODY_LIMIT_BYTES = 1_048_576;
 
 export const EXPORT_PATHS = [
   "/v1/exports",
@@ -39,44 +47,38 @@ export const EXPORT_PATHS = [
   ...ACTIONS.map((action) => `/v1/exports/{id}/${action}`),
 ] as const;
 
+/** The declared route of each command (MANAGEMENT_ROUTES): whether it takes `Idempotency-Key`. */
+const ROUTE_OF: Record<Exclude<ExportCommand["action"], "list">, ManagementRoute> = {
+  create: managementRoute("POST", "/v1/exports"),
+  show: managementRoute("GET", "/v1/exports/{id}"),
+  start: managementRoute("POST", "/v1/exports/{id}/start"),
+  pause: managementRoute("POST", "/v1/exports/{id}/pause"),
+  resume: managementRoute("POST", "/v1/exports/{id}/resume"),
+  cancel: managementRoute("POST", "/v1/exports/{id}/cancel"),
+  file: managementRoute("GET", "/v1/exports/{id}/file"),
+};
+
+const NO_SUCH_EXPORT = refusedBy("resource_not_found", "no such export", { param: "id" });
+
+type Answered = { readonly reply: ExportReply & { outcome: "ok" } } | { readonly failure: Failure };
+
 export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayContext, all: Subjects) {
   const subjects = all.exports;
-  app.removeAllContentTypeParsers();
-  // The body is read as bytes and parsed in the handler, so a bad one is a clear 400, never a 405.
-  app.addContentTypeParser("*", (_request: FastifyRequest, payload: IncomingMessage) =>
-    readBody(payload, ctx.body),
-  );
-  app.setErrorHandler(async (error: { statusCode?: number; message: string }, _request, reply) => {
-    const code =
-      error.statusCode === 413
-        ? "payload_too_large"
-        : error.statusCode === 408
-          ? "request_timeout"
-          : "invalid_parameter";
-    return sendError(
-      reply,
-      { code, detail: code === "invalid_parameter" ? "the body could not be read" : undefined },
-      ctx.errors,
-    );
-  });
+  acceptJsonObjectBodies(app, ctx, EXPORT_BODY_LIMIT_BYTES);
 
+  /** Takes the request in, asks the exports service, and answers its refusal or hands on its job. */
   const forward = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    command: (keyId: string, balance: number) => ExportCommand | string,
-  ) => {
-    const key = await authenticate(request, ctx);
-    if (!key.ok) return sendError(reply, key.error, ctx.errors);
-    const admission = await admitThroughBilling(ctx, key.value, {
-      requestId: request.id,
-      operation: "exports",
-      credits: 0,
-    });
-    if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
-    if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
-    const built = command(key.value.id, admission.value.balance);
-    if (typeof built === "string")
-      return sendError(reply, { code: "invalid_parameter", detail: built }, ctx.errors);
+    action: keyof typeof ROUTE_OF,
+    command: (keyId: string, balance: number) => ExportCommand | Failure,
+  ): Promise<{ sent: FastifyReply } | { managed: Managed<unknown>; answered: Answered }> => {
+    const route = { operation: "exports", query: noQuerySchema, idempotent: ROUTE_OF[action].idempotent };
+    const taken = await takeIn(ctx, route, request, reply);
+    if ("sent" in taken) return taken;
+    const { key, admitted } = taken.managed;
+    const built = command(key.id, admitted.balance);
+    if ("code" in built) return { managed: taken.managed, answered: { failure: built } };
     const answer = await requestJson(
       ctx.nats,
       subjects.commands,
@@ -85,44 +87,50 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
       COMMAND_TIMEOUT_MS,
     );
     if (!answer.ok) {
-      return sendError(
-        reply,
-        { code: "service_unavailable", retryAfterSeconds: 1, internal: answer.error.message },
-        ctx.errors,
-      );
+      const failure = serviceUnavailable(`exports: ${answer.error.message}`);
+      return { managed: taken.managed, answered: { failure } };
     }
-    return { reply: answer.value, balance: admission.value.balance };
+    const value = answer.value;
+    if (value.outcome === "ok") return { managed: taken.managed, answered: { reply: value } };
+    const failure = refusedBy(value.code, value.message, { retryAfterSeconds: value.retry_after_seconds });
+    return { managed: taken.managed, answered: { failure } };
   };
 
-  const answerWith = (reply: FastifyReply, result: { reply: ExportReply; balance: number }, status = 200) => {
-    const answer = result.reply;
-    if (answer.outcome === "refused")
-      return sendRefusal(reply, answer.status, answer.message, answer.retry_after_seconds);
-    const service = { credits_used: 0, credits_remaining: result.balance };
-    const body = envelope(Buffer.from(JSON.stringify(answer.job)), service);
-    return sendEnvelope(reply.code(status), body, service).code(status);
+  const answerJob = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    forwarded: Awaited<ReturnType<typeof forward>>,
+    status: (job: ExportReply & { outcome: "ok" }) => number = () => 200,
+  ) => {
+    if ("sent" in forwarded) return forwarded.sent;
+    const { managed, answered } = forwarded;
+    return answerManaged(
+      ctx,
+      request,
+      reply,
+      managed,
+      "failure" in answered ? answered : { value: answered.reply.job, status: status(answered.reply) },
+    );
   };
 
   app.post("/v1/exports", async (request, reply) => {
-    const body = parseBody(request.body);
-    const result = await forward(request, reply, (keyId, balance) =>
-      typeof body === "string" ? body : { action: "create", key_id: keyId, balance, body: body.value },
-    );
-    if (!("reply" in result)) return result;
-    return answerWith(
-      reply,
-      result,
-      result.reply.outcome === "ok" && result.reply.job.state !== "quoted" ? 202 : 201,
-    );
+    const body = jsonObjectBody(request.body);
+    if (!body.ok) return sendError(reply, body.error, ctx.errors);
+    const forwarded = await forward(request, reply, "create", (keyId, balance) => ({
+      action: "create",
+      key_id: keyId,
+      balance,
+      body: body.value,
+    }));
+    return answerJob(request, reply, forwarded, (answer) => (answer.job.state !== "quoted" ? 202 : 201));
   });
 
   app.get("/v1/exports/:id", async (request, reply) => {
     const id = idOf(request);
-    const result = await forward(request, reply, (keyId) =>
-      id === undefined ? NO_SUCH_EXPORT(keyId) : { action: "show", key_id: keyId, id: id.id },
+    const forwarded = await forward(request, reply, "show", (keyId) =>
+      id === undefined ? NO_SUCH_EXPORT : { action: "show", key_id: keyId, id },
     );
-    if (!("reply" in result)) return result;
-    return answerWith(reply, result);
+    return answerJob(request, reply, forwarded);
   });
 
   for (const action of ACTIONS) {
@@ -130,32 +138,31 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
       const id = idOf(request);
       // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
       const resumed = action === "resume" ? resumeBody(request.body) : {};
-      const result = await forward(request, reply, (keyId, balance) =>
-        typeof resumed === "string"
+      const forwarded = await forward(request, reply, action, (keyId, balance) =>
+        "code" in resumed
           ? resumed
           : id === undefined
-            ? NO_SUCH_EXPORT(keyId)
-            : { action, key_id: keyId, balance, id: id.id, ...resumed },
+            ? NO_SUCH_EXPORT
+            : { action, key_id: keyId, balance, id, ...resumed },
       );
-      if (!("reply" in result)) return result;
-      return answerWith(reply, result);
+      return answerJob(request, reply, forwarded);
     });
   }
 
   app.get("/v1/exports/:id/file", async (request, reply) => {
     const id = idOf(request);
-    const result = await forward(request, reply, (keyId) =>
-      id === undefined ? NO_SUCH_EXPORT(keyId) : { action: "file", key_id: keyId, id: id.id },
+    const forwarded = await forward(request, reply, "file", (keyId) =>
+      id === undefined ? NO_SUCH_EXPORT : { action: "file", key_id: keyId, id },
     );
-    if (!("reply" in result)) return result;
-    const answer = result.reply;
-    if (answer.outcome === "refused")
-      return sendRefusal(reply, answer.status, answer.message, answer.retry_after_seconds);
+    if ("sent" in forwarded) return forwarded.sent;
+    const { answered } = forwarded;
+    if ("failure" in answered) return sendError(reply, answered.failure, ctx.errors);
+    const answer = answered.reply;
     if (answer.file === undefined) return sendError(reply, { code: "internal_error" }, ctx.errors);
     const file = await fetch(answer.file.download_url).catch((error: unknown) => error as Error);
     if (file instanceof Error || !file.ok || file.body === null) {
       const why = file instanceof Error ? file.message : `status ${file.status}`;
-      return sendError(reply, { code: "service_unavailable", internal: `export file: ${why}` }, ctx.errors);
+      return sendError(reply, serviceUnavailable(`export file: ${why}`), ctx.errors);
     }
     return reply
       .code(200)
@@ -165,52 +172,19 @@ export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayCon
       .header("x-export-sha256", answer.job.result?.manifest.sha256 ?? "")
       .send(Readable.fromWeb(file.body as import("node:stream/web").ReadableStream));
   });
-
-  /** A malformed id names no job: answered as an unknown one, after authentication. */
-  function NO_SUCH_EXPORT(keyId: string): ExportCommand {
-    return { action: "show", key_id: keyId, id: "exp_000000000000000000000000" };
-  }
 }
 
-function idOf(request: FastifyRequest): { id: string } | undefined {
+/** A malformed id names no job: answered as an unknown one, after authentication. */
+function idOf(request: FastifyRequest): string | undefined {
   const { id } = request.params as { id?: string };
-  return id !== undefined && EXPORT_ID_PATTERN.test(id) ? { id } : undefined;
+  return id !== undefined && EXPORT_ID_PATTERN.test(id) ? id : undefined;
 }
 
-function parseBody(body: unknown): { value: unknown } | string {
-  if (body === undefined || (Buffer.isBuffer(body) && body.length === 0)) return { value: {} };
-  try {
-    const value: unknown = JSON.parse(Buffer.isBuffer(body) ? body.toString("utf8") : String(body));
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return "the body must be a JSON object";
-    return { value };
-  } catch {
-    return "the body is not valid JSON";
-  }
-}
-
-function resumeBody(body: unknown): { max_credits?: number } | string {
-  const parsed = parseBody(body);
-  if (typeof parsed === "string") return parsed;
-  const resume = parseResumeBody(parsed.value);
-  if (!resume.ok) return resume.error;
+/** A resume's body: nothing, or `max_credits` above what the export has spent. */
+function resumeBody(body: unknown): { max_credits?: number } | Failure {
+  const read = jsonObjectBody(body);
+  if (!read.ok) return read.error;
+  const resume = parseResumeBody(read.value);
+  if (!resume.ok) return { code: "invalid_parameter", detail: resume.error, param: "max_credits" };
   return resume.value.maxCredits === undefined ? {} : { max_credits: resume.value.maxCredits };
-}
-
-/** The exports service's refusal, as every error: exactly `{error}` with the right status. */
-function sendRefusal(
-  reply: FastifyReply,
-  status: number,
-  message: string,
-  retryAfterSeconds?: number,
-): FastifyReply {
-  reply.errorCode = `export_${status}`;
-  if (!reply.hasHeader("x-request-id")) reply.header("x-request-id", reply.request.id);
-  if (status === 503) reply.header("retry-after", "1");
-  // The exports service limits quotes per account and minute, and says when to come back.
-  if (status === 429) reply.header("retry-after", String(retryAfterSeconds ?? 60));
-  return reply
-    .code(status)
-    .type("application/json; charset=utf-8")
-    .send(JSON.stringify({ error: message }));
 }

@@ -7,23 +7,31 @@
  */
 import {
   fundingOf,
-  MONITOR_DELIVERY_CREDITS,
-  MONITOR_PAGE_ITEMS,
+  type ManagementRoute,
+  MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
+  managementRoute,
+  monitorItemsQuerySchema,
   monitorReplySchema,
+  noQuerySchema,
+  parseQuery,
   type Subjects,
 } from "@rda/contracts";
 import { requestJson, tellSpendingPaused } from "@rda/service-kit";
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling, type WithBucket } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
+import type { Failure } from "../failure.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { openCharge } from "../http/charge.ts";
 import { envelope, sendEnvelope } from "../http/envelope.ts";
+import { answerManaged, refusedBy, serviceUnavailable, takeIn } from "../http/managed-command.ts";
 import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
+import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
+import { fastifyPath, type RawParams } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
 import type { KeyInfo } from "../key-directory.ts";
 
@@ -36,127 +44,110 @@ const CREATE_TIMEOUT_MS = 40_000;
 type Params = { id?: string; delivery_id?: string };
 type MonitorsContext = GatewayContext & { readonly subjects: Subjects };
 
-const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
-const NOT_FOUND = { ok: false, status: 404, error: "monitor not found" } as const;
+const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: "id" });
 
+/** Each served route and the monitors service's action behind it; the rest is its declaration. */
 interface Managed {
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
-  readonly url: string;
+  readonly route: ManagementRoute;
   readonly action: MonitorAction;
   readonly status?: number;
 }
 
-const MANAGED: readonly Managed[] = [
-  { method: "POST", url: "/v1/monitors", action: "create", status: 201 },
-  { method: "GET", url: "/v1/monitors", action: "list" },
-  { method: "GET", url: "/v1/monitors/:id", action: "get" },
-  { method: "PATCH", url: "/v1/monitors/:id", action: "update" },
-  { method: "DELETE", url: "/v1/monitors/:id", action: "delete" },
-  { method: "GET", url: "/v1/monitors/:id/deliveries", action: "deliveries" },
-  {
-    method: "POST",
-    url: "/v1/monitors/:id/deliveries/:delivery_id/redeliver",
-    action: "redeliver",
-    status: 202,
-  },
-  { method: "POST", url: "/v1/monitors/:id/test", action: "test" },
-  { method: "POST", url: "/v1/monitors/:id/rotate-secret", action: "rotate_secret" },
-];
+const managed = (method: string, path: string, action: MonitorAction, status?: number): Managed => ({
+  route: managementRoute(method, path),
+  action,
+  ...(status === undefined ? {} : { status }),
+});
 
-export function registerMonitorRoutes(
+const MANAGED: readonly Managed[] = [
+  managed("POST", "/v1/monitors", "create", 201),
+  managed("GET", "/v1/monitors", "list"),
+  managed("GET", "/v1/monitors/{id}", "get"),
+  managed("PATCH", "/v1/monitors/{id}", "update"),
+  managed("DELETE", "/v1/monitors/{id}", "delete"),
+  managed("GET", "/v1/monitors/{id}/deliveries", "deliveries"),
+  managed("POST", "/v1/monitors/{id}/deliveries/{delivery_id}/redeliver", "redeliver", 202),
+  managed("POST", "/v1/monitors/{id}/test", "test"),
+  managed("POST", "/v1/monitors/{id}/rotate-secret", "rotate_secret"),
+];
+const PULL = managementRoute("GET", "/v1/monitors/{id}/items");
+
+export async function registerMonitorRoutes(
   app: FastifyInstance,
   gateway: GatewayContext,
   subjects: Subjects,
-): void {
+): Promise<void> {
   const ctx: MonitorsContext = { ...gateway, subjects };
-  const errorHandler = (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
-    error.statusCode === 413
-      ? sendError(reply, { code: "payload_too_large" }, ctx.errors)
-      : sendError(
-          reply,
-          {
-            code: "invalid_parameter",
-            detail: "the body must be a JSON object (Content-Type: application/json)",
-          },
-          ctx.errors,
-        );
-  for (const route of MANAGED) {
+  acceptJsonObjectBodies(app, ctx, MONITOR_BODY_LIMIT_BYTES);
+  for (const entry of MANAGED) {
     app.route({
-      method: route.method,
-      url: route.url,
-      bodyLimit: MONITOR_BODY_LIMIT_BYTES,
-      errorHandler,
-      handler: (request, reply) => manage(ctx, route, request, reply),
+      method: entry.route.method,
+      url: fastifyPath(entry.route.path),
+      handler: (request, reply) => manage(ctx, entry, request, reply),
     });
   }
-  app.get("/v1/monitors/:id/items", (request, reply) => pullItems(ctx, request, reply));
+  app.get(fastifyPath(PULL.path), (request, reply) => pullItems(ctx, request, reply));
 }
 
 async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
-  const key = await authenticate(request, ctx);
-  if (!key.ok) return sendError(reply, key.error, ctx.errors);
-  const admission = await admitThroughBilling(ctx, key.value, {
-    requestId: request.id,
+  const body =
+    route.action === "create" || route.action === "update" ? jsonObjectBody(request.body) : undefined;
+  if (body !== undefined && !body.ok) return sendError(reply, body.error, ctx.errors);
+  const operation = {
     operation: "manageMonitors",
-    credits: 0,
-  });
-  if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
-  if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
+    query: noQuerySchema,
+    idempotent: route.route.idempotent,
+  };
+  const taken = await takeIn(ctx, operation, request, reply);
+  if ("sent" in taken) return taken.sent;
+  const { key, admitted } = taken.managed;
   const { id, delivery_id } = request.params as Params;
-  const body = route.action === "create" || route.action === "update" ? (request.body ?? {}) : undefined;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const { balance, monthSpend } = admission.value;
-  const asked = { ...owner(key.value), id, body, delivery_id, funding: fundingOf(balance, monthSpend) };
+  const funding = fundingOf(admitted.balance, admitted.monthSpend);
+  const asked = { ...owner(key), id, body: body?.value, delivery_id, funding };
   const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
-  if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
-  if (!answer.ok) return sendRefusal(reply, answer);
-  const service = { credits_used: 0, credits_remaining: admission.value.balance };
-  return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(answer.value)), service), service).code(
-    route.status ?? 200,
+  return answerManaged(
+    ctx,
+    request,
+    reply,
+    taken.managed,
+    answer.ok ? { value: answer.value, status: route.status ?? 200 } : { failure: answer.failure },
   );
 }
 
 async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: FastifyReply) {
-  const key = await authenticate(request, ctx);
-  if (!key.ok) return sendError(reply, key.error, ctx.errors);
-  const { cursor, limit: rawLimit } = request.query as { cursor?: unknown; limit?: unknown };
-  if (cursor !== undefined && typeof cursor !== "string")
-    return sendError(reply, { code: "invalid_parameter", detail: "cursor: give it once" }, ctx.errors);
-  const limit = pageLimit(rawLimit);
-  if (limit === null)
-    return sendError(
-      reply,
-      { code: "invalid_parameter", detail: `limit: must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` },
-      ctx.errors,
-    );
-  const credits = MONITOR_DELIVERY_CREDITS;
-  const admission = await admitThroughBilling(ctx, key.value, {
+  const query = parseQuery(monitorItemsQuerySchema, request.query as RawParams);
+  if (!query.ok) return sendError(reply, { code: "invalid_parameter", detail: query.error }, ctx.errors);
+  const authenticated = await authenticate(request, ctx);
+  if (!authenticated.ok) return sendError(reply, authenticated.error, ctx.errors);
+  const key = authenticated.value;
+  const credits = PULL.credits;
+  const admission = await admitThroughBilling(ctx, key, {
     requestId: request.id,
     operation: MONITOR_PULL_OPERATION,
     credits,
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
-  if (admission.refusal) tellPullsPaused(ctx, key.value.id, admission.refusal, request);
+  if (admission.refusal) tellPullsPaused(ctx, key.id, admission.refusal, request);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
   const { id } = request.params as Params;
-  const asked = { ...owner(key.value), id, cursor, limit };
+  const asked = { ...owner(key), id, cursor: query.value.cursor, limit: query.value.limit };
   const answer = await askMonitors(ctx, "items", asked, MONITORS_TIMEOUT_MS);
-  const page = answer?.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
+  const page = answer.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
   if (page === undefined || page.items.length === 0) {
     // Nothing delivered (an empty page, a refusal, an outage): the credit goes back before answering.
-    const refund = { key_id: key.value.id, request_id: request.id, reason: "empty_page" };
+    const refund = { key_id: key.id, request_id: request.id, reason: "empty_page" };
     const after = await ctx.refunds.refundNow(refund);
     const remaining = after ?? balance + credits;
-    if (answer === undefined) return sendError(reply, unavailable, ctx.errors);
-    if (!answer.ok) return sendRefusal(reply, answer);
+    if (!answer.ok) return sendError(reply, answer.failure, ctx.errors);
     const service = { credits_used: 0, credits_remaining: remaining };
     return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(page)), service), service);
   }
-  const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim: undefined });
+  const charge = openCharge(ctx, request, reply, key, { credits, balance, claim: undefined });
   const service = { credits_used: credits, credits_remaining: balance };
   const body = envelope(Buffer.from(JSON.stringify(page)), service);
-  charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
+  await charge.answering({ body, creditsUsed: credits, creditsRemaining: balance });
   return sendEnvelope(reply, body, service);
 }
 
@@ -183,28 +174,24 @@ function tellPullsPaused(
   );
 }
 
-/** `limit` of a pull: undefined when absent (a full page), null when it is not 1 to 100. */
-function pageLimit(raw: unknown): number | undefined | null {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== "string" || !/^\d{1,3}$/.test(raw)) return null;
-  const value = Number(raw);
-  return value >= 1 && value <= MONITOR_PAGE_ITEMS ? value : null;
-}
-
 /** Who asks: the key, and the account whose limit on monitors it counts towards. */
 function owner(key: KeyInfo): Pick<MonitorRequest, "key_id" | "account_id"> {
   return { key_id: key.id, ...(key.account_id !== null ? { account_id: key.account_id } : {}) };
 }
 
-const unavailable = { code: "service_unavailable", retryAfterSeconds: 1 } as const;
+type Answer =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly failure: Failure };
 
 async function askMonitors(
   ctx: MonitorsContext,
   action: MonitorAction,
   request: Omit<MonitorRequest, "id"> & { id?: string | undefined },
   timeoutMs: number,
-): Promise<MonitorReply | undefined> {
-  if (request.id !== undefined && !MONITOR_ID.test(request.id)) return NOT_FOUND;
+): Promise<Answer> {
+  // A malformed id names no monitor: answered as an unknown one, after authentication.
+  if (request.id !== undefined && !MONITOR_ID_PATTERN.test(request.id))
+    return { ok: false, failure: NOT_FOUND };
   const payload = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
   const answer = await requestJson(
     ctx.nats,
@@ -213,12 +200,10 @@ async function askMonitors(
     monitorReplySchema,
     timeoutMs,
   );
-  return answer.ok ? answer.value : undefined;
+  if (!answer.ok) return { ok: false, failure: serviceUnavailable(`monitors: ${answer.error.message}`) };
+  return answer.value.ok ? answer.value : { ok: false, failure: refusalOf(answer.value) };
 }
 
-function sendRefusal(reply: FastifyReply, refusal: Extract<MonitorReply, { ok: false }>): FastifyReply {
-  return reply
-    .code(refusal.status)
-    .type("application/json; charset=utf-8")
-    .send(JSON.stringify({ error: refusal.error }));
+function refusalOf(refusal: Extract<MonitorReply, { ok: false }>): Failure {
+  return refusedBy(refusal.code, refusal.error, { param: refusal.param });
 }

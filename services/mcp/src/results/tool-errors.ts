@@ -21,6 +21,8 @@ export function errorResult(text: string): CallToolResult {
 /** `rate` is the key's limit when it is known (a 429 does not carry it). */
 export function describeGatewayError(error: GatewayError, rate?: KeyRate): string {
   const wait = waitPhrase(error.retryAfterSeconds ?? 1);
+  const refusal = refusalSentence(error);
+  if (refusal !== undefined) return refusal;
   switch (error.kind) {
     case "bad_request":
       return `Invalid arguments: ${error.message}. Nothing was charged. Fix the arguments and call again.`;
@@ -44,6 +46,22 @@ export function describeGatewayError(error: GatewayError, rate?: KeyRate): strin
       return `The API could not be reached (${error.message}). ${REFUNDED} Try again shortly.`;
     default:
       return `The API answered unexpectedly (${error.message}). ${REFUNDED}`;
+  }
+}
+
+/** The owning service's refusals of a monitor or an export, by their catalog code. */
+function refusalSentence(error: GatewayError): string | undefined {
+  const code = error.code === null ? "" : ` (${error.code})`;
+  switch (error.code) {
+    case "resource_not_found":
+      return `Not found${code}: ${error.message}. The id is unknown to this API key (or belongs to another key). Nothing was charged.`;
+    case "state_conflict":
+    case "monitor_limit_reached":
+    case "export_limit_reached":
+    case "quote_rate_limited":
+      return `Refused${code}: ${error.message}. Nothing was charged.`;
+    default:
+      return undefined;
   }
 }
 

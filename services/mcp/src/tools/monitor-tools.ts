@@ -10,6 +10,7 @@ import {
   createMonitorSchema,
   DEFAULT_MONITOR_LIMITS,
   MONITOR_DELIVERY_CREDITS,
+  MONITOR_ID_PATTERN,
   MONITOR_PAGE_ITEMS,
 } from "@rda/contracts";
 import type { GatewayError, GatewayResult, ResourceAnswer } from "@rda/sdk";
@@ -19,7 +20,7 @@ import { assemble, bytesOf, count } from "../results/presentation.ts";
 import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
 import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
-const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
+const MONITOR_ID = MONITOR_ID_PATTERN;
 const monitorId = z
   .string()
   .regex(MONITOR_ID, { error: "must be a monitor id as create_monitor returned it" });

@@ -4,7 +4,7 @@
  * still signs during the overlap), the status it gives the monitor, sending a test event, and
  * redelivering a batch. The API (api.ts, webhook-api.ts) calls these; the delivery loop sends.
  */
-import { MONITOR_DELIVERY_ID } from "@rda/contracts";
+import { MONITOR_DELIVERY_ID, type MonitorRefusal, monitorRefusal as refused } from "@rda/contracts";
 import type { Logger, Redis } from "@rda/service-kit";
 import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
 import type { MonitorRecord } from "../monitor.ts";
@@ -15,10 +15,7 @@ import { refundRound } from "./delivery-worker.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
 import type { WebhookStore } from "./webhook-store.ts";
 
-export type Refusal = { readonly status: number; readonly error: string };
-type Outcome<T> = { ok: true; value: T } | ({ ok: false } & Refusal);
-
-const refused = (status: number, error: string): { ok: false } & Refusal => ({ ok: false, status, error });
+type Outcome<T> = { ok: true; value: T } | MonitorRefusal;
 
 /** A test event's attempt waits at most this long, so its answer fits the API's own deadline. */
 const TEST_TIMEOUT_MS = 5_000;
@@ -114,7 +111,7 @@ export class MonitorWebhooks {
 
   async rotateSecret(monitor: MonitorRecord): Promise<Outcome<Record<string, unknown>>> {
     const endpoint = await this.#store.endpoint(monitor.id);
-    if (endpoint === undefined) return refused(409, "the monitor has no webhook_url");
+    if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
     const secret = newWebhookSecret();
     const until = Date.now() + this.#settings.secretOverlapMs;
     await this.#store.rotate(monitor.id, sealSecret(this.#sealingKey(), secret), endpoint.secret, until);
@@ -132,7 +129,7 @@ export class MonitorWebhooks {
   /** Sends a test event now (one attempt, free) and logs it like any delivery. */
   async test(monitor: MonitorRecord): Promise<Outcome<Record<string, unknown>>> {
     const endpoint = await this.#store.endpoint(monitor.id);
-    if (endpoint === undefined) return refused(409, "the monitor has no webhook_url");
+    if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
     const sequence = await this.#store.nextTestSequence(monitor.id);
     const record = newDelivery(
       testDeliveryIdOf(monitor.id, sequence),
@@ -161,19 +158,20 @@ export class MonitorWebhooks {
     deliveryId: string | undefined,
   ): Promise<Outcome<Record<string, unknown>>> {
     if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId))
-      return refused(404, "delivery not found");
+      return refused("resource_not_found", "delivery not found", "delivery_id");
     const record = await this.#store.delivery(monitor.id, deliveryId);
-    if (record === undefined || record.monitor_id !== monitor.id) return refused(404, "delivery not found");
+    if (record === undefined || record.monitor_id !== monitor.id)
+      return refused("resource_not_found", "delivery not found", "delivery_id");
     if (record.type === "monitor.test")
-      return refused(409, "a test event is not redelivered: send another test");
+      return refused("state_conflict", "a test event is not redelivered: send another test");
     if ((await this.#store.endpoint(monitor.id)) === undefined)
-      return refused(409, "the monitor has no webhook_url");
+      return refused("state_conflict", "the monitor has no webhook_url");
     if (record.state === "failed" && (await this.#store.head(monitor.id)) === record.id) {
       await this.#resume(monitor);
       return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
     }
     if (record.state !== "delivered" || !(await this.#store.enqueueFirst(nextRound(record, Date.now()))))
-      return refused(409, "the delivery is being sent already");
+      return refused("state_conflict", "the delivery is being sent already");
     return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
   }
 

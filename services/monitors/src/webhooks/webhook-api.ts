@@ -12,16 +12,12 @@ type Handler = (
   webhooks: MonitorWebhooks,
 ) => Promise<MonitorReply>;
 
-const answer = (outcome: { ok: true; value: unknown } | { ok: false; status: number; error: string }) =>
-  outcome.ok ? outcome : { ok: false as const, status: outcome.status, error: outcome.error };
-
 export const WEBHOOK_HANDLERS = {
   deliveries: async (monitor, _request, webhooks) => ({
     ok: true,
     value: await webhooks.deliveries(monitor),
   }),
-  redeliver: async (monitor, request, webhooks) =>
-    answer(await webhooks.redeliver(monitor, request.delivery_id)),
-  test: async (monitor, _request, webhooks) => answer(await webhooks.test(monitor)),
-  rotate_secret: async (monitor, _request, webhooks) => answer(await webhooks.rotateSecret(monitor)),
+  redeliver: (monitor, request, webhooks) => webhooks.redeliver(monitor, request.delivery_id),
+  test: (monitor, _request, webhooks) => webhooks.test(monitor),
+  rotate_secret: (monitor, _request, webhooks) => webhooks.rotateSecret(monitor),
 } as const satisfies Record<string, Handler>;

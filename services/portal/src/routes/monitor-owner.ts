@@ -3,7 +3,7 @@
  * account's (another account's key is a 404 before the monitors service is asked anything), and
  * who asks for its monitors.
  */
-import { fundingOf, KEY_ID_PATTERN, type KeyDetails } from "@rda/contracts";
+import { fundingOf, KEY_ID_PATTERN, type KeyDetails, MONITOR_ID_PATTERN } from "@rda/contracts";
 import type { NatsRequestFailure } from "@rda/service-kit";
 import type { FastifyReply } from "fastify";
 import type { PortalContext } from "../context.ts";
@@ -14,7 +14,7 @@ import { billingFailed } from "./keys.ts";
 
 export type MonitorParams = { Params: { id: string; monitorId: string } };
 
-export const MONITOR_ID = /^mon_[A-Za-z0-9]{1,40}$/;
+export const MONITOR_ID = MONITOR_ID_PATTERN;
 
 /** What a person sees for each status the service reports. */
 export const MONITOR_STATUS_LABELS: Record<string, string> = {

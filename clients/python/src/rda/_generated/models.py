@@ -107,8 +107,12 @@ class CreditServiceMeta(TypedDict):
 
 
 class Error(TypedDict):
-    #: What went wrong and what to do about it.
+    #: What went wrong and what to do about it, for a person.
     error: str
+    #: The stable name of the error, from the catalog in docs/api.md#errors:
+    code: Literal["invalid_parameter", "upstream_rejected", "missing_api_key", "invalid_api_key", "invalid_token", "insufficient_credits", "spend_cap_reached", "not_found", "resource_not_found", "method_not_allowed", "request_timeout", "idempotency_in_progress", "idempotency_response_not_kept", "state_conflict", "monitor_limit_reached", "payload_too_large", "uri_too_long", "headers_too_large", "idempotency_key_reused", "rate_limited", "global_rate_limited", "auth_failures_throttled", "upstream_rate_limited", "quote_rate_limited", "export_limit_reached", "internal_error", "upstream_unavailable", "service_unavailable"]
+    #: The one query parameter, path parameter or body field at fault, when there is one.
+    param: NotRequired[str]
 
 
 class ActivityBucket(TypedDict):
@@ -155,6 +159,8 @@ class ExportManifest(TypedDict):
     query: ExportManifestQuery
     #: The time span the rows actually cover.
     covered: ExportManifestCovered
+    #: False when the export ended early (at its credit ceiling, cancelled or failed):
+    complete: bool
     pages: int
     created_at: str
 
@@ -174,6 +180,10 @@ class ExportManifestCovered(TypedDict):
 
     first_created_utc: int | None
     last_created_utc: int | None
+    #: The window the file covers starts after this.
+    after: int
+    #: The window the file covers ends before this:
+    before: int
 
 
 class ExportJob(TypedDict):
@@ -474,8 +484,12 @@ class Monitor(TypedDict):
 class BackfillEstimate(TypedDict):
     #: The backfill's upstream pages, estimated.
     upstream_pages: int | None
-    #: The most pulling the backfill can cost.
+    #: What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter).
     max_credits: int | None
+    #: The backfill's items, by the archive's count (before the phrase filter).
+    estimated_items: NotRequired[int | None]
+    #: How the estimate was made:
+    method: NotRequired[str]
 
 
 class ListMonitorsData(TypedDict):

@@ -1,0 +1,122 @@
+/**
+ * The one way a request that manages something (a monitor, its webhook, an export) is taken in and
+ * answered (docs/api.md#monitors, #exports): the query against the route's declared parameters,
+ * the key, `Idempotency-Key` on a POST that creates work or a resource, then admission like
+ * `GET /v1/account` (the key's own bucket, no credit, no upstream reserve). The service that owns
+ * the thing answers a value or a refusal with its catalog code; both are answered here, a refusal
+ * through `sendError` like every other failure (same headers, same access-log fields).
+ */
+import { type ErrorCode, parseQuery, type ServiceRefusalCode } from "@rda/contracts";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { z } from "zod";
+import { type Admitted, admitThroughBilling } from "../admission.ts";
+import type { GatewayContext } from "../context.ts";
+import type { Failure } from "../failure.ts";
+import { type Claim, readIdempotencyKey } from "../idempotency.ts";
+import type { KeyInfo } from "../key-directory.ts";
+import { authenticate } from "./authenticate.ts";
+import { envelope, sendEnvelope } from "./envelope.ts";
+import { beginIdempotent } from "./idempotent-request.ts";
+import { setRateLimitHeaders } from "./rate-limit-headers.ts";
+import { sendError } from "./send-error.ts";
+
+export interface ManagedRoute<Q> {
+  /** The operation admission counts the request under. */
+  readonly operation: string;
+  readonly query: z.ZodType<Q>;
+  /** Whether the route takes `Idempotency-Key` (a POST that creates work or a resource). */
+  readonly idempotent: boolean;
+}
+
+export interface Managed<Q> {
+  readonly key: KeyInfo;
+  readonly admitted: Admitted;
+  readonly query: Q;
+  readonly claim: Claim | undefined;
+}
+
+/** The request taken in, or the answer already sent (a refusal, or a replayed response). */
+export type TakenIn<Q> = { readonly managed: Managed<Q> } | { readonly sent: FastifyReply };
+
+export async function takeIn<Q>(
+  ctx: GatewayContext,
+  route: ManagedRoute<Q>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<TakenIn<Q>> {
+  const refuse = (failure: Failure) => ({ sent: sendError(reply, failure, ctx.errors) });
+  const query = parseQuery(route.query, request.query as Record<string, string | string[] | undefined>);
+  if (!query.ok) return refuse({ code: "invalid_parameter", detail: query.error });
+  const idempotencyKey = route.idempotent
+    ? readIdempotencyKey(request.headers["idempotency-key"])
+    : ({ ok: true, value: undefined } as const);
+  if (!idempotencyKey.ok) return refuse({ code: "invalid_parameter", detail: idempotencyKey.error });
+  const key = await authenticate(request, ctx);
+  if (!key.ok) return refuse(key.error);
+  const begun = await beginIdempotent(ctx, request, reply, key.value, idempotencyKey.value);
+  if (!begun.ok) return refuse(begun.error);
+  if ("answered" in begun.value) return { sent: begun.value.answered };
+  const { claim } = begun.value;
+  const admission = await admitThroughBilling(ctx, key.value, {
+    requestId: request.id,
+    operation: route.operation,
+    credits: 0,
+  });
+  if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
+  if (!admission.ok) {
+    await letGo(request, claim);
+    return refuse(admission.error);
+  }
+  return { managed: { key: key.value, admitted: admission.value, query: query.value, claim } };
+}
+
+/**
+ * Answers what the owning service said: its value in the envelope with `status` (recorded for an
+ * `Idempotency-Key` before it is written: the thing exists whether or not the answer arrives), or
+ * its refusal (the claim let go, so a retry is a new attempt).
+ */
+export async function answerManaged(
+  ctx: GatewayContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  managed: Managed<unknown>,
+  outcome: { readonly value: unknown; readonly status: number } | { readonly failure: Failure },
+): Promise<FastifyReply> {
+  if ("failure" in outcome) {
+    await letGo(request, managed.claim);
+    return sendError(reply, outcome.failure, ctx.errors);
+  }
+  const service = { credits_used: 0, credits_remaining: managed.admitted.balance };
+  const body = envelope(Buffer.from(JSON.stringify(outcome.value)), service);
+  await managed.claim
+    ?.complete({ body, creditsUsed: 0, creditsRemaining: service.credits_remaining, status: outcome.status })
+    .catch((error: unknown) => request.log.warn({ err: String(error) }, "idempotency store failed"));
+  return sendEnvelope(reply, body, service).code(outcome.status);
+}
+
+/** A refusal of the service that owns the thing: its catalog code and its own sentence. */
+export function refusedBy(
+  code: ServiceRefusalCode,
+  message: string,
+  extra: { readonly param?: string | undefined; readonly retryAfterSeconds?: number | undefined } = {},
+): Failure {
+  return {
+    code,
+    message,
+    ...(extra.param === undefined ? {} : { param: extra.param }),
+    ...(extra.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: extra.retryAfterSeconds }),
+  };
+}
+
+/** The owning service did not answer: nothing was done that the caller can see. */
+export const serviceUnavailable = (internal: string): Failure => ({
+  code: "service_unavailable" satisfies ErrorCode,
+  retryAfterSeconds: 1,
+  internal,
+});
+
+async function letGo(request: FastifyRequest, claim: Claim | undefined): Promise<void> {
+  await claim?.release().catch((error: unknown) => {
+    request.log.warn({ err: String(error) }, "idempotency store failed");
+  });
+}
