@@ -6,5 +6,4 @@ export {
   type WebhookMessage,
   type WebhookTarget,
 } from "./delivery.ts";
-export { BlockedAddressError, guardedLookup, isPublicAddress } from "./outbound-address.ts";
 export { newWebhookSecret, openSecret, sealingKeyFrom, sealSecret } from "./secrets.ts";

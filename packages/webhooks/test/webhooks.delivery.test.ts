@@ -6,15 +6,12 @@
  * the names this package exports for it.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { checkOutgoingUrl } from "@rda/service-kit";
+import { BlockedAddressError, checkOutgoingUrl, isPublicAddress, publicOnlyLookup } from "@rda/service-kit";
 import { freePort } from "@rda/service-kit/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  BlockedAddressError,
   deliverWebhook,
-  guardedLookup,
-  isPublicAddress,
   newWebhookSecret,
   openSecret,
   sealingKeyFrom,
@@ -150,7 +147,7 @@ describe("the outbound guard", () => {
   it("checks what a name resolves to: localhost's addresses are refused after DNS, unless loopback is allowed", async () => {
     const resolve = (allowLoopback: boolean) =>
       new Promise<unknown>((done) =>
-        guardedLookup(allowLoopback)("localhost", {}, (error, address) => done(error ?? address)),
+        publicOnlyLookup({ allowLoopback })("localhost", {}, (error, address) => done(error ?? address)),
       );
     expect(await resolve(false)).toBeInstanceOf(BlockedAddressError);
     expect(await resolve(true)).toMatch(/^(127\.0\.0\.1|::1)$/);

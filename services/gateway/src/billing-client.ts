@@ -11,10 +11,7 @@ import type {
   BillingRpcRequest,
   LookupKeyReply,
   LookupKeyRequest,
-  RefundMessage,
-  RefundReply,
   Subjects,
-  settleReplySchema,
 } from "@rda/contracts";
 import { buildSubjects, type Result } from "@rda/contracts";
 import {
@@ -24,7 +21,6 @@ import {
   type NatsConnection,
   type NatsRequestFailure,
 } from "@rda/service-kit";
-import type { z } from "zod";
 import type { GatewayMetrics } from "./metrics.ts";
 
 type Answer<T> = Promise<Result<T, NatsRequestFailure>>;
@@ -36,9 +32,7 @@ export interface BillingClient {
   /** A key by the hash of a presented secret, or by its id for a caller bound to it (OAuth). */
   lookup(by: LookupKeyRequest): Answer<LookupKeyReply>;
   admit(request: AdmitRequest): Answer<AdmitReply>;
-  settle(debits: { key_id: string; request_id: string }[]): Answer<z.output<typeof settleReplySchema>>;
-  refund(message: RefundMessage): Answer<RefundReply>;
-  /** Every call, timed the same way (for the settle-and-refund path, service-kit debit-ends.ts). */
+  /** Every call, timed the same way; settles and refunds go through service-kit debit-ends.ts. */
   readonly rpc: BillingCaller;
 }
 
@@ -64,8 +58,6 @@ export function createBillingClient(deps: {
   return {
     lookup: (by) => timed("lookupKey", by),
     admit: (request) => timed("admit", request),
-    settle: (debits) => timed("settle", { debits }),
-    refund: (message) => timed("refund", message),
     rpc: { call: (name, request) => timed(name, request) },
   };
 }
