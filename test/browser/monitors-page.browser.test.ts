@@ -82,11 +82,24 @@ describe("the monitors page", () => {
     await page.getByRole("button", { name: "See the estimate" }).click();
     await page.getByRole("heading", { name: "Confirm the new monitor" }).waitFor();
     await expectAccessibleBasics(page);
-    const pages = Number((await page.locator("#estimate-pages").textContent())?.replace(/,/g, ""));
-    const credits = Number((await page.locator("#estimate-credits").textContent())?.replace(/,/g, ""));
+    const pages = Number((await page.locator("#estimate-pages").textContent())?.replace(/\D/g, ""));
+    const credits = Number((await page.locator("#estimate-credits").textContent())?.replace(/\D/g, ""));
     expect(pages).toBeGreaterThanOrEqual(1);
-    expect(credits).toBeGreaterThanOrEqual(pages);
+    expect(credits).toBeGreaterThanOrEqual(1);
+    // Said with one plural rule: "1 upstream page", "2 credits".
+    expect(await page.locator("#estimate-pages").textContent()).toBe(
+      `${pages.toLocaleString("en-US")} upstream page${pages === 1 ? "" : "s"}`,
+    );
+    expect(await page.locator("#estimate-credits").textContent()).toBe(
+      `${credits.toLocaleString("en-US")} credit${credits === 1 ? "" : "s"}`,
+    );
+    expect(await page.locator("#estimate-method").textContent()).toMatch(/How it was estimated: .+/);
+    // The breadcrumb names the key by its label, as the exports pages do.
+    expect(await page.locator(".crumbs").textContent()).toMatch(/^Keys \/ watching \/ Monitors/);
     await shot(page, "estimate");
+    const icon = await page.request.get(`${portal.url}/favicon.ico`);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()["content-type"]).toMatch(/^image\/svg\+xml/);
     // Nothing exists until the person confirms.
     expect((await stack.redis.keys(`${stack.namespace}:rda:monitors:monitor:*`)).length).toBe(0);
 

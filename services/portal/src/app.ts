@@ -108,6 +108,8 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
     maxAge: "1h",
     allowedPath: (path, root) => root !== HTMX_DIST || path === "/htmx.min.js",
   });
+  // Browsers ask for /favicon.ico whatever the page says: the same icon as the pages' link.
+  app.get("/favicon.ico", (_request, reply) => reply.redirect("/static/favicon.svg", 301));
   // The authorization server's own endpoints, beside (not inside) the pages: no session, no CSRF
   // form token (its clients are apps, not pages of ours), bodies read by the provider.
   registerOAuthServer(app, ctx);

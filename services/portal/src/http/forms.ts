@@ -20,6 +20,8 @@ export const NOTICES = {
   "webhook-removed": "The webhook is removed: notices go by email only.",
   "test-sent": "A test notice is on its way.",
   "test-webhook-failed": "The test notice was emailed, but your webhook did not accept it.",
+  "test-limited":
+    "No test notice was sent: your account has had its most notices for this hour (test notices count with the optional ones). Try again within the hour.",
   "test-not-sent":
     "The test notice could not be emailed just now (the mail server did not take it). Try again in a minute.",
   "cap-removed": "The monthly spend cap is removed: the key spends until its balance is empty.",

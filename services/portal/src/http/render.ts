@@ -7,6 +7,7 @@
 import type { FastifyReply } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { PAGE_ERRORS, type PageErrorCode } from "./page-errors.ts";
+import { words } from "./words.ts";
 
 export type Nav = "keys" | "connections" | "billing" | "notifications" | "account" | "login" | "signup" | "";
 
@@ -28,6 +29,7 @@ export async function renderPage(
     csrf: reply.generateCsrf(),
     supportEmail: ctx.settings.supportEmail,
     nav: "",
+    words,
     error: undefined,
     notice: undefined,
     ...locals,

@@ -34,6 +34,12 @@ export const OPTIONAL_KINDS = (Object.keys(NOTICE_KINDS) as NoticeKind[]).filter
   (kind) => NOTICE_KINDS[kind].optional,
 );
 
+/**
+ * Kinds counted against an account's hourly limit (NOTICES_PER_ACCOUNT_PER_HOUR): the optional ones,
+ * and the test notice, which a person sends on request and so could otherwise send without end.
+ */
+export const isHourlyLimited = (kind: NoticeKind): boolean => NOTICE_KINDS[kind].optional || kind === "test";
+
 /** One notice: what happened (`data`, also the webhook's), and the email that says it. */
 export interface Notice {
   readonly kind: NoticeKind;

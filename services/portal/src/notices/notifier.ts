@@ -1,6 +1,6 @@
 /**
  * Sends a notice to an account: once per crossing however many replicas see it or however often it
- * is delivered, optional kinds within a per-account hourly limit and only when not switched off, by
+ * is delivered, optional kinds (and test notices) within a per-account hourly limit, optional ones only when not switched off, by
  * email (plain text and HTML) and, where the account set one, by a signed webhook (@rda/webhooks).
  * Receipts and payment problems are always sent.
  *
@@ -15,7 +15,13 @@ import { type DeliveryResult, deliverWebhook } from "@rda/webhooks";
 import type { Mailer } from "../mail/mailer.ts";
 import type { AccountStore } from "../store/accounts.ts";
 import { noticeEmail } from "./notice-email.ts";
-import { NOTICE_KINDS, type Notice, type NoticeKind, WEBHOOK_TYPES } from "./notice-kinds.ts";
+import {
+  isHourlyLimited,
+  NOTICE_KINDS,
+  type Notice,
+  type NoticeKind,
+  WEBHOOK_TYPES,
+} from "./notice-kinds.ts";
 import type { NoticeSettingsStore } from "./notice-settings.ts";
 
 const RECORD_TTL_SECONDS = 90 * 86_400;
@@ -88,7 +94,7 @@ async function sendClaimed(
   const settings = await deps.settings.read(accountId);
   const optional = NOTICE_KINDS[notice.kind].optional;
   if (optional && settings.off.has(notice.kind)) return { outcome: "switched_off" };
-  if (optional && !done.admitted) {
+  if (isHourlyLimited(notice.kind) && !done.admitted) {
     if (!(await withinHourlyLimit(deps, accountId))) {
       await mark({ done: "rate_limited" });
       deps.logger.warn({ account_id: accountId, kind: notice.kind }, "notice dropped: hourly limit");

@@ -20,6 +20,7 @@ import type { PortalContext } from "../context.ts";
 import { field } from "../http/forms.ts";
 import { renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
+import { words } from "../http/words.ts";
 import { billingFailed } from "./keys.ts";
 
 type Params = { id: string; exportId?: string };
@@ -213,6 +214,7 @@ async function renderJob(
     key: owned.key,
     job: describe(answer.job),
     csrf: reply.generateCsrf(),
+    words,
   };
   if (page.panelOnly) {
     const html = await reply.viewAsync("partials/export-progress.eta", locals);

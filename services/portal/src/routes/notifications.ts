@@ -131,9 +131,11 @@ export function sendTestNotice(ctx: PortalContext) {
     const done =
       sent.outcome === "not_yet"
         ? "test-not-sent"
-        : webhook && webhook.outcome !== "delivered"
-          ? "test-webhook-failed"
-          : "test-sent";
+        : sent.outcome === "rate_limited"
+          ? "test-limited"
+          : webhook && webhook.outcome !== "delivered"
+            ? "test-webhook-failed"
+            : "test-sent";
     return reply.redirect(`/notifications?done=${done}`, 303);
   };
 }

@@ -1,0 +1,140 @@
+/**
+ * The lists, limits and defaults the README and docs/api.md state are checked against their
+ * sources, so a change to one fails here until the other follows: the README's operator CLI list
+ * against the CLI's own command table, the MCP tool table against the tools MCP serves, the Limits
+ * table's `limit` rows against the parameter schemas, the README's environment defaults against
+ * docs/operations.md, and no table repeats its header.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  getCommentTreeParamsSchema,
+  listCommentsParamsSchema,
+  listPostsParamsSchema,
+  searchSubredditsParamsSchema,
+} from "@rda/contracts";
+import { describe, expect, it } from "vitest";
+
+import { USAGE } from "../../services/billing/src/cli/args.ts";
+import { TOOLS } from "../../services/mcp/src/index.ts";
+import { EXPORT_TOOLS } from "../../services/mcp/src/tools/export-tools.ts";
+import { MONITOR_TOOLS } from "../../services/mcp/src/tools/monitor-tools.ts";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const API = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
+const OPERATIONS_DOC = readFileSync(join(ROOT, "docs", "operations.md"), "utf8");
+
+/** The cells of a markdown table row. */
+const cells = (row: string) =>
+  row
+    .split("|")
+    .slice(1, -1)
+    .map((cell) => cell.trim());
+
+/** The rows of the first table after `heading` (a line of the document), header and rule left out. */
+function tableAfter(markdown: string, heading: RegExp): string[][] {
+  const start = markdown.search(heading);
+  expect(start, `${heading} in the document`).toBeGreaterThanOrEqual(0);
+  const lines = markdown.slice(start).split("\n");
+  const first = lines.findIndex((line) => line.startsWith("|"));
+  const table = [];
+  for (const line of lines.slice(first)) {
+    if (!line.startsWith("|")) break;
+    table.push(line);
+  }
+  return table.slice(2).map(cells);
+}
+
+describe("the README's operator CLI list", () => {
+  it("names every command of the CLI's table, with its synopsis, and no other", () => {
+    const fromCli = [...USAGE.matchAll(/^ {2}((?:keys|ledger) [a-z]+) (.*)$/gm)].map(
+      ([, name, synopsis]) => `${name} ${synopsis}`,
+    );
+    const fromReadme = [...README.matchAll(/^pnpm admin ((?:keys|ledger) [a-z]+ .*?)\s*$/gm)]
+      .map(([, line]) => line as string)
+      .filter((line) => !line.includes("--help"));
+    expect(fromCli.length).toBeGreaterThan(5);
+    expect(fromReadme.sort()).toEqual(fromCli.sort());
+  });
+});
+
+describe("the MCP tool table in docs/api.md", () => {
+  it("lists every tool MCP serves, once, and no other", () => {
+    const served = [...TOOLS, ...EXPORT_TOOLS, ...MONITOR_TOOLS].map((tool) => tool.name);
+    const documented = tableAfter(API, /^#### MCP endpoint: OAuth$/m)
+      .filter((row) => /^`[a-z_]+`$/.test(row[0] ?? ""))
+      .map((row) => (row[0] as string).replace(/`/g, ""));
+    expect(new Set(documented).size).toBe(documented.length);
+    expect(documented.sort()).toEqual(served.sort());
+  });
+});
+
+describe("the Limits table in docs/api.md", () => {
+  const SCHEMAS: Record<
+    string,
+    {
+      schema: { safeParse(value: unknown): { success: boolean; data?: unknown } };
+      base: Record<string, unknown>;
+    }[]
+  > = {
+    "posts, comments": [
+      { schema: listPostsParamsSchema, base: { subreddit: "AskHistorians" } },
+      { schema: listCommentsParamsSchema, base: { subreddit: "AskHistorians" } },
+    ],
+    "comment tree": [{ schema: getCommentTreeParamsSchema, base: { post_id: "abc123" } }],
+    "subreddit search": [{ schema: searchSubredditsParamsSchema, base: { q: "ask" } }],
+  };
+
+  it("states each `limit` range and default as the parameter schemas enforce them", () => {
+    const rows = tableAfter(API, /^## Limits$/m).filter((row) => (row[0] ?? "").startsWith("`limit`"));
+    expect(rows.map((row) => row[2])).toEqual(Object.keys(SCHEMAS));
+    for (const [, value, appliesTo] of rows) {
+      const match = /^1 to (\d+), default (\d+)$/.exec(value ?? "");
+      expect(match, `'${value}' reads "1 to N, default D"`).not.toBeNull();
+      const [, most, byDefault] = match as RegExpExecArray;
+      for (const { schema, base } of SCHEMAS[appliesTo as string] ?? []) {
+        const parse = (limit?: number) =>
+          schema.safeParse({ ...base, ...(limit === undefined ? {} : { limit }) });
+        expect(parse(Number(most)).success, `${appliesTo}: limit=${most}`).toBe(true);
+        expect(parse(Number(most) + 1).success, `${appliesTo}: limit=${most}+1`).toBe(false);
+        expect(parse(0).success).toBe(false);
+        const defaulted = parse();
+        expect(defaulted.success).toBe(true);
+        expect((defaulted.data as { limit: number }).limit, `${appliesTo}: default`).toBe(Number(byDefault));
+      }
+    }
+  });
+});
+
+describe("defaults in the README", () => {
+  // The README's own rows (`UPSTREAM_URL`: "the simulator") say what `pnpm start` sets; the
+  // numeric defaults are the services' and must be the same in both.
+  it("states each numeric environment default as docs/operations.md does", () => {
+    const defaultsIn = (markdown: string) =>
+      new Map(
+        markdown
+          .split("\n")
+          .filter((line) => /^\|\s*`[A-Z_]+`/.test(line))
+          .map((line) => cells(line))
+          .map((row) => [row[0] as string, (row[1] as string).replace(/\s*\(see .*\)$/, "")]),
+      );
+    const readme = new Map([...defaultsIn(README)].filter(([, value]) => /^\d[\d, ]*$/.test(value)));
+    const operations = defaultsIn(OPERATIONS_DOC);
+    expect(readme.size).toBeGreaterThan(3);
+    for (const [variables, value] of readme) {
+      expect(operations.has(variables), `${variables} in docs/operations.md`).toBe(true);
+      expect(value, variables).toBe(operations.get(variables));
+    }
+  });
+});
+
+describe("tables in docs/api.md", () => {
+  it("never repeat their header row", () => {
+    const lines = API.split("\n");
+    // A table's rule line (|---|) is its second line: the line two above it is not in the table.
+    const rules = lines.flatMap((line, i) => (/^\|\s*:?-{3,}/.test(line) ? [i] : []));
+    expect(rules.length).toBeGreaterThan(10);
+    expect(rules.filter((i) => lines[i - 2]?.startsWith("|")).map((i) => lines[i - 1])).toEqual([]);
+  });
+});
