@@ -12,9 +12,9 @@ import {
   workDebitDeadlineMs,
 } from "@rda/contracts";
 import {
+  adapterArchiveCount,
   billingCaller,
   createDebitEnds,
-  adapterArchiveCount,
   isNatsConnected,
   jetstream,
   jetstreamManager,

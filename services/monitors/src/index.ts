@@ -11,9 +11,9 @@ import {
   workDebitDeadlineMs,
 } from "@rda/contracts";
 import {
+  adapterArchiveCount,
   billingCaller,
   createDebitEnds,
-  adapterArchiveCount,
   type Logger,
   type NatsConnection,
   type Redis,

@@ -53,7 +53,7 @@ OPERATIONS: dict[str, Operation] = {
     "getExport": Operation("getExport", "GET", "/v1/exports/{id}", "result", None, (("id", "id", "path"),)),
     "startExport": Operation("startExport", "POST", "/v1/exports/{id}/start", "result", None, (("id", "id", "path"),)),
     "pauseExport": Operation("pauseExport", "POST", "/v1/exports/{id}/pause", "result", None, (("id", "id", "path"),)),
-    "resumeExport": Operation("resumeExport", "POST", "/v1/exports/{id}/resume", "result", None, (("id", "id", "path"),)),
+    "resumeExport": Operation("resumeExport", "POST", "/v1/exports/{id}/resume", "result", None, (("id", "id", "path"), ("max_credits", "max_credits", "body"))),
     "cancelExport": Operation("cancelExport", "POST", "/v1/exports/{id}/cancel", "result", None, (("id", "id", "path"),)),
     "downloadExport": Operation("downloadExport", "GET", "/v1/exports/{id}/file", "file", None, (("id", "id", "path"),)),
 }
@@ -167,9 +167,9 @@ class SyncOperations:
         """Pause an export (`POST /v1/exports/{id}/pause`, pauseExport)."""
         return cast("Result[ExportJob]", self._call("pauseExport", {"id": id}, idempotency_key))
 
-    def resume_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
-        """Resume a paused export (`POST /v1/exports/{id}/resume`, resumeExport)."""
-        return cast("Result[ExportJob]", self._call("resumeExport", {"id": id}, idempotency_key))
+    def resume_export(self, id: str, *, max_credits: int = OMITTED, idempotency_key: str | None = None) -> Result[ExportJob]:
+        """Resume a paused export, or one stopped at its credit ceiling (`POST /v1/exports/{id}/resume`, resumeExport)."""
+        return cast("Result[ExportJob]", self._call("resumeExport", {"id": id, "max_credits": max_credits}, idempotency_key))
 
     def cancel_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Cancel an export (`POST /v1/exports/{id}/cancel`, cancelExport)."""
@@ -278,9 +278,9 @@ class AsyncOperations:
         """Pause an export (`POST /v1/exports/{id}/pause`, pauseExport)."""
         return cast("Result[ExportJob]", await self._call("pauseExport", {"id": id}, idempotency_key))
 
-    async def resume_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
-        """Resume a paused export (`POST /v1/exports/{id}/resume`, resumeExport)."""
-        return cast("Result[ExportJob]", await self._call("resumeExport", {"id": id}, idempotency_key))
+    async def resume_export(self, id: str, *, max_credits: int = OMITTED, idempotency_key: str | None = None) -> Result[ExportJob]:
+        """Resume a paused export, or one stopped at its credit ceiling (`POST /v1/exports/{id}/resume`, resumeExport)."""
+        return cast("Result[ExportJob]", await self._call("resumeExport", {"id": id, "max_credits": max_credits}, idempotency_key))
 
     async def cancel_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Cancel an export (`POST /v1/exports/{id}/cancel`, cancelExport)."""
