@@ -85,7 +85,7 @@ const singular = (name: string) =>
 const PYTHON_KEYWORDS = new Set(["from", "class", "def", "import", "in", "is", "not", "or", "and", "global"]);
 const identifier = (name: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !PYTHON_KEYWORDS.has(name);
 const firstSentence = (text: string | undefined) =>
-  text === undefined ? undefined : (/^[\s\S]*?[.:](?=\s|$)/.exec(text)?.[0] ?? text).replace(/\s+/g, " ");
+  text === undefined ? undefined : (/^[\s\S]*?[.](?=\s|$)/.exec(text)?.[0] ?? text).replace(/\s+/g, " ");
 
 /** TypedDicts for object schemas; an inline object is named after where it sits, equal ones share one. */
 class Models {

@@ -80,3 +80,27 @@ export function webhookVerificationSnippet(): string {
     `}).listen(3000);`,
   ].join("\n");
 }
+
+/** The same receiver with the Python client's `verify_webhook` (Standard Webhooks, standard library only). */
+export function pythonWebhookVerificationSnippet(): string {
+  return [
+    `import os`,
+    `from http.server import BaseHTTPRequestHandler, HTTPServer`,
+    `from rda import WebhookVerificationError, verify_webhook`,
+    ``,
+    `secret = os.environ["RDA_WEBHOOK_SECRET"]  # the whsec_… secret shown above`,
+    ``,
+    `class Receiver(BaseHTTPRequestHandler):`,
+    `    def do_POST(self):`,
+    `        body = self.rfile.read(int(self.headers["content-length"]))`,
+    `        try:`,
+    `            event = verify_webhook(body, self.headers, secret)`,
+    `            print(event["type"], event["data"]["delivery_id"], len(event["data"].get("items", [])))`,
+    `            self.send_response(204)`,
+    `        except WebhookVerificationError:`,
+    `            self.send_response(400)`,
+    `        self.end_headers()`,
+    ``,
+    `HTTPServer(("", 3000), Receiver).serve_forever()`,
+  ].join("\n");
+}

@@ -77,7 +77,8 @@ def build_request(operation: Operation, values: dict[str, Any], idempotency_key:
             params[wire] = wire_value(value)
         else:
             headers[wire] = str(value)
-    return Request(operation.method, path, params, headers, body)
+    # A POST whose fields were all left out (resume without max_credits) sends no body at all.
+    return Request(operation.method, path, params, headers, body or None)
 
 
 def retry_after_seconds(response: httpx.Response) -> float | None:

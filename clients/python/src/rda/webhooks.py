@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import time
+from email.message import Message
 from typing import Any, Mapping
 
 from .errors import WebhookVerificationError
@@ -26,7 +27,7 @@ DEFAULT_TOLERANCE_SECONDS = 300
 
 def verify_webhook(
     body: bytes | str,
-    headers: Mapping[str, str],
+    headers: Mapping[str, str] | Message,
     secret: str,
     *,
     tolerance: int = DEFAULT_TOLERANCE_SECONDS,
@@ -34,7 +35,8 @@ def verify_webhook(
 ) -> dict[str, Any]:
     """The event (`{type, timestamp, data}`) once its signature verified; raises WebhookVerificationError.
 
-    `body` must be the request's bytes exactly as received: the signature covers them.
+    `body` must be the request's bytes exactly as received: the signature covers them. `headers` is
+    any mapping of names to values, or `http.server`'s `self.headers`.
     """
     payload = body.encode("utf-8") if isinstance(body, str) else bytes(body)
     lowered = {name.lower(): value for name, value in headers.items()}

@@ -11,7 +11,7 @@ import type { PortalContext } from "../context.ts";
 import { noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
-import { webhookVerificationSnippet } from "../snippets.ts";
+import { pythonWebhookVerificationSnippet, webhookVerificationSnippet } from "../snippets.ts";
 import type { PendingSecret } from "../store/pending-secrets.ts";
 import { sdkTarballUrl } from "./keys.ts";
 import {
@@ -279,6 +279,7 @@ export function webhookSecretPage(ctx: PortalContext) {
         pending.previous_expires_at === undefined ? undefined : timeOf(pending.previous_expires_at),
       install: tarball === undefined ? undefined : `npm install ${tarball}`,
       snippet: webhookVerificationSnippet(),
+      pythonSnippet: pythonWebhookVerificationSnippet(),
     });
   };
 }

@@ -70,14 +70,14 @@ class MonthlySpend(TypedDict):
     credits_spent: int
     #: The most credits the key may spend in a calendar month, set by its owner in the developer portal; null when it has no cap.
     monthly_cap: int | None
-    #: When the month's spend starts again from 0:
+    #: When the month's spend starts again from 0: the next month's first instant, UTC.
     resets_at: str
 
 
 class Account(TypedDict):
     credits_balance: int
     rate_limit: AccountRateLimit
-    #: Below this balance the key's account is told by email (and webhook, where set):
+    #: Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100.
     low_balance_threshold: NotRequired[int]
     #: This month's spend and the monthly spend cap.
     spend: NotRequired[MonthlySpend]
@@ -89,9 +89,9 @@ class AccountRateLimit(TypedDict):
 
 
 class ListServiceMeta(TypedDict):
-    #: created_utc of the last row of the page (before any `q` filtering):
+    #: created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page.
     cursor: int | None
-    #: True when the listing goes on:
+    #: True when the listing goes on: the page came back full.
     has_more: bool
     credits_used: int
     credits_remaining: int
@@ -107,12 +107,8 @@ class CreditServiceMeta(TypedDict):
 
 
 class Error(TypedDict):
-    #: What went wrong and what to do about it, for a person.
+    #: What went wrong and what to do about it.
     error: str
-    #: The stable name of the error, from the catalog in docs/api.md#errors:
-    code: Literal["invalid_parameter", "upstream_rejected", "missing_api_key", "invalid_api_key", "invalid_token", "insufficient_credits", "spend_cap_reached", "not_found", "resource_not_found", "method_not_allowed", "request_timeout", "idempotency_in_progress", "idempotency_response_not_kept", "state_conflict", "monitor_limit_reached", "payload_too_large", "uri_too_long", "headers_too_large", "idempotency_key_reused", "rate_limited", "global_rate_limited", "auth_failures_throttled", "upstream_rate_limited", "quote_rate_limited", "export_limit_reached", "internal_error", "upstream_unavailable", "service_unavailable"]
-    #: The one query parameter, path parameter or body field at fault, when there is one.
-    param: NotRequired[str]
 
 
 class ActivityBucket(TypedDict):
@@ -120,7 +116,7 @@ class ActivityBucket(TypedDict):
     start: int
     #: Items created in the bucket, within the window.
     count: int
-    #: False while part of the bucket is younger than 36 hours:
+    #: False while part of the bucket is younger than 36 hours: the archive fetches every item a second time about 36 h after creation, so items deleted or removed in that time can still change the count.
     settled: bool
 
 
@@ -131,7 +127,7 @@ class Activity(TypedDict):
     after: int
     #: End of the window (exclusive), epoch seconds.
     before: int
-    #: How the counts were made:
+    #: How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
     source: Literal["aggregate", "search"]
     #: Sum of the bucket counts.
     total: int
@@ -159,7 +155,7 @@ class ExportManifest(TypedDict):
     query: ExportManifestQuery
     #: The time span the rows actually cover.
     covered: ExportManifestCovered
-    #: False when the export ended early (at its credit ceiling, cancelled or failed):
+    #: False when the export ended early (at its credit ceiling, cancelled or failed): the file then holds exactly the pages that were paid for.
     complete: bool
     pages: int
     created_at: str
@@ -182,7 +178,7 @@ class ExportManifestCovered(TypedDict):
     last_created_utc: int | None
     #: The window the file covers starts after this.
     after: int
-    #: The window the file covers ends before this:
+    #: The window the file covers ends before this: every row of the query in (after, before) is in the file.
     before: int
 
 
@@ -245,7 +241,7 @@ class Post(TypedDict):
     retrieved_on: NotRequired[int]
     #: Community name, cased as on the site.
     subreddit: NotRequired[str]
-    #: Fullname of the community:
+    #: Fullname of the community: `t5_` followed by its id.
     subreddit_id: NotRequired[str]
     #: `r/` followed by the community name.
     subreddit_name_prefixed: NotRequired[str]
@@ -265,11 +261,11 @@ class Post(TypedDict):
     archived: NotRequired[bool]
     #: false, or the epoch seconds of the last edit.
     edited: NotRequired[Literal[False] | float]
-    #: 0:
+    #: 0: awards were retired.
     gilded: NotRequired[int]
-    #: 0:
+    #: 0: awards were retired.
     total_awards_received: NotRequired[int]
-    #: Fullname of the post:
+    #: Fullname of the post: `t3_` followed by its id.
     name: NotRequired[str]
     title: NotRequired[str]
     #: Body of a self post; empty for link posts; `[deleted]` or `[removed]` when gone.
@@ -277,9 +273,9 @@ class Post(TypedDict):
     author_is_blocked: NotRequired[bool]
     #: Community size when fetched.
     subreddit_subscribers: NotRequired[int]
-    #: Relative path on the upstream site:
+    #: Relative path on the upstream site: `/r/<community>/comments/<id>/<slug>/`.
     permalink: NotRequired[str]
-    #: Absolute URL:
+    #: Absolute URL: the external link, or the full permalink of a self post.
     url: NotRequired[str]
     #: The external link; link posts only.
     url_overridden_by_dest: NotRequired[str]
@@ -308,7 +304,7 @@ class Post(TypedDict):
     num_crossposts: NotRequired[int]
     #: Fullname of the original post; crossposts only.
     crosspost_parent: NotRequired[str]
-    #: Why the post is gone:
+    #: Why the post is gone: `moderator`, `deleted`, `reddit`, `automod_filtered`, `author`…; null if not.
     removed_by_category: NotRequired[str | None]
     #: The community's suggested comment order.
     suggested_sort: NotRequired[str | None]
@@ -363,7 +359,7 @@ class Comment(TypedDict):
     retrieved_on: NotRequired[int]
     #: Community name, cased as on the site.
     subreddit: NotRequired[str]
-    #: Fullname of the community:
+    #: Fullname of the community: `t5_` followed by its id.
     subreddit_id: NotRequired[str]
     #: `r/` followed by the community name.
     subreddit_name_prefixed: NotRequired[str]
@@ -383,19 +379,19 @@ class Comment(TypedDict):
     archived: NotRequired[bool]
     #: false, or the epoch seconds of the last edit.
     edited: NotRequired[Literal[False] | float]
-    #: 0:
+    #: 0: awards were retired.
     gilded: NotRequired[int]
-    #: 0:
+    #: 0: awards were retired.
     total_awards_received: NotRequired[int]
-    #: Fullname of the comment:
+    #: Fullname of the comment: `t1_` followed by its id.
     name: NotRequired[str]
     #: Markdown text; `[deleted]` or `[removed]` when gone.
     body: NotRequired[str]
-    #: Fullname of the post the comment belongs to:
+    #: Fullname of the post the comment belongs to: `t3_` followed by its id.
     link_id: NotRequired[str]
-    #: Fullname of the immediate parent:
+    #: Fullname of the immediate parent: the post (`t3_…`) or a comment (`t1_…`).
     parent_id: NotRequired[str]
-    #: Relative path on the upstream site:
+    #: Relative path on the upstream site: `/r/<community>/comments/<post>/<slug>/<id>/`.
     permalink: NotRequired[str]
     #: True while the score is hidden (the blackout).
     score_hidden: NotRequired[bool]
@@ -415,7 +411,7 @@ class Comment(TypedDict):
 
 
 class MoreStub(TypedDict):
-    """A collapsed part of a thread, cut by the tree's `limit`:"""
+    """A collapsed part of a thread, cut by the tree's `limit`: ids only, no bodies."""
 
     #: Comments in the collapsed part of the thread.
     count: int
@@ -467,13 +463,13 @@ class Monitor(TypedDict):
     interval_seconds: int
     #: Epoch seconds.
     backfill_from: int | None
-    #: `paused`:
+    #: `paused`: by the caller.
     status: Literal["backfilling", "live", "paused", "failing", "paused_for_credits"]
-    #: Present with `paused_for_credits` when the key cannot pay now:
+    #: Present with `paused_for_credits` when the key cannot pay now: why.
     paused_reason: NotRequired[Literal["insufficient_credits", "spend_cap_reached"]]
     #: Epoch seconds.
     created_at: int
-    #: Where batches are POSTed; null:
+    #: Where batches are POSTed; null: pull only.
     webhook_url: str | None
     #: Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000).
     items_collected: NotRequired[int]
@@ -488,7 +484,7 @@ class BackfillEstimate(TypedDict):
     max_credits: int | None
     #: The backfill's items, by the archive's count (before the phrase filter).
     estimated_items: NotRequired[int | None]
-    #: How the estimate was made:
+    #: How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available.
     method: NotRequired[str]
 
 
@@ -541,7 +537,7 @@ class Delivery(TypedDict):
 class Attempt(TypedDict):
     #: Epoch seconds.
     at: int
-    #: Null:
+    #: Null: the receiver never answered.
     status_code: int | None
     latency_ms: int
     error: str | None
