@@ -1,6 +1,7 @@
 /**
  * The MCP Inspector's command-line mode, a client we did not write, against the gateway's /mcp: it
- * lists the tools (and finds their schemas portable by its own check), gets every tool's default
+ * lists the tools (and finds their schemas portable by its own check), the resource templates and
+ * the prompts, gets every tool's default
  * result within the budget, reads a 500-comment tree in pieces by following `next`, and reports a
  * bad key in the API's words. It is a pinned root devDependency run from node_modules/.bin, so CI
  * needs no network at test time.
@@ -113,6 +114,25 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
       "start_export",
     ]);
     for (const tool of tools) expect(tool.inputSchema).toMatchObject({ type: "object" });
+  });
+
+  it("lists the five resource templates and the four research prompts", async () => {
+    const templates = await inspect(apiKey, "--method", "resources/templates/list");
+    expect(templates.code).toBe(0);
+    const { resourceTemplates } = JSON.parse(templates.stdout) as {
+      resourceTemplates: { uriTemplate: string }[];
+    };
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toContain("reddit://post/{id}");
+    expect(resourceTemplates).toHaveLength(5);
+    const prompts = await inspect(apiKey, "--method", "prompts/list");
+    expect(prompts.code).toBe(0);
+    const listed = JSON.parse(prompts.stdout) as { prompts: { name: string }[] };
+    expect(listed.prompts.map((prompt) => prompt.name).sort()).toEqual([
+      "community_brief",
+      "community_on_topic",
+      "summarize_thread",
+      "track_topic",
+    ]);
   });
 
   it("calls check_credits and reads the key's balance, charged nothing", async () => {

@@ -49,9 +49,11 @@ export async function mcpRoute(app: FastifyInstance, options: McpRouteOptions): 
     (_req, body, done) => done(null, body),
   );
   // One handler per process for 2026-07-28 requests; it builds a server per request for its caller.
-  const modern = createMcpHandler(({ authInfo }) => createMcpServer(options, callerOf(authInfo)), {
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer(options, callerOf(authInfo), "modern"), {
     legacy: "reject",
     maxRequestBodySize: options.bodyLimitBytes,
+    // The SDK answers refusals and failures itself; this is where their reasons reach the log.
+    onerror: (error) => app.log.warn({ err: error }, "MCP request refused or failed"),
   });
   app.addHook("onClose", () => modern.close());
   app.post("/mcp", { onRequest: requireKey }, (request, reply) => serveMcp(request, reply, options, modern));

@@ -6,12 +6,26 @@
  * Schemas, computed once per process), and so is the capability set, which is honest this way: a
  * stateless server never sends tools/list_changed, so it does not claim `listChanged`.
  */
-import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Tool,
+} from "@modelcontextprotocol/server";
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
+import {
+  asTask,
+  optedIntoTasks,
+  registerTasks,
+  TASK_TOOLS,
+  TASKS_EXTENSION,
+  taskSupportOf,
+} from "./tasks.ts";
 import { EXPORT_TOOLS } from "./tools/export-tools.ts";
 import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
 import { MONITOR_TOOLS } from "./tools/monitor-tools.ts";
@@ -45,34 +59,57 @@ export interface McpServerDeps {
   keyRates: KeyRates;
 }
 
-export function createMcpServer(deps: McpServerDeps, caller: ToolCaller): Server {
+/** `modern`: a 2026-07-28 request, which may use the Tasks extension; `legacy`: a 2025 one. */
+export type ProtocolEra = "modern" | "legacy";
+
+export function createMcpServer(
+  deps: McpServerDeps,
+  caller: ToolCaller,
+  era: ProtocolEra = "legacy",
+): Server {
+  const tasks = era === "modern";
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {}, prompts: {} },
+    capabilities: {
+      tools: {},
+      resources: {},
+      prompts: {},
+      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    },
     instructions: INSTRUCTIONS,
   });
-  const listing = {
-    tools: [
-      ...deps.catalog.tools.map((tool) => tool.listing),
-      ...RESOURCE_TOOLS.map((tool) => tool.listing(deps.catalog.budgetBytes)),
-    ],
-  };
+  const listing = { tools: toolListing(deps) };
   server.setRequestHandler("tools/list", () => listing);
   server.setRequestHandler("tools/call", async (request, context) => {
+    const { name } = request.params;
     const call = { ...caller, signal: context.mcpReq.signal };
-    const result = await runTool(deps, request.params.name, request.params.arguments ?? {}, call);
-    if (result) return result;
-    const names = [
-      ...deps.catalog.tools.map((known) => known.definition.name),
-      ...RESOURCE_TOOLS.map((known) => known.name),
-    ].join(", ");
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `Unknown tool '${request.params.name}'; the tools are ${names}`,
-    );
+    const result = await runTool(deps, name, request.params.arguments ?? {}, call);
+    if (!result) throw unknownTool(deps, name);
+    // Only a client that opted in on this very request gets a task (docs/api.md#mcp-endpoint-tasks).
+    return tasks && TASK_TOOLS.has(name) && optedIntoTasks(context.mcpReq.envelope)
+      ? (asTask(result) as CallToolResult)
+      : result;
   });
   registerResources(server, (name, args, signal) => runTool(deps, name, args, { ...caller, signal }));
   registerPrompts(server);
+  if (tasks) registerTasks(server, deps.client, { apiKey: caller.apiKey, requestId: caller.requestId });
   return server;
+}
+
+/** Every tool, each saying whether it may answer with a task (only those of TASK_TOOLS may). */
+function toolListing(deps: McpServerDeps): Tool[] {
+  const tools = [
+    ...deps.catalog.tools.map((tool) => tool.listing),
+    ...RESOURCE_TOOLS.map((tool) => tool.listing(deps.catalog.budgetBytes)),
+  ];
+  return tools.map((tool) => ({ ...tool, ...taskSupportOf(tool.name) }));
+}
+
+function unknownTool(deps: McpServerDeps, name: string): ProtocolError {
+  const names = [
+    ...deps.catalog.tools.map((known) => known.definition.name),
+    ...RESOURCE_TOOLS.map((known) => known.name),
+  ].join(", ");
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool '${name}'; the tools are ${names}`);
 }
 
 /** One tool call for this caller, or undefined when no tool has that name. */

@@ -151,8 +151,8 @@ describe("the tools' contract", () => {
     expect(tree?.properties?.resume_after).toMatchObject({ type: "string" });
   });
 
-  it("claims only the tools capability, without listChanged: a stateless server never sends it", async () => {
-    expect(agent.getServerCapabilities()).toEqual({ tools: {} });
+  it("claims tools, resources and prompts, without listChanged or subscribe: a stateless server never sends them", async () => {
+    expect(agent.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {} });
   });
 
   it("answers an unknown tool with a JSON-RPC error that names the tools", async () => {

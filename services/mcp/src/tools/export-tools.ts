@@ -72,15 +72,24 @@ const exportOutput = z.object({
     .string()
     .optional()
     .meta({ description: "Once done: the file's path on the API, downloaded with the same API key." }),
+  manifest: z
+    .looseObject({ rows: count, bytes: count, sha256: z.string(), pages: count })
+    .optional()
+    .meta({ description: "Once done: what the file holds (rows, bytes, sha256, pages, the span covered)." }),
 });
 
 function present(result: GatewayResult<ExportJob>): CallToolResult {
   if (!result.ok) return errorResult(describeGatewayError(result.error));
-  const job = result.value;
+  return presentExport(result.value);
+}
+
+/** An export as a tool result: its state, quote and progress, and once done its link and manifest. */
+export function presentExport(job: ExportJob): CallToolResult {
   const { query: _query, result: done, ...lean } = job;
   const structured: Record<string, unknown> = { export: lean };
   const fileUrl = done?.file_url;
   if (fileUrl) structured.file_url = fileUrl;
+  if (done?.manifest) structured.manifest = done.manifest;
   const { progress, quote } = job;
   const summary =
     job.state === "quoted"

@@ -1,0 +1,197 @@
+/**
+ * The Tasks extension over exports (docs/api.md#mcp-endpoint-tasks), through the gateway's /mcp, two
+ * MCP replicas behind a round-robin balancer, the whole stack and a slowed exports service. A client
+ * speaking 2026-07-28 that declares the extension gets a task for a started export and polls it
+ * with tasks/get through a dropped connection and a replica restart to its result (link and
+ * manifest); a second export is cancelled through tasks/cancel. The key pays exactly the pages each
+ * export fetched, and the ledger verifies. Without the extension the same call answers at once.
+ */
+import { silentLogger, waitFor } from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
+import { type RoundRobin, startRoundRobin } from "../support/round-robin.ts";
+import { type Stack, startStack } from "../support/stack.ts";
+import { type ExportsBeside, FAST, startExportsBeside, verifyLedger } from "./exports.support.ts";
+
+const TASKS = "io.modelcontextprotocol/tasks";
+
+let stack: Stack;
+let exportsService: ExportsBeside;
+let balancer: RoundRobin;
+let replicas: McpHandle[];
+let endpoint: string;
+
+const startReplica = () =>
+  startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: stack.gatewayUrl, logger: silentLogger() });
+
+beforeAll(async () => {
+  stack = await startStack();
+  // A few pages a second, so a task is seen working and can be cancelled before it ends.
+  exportsService = await startExportsBeside(stack, { ...FAST, pagesPerSecond: 3 });
+  replicas = await Promise.all([startReplica(), startReplica()]);
+  balancer = await startRoundRobin();
+  balancer.setTargets(replicas.map((replica) => replica.url));
+  endpoint = `${(await stack.startGateway({ mcpUrl: balancer.url })).url}/mcp`;
+}, 120_000);
+afterAll(async () => {
+  for (const replica of replicas ?? []) await replica.stop();
+  await balancer?.close();
+  await exportsService?.stop();
+  await stack?.stop();
+});
+
+interface Rpc {
+  result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string };
+  error?: { code: number; message: string };
+}
+
+/** One 2026-07-28 request, as a client sends it: the envelope in `_meta`, the standard headers. */
+async function modern(
+  key: string,
+  method: string,
+  params: Record<string, unknown>,
+  options: { tasks?: boolean; name?: string; signal?: AbortSignal } = {},
+): Promise<Rpc> {
+  const capabilities = options.tasks ? { extensions: { [TASKS]: {} } } : {};
+  const body = {
+    jsonrpc: "2.0",
+    id: 1,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "task-test", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+      },
+    },
+  };
+  const response = await fetch(endpoint, {
+    method: "POST",
+    signal: options.signal,
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "x-api-key": key,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(options.name ? { "mcp-name": options.name } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  return (await response.json()) as Rpc;
+}
+
+const window = () => {
+  const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
+  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 7 * 86_400, before, confirm: true };
+};
+
+const startExport = (key: string, tasks: boolean) =>
+  modern(key, "tools/call", { name: "start_export", arguments: window() }, { tasks, name: "start_export" });
+
+const getTask = (key: string, taskId: string, signal?: AbortSignal) =>
+  modern(key, "tasks/get", { taskId }, { tasks: true, name: taskId, signal });
+
+describe("an export as a task", () => {
+  it("answers at once, with no task, when the client did not opt in; and lists which tools may become tasks", async () => {
+    const { key } = await stack.createKey({ credits: 100 });
+    const started = await startExport(key, false);
+    expect(started.result?.resultType).not.toBe("task");
+    const exported = (started.result as { structuredContent: { export: { id: string } } }).structuredContent
+      .export;
+    await modern(
+      key,
+      "tools/call",
+      { name: "get_export", arguments: { id: exported.id } },
+      { name: "get_export" },
+    );
+    const listing = await modern(key, "tools/list", {});
+    const tools = (listing.result?.tools ?? []) as {
+      name: string;
+      _meta?: Record<string, { taskSupport: string }>;
+    }[];
+    const support = (tool?: (typeof tools)[number]) => tool?._meta?.[TASKS]?.taskSupport;
+    expect(support(tools.find((tool) => tool.name === "start_export"))).toBe("optional");
+    expect(tools.filter((tool) => support(tool) === "forbidden")).toHaveLength(tools.length - 1);
+  });
+
+  it("is polled to completion through a dropped connection and a replica restart, and costs its pages exactly", async () => {
+    const { key, id: keyId } = await stack.createKey({ credits: 100 });
+    const created = await startExport(key, true);
+    expect(created.result).toMatchObject({ resultType: "task", status: "working" });
+    const taskId = created.result?.taskId ?? "";
+    expect(taskId).toMatch(/^export:/);
+
+    const working = await getTask(key, taskId);
+    expect(working.result?.status).toBe("working");
+    expect(working.result?.statusMessage).toMatch(/\d+ pages, \d+ rows, \d+ credits spent/);
+
+    // The client goes away in the middle of a poll, then a replica restarts on a new address.
+    const gone = new AbortController();
+    const dropped = getTask(key, taskId, gone.signal).catch((error: Error) => error);
+    gone.abort();
+    expect(await dropped).toBeInstanceOf(Error);
+    await replicas[0]?.stop();
+    replicas[0] = await startReplica();
+    balancer.setTargets(replicas.map((replica) => replica.url));
+
+    const done = await waitFor(
+      async () => {
+        const polled = await getTask(key, taskId);
+        return polled.result?.status === "completed" ? polled.result : undefined;
+      },
+      "the task to complete",
+      90_000,
+    );
+    const result = done?.result as {
+      structuredContent: {
+        file_url: string;
+        manifest: { rows: number };
+        export: { progress: { credits_spent: number } };
+      };
+    };
+    expect(result.structuredContent.file_url).toMatch(/^\/v1\/exports\/.+\/file$/);
+    expect(result.structuredContent.manifest.rows).toBeGreaterThan(0);
+    const spent = result.structuredContent.export.progress.credits_spent;
+    expect(spent).toBeGreaterThan(0);
+    expect(await stack.balanceOf(keyId)).toBe(100 - spent);
+    expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+  }, 150_000);
+
+  it("is cancelled through tasks/cancel: the export stops and the key pays only the pages fetched", async () => {
+    const { key, id: keyId } = await stack.createKey({ credits: 100 });
+    const created = await startExport(key, true);
+    const taskId = created.result?.taskId ?? "";
+    const cancelled = await modern(key, "tasks/cancel", { taskId }, { tasks: true, name: taskId });
+    expect(cancelled.error).toBeUndefined();
+    const settled = await waitFor(async () => {
+      const polled = await getTask(key, taskId);
+      return polled.result?.status === "cancelled" ? polled.result : undefined;
+    }, "the task to be cancelled");
+    expect(settled?.statusMessage).toMatch(/cancelled/);
+    const exportId = taskId.replace(/^export:/, "");
+    const job = await modern(
+      key,
+      "tools/call",
+      { name: "get_export", arguments: { id: exportId } },
+      { name: "get_export" },
+    );
+    const spent = (
+      job.result as { structuredContent: { export: { state: string; progress: { credits_spent: number } } } }
+    ).structuredContent.export;
+    expect(spent.state).toBe("cancelled");
+    expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
+    expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+  }, 90_000);
+
+  it("keeps another key's task unknown, as its export is", async () => {
+    const owner = await stack.createKey({ credits: 100 });
+    const stranger = await stack.createKey({ credits: 10 });
+    const created = await startExport(owner.key, true);
+    const taskId = created.result?.taskId ?? "";
+    const seen = await getTask(stranger.key, taskId);
+    expect(seen.error?.message).toMatch(/no such export/);
+    await modern(owner.key, "tasks/cancel", { taskId }, { tasks: true, name: taskId });
+  });
+});
