@@ -86,6 +86,8 @@ describe("adapter-tree", () => {
       meta: { outcome: "ok", cursor: null, has_more: false },
       data: [],
       fetchedAtMs: expect.any(Number),
+      // Fetched from the upstream; an empty thread may still fill, so it is not served again.
+      fetch: { maxAgeS: undefined, source: "upstream" },
     });
   });
 

@@ -58,6 +58,7 @@ describe("adapter-users", () => {
       meta: { outcome: "ok" },
       data: { user: null },
       fetchedAtMs: expect.any(Number),
+      fetch: { maxAgeS: undefined, source: "upstream" },
     });
   });
 
