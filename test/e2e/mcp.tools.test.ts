@@ -168,8 +168,12 @@ const CALLS: {
   {
     tool: "get_activity",
     operation: "getActivity",
-    args: () => ({ subreddit, interval: "day", after: "5d" }),
-    // The window's end defaults to now: both calls name the same one.
+    // One absolute window for both calls: a relative one ("5d") would move if the second call came a
+    // second later.
+    args: () => {
+      const now = Math.floor(Date.now() / 1000);
+      return { subreddit, interval: "day", after: now - 5 * 86_400, before: now };
+    },
     http: (args) => args,
   },
   { tool: "check_credits", operation: "getAccount", args: () => ({}) },
@@ -383,7 +387,7 @@ describe("the nine data tools through the gateway's /mcp", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toMatch(/^connection: close\r$/im);
     expect(answer).toContain(
-      `{"error":"the request did not arrive in time: the body was not received in full within ${deadlineMs} ms"}`,
+      `{"error":"the request did not arrive in time: the body was not received in full within ${deadlineMs} ms","code":"request_timeout"}`,
     );
   });
 

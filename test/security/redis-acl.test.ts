@@ -186,7 +186,7 @@ describe("Redis with the shipped ACL users", () => {
         { debits: [{ key_id: presented.id, request_id: "acl-settled" }] },
         settleReplySchema,
       ),
-    ).toEqual({ settled: 1, ignored: 0 });
+    ).toEqual({ settled: 1, ignored: 0, ends: ["settled"] });
     await admit("acl-refunded");
     expect(
       await ask(
