@@ -114,9 +114,13 @@ async function startOrExplain(
   if (!binary) throw new Error(`${problem}; ${elsewhere(program)}${program} is not installed to start one`);
   say(`${problem}; starting one: ${binary} ${args.join(" ")}`);
   const child = spawn(binary, args, { detached: true, stdio: "ignore" });
+  let failedToRun = false;
+  child.once("error", () => {
+    failedToRun = true;
+  });
   child.unref();
   const deadline = Date.now() + START_DEADLINE_MS;
-  while (Date.now() < deadline && child.exitCode === null) {
+  while (Date.now() < deadline && child.exitCode === null && !failedToRun) {
     if ((await check(url)).answers) return child.pid!;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
