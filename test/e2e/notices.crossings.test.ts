@@ -49,10 +49,11 @@ describe("notices of crossings", () => {
     await client.signUp(email, portal.inbox);
     const { id: keyId, secret } = await client.createKey("busy");
 
-    const hook = await client.submit("/notifications", "/notifications/webhook", {
+    const saved = await client.submit("/notifications", "/notifications/webhook", {
       webhook_url: receiverUrl,
     });
-    expect(hook.status).toBe(201);
+    expect(saved.status).toBe(303);
+    const hook = await client.follow(saved);
     const signingSecret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(hook.body)![1]!;
     expect((await client.get("/notifications")).body).not.toContain(signingSecret);
     const threshold = await client.submit("/notifications", "/notifications/threshold", {
@@ -114,9 +115,9 @@ describe("notices of crossings", () => {
     const client = new BrowserlessClient(portal.url);
     await client.signUp(email, portal.inbox);
     const { id: keyId, secret } = await client.createKey("rearmed");
-    const hook = await client.submit("/notifications", "/notifications/webhook", {
-      webhook_url: receiverUrl,
-    });
+    const hook = await client.follow(
+      await client.submit("/notifications", "/notifications/webhook", { webhook_url: receiverUrl }),
+    );
     const signingSecret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(hook.body)![1]!;
     await client.submit("/notifications", "/notifications/threshold", { low_balance_threshold: "3400" });
     const topUp = async () => {

@@ -51,13 +51,20 @@ export const TIME_BOUND_HINT =
  * The error is the reason, phrased to follow the parameter's name.
  */
 export function parseTimeBound(raw: string | number, nowSeconds: number): Result<number> {
-  const text = String(raw).trim().toLowerCase();
-  const seconds = parseKnownForm(text, nowSeconds);
+  const seconds = readTimeBound(raw, nowSeconds);
   if (seconds === undefined) return err(`must be ${TIME_BOUND_HINT}`);
   if (seconds < EARLIEST_EPOCH_SECONDS || seconds > LATEST_EPOCH_SECONDS) {
     return err("is outside the archive's range (2005 to 2100)");
   }
   return ok(seconds);
+}
+
+/**
+ * The epoch seconds a time bound names, or undefined when it is in none of the known forms; no range
+ * check, for a caller whose own, narrower rule should be the one a person reads (a monitor's backfill).
+ */
+export function readTimeBound(raw: string | number, nowSeconds: number): number | undefined {
+  return parseKnownForm(String(raw).trim().toLowerCase(), nowSeconds);
 }
 
 function parseKnownForm(text: string, nowSeconds: number): number | undefined {

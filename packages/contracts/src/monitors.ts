@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN } from "./api-keys.ts";
-import { nowEpochSeconds, parseTimeBound, TIME_BOUND_HINT } from "./dates.ts";
+import { nowEpochSeconds, readTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
 
 export const MONITOR_ACTIONS = [
@@ -176,15 +176,17 @@ export function createMonitorSchema(limits: MonitorLimits) {
         .union([z.string(), z.number()], { error: `must be ${TIME_BOUND_HINT}` })
         .transform((raw, ctx) => {
           const now = nowEpochSeconds();
-          const parsed = parseTimeBound(raw, now);
-          if (!parsed.ok) {
-            ctx.addIssue({ code: "custom", message: parsed.error });
+          // The 365-day rule is checked before any wider range, so `1000y` is refused by it; any
+          // value it lets through is inside the archive's range.
+          const from = readTimeBound(raw, now);
+          if (from === undefined) {
+            ctx.addIssue({ code: "custom", message: `must be ${TIME_BOUND_HINT}` });
             return z.NEVER;
           }
-          if (parsed.value > now) ctx.addIssue({ code: "custom", message: "must not be in the future" });
-          if (parsed.value < now - MAX_BACKFILL_SECONDS)
+          if (from > now) ctx.addIssue({ code: "custom", message: "must not be in the future" });
+          if (from < now - MAX_BACKFILL_SECONDS)
             ctx.addIssue({ code: "custom", message: "must be within the last 365 days" });
-          return parsed.value;
+          return from;
         })
         .optional(),
     })

@@ -26,6 +26,7 @@ import {
 } from "./routes/monitor-webhooks.ts";
 import { createMonitor, deleteMonitor, monitorsPage, previewMonitor } from "./routes/monitors.ts";
 import {
+  noticeWebhookSecretPage,
   notificationsPage,
   removeWebhook,
   saveKinds,
@@ -86,6 +87,7 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.post("/notifications/threshold", saveThreshold(ctx));
   app.post("/notifications/kinds", saveKinds(ctx));
   app.post("/notifications/webhook", saveWebhook(ctx));
+  app.get("/notifications/webhook/secret", noticeWebhookSecretPage(ctx));
   app.post("/notifications/webhook/remove", removeWebhook(ctx));
   app.post("/notifications/test", sendTestNotice(ctx));
 

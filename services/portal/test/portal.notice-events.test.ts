@@ -3,7 +3,7 @@
  * with the portal in-process on real NATS, Redis and SMTP: an event published while no portal runs
  * is sent once when one starts, even when the mail server refuses the first attempt; the email
  * carries a one-click unsubscribe link (and RFC 8058 headers) that works without signing in, and a
- * changed token is refused.
+ * changed token is refused. A notice webhook's new signing secret is shown once, after a redirect.
  */
 import { randomBytes } from "node:crypto";
 import type { NoticeEvent } from "@rda/contracts";
@@ -114,5 +114,27 @@ describe("notice events", () => {
     await waitFor(async () => ((await h.noticeBacklog()) === 0 ? true : undefined), "the event handled");
     const mails = await h.inbox.messagesTo(email);
     expect(mails.filter((mail) => mail.subject.startsWith(`Key ${keyId} is below`))).toHaveLength(1);
+  });
+
+  it("show a new notice webhook's secret once, after a redirect, so a reload never saves the form again", async () => {
+    const { client } = await signedUpAccount("hook-secret");
+    const saved = await client.submit("/notifications", "/notifications/webhook", {
+      webhook_url: "https://hooks.example.com/notices",
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe("/notifications/webhook/secret");
+
+    const shown = await client.follow(saved);
+    expect(shown.status).toBe(200);
+    const secret = /id="webhook-secret"[^>]*value="(whsec_[^"]+)"/.exec(shown.body)?.[1];
+    expect(secret).toBeDefined();
+
+    const again = await client.follow(saved);
+    expect(again.status).toBe(303);
+    expect(again.location).toBe("/notifications?done=notice-webhook-secret-shown");
+    const page = await client.follow(again);
+    expect(page.body).toContain("shown only once, and it was shown already");
+    expect(page.body).not.toContain(secret);
+    expect(page.body).toContain("https://hooks.example.com/notices");
   });
 });

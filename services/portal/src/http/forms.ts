@@ -18,6 +18,8 @@ export const NOTICES = {
   "threshold-saved": "The low-balance threshold is saved for all your keys.",
   "notices-saved": "Your notice choices are saved.",
   "webhook-removed": "The webhook is removed: notices go by email only.",
+  "notice-webhook-secret-shown":
+    "The webhook's signing secret is shown only once, and it was shown already. If you did not copy it, save the webhook's URL again to get a new one.",
   "test-sent": "A test notice is on its way.",
   "test-webhook-failed": "The test notice was emailed, but your webhook did not accept it.",
   "test-limited":

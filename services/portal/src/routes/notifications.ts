@@ -101,7 +101,23 @@ export function saveWebhook(ctx: PortalContext) {
     }
     const secret = await ctx.notices.settings.setWebhook(signedIn.accountId, url);
     request.log.info({ account_id: signedIn.accountId }, "notice webhook set");
-    return renderNotifications(ctx, reply, signedIn, { newSecret: secret }, 201);
+    // POST-redirect-GET, as for a key's secret (routes/keys.ts): a reload never sends the form again.
+    await ctx.pendingSecrets.keep(signedIn.id, NOTICE_WEBHOOK_SECRET, { secret, made: "created" });
+    return reply.redirect("/notifications/webhook/secret", 303);
+  };
+}
+
+/** The name the notice webhook's new secret waits under (store/pending-secrets.ts), per session. */
+const NOTICE_WEBHOOK_SECRET = "notice-webhook";
+
+/** The notifications page with the webhook's new secret, once; opened again, the page with a notice. */
+export function noticeWebhookSecretPage(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const pending = await ctx.pendingSecrets.take(signedIn.id, NOTICE_WEBHOOK_SECRET);
+    if (!pending) return reply.redirect("/notifications?done=notice-webhook-secret-shown", 303);
+    return renderNotifications(ctx, reply, signedIn, { newSecret: pending.secret });
   };
 }
 

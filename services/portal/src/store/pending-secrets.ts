@@ -1,6 +1,7 @@
 /**
  * A new secret between the form that made it (create, rotate) and the page that shows it: a key's
- * (named by the key's id), or a monitor webhook's signing secret (named by the monitor's id).
+ * (named by the key's id), a monitor webhook's signing secret (named by the monitor's id), or the
+ * account's notice webhook's (named `notice-webhook`).
  * The form's POST answers with a redirect, and the page it leads to takes the secret out of here:
  * a browser refresh of that page finds nothing (the secret is shown once), and never sends the form
  * again.
@@ -29,7 +30,7 @@ const pendingSchema = z.object({
 export type PendingSecret = z.infer<typeof pendingSchema>;
 
 export interface PendingSecrets {
-  /** `ownerId`: the key's id, or the monitor's (`mon_…`) for its webhook's secret. */
+  /** `ownerId`: the key's id, the monitor's (`mon_…`) for its webhook's secret, or `notice-webhook`. */
   keep(sessionId: string, ownerId: string, pending: PendingSecret): Promise<void>;
   /** The secret, once: a second call, another session, or one after the TTL finds nothing. */
   take(sessionId: string, ownerId: string): Promise<PendingSecret | undefined>;
