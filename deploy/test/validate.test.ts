@@ -251,6 +251,28 @@ describe("Kubernetes checks", () => {
     expect(text).toMatch(/overlays\/production: the kustomization has upstream-sim/);
   });
 
+  it("reject a production overlay that keeps a stream-owning service's streams on one node", async () => {
+    const copy = brokenCopy(({ k8s }) => {
+      const production = join(k8s, "overlays", "production", "kustomization.yaml");
+      replaceIn(production, / {6}- op: add\n {8}path: \/data\/NATS_REPLICAS\n {8}value: "3"\n/, "");
+      // One service given its own value overrides the ConfigMap's.
+      replaceIn(
+        join(k8s, "base", "exports.yaml"),
+        "          env:\n",
+        '          env:\n            - name: NATS_REPLICAS\n              value: "1"\n',
+      );
+    });
+    const text = messages((await validateDeployment(copy)).problems);
+    for (const service of ["billing", "portal", "monitors"])
+      expect(text).toMatch(
+        new RegExp(
+          `overlays/production Deployment/${service}: sets up JetStream streams, so needs NATS_REPLICAS=3 \\(has none: 1\\)`,
+        ),
+      );
+    expect(text).toMatch(/overlays\/production Deployment\/exports: .*NATS_REPLICAS=3 \(has 1\)/);
+    expect(text).not.toMatch(/Deployment\/gateway: sets up JetStream/);
+  });
+
   it("reject a compose file that lacks a service of services/", async () => {
     const copy = brokenCopy(({ compose }) =>
       replaceIn(compose, / {2}adapter-users:\n( {4}.*\n| {6}.*\n)+?\n/, ""),

@@ -28,6 +28,7 @@ import {
 } from "./kubernetes.ts";
 import { observabilityFiles, observabilityProblems } from "./observability.ts";
 import type { Problem } from "./problems.ts";
+import { streamOwningServices, streamReplicaProblems } from "./stream-replicas.ts";
 
 export { formatProblems, type Problem } from "./problems.ts";
 
@@ -115,6 +116,10 @@ export async function validateDeployment(
     problems.push(...kubernetesCredentialProblems(rendered.objects, source, identities));
     // The tools' pods run in the same namespace, under the same policies.
     problems.push(...networkPolicyProblems([...rendered.objects, ...tools.objects], source));
+    if (name === "overlays/production")
+      problems.push(
+        ...streamReplicaProblems(rendered.objects, streamOwningServices(layout.servicesDir), source),
+      );
     if (rendered.problems.length === 0) deployments.set(name, deploymentNames(rendered.objects));
     checked.push(`${source} (${rendered.objects.length} objects)`);
   }

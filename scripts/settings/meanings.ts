@@ -97,6 +97,8 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
   MONITOR_WEBHOOK_TICK_MS: "how often a replica looks for due webhook deliveries",
   MONITOR_WEBHOOK_TIMEOUT_MS: "one webhook attempt's deadline",
   NATS_PASSWORD: "the service's own NATS identity, both or neither",
+  NATS_REPLICAS:
+    "copies of every JetStream stream and bucket the service sets up: 1, 3 or 5 (3 on a three-node NATS cluster; [JetStream](operations.md#jetstream))",
   NATS_URL: "NATS with JetStream; comma-separated cluster seeds; `tls://` insists on TLS",
   NATS_USER: "the service's own NATS identity, both or neither",
   NOTICES_PER_ACCOUNT_PER_HOUR:
@@ -138,8 +140,6 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
     "a Redis command without an answer by then fails: 503, nothing charged ([timeouts](operations.md#timeouts))",
   REDIS_URL:
     "Redis; `/N` selects database N; its ACL user and password in the URL; the adapters keep the upstream pacer there",
-  REFUND_STREAM_REPLICAS:
-    "copies of the refund stream and the notice stream: 1, 3 or 5 (3 on a three-node NATS cluster)",
   SIM_AFTER_INCLUSIVE: "the data quirks, each over its profile's value ([profiles](operations.md#profiles))",
   SIM_ANCHOR: "epoch seconds the corpus is laid around; same seed and anchor give the same data",
   SIM_BEFORE_INCLUSIVE: "the data quirks, each over its profile's value ([profiles](operations.md#profiles))",

@@ -391,7 +391,7 @@ describe("NATS with the shipped permissions: the flows the product needs", () =>
     });
     const portal = await as("portal");
     const jsm = await jetstreamManager(portal);
-    await ensureNoticeStream(jsm, subjects);
+    await ensureNoticeStream(jsm, subjects, 1);
     await ensureNoticeConsumer(jsm, subjects);
     const consumer = await jetstream(portal).consumers.get(subjects.noticeStream, subjects.noticeConsumer);
     const crossings: string[] = [];

@@ -120,8 +120,8 @@ export const lookupKeyReplySchema = z.discriminatedUnion("found", [
       id: keyId,
       rate_limit: rateLimit,
       revoked: z.boolean(),
-      /** The portal account owning the key; null for an operator's key, absent from older versions. */
-      account_id: z.string().nullable().optional(),
+      /** The portal account owning the key; null for an operator's key. */
+      account_id: z.string().nullable(),
     }),
   }),
 ]);

@@ -141,6 +141,12 @@ export const env = {
         error: "must not carry credentials: set NATS_USER and NATS_PASSWORD instead",
       })
       .default("nats://127.0.0.1:4222"),
+  /** Copies of every JetStream stream and bucket a service makes (jetstream-setup.ts): 1, 3 or 5. */
+  natsReplicas: () =>
+    z.coerce
+      .number({ error: "must be 1, 3 or 5" })
+      .refine((n) => [1, 3, 5].includes(n), { error: "must be 1, 3 or 5" })
+      .default(1),
   /** The service's identity on NATS (deploy/nats/auth.conf); unset with NATS_PASSWORD: no authentication. */
   natsUser: () =>
     z.string().regex(NATS_USER_PATTERN, { error: "must be 1 to 64 letters, digits, '_' or '-'" }).optional(),

@@ -8,15 +8,8 @@
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { err, type MonthSpend, type NoticeEvent, ok, type Result, type Subjects } from "@rda/contracts";
-import {
-  AckPolicy,
-  DeliverPolicy,
-  type JetStreamManager,
-  RetentionPolicy,
-  StorageType,
-} from "./jetstream.ts";
-
-const nanos = (ms: number) => ms * 1_000_000;
+import { AckPolicy, DeliverPolicy, type JetStreamManager, RetentionPolicy } from "./jetstream.ts";
+import { ensureConsumer, ensureStream, nanos } from "./jetstream-setup.ts";
 
 export const NOTICE_STREAM = {
   /** A notice nobody could send in a week is no longer news. */
@@ -28,54 +21,37 @@ export const NOTICE_STREAM = {
 } as const;
 
 /**
- * Creates the stream if it is missing. Its owner (billing, the publisher) passes `replicas` and
- * also brings an existing stream's limits and copies up to date; the portal only makes sure it
- * exists, so it never undoes the owner's settings.
+ * The stream and the portal's shared durable consumer (never gives up: the stream's age bounds it).
+ * Billing (the publisher) and the portal (the consumer) both set them up at start, with the same
+ * settings, so either may start first.
  */
 export async function ensureNoticeStream(
   jsm: JetStreamManager,
   subjects: Subjects,
-  replicas?: number,
+  replicas: number,
 ): Promise<void> {
-  const settings = {
-    subjects: [subjects.billing.notice],
-    max_age: nanos(NOTICE_STREAM.maxAgeMs),
-    duplicate_window: nanos(NOTICE_STREAM.duplicateWindowMs),
-    ...(replicas !== undefined && { num_replicas: replicas }),
-  };
-  try {
-    await jsm.streams.add({
+  await ensureStream(
+    jsm,
+    {
       name: subjects.noticeStream,
-      storage: StorageType.File,
+      subjects: [subjects.billing.notice],
       retention: RetentionPolicy.Workqueue,
-      ...settings,
-    });
-  } catch (error) {
-    if (replicas === undefined) {
-      // It exists (the owner made it), or JetStream refused: only the latter is an error.
-      await jsm.streams.info(subjects.noticeStream).catch(() => {
-        throw error;
-      });
-      return;
-    }
-    await jsm.streams.update(subjects.noticeStream, settings);
-  }
+      max_age: nanos(NOTICE_STREAM.maxAgeMs),
+      duplicate_window: nanos(NOTICE_STREAM.duplicateWindowMs),
+    },
+    replicas,
+  );
 }
 
-/** The portal replicas' shared durable consumer; never gives up (the stream's age bounds it). */
 export async function ensureNoticeConsumer(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
-  const settings = { ack_wait: nanos(NOTICE_STREAM.ackWaitMs), max_deliver: -1 };
-  try {
-    await jsm.consumers.add(subjects.noticeStream, {
-      durable_name: subjects.noticeConsumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: subjects.billing.notice,
-      ...settings,
-    });
-  } catch {
-    await jsm.consumers.update(subjects.noticeStream, subjects.noticeConsumer, settings);
-  }
+  await ensureConsumer(jsm, subjects.noticeStream, {
+    durable_name: subjects.noticeConsumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: subjects.billing.notice,
+    ack_wait: nanos(NOTICE_STREAM.ackWaitMs),
+    max_deliver: -1,
+  });
 }
 
 /**

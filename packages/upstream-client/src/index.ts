@@ -11,7 +11,7 @@ export { createUpstreamClient } from "./client.ts";
 export { jsonArrayPrefix } from "./data-bytes.ts";
 export { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
 export type { TrafficClass, Turn, TurnRequest, UpstreamPacer, WindowReport } from "./pacer/pacer.ts";
-export { TRAFFIC_CLASSES, unpaced } from "./pacer/pacer.ts";
+export { unpaced } from "./pacer/pacer.ts";
 export { createRedisPacer, DEFAULT_BACKGROUND_SHARE, type PacerSettings } from "./pacer/redis-pacer.ts";
 export { readWindowHeaders, resetMoment } from "./rate-limit-headers.ts";
 export type {

@@ -55,10 +55,10 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
   const context: LedgerContext = { redis: deps.redis, keys: deps.keys, now: deps.now ?? Date.now };
   await preloadLedgerScripts(deps.redis, logger);
   const jsm = await jetstreamManager(nats);
-  await ensureRefundStream(jsm, subjects, settings.refundStreamReplicas);
+  await ensureRefundStream(jsm, subjects, settings.natsReplicas);
   await ensureRefundConsumer(jsm, subjects);
   // Crossings are published into it; it must exist before the first, whether or not a portal runs.
-  await ensureNoticeStream(jsm, subjects, settings.refundStreamReplicas);
+  await ensureNoticeStream(jsm, subjects, settings.natsReplicas);
   const redisClock = await startRedisClock(deps.redis, logger);
   const registry = deps.registry ?? new Registry();
   const metrics = createBillingMetrics(registry);

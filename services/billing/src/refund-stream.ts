@@ -1,6 +1,6 @@
 /**
- * The JetStream stream and durable consumer refunds travel through, created or updated idempotently
- * by every billing replica at start. File storage keeps refunds across a NATS restart; the duplicate
+ * The JetStream stream and durable consumer refunds travel through, set up by every billing replica
+ * at start (jetstream-setup in the service kit). File storage keeps refunds across a NATS restart; the duplicate
  * window drops a re-published refund (same msg id = request id); the shared durable consumer hands
  * each message to one replica and redelivers it until that replica acks it.
  */
@@ -8,9 +8,10 @@ import { LEDGER_RETENTION, type Subjects } from "@rda/contracts";
 import {
   AckPolicy,
   DeliverPolicy,
+  ensureConsumer,
+  ensureStream,
   type JetStreamManager,
-  RetentionPolicy,
-  StorageType,
+  nanos,
 } from "@rda/service-kit";
 
 const MINUTE_MS = 60_000;
@@ -24,47 +25,31 @@ export const REFUND_STREAM = {
   ackWaitMs: 30_000,
 } as const;
 
-const nanos = (ms: number) => ms * 1_000_000;
-
 export async function ensureRefundStream(
   jsm: JetStreamManager,
   subjects: Subjects,
   replicas: number,
 ): Promise<void> {
-  const settings = {
-    subjects: [subjects.billing.refunds],
-    max_age: nanos(REFUND_STREAM.maxAgeMs),
-    duplicate_window: nanos(REFUND_STREAM.duplicateWindowMs),
-    num_replicas: replicas,
-  };
-  try {
-    await jsm.streams.add({
+  await ensureStream(
+    jsm,
+    {
       name: subjects.refundStream,
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      ...settings,
-    });
-  } catch {
-    // It exists (another replica, an earlier run): bring its limits up to date.
-    await jsm.streams.update(subjects.refundStream, settings);
-  }
+      subjects: [subjects.billing.refunds],
+      max_age: nanos(REFUND_STREAM.maxAgeMs),
+      duplicate_window: nanos(REFUND_STREAM.duplicateWindowMs),
+    },
+    replicas,
+  );
 }
 
 export async function ensureRefundConsumer(jsm: JetStreamManager, subjects: Subjects): Promise<void> {
-  const settings = {
+  await ensureConsumer(jsm, subjects.refundStream, {
+    durable_name: subjects.refundConsumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: subjects.billing.refunds,
     ack_wait: nanos(REFUND_STREAM.ackWaitMs),
     // Never give up on a refund: a Redis outage only delays it.
     max_deliver: -1,
-    filter_subject: subjects.billing.refunds,
-  };
-  try {
-    await jsm.consumers.add(subjects.refundStream, {
-      durable_name: subjects.refundConsumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ...settings,
-    });
-  } catch {
-    await jsm.consumers.update(subjects.refundStream, subjects.refundConsumer, settings);
-  }
+  });
 }

@@ -27,10 +27,7 @@ export const billingConfigShape = {
   BILLING_TIMEOUT_MS: env.positiveInt(DEADLINE_DEFAULTS.billingTimeoutMs),
   ACCOUNT_MAX_ACTIVE_KEYS: env.positiveInt(10),
   ACCOUNT_MAX_KEYS_CREATED: env.positiveInt(25),
-  REFUND_STREAM_REPLICAS: z.coerce
-    .number({ error: "must be 1, 3 or 5" })
-    .refine((n) => [1, 3, 5].includes(n), { error: "must be 1, 3 or 5" })
-    .default(1),
+  NATS_REPLICAS: env.natsReplicas(),
   /**
    * Stripe's webhook signing secret, the same one the portal holds. With it, billing applies a card
    * payment only with the event Stripe signed (src/payment-evidence.ts).
@@ -69,10 +66,10 @@ export interface BillingSettings {
    */
   readonly storeTimeoutMs: number;
   /**
-   * Copies of the refund stream in a NATS cluster (REFUND_STREAM_REPLICAS). Set 3 on a three-node
-   * cluster so pending refunds survive the loss of a node.
+   * Copies of the refund and notice streams in a NATS cluster (NATS_REPLICAS). Set 3 on a three-node
+   * cluster so pending refunds and notices survive the loss of a node.
    */
-  readonly refundStreamReplicas: number;
+  readonly natsReplicas: number;
   /**
    * Stripe's webhook signing secret (STRIPE_WEBHOOK_SECRET), the one the developer portal verifies
    * deliveries with. When set, a card payment or reversal is applied only with the event Stripe
@@ -99,7 +96,7 @@ export function billingSettingsOf(config: BillingConfig): BillingSettings {
     maxBalance: BALANCE_LIMITS.maxCredits,
     pendingSweepMs: config.PENDING_SWEEP_MS,
     storeTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    refundStreamReplicas: config.REFUND_STREAM_REPLICAS,
+    natsReplicas: config.NATS_REPLICAS,
     stripeWebhookSecret: config.STRIPE_WEBHOOK_SECRET,
   };
 }

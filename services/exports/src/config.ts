@@ -57,6 +57,7 @@ export const exportsConfigShape = {
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),
   NATS_USER: env.natsUser(),
+  NATS_REPLICAS: env.natsReplicas(),
   NATS_PASSWORD: env.natsPassword(),
   RDA_NAMESPACE: env.namespace(),
   LOG_LEVEL: env.logLevel(),

@@ -53,6 +53,8 @@ export interface ExportSettings extends Partial<WorkerSettings> {
   readonly runWorkers?: boolean;
   /** Quotes one account (all its keys) may ask a minute (EXPORTS_QUOTES_PER_MINUTE). */
   readonly quotesPerMinute?: number;
+  /** NATS_REPLICAS: copies of the job queue's stream (default 1). */
+  readonly natsReplicas?: number;
 }
 
 /** A quote reads the archive twice; ten a minute is more than a person or a script needs. */
@@ -95,7 +97,12 @@ export async function startExports(
   const { nats, redis, subjects, logger } = deps;
   const settings = workerSettings(deps.settings);
   const exportSubjects = subjects.exports;
-  await ensureJobQueue(await jetstreamManager(nats), exportSubjects, settings.ackWaitMs);
+  await ensureJobQueue(
+    await jetstreamManager(nats),
+    exportSubjects,
+    settings.ackWaitMs,
+    deps.settings?.natsReplicas ?? 1,
+  );
   const jobs = redisJobStore(redis, exportKeys(deps.namespace));
   const objects = deps.objects ?? filesystemStore(deps.settings?.storageDir ?? "data/exports");
   const source = adapterPageSource(

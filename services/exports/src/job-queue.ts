@@ -9,10 +9,12 @@ import type { ExportSubjects } from "@rda/contracts";
 import {
   AckPolicy,
   DeliverPolicy,
+  ensureConsumer,
+  ensureStream,
   type JetStreamClient,
   type JetStreamManager,
+  nanos,
   RetentionPolicy,
-  StorageType,
 } from "@rda/service-kit";
 
 export interface JobMessage {
@@ -20,31 +22,30 @@ export interface JobMessage {
   readonly run: number;
 }
 
-const nanos = (ms: number) => ms * 1_000_000;
-
-export async function ensureJobQueue(jsm: JetStreamManager, subjects: ExportSubjects, ackWaitMs: number) {
-  const stream = { subjects: [subjects.jobs], duplicate_window: nanos(120_000) };
-  try {
-    await jsm.streams.add({
+export async function ensureJobQueue(
+  jsm: JetStreamManager,
+  subjects: ExportSubjects,
+  ackWaitMs: number,
+  replicas: number,
+) {
+  await ensureStream(
+    jsm,
+    {
       name: subjects.jobStream,
-      storage: StorageType.File,
+      subjects: [subjects.jobs],
       retention: RetentionPolicy.Workqueue,
-      ...stream,
-    });
-  } catch {
-    await jsm.streams.update(subjects.jobStream, stream);
-  }
-  const consumer = { ack_wait: nanos(ackWaitMs), max_deliver: -1, filter_subject: subjects.jobs };
-  try {
-    await jsm.consumers.add(subjects.jobStream, {
-      durable_name: subjects.jobConsumer,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      ...consumer,
-    });
-  } catch {
-    await jsm.consumers.update(subjects.jobStream, subjects.jobConsumer, consumer);
-  }
+      duplicate_window: nanos(120_000),
+    },
+    replicas,
+  );
+  await ensureConsumer(jsm, subjects.jobStream, {
+    durable_name: subjects.jobConsumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: subjects.jobs,
+    ack_wait: nanos(ackWaitMs),
+    max_deliver: -1,
+  });
 }
 
 /** Puts a job's run on the queue; the message id makes a repeated publish of one run a no-op. */

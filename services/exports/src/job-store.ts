@@ -40,8 +40,8 @@ export interface JobRecord {
   query: ExportQuery;
   quote: ExportQuote;
   /**
-   * Whose active set the job counts in (job-owner.ts), set when it starts. Records from before
-   * the limit was per account lack it: their set is the key's.
+   * Whose active set the job counts in (job-owner.ts), set when it starts: a job never started
+   * counts in none.
    */
   owner?: string;
   /** Bumped each time the job is put on the work queue; older queue messages are dropped. */
@@ -162,7 +162,7 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
       return (await addActive.run(redis, [keys.activeJobs(owner)], [id, limit])) === 1;
     },
     async deactivate(record) {
-      await redis.srem(keys.activeJobs(record.owner ?? record.keyId), record.id);
+      if (record.owner !== undefined) await redis.srem(keys.activeJobs(record.owner), record.id);
     },
     async remember(record, atMs) {
       const list = keys.keyJobs(record.keyId);

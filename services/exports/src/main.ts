@@ -76,6 +76,7 @@ runMain("exports", async () => {
         pagesPerSecond: config.EXPORTS_PAGES_PER_SECOND,
         concurrency: config.EXPORTS_CONCURRENCY,
         ackWaitMs: config.EXPORTS_ACK_WAIT_MS,
+        natsReplicas: config.NATS_REPLICAS,
         retentionMs: config.EXPORTS_RETENTION_DAYS * DAY_MS,
         balanceRetryMs: config.EXPORTS_BALANCE_RETRY_MS,
         quotesPerMinute: config.EXPORTS_QUOTES_PER_MINUTE,

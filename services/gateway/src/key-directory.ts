@@ -11,7 +11,7 @@
  * is never held up by it: its secret is random, so nobody could have sent it before it existed; and
  * even so it would be served at most 5 s later (docs/api.md#authentication).
  */
-import { decodeJson, keyChangedEventSchema, type LookupKeyReply, type Subjects } from "@rda/contracts";
+import { decodeJson, keyChangedEventSchema, type Subjects } from "@rda/contracts";
 import { hashApiKey, type Logger, type NatsConnection } from "@rda/service-kit";
 import type { BillingClient } from "./billing-client.ts";
 import { fail, type Step, succeed } from "./failure.ts";
@@ -24,7 +24,7 @@ export interface KeyInfo {
    */
   readonly hash?: string;
   readonly rate_limit: { readonly qps: number; readonly burst: number };
-  /** The portal account owning the key; null for an operator's key (or an older billing's answer). */
+  /** The portal account owning the key; null for an operator's key. */
   readonly account_id: string | null;
 }
 
@@ -127,7 +127,12 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
         return fail("invalid_api_key");
       }
       refused.delete(hash);
-      const key = { id: value.key.id, hash, rate_limit: value.key.rate_limit, account_id: accountOf(value) };
+      const key = {
+        id: value.key.id,
+        hash,
+        rate_limit: value.key.rate_limit,
+        account_id: value.key.account_id,
+      };
       remember(hash, key);
       return succeed(key);
     },
@@ -143,16 +148,12 @@ export function createKeyDirectory(options: KeyDirectoryOptions): KeyDirectory {
       if (!value.found || value.key.revoked) {
         return fail("invalid_token", { detail: "the API key this app may spend was revoked" });
       }
-      const key = { id: value.key.id, rate_limit: value.key.rate_limit, account_id: accountOf(value) };
+      const key = { id: value.key.id, rate_limit: value.key.rate_limit, account_id: value.key.account_id };
       if (byId.size >= maxEntries) byId.delete(byId.keys().next().value ?? "");
       byId.set(keyId, { key, hash: "", expiresAt: Date.now() + ttlMs });
       return succeed(key);
     },
   };
-}
-
-function accountOf(found: Extract<LookupKeyReply, { found: true }>): string | null {
-  return found.key.account_id ?? null;
 }
 
 function watchRevocations(

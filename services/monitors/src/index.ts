@@ -38,6 +38,8 @@ export interface MonitorSettings extends PollerSettings {
   readonly limits: MonitorLimits;
   /** How long a replica holds a source while polling it; another takes over once it runs out. */
   readonly leaseMs: number;
+  /** Copies of the sources bucket (NATS_REPLICAS). */
+  readonly natsReplicas: number;
   /** Webhook delivery (webhooks/webhook-settings.ts). */
   readonly webhooks: WebhookSettings;
   /** The wait for billing's answer to a batch's debit, settle or refund. */
@@ -48,6 +50,7 @@ export const DEFAULT_MONITOR_SETTINGS: MonitorSettings = {
   limits: DEFAULT_MONITOR_LIMITS,
   tickMs: 1_000,
   leaseMs: 120_000,
+  natsReplicas: 1,
   backfillPagesPerPoll: 20,
   livePagesPerPoll: 20,
   pageTimeoutMs: 35_000,
@@ -104,7 +107,13 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     deps.logger.warn(
       "WEBHOOKS_ALLOW_LOOPBACK is on: monitor webhooks may go to http://127.0.0.1 — local development only, never in production",
     );
-  const leases = await SourceLeases.open(deps.nats, deps.namespace, owner, settings.leaseMs);
+  const leases = await SourceLeases.open(
+    deps.nats,
+    deps.namespace,
+    owner,
+    settings.leaseMs,
+    settings.natsReplicas,
+  );
   const served = serveMonitorApi({
     nats: deps.nats,
     namespace: deps.namespace,

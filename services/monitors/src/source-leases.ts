@@ -5,7 +5,7 @@
  * a replica whose lease ran out (it stalled; another took over) cannot write its stale state back.
  */
 import { type KV, Kvm } from "@nats-io/kv";
-import type { NatsConnection } from "@rda/service-kit";
+import { ensureKvBucket, jetstreamManager, type NatsConnection } from "@rda/service-kit";
 
 export interface SourceState {
   /** The newest `created_utc` second the live poll has seen; null until the first poll. */
@@ -49,9 +49,12 @@ export class SourceLeases {
     namespace: string,
     owner: string,
     leaseMs: number,
+    replicas: number,
   ): Promise<SourceLeases> {
-    // File storage: high-water marks survive a NATS restart as well as ours.
-    const kv = await new Kvm(nats).create(sourceBucketName(namespace), { history: 1, storage: "file" });
+    // File storage (the helper's): high-water marks survive a NATS restart as well as ours.
+    const bucket = sourceBucketName(namespace);
+    await ensureKvBucket(await jetstreamManager(nats), bucket, 1, replicas);
+    const kv = await new Kvm(nats).open(bucket, { allow_direct: true });
     return new SourceLeases(kv, owner, leaseMs);
   }
 

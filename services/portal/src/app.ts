@@ -130,6 +130,7 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
       notifier: ctx.notices.notifier,
       logger: deps.logger,
       portalUrl: deps.settings.publicUrl,
+      replicas: deps.settings.natsReplicas ?? 1,
     });
   });
   app.addHook("onClose", async () => noticeEvents?.stop());

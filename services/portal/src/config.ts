@@ -51,6 +51,7 @@ export const portalConfigShape = {
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),
   NATS_USER: env.natsUser(),
+  NATS_REPLICAS: env.natsReplicas(),
   NATS_PASSWORD: env.natsPassword(),
   RDA_NAMESPACE: env.namespace(),
   /** Unset: the local capture inbox that `pnpm start` runs on MAIL_SMTP_PORT. */
@@ -147,6 +148,7 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
   const fromAddress = /<([^>]+)>/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM;
   return {
     publicUrl: config.PORTAL_URL.replace(/\/+$/, ""),
+    natsReplicas: config.NATS_REPLICAS,
     apiUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
     supportEmail: config.SUPPORT_EMAIL ?? fromAddress,
     mailLimits: {

@@ -18,6 +18,8 @@ export interface MailLimits {
 export interface PortalSettings {
   /** PORTAL_URL without a trailing slash: links in emails, and whether cookies are Secure (https). */
   readonly publicUrl: string;
+  /** NATS_REPLICAS: copies of the notice stream it sets up (default 1). */
+  readonly natsReplicas?: number;
   /** PUBLIC_API_URL: the API base written into the "first request" snippets. */
   readonly apiUrl: string;
   /** Where developers write to, e.g. to have credits added when card payments are not set up. */

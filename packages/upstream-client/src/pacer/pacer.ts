@@ -16,8 +16,6 @@
  */
 export type TrafficClass = "interactive" | "monitors" | "exports";
 
-export const TRAFFIC_CLASSES: readonly TrafficClass[] = ["interactive", "monitors", "exports"];
-
 export interface TurnRequest {
   /** Epoch ms after which waiting for a turn is pointless: the call's deadline, less one attempt's floor. */
   readonly waitUntilMs: number;

@@ -130,12 +130,10 @@ if debit.state ~= 'pending' then return {ended_as(debit.state), current()} end
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'expired', -1} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', debit.credits)
 journal('refund', debit.credits, balance, ARGV[1], ARGV[2])
-if debit.day ~= '' then
-  count(ARGV[4] .. debit.day, 'refunded:' .. debit.operation, 1, ARGV[5])
-  local month = string.sub(debit.day, 1, 7)
-  local spent = tonumber(redis.call('HGET', KEYS[5], month) or '0')
-  if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, debit.credits)) end
-end
+count(ARGV[4] .. debit.day, 'refunded:' .. debit.operation, 1, ARGV[5])
+local month = string.sub(debit.day, 1, 7)
+local spent = tonumber(redis.call('HGET', KEYS[5], month) or '0')
+if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, debit.credits)) end
 debit.state, debit.balance = ARGV[7], balance
 write_debit(KEYS[3], debit, ARGV[3])
 return {ARGV[7], balance, 1}

@@ -54,8 +54,8 @@ local function read_debit(key)
   if not stored then return nil end
   local fields = {}
   for field in string.gmatch(stored .. ':', '([^:]*):') do fields[#fields + 1] = field end
-  return { state = fields[1], balance = tonumber(fields[2]) or 0, operation = fields[3] or '',
-    day = fields[4] or '', credits = tonumber(fields[5]) or 1 }
+  return { state = fields[1], balance = tonumber(fields[2]), operation = fields[3], day = fields[4],
+    credits = tonumber(fields[5]) }
 end
 local function ended_as(state)
   if state == 'voided' then return 'voided' end

@@ -132,9 +132,11 @@ export async function consumeNoticeEvents(deps: {
   notifier: Notifier;
   logger: Logger;
   portalUrl: string;
+  /** Copies of the notice stream (NATS_REPLICAS). */
+  replicas: number;
 }): Promise<{ stop(): Promise<void> }> {
   const jsm = await jetstreamManager(deps.nats);
-  await ensureNoticeStream(jsm, deps.subjects);
+  await ensureNoticeStream(jsm, deps.subjects, deps.replicas);
   await ensureNoticeConsumer(jsm, deps.subjects);
   const consumer = await jetstream(deps.nats).consumers.get(
     deps.subjects.noticeStream,
