@@ -60,12 +60,10 @@ const readInput = z.strictObject({
 const monitorShape = z.looseObject({
   id: z.string(),
   kind: z.string(),
-  status: z
-    .string()
-    .meta({
-      description:
-        "backfilling, live, paused, paused_for_credits, or revoked (its key was revoked: stopped for good).",
-    }),
+  status: z.string().meta({
+    description:
+      "backfilling, live, paused, paused_for_credits, or revoked (its key was revoked: stopped for good).",
+  }),
 });
 
 /** The API's refusal in words an agent can act on; a monitor of another key is simply unknown. */
