@@ -52,9 +52,9 @@ const monitorSchema: JsonObject = {
     backfill_from: { type: ["integer", "null"], description: "Epoch seconds." },
     status: {
       type: "string",
-      enum: ["backfilling", "live", "paused", "failing", "paused_for_credits"],
+      enum: ["backfilling", "live", "paused", "failing", "paused_for_credits", "revoked"],
       description:
-        "`paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.",
+        "`paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.",
     },
     paused_reason: {
       type: "string",

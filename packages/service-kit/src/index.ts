@@ -33,6 +33,7 @@ export {
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
 export * from "./jetstream.ts";
 export * from "./jetstream-setup.ts";
+export { type KeyRevocationWatch, watchKeyRevocations } from "./key-revocations.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
 export { type LuaArg, type LuaCall, type LuaScript, luaScript, preloadScripts } from "./lua-script.ts";

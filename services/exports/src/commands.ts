@@ -27,6 +27,7 @@ import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
 import type { PageSource } from "./page-source.ts";
 import { makeQuote } from "./quote.ts";
+import { isPausedByRevocation, REVOKED_KEY_REASON } from "./revoked-keys.ts";
 import { refundInflight } from "./worker.ts";
 
 export interface CommandDeps {
@@ -234,7 +235,7 @@ async function requeue(
 }
 
 async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
-  if (record.state === "paused" && record.pausedBy === "caller") return shown(deps, record);
+  if (record.state === "paused" && record.pausedBy !== "balance") return shown(deps, record);
   const paused = await deps.jobs.update(record.id, (r) =>
     r.state === "queued" || r.state === "running" || r.state === "paused"
       ? { ...r, state: "paused", pausedBy: "caller", reason: "paused by the caller" }
@@ -258,6 +259,7 @@ async function resume(
     return resumePastCeiling(deps, record, balance, maxCredits);
   }
   if (record.state === "queued" || record.state === "running") return shown(deps, record);
+  if (isPausedByRevocation(record)) return refuse("state_conflict", `this export is ${REVOKED_KEY_REASON}`);
   if (record.state !== "paused")
     return refuse(
       "state_conflict",

@@ -24,6 +24,7 @@ import {
   ServiceError,
   serveSubject,
   tellSpendingPaused,
+  watchKeyRevocations,
 } from "@rda/service-kit";
 import { listJobs, runCommand } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
@@ -34,6 +35,7 @@ import { exportKeys, redisJobStore } from "./job-store.ts";
 import { filesystemStore, type ObjectStore } from "./object-store.ts";
 import { natsPageBilling } from "./page-billing.ts";
 import { adapterPageSource } from "./page-source.ts";
+import { pauseRevokedKey } from "./revoked-keys.ts";
 import { startWorkers, type WorkerSettings } from "./worker.ts";
 
 export { filesystemStore, type ObjectStore } from "./object-store.ts";
@@ -183,6 +185,13 @@ export async function startExports(
           settings,
         });
 
+  const revocations = watchKeyRevocations({
+    nats,
+    subjects,
+    logger,
+    onRevoked: (keyId) => pauseRevokedKey({ jobs, logger }, keyId),
+  });
+
   const sweep = setInterval(() => {
     void removeExpired(jobs, objects).catch((error: unknown) =>
       logger.warn({ err: String(error) }, "export retention sweep failed"),
@@ -194,6 +203,7 @@ export async function startExports(
     url: server.url,
     async stop() {
       clearInterval(sweep);
+      revocations.stop();
       await served.stop();
       await workers?.stop();
       await ends.stop();

@@ -32,8 +32,11 @@ export interface JobRecord {
   id: string;
   keyId: string;
   state: ExportState;
-  /** Who paused it: the caller (stays paused) or a zero balance (retried until credits arrive). */
-  pausedBy: "caller" | "balance" | null;
+  /**
+   * Who paused it: the caller (stays paused), a zero balance (retried until credits arrive), or its
+   * key's revocation (stays paused for good: revoked-keys.ts).
+   */
+  pausedBy: "caller" | "balance" | "revoked" | null;
   reason: string | null;
   /** Set when the job failed at its credit ceiling: it may be resumed with a higher one. */
   stoppedAtCeiling?: boolean;
@@ -101,7 +104,7 @@ const rememberJob = luaScript(REMEMBER);
 export class JobConflict extends Error {}
 
 /** Jobs kept in a key's list; older ones leave it (their records expire on their own). */
-const KEPT_PER_KEY = 100;
+export const KEPT_PER_KEY = 100;
 /** A list nobody adds to is dropped after the longest a job record can live (30 days). */
 const LIST_LIFETIME_MS = 31 * 86_400_000;
 

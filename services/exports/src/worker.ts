@@ -39,6 +39,7 @@ import type { PageBilling } from "./page-billing.ts";
 import type { PageSource } from "./page-source.ts";
 import { keepPaidRows, needsPaidRowsFile } from "./paid-rows.ts";
 import { assembleResult, partName } from "./result-file.ts";
+import { pauseRevokedJob } from "./revoked-keys.ts";
 
 export interface WorkerSettings {
   /** Pages per second one job may fetch: the export share of the upstream budget. */
@@ -142,7 +143,8 @@ export async function runJob(
   const { jobs, settings, logger } = deps;
   const started = await jobs.update(job.id, (record) => {
     if (record.run !== job.run || !ACTIVE_STATES.has(record.state)) return undefined;
-    if (record.state === "paused" && record.pausedBy === "caller") return undefined;
+    if (record.state === "paused" && (record.pausedBy === "caller" || record.pausedBy === "revoked"))
+      return undefined;
     return record.state === "running"
       ? undefined
       : { ...record, state: "running", pausedBy: null, reason: null };
@@ -199,9 +201,12 @@ async function fetchNextPage(
     case "spend_cap_reached":
       await pauseForCredits(deps, record, page, debit);
       return { kind: "later", delayMs: settings.balanceRetryMs };
-    case "unknown_key":
     case "revoked":
-      return fail(deps, record, "the key that started this export was revoked");
+      // Paused for good, not for credits: no retry, and the job leaves its account's active exports.
+      await pauseRevokedJob(deps, record.id);
+      return ACK;
+    case "unknown_key":
+      return fail(deps, record, "the key that started this export no longer exists");
     case "already_ended":
       // This try was refunded (by a worker that died after): the page is asked again as a new try.
       await jobs.update(record.id, (r) =>

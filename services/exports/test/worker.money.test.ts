@@ -81,6 +81,20 @@ describe("an export's pages", () => {
     expect(ledger.balance).toBe(START - PAGES);
   });
 
+  it("stop for good when billing refuses a debit as revoked: paused, not retried, nothing charged", async () => {
+    ledger.revoked = true;
+    const outcome = await runJob(deps(), { id: "exp_job", run: 1 }, () => false);
+    expect(outcome.kind).toBe("ack");
+    const record = await jobs.get("exp_job");
+    expect(record).toMatchObject({ state: "paused", pausedBy: "revoked" });
+    expect(record?.reason).toContain("revoked");
+    expect(ledger.balance).toBe(START);
+    expect(told).toEqual([]);
+    // Its queue message coming back does not start it again.
+    expect(await runJob(deps(), { id: "exp_job", run: 1 }, () => false)).toEqual({ kind: "ack" });
+    expect(await state()).toBe("paused");
+  });
+
   it("refund a failed page at once and ask it again under a new try, charged once", async () => {
     source.failing = 1;
     await runToEnd();

@@ -234,6 +234,11 @@ async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
+  if (monitor.revoked_at !== undefined)
+    return refuse(
+      "state_conflict",
+      "the monitor stopped for good: its key was revoked; it can only be deleted",
+    );
   const body = updateMonitorSchema(deps.limits)
     .partial()
     .safeParse(request.body ?? {});

@@ -18,12 +18,14 @@ import {
   type NatsConnection,
   type Redis,
   type Registry,
+  watchKeyRevocations,
 } from "@rda/service-kit";
 import { serveMonitorApi } from "./api.ts";
 import { createMonitorMetrics } from "./metrics.ts";
 import { monitorKeys } from "./monitor-keys.ts";
 import { MonitorStore } from "./monitor-store.ts";
 import { type PollerSettings, startPoller } from "./poller.ts";
+import { stopRevokedKey } from "./revoked-keys.ts";
 import { SourceLeases } from "./source-leases.ts";
 import { sendDelivery } from "./webhooks/batch-sender.ts";
 import { natsDeliveryBilling } from "./webhooks/delivery-billing.ts";
@@ -126,6 +128,10 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     count: adapterArchiveCount(deps.nats, deps.subjects, settings.pageTimeoutMs),
     webhooks,
   });
+  const revocations = watchKeyRevocations({
+    ...deps,
+    onRevoked: (keyId) => stopRevokedKey({ store, logger: deps.logger }, keyId),
+  });
   const metrics = createMonitorMetrics(deps.registry);
   const poller = startPoller({ ...deps, store, leases, metrics, settings });
   const delivery = startDeliveryWorker({
@@ -138,9 +144,11 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     logger: deps.logger,
     owner,
     attempts: metrics.webhookAttempts,
+    keyRevoked: (keyId) => stopRevokedKey({ store, logger: deps.logger }, keyId),
   });
   let stopping: Promise<void> | undefined;
   const stopAll = async () => {
+    revocations.stop();
     await Promise.all(served.map((subject) => subject.stop()));
     await Promise.all([poller.stop(), delivery.stop()]);
     await ends.stop();

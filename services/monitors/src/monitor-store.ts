@@ -193,6 +193,27 @@ export class MonitorStore {
       .exec();
   }
 
+  /**
+   * Stops every monitor of a revoked key for good: each is marked revoked and leaves its account's
+   * limit, so the account may create others with its remaining keys. Repeatable (a revocation heard
+   * twice, or learned again from a refused debit, changes nothing more). Returns the monitors it stopped.
+   */
+  async stopRevokedKey(keyId: string, revokedAt: number): Promise<MonitorRecord[]> {
+    const stopped: MonitorRecord[] = [];
+    for (const owned of await this.listOwned(keyId)) {
+      if (owned.revoked_at !== undefined) continue;
+      const next = await this.update(owned.id, (current) => ({
+        ...current,
+        revoked_at: current.revoked_at ?? revokedAt,
+      }));
+      if (next === undefined) continue;
+      if (next.account_id !== undefined)
+        await this.#redis.srem(this.#keys.ownedByAccount(next.account_id), next.id);
+      stopped.push(next);
+    }
+    return stopped;
+  }
+
   /** Appends the items not delivered to this monitor before, in the order given; returns those. */
   async append(monitorId: string, items: readonly ListedItem[]): Promise<ListedItem[]> {
     if (items.length === 0) return [];

@@ -28,6 +28,11 @@ export interface MonitorRecord {
   readonly interval_seconds: number;
   readonly backfill_from?: number;
   readonly paused: boolean;
+  /**
+   * When the monitor's key was revoked (seconds): it stopped for good, no longer polls or delivers,
+   * and no longer counts towards its account's limit (docs/api.md#monitors).
+   */
+  readonly revoked_at?: number;
   readonly created_at: number;
   readonly phase: MonitorPhase;
 }
@@ -55,12 +60,18 @@ export function sourceOfKey(key: string): Source | undefined {
   return match[2] === "r" ? { kind, subreddit: match[3] } : { kind, author: match[3] };
 }
 
+/** Whether the monitor still runs: neither paused by its caller nor stopped by its key's revocation. */
+export function isRunning(monitor: MonitorRecord): boolean {
+  return !monitor.paused && monitor.revoked_at === undefined;
+}
+
 /**
- * What a caller sees as the status: `paused` (by the caller), `paused_for_credits` (the key cannot
+ * What a caller sees as the status: `revoked` (its key was revoked: stopped for good), `paused` (by the caller), `paused_for_credits` (the key cannot
  * pay for a delivery now: items are still matched and kept, and delivered after a top-up), else
  * where delivery stands, `backfilling` or `live`.
  */
 export function statusOf(monitor: MonitorRecord, funding: MonitorFunding = "ok") {
+  if (monitor.revoked_at !== undefined) return "revoked";
   if (monitor.paused) return "paused";
   if (funding !== "ok") return "paused_for_credits";
   return monitor.phase.name === "backfill" ? "backfilling" : "live";
@@ -77,7 +88,7 @@ export function publicMonitor(monitor: MonitorRecord, funding: MonitorFunding = 
     interval_seconds: monitor.interval_seconds,
     backfill_from: monitor.backfill_from ?? null,
     status: statusOf(monitor, funding),
-    ...(funding !== "ok" && !monitor.paused ? { paused_reason: funding } : {}),
+    ...(funding !== "ok" && isRunning(monitor) ? { paused_reason: funding } : {}),
     created_at: monitor.created_at,
   };
 }

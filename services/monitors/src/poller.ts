@@ -9,7 +9,7 @@
 import { budgetAccountOf, createPhraseMatcher, type Subjects } from "@rda/contracts";
 import type { Logger, NatsConnection } from "@rda/service-kit";
 import type { MonitorMetrics } from "./metrics.ts";
-import { type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
+import { isRunning, type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
 import type { ListedItem, MonitorStore } from "./monitor-store.ts";
 import type { HeldSource, SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage, type PageQuery } from "./source-pages.ts";
@@ -72,7 +72,7 @@ async function pollDueSources(deps: PollerDeps, isStopped: () => boolean): Promi
 async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
   const source = sourceOfKey(held.key);
   const all = await deps.store.watching(held.key);
-  const active = all.filter((monitor) => !monitor.paused);
+  const active = all.filter(isRunning);
   if (source === undefined || active.length === 0) {
     deps.metrics.polls.inc({ outcome: "idle" });
     if (all.length === 0) await deps.store.forgetSourceIfUnwatched(held.key);

@@ -42,12 +42,14 @@ const SETTINGS = {
 let queue: MemoryQueue;
 let ledger: FakeLedger;
 let told: { kind: string; crossing: string }[];
+let revokedKeys: string[];
 
 beforeEach(() => {
   queue = new MemoryQueue();
   queue.addEndpoint(MONITOR.id);
   ledger = new FakeLedger(10);
   told = [];
+  revokedKeys = [];
 });
 
 function deps(send: DeliveryWorkerDeps["send"], items = 50): DeliveryWorkerDeps {
@@ -63,6 +65,7 @@ function deps(send: DeliveryWorkerDeps["send"], items = 50): DeliveryWorkerDeps 
     settings: SETTINGS,
     logger: createLogger("monitors-test", { level: "silent" }),
     owner: "replica-1",
+    keyRevoked: async (keyId) => void revokedKeys.push(keyId),
     attempts: new Counter({
       name: "attempts_total",
       help: "test",
@@ -99,6 +102,17 @@ describe("a webhook batch", () => {
     expect(ledger.balance).toBe(10);
     expect(queue.endpoints.get(MONITOR.id)?.status).toBe("failing");
     expect(told.filter((t) => t.kind === "webhook_failing")).toHaveLength(1);
+  });
+
+  it("refused because the key was revoked is never sent nor charged, and stops the key's monitors rather than pausing for credits", async () => {
+    ledger.revoked = true;
+    const receiver = fakeReceiver(200);
+    await turns(deps(receiver.send), 3);
+    expect(receiver.posts).toHaveLength(0);
+    expect(ledger.balance).toBe(10);
+    expect(revokedKeys).toContain(MONITOR.key_id);
+    expect(queue.endpoints.get(MONITOR.id)?.status).not.toBe("paused_for_credits");
+    expect(told).toEqual([]);
   });
 
   it("refused for credits pauses the monitor, tells its account once, and goes on after a top-up", async () => {

@@ -1866,10 +1866,10 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
                                  * @enum {string}
                                  */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
                                 /**
                                  * @description Present with `paused_for_credits` when the key cannot pay now: why.
                                  * @enum {string}
@@ -1950,10 +1950,10 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
                                  * @enum {string}
                                  */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
                                 /**
                                  * @description Present with `paused_for_credits` when the key cannot pay now: why.
                                  * @enum {string}
@@ -2029,10 +2029,10 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
                                  * @enum {string}
                                  */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
                                 /**
                                  * @description Present with `paused_for_credits` when the key cannot pay now: why.
                                  * @enum {string}
@@ -2138,10 +2138,10 @@ export interface operations {
                                 /** @description Epoch seconds. */
                                 backfill_from: number | null;
                                 /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent.
+                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
                                  * @enum {string}
                                  */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits";
+                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
                                 /**
                                  * @description Present with `paused_for_credits` when the key cannot pay now: why.
                                  * @enum {string}

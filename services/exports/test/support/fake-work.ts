@@ -17,6 +17,8 @@ export class Crash extends Error {}
 export class FakeLedger implements PageBilling {
   balance: number;
   reachable = true;
+  /** Billing answers every debit `revoked`, as it does once the key was revoked. */
+  revoked = false;
   readonly debits = new Map<string, DebitState>();
   /** Refunds queued while billing was unreachable (the refund stream). */
   readonly queued: string[] = [];
@@ -29,6 +31,7 @@ export class FakeLedger implements PageBilling {
 
   async debit(_keyId: string, workId: string): Promise<WorkDebitReply | undefined> {
     if (!this.reachable) return undefined;
+    if (this.revoked) return { outcome: "revoked" };
     const prior = this.debits.get(workId);
     if (prior === "pending" || prior === "settled")
       return { outcome: "already_debited", balance: this.balance };

@@ -60,7 +60,10 @@ const readInput = z.strictObject({
 const monitorShape = z.looseObject({
   id: z.string(),
   kind: z.string(),
-  status: z.string().meta({ description: "backfilling, live, paused, or paused_for_credits." }),
+  status: z.string().meta({
+    description:
+      "backfilling, live, paused, paused_for_credits, or revoked (its key was revoked: stopped for good).",
+  }),
 });
 
 /** The API's refusal in words an agent can act on; a monitor of another key is simply unknown. */
@@ -120,7 +123,7 @@ export const listMonitors: ResourceTool = {
   listing: resourceListing(
     "list_monitors",
     "List monitors",
-    "Free. The monitors of this API key, oldest first, each with its status (backfilling, live, paused, or paused_for_credits when the key cannot pay for a read: it keeps collecting, and reads continue after a top-up), and the account's limit.",
+    "Free. The monitors of this API key, oldest first, each with its status (backfilling, live, paused, paused_for_credits when the key cannot pay for a read: it keeps collecting, and reads continue after a top-up, or revoked when its key was revoked: stopped for good), and the account's limit.",
     listInput,
     z.object({ monitors: z.array(monitorShape), limit: z.number(), limit_used: z.number().optional() }),
     { readOnly: true, idempotent: true },

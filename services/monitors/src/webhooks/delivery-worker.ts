@@ -9,7 +9,7 @@
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
 import type { Counter, Logger, SpendingRefusal } from "@rda/service-kit";
-import type { MonitorRecord } from "../monitor.ts";
+import { isRunning, type MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
 import { startTicker, type Ticker } from "../ticker.ts";
 import type { sendDelivery } from "./batch-sender.ts";
@@ -54,6 +54,8 @@ export interface DeliveryWorkerDeps {
   readonly owner: string;
   /** Attempts by outcome (`monitors_webhook_attempts_total`). */
   readonly attempts: Counter<string>;
+  /** Billing refused a debit as the key is revoked: its monitors stop for good (revoked-keys.ts). */
+  readonly keyRevoked: (keyId: string) => Promise<unknown>;
 }
 
 interface Turn {
@@ -91,7 +93,7 @@ async function stepMonitor(deps: DeliveryWorkerDeps, monitorId: string): Promise
     deps.monitors.get(monitorId),
     deps.webhooks.endpoint(monitorId),
   ]);
-  if (monitor === undefined || endpoint === undefined || monitor.paused) return;
+  if (monitor === undefined || endpoint === undefined || !isRunning(monitor)) return;
   if (endpoint.status === "failing") return;
   const turn: Turn = { deps, monitor, endpoint };
   const headId = (await deps.webhooks.head(monitorId)) ?? (await queueNextBatch(turn));
@@ -174,8 +176,12 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
     case "spend_cap_reached":
       await pauseForCredits(turn, later, reply);
       return undefined;
+    case "revoked":
+      // Stopped for good, not paused for credits: the round stays queued, never sent or charged.
+      await deps.keyRevoked(monitor.key_id);
+      return undefined;
     default: {
-      // The key is gone or revoked, or this round ended already: nothing to charge or refund.
+      // The key is gone, or this round ended already: nothing to charge or refund.
       const failed: DeliveryRecord = { ...record, state: "failed", refunded: true };
       if (await deps.webhooks.save(deps.owner, failed)) await endFailedRound(turn, failed);
       return undefined;

@@ -7,7 +7,7 @@
 import { MONITOR_DELIVERY_ID, type MonitorRefusal, monitorRefusal as refused } from "@rda/contracts";
 import type { Logger, Redis } from "@rda/service-kit";
 import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
-import type { MonitorRecord } from "../monitor.ts";
+import { isRunning, type MonitorRecord } from "../monitor.ts";
 import { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
@@ -105,7 +105,7 @@ export class MonitorWebhooks {
   async view(monitor: MonitorRecord): Promise<{ webhook_url: string | null; status?: string }> {
     const endpoint = await this.#store.endpoint(monitor.id);
     if (endpoint === undefined) return { webhook_url: null };
-    if (monitor.paused || endpoint.status === "active") return { webhook_url: endpoint.url };
+    if (!isRunning(monitor) || endpoint.status === "active") return { webhook_url: endpoint.url };
     return { webhook_url: endpoint.url, status: endpoint.status };
   }
 

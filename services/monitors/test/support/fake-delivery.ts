@@ -30,6 +30,8 @@ export function crashOnce<T extends object>(target: T, method: keyof T & string,
 export class FakeLedger implements DeliveryBilling {
   balance: number;
   reachable = true;
+  /** Billing answers every debit `revoked`, as it does once the key was revoked. */
+  revoked = false;
   readonly debits = new Map<string, DebitState>();
   readonly queued: string[] = [];
 
@@ -39,6 +41,7 @@ export class FakeLedger implements DeliveryBilling {
 
   async debit(_keyId: string, workId: string): Promise<WorkDebitReply | undefined> {
     if (!this.reachable) return undefined;
+    if (this.revoked) return { outcome: "revoked" };
     const prior = this.debits.get(workId);
     if (prior === "pending" || prior === "settled")
       return { outcome: "already_debited", balance: this.balance };

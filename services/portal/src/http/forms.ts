@@ -8,7 +8,8 @@ export function field(source: unknown, name: string): string | undefined {
 
 /** Fixed sentences chosen by a query parameter; a page never echoes the parameter itself. */
 export const NOTICES = {
-  revoked: "The key is revoked. Requests with it are refused within a second, on every server.",
+  revoked:
+    "The key is revoked. Requests with it are refused within a second, on every server. Its monitors stop and its exports pause for good, and no longer count towards your limits.",
   "logged-out": "You are logged out on this device.",
   "logged-out-everywhere": "You are logged out on every device. Sign in again with a new email link.",
   canceled: "The payment was canceled: nothing was charged.",

@@ -23,6 +23,7 @@ export const MONITOR_STATUS_LABELS: Record<string, string> = {
   paused: "Paused",
   paused_for_credits: "Paused for credits",
   failing: "Failing",
+  revoked: "Stopped: its key was revoked",
 };
 
 export function monitorsFailed(ctx: PortalContext, reply: FastifyReply, failure: NatsRequestFailure) {

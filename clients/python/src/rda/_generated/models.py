@@ -468,7 +468,7 @@ class Monitor(TypedDict):
     #: Epoch seconds.
     backfill_from: int | None
     #: `paused`: by the caller.
-    status: Literal["backfilling", "live", "paused", "failing", "paused_for_credits"]
+    status: Literal["backfilling", "live", "paused", "failing", "paused_for_credits", "revoked"]
     #: Present with `paused_for_credits` when the key cannot pay now: why.
     paused_reason: NotRequired[Literal["insufficient_credits", "spend_cap_reached"]]
     #: Epoch seconds.
