@@ -186,10 +186,6 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
     "total time for one upstream call, every attempt, wait and turn in the pacer included; the gateway reads it only to check that `ADAPTER_TIMEOUT_MS` is longer",
   UPSTREAM_REQUESTS_PER_SECOND:
     "the upstream budget of the whole product, every replica together: requests a second and requests in flight (the pacer; [why](upstream.md#rate-limits)); fractions allowed for the rate",
-  UPSTREAM_RESERVE_BURST:
-    "the global reserve shared by the data requests not answered from the response cache, sized to the upstream's budget ([why](upstream.md#rate-limits))",
-  UPSTREAM_RESERVE_QPS:
-    "the global reserve shared by the data requests not answered from the response cache, sized to the upstream's budget ([why](upstream.md#rate-limits))",
   UPSTREAM_SHARE_EXPORTS:
     "the share of upstream turns each background class is sure of under interactive load, 0 to 1 ([the scheduler](upstream.md#rate-limits))",
   UPSTREAM_SHARE_MONITORS:
