@@ -165,7 +165,7 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
 
     expect(reply).toEqual({
       ok: true,
-      value: { outcome: "refused", status: 404, message: "no such export" },
+      value: { outcome: "refused", status: 404, code: "resource_not_found", message: "no such export" },
     });
     expect(listed).toEqual({ ok: true, value: { jobs: [] } });
     expect(ready.status).toBe(200);
