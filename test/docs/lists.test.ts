@@ -23,7 +23,6 @@ import { MONITOR_TOOLS } from "../../services/mcp/src/tools/monitor-tools.ts";
 const ROOT = join(import.meta.dirname, "..", "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const API = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
-const OPERATIONS_DOC = readFileSync(join(ROOT, "docs", "operations.md"), "utf8");
 
 /** The cells of a markdown table row. */
 const cells = (row: string) =>
@@ -108,24 +107,12 @@ describe("the Limits table in docs/api.md", () => {
 });
 
 describe("defaults in the README", () => {
-  // The README's own rows (`UPSTREAM_URL`: "the simulator") say what `pnpm start` sets; the
-  // numeric defaults are the services' and must be the same in both.
-  it("states each numeric environment default as docs/operations.md does", () => {
-    const defaultsIn = (markdown: string) =>
-      new Map(
-        markdown
-          .split("\n")
-          .filter((line) => /^\|\s*`[A-Z_]+`/.test(line))
-          .map((line) => cells(line))
-          .map((row) => [row[0] as string, (row[1] as string).replace(/\s*\(see .*\)$/, "")]),
-      );
-    const readme = new Map([...defaultsIn(README)].filter(([, value]) => /^\d[\d, ]*$/.test(value)));
-    const operations = defaultsIn(OPERATIONS_DOC);
-    expect(readme.size).toBeGreaterThan(3);
-    for (const [variables, value] of readme) {
-      expect(operations.has(variables), `${variables} in docs/operations.md`).toBe(true);
-      expect(value, variables).toBe(operations.get(variables));
-    }
+  // Defaults live once, in docs/settings.md, generated from the schemas (its own test keeps it fresh):
+  // the README links there instead of keeping a copy that could drift.
+  it("keeps no table of environment variables of its own, and links to the generated one", () => {
+    const variableRows = README.split("\n").filter((line) => /^\|\s*`[A-Z][A-Z0-9_]+`/.test(line));
+    expect(variableRows).toEqual([]);
+    expect(README).toContain("docs/settings.md");
   });
 });
 

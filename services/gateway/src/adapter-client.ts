@@ -89,7 +89,7 @@ export function createAdapterClient(deps: {
   };
 }
 
-/** An adapter's reply frame, as sent or as kept in the cache of answers (http/cached-answer.ts). */
+/** An adapter's reply frame, as sent or as kept in the cache of answers (cached-answer.ts). */
 export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
   const decoded = decodeAdapterReply(frame);
   if (!decoded.ok) return { outcome: "malformed_reply", step: unavailable(decoded.error) };

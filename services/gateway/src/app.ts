@@ -18,8 +18,8 @@ import {
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { createAdapterClient } from "./adapter-client.ts";
 import { createBillingClient } from "./billing-client.ts";
+import { createCachedAnswers } from "./cached-answer.ts";
 import type { GatewayContext } from "./context.ts";
-import { createCachedAnswers } from "./http/cached-answer.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
 import { declareRequestFields } from "./http/request-fields.ts";

@@ -2,7 +2,7 @@
 import type { FailedAuthLimiter, Logger, NatsConnection, Redis } from "@rda/service-kit";
 import type { AdapterClient } from "./adapter-client.ts";
 import type { BillingClient } from "./billing-client.ts";
-import type { CachedAnswers } from "./http/cached-answer.ts";
+import type { CachedAnswers } from "./cached-answer.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { InternalCredentials } from "./internal-credential.ts";
 import type { KeyDirectory } from "./key-directory.ts";
@@ -28,7 +28,7 @@ export interface GatewayContext {
   readonly keys: KeyDirectory;
   readonly billing: BillingClient;
   readonly adapters: AdapterClient;
-  /** The adapters' final answers, read after admission (http/cached-answer.ts). */
+  /** The adapters' final answers, read after admission (cached-answer.ts). */
   readonly cachedAnswers: CachedAnswers;
   readonly refunds: Refunds;
   readonly settlement: Settlement;

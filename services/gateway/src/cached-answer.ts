@@ -10,8 +10,8 @@
  */
 import type { AdapterOperation } from "@rda/contracts";
 import { answerRequestHash, type Redis, type UpstreamCacheKeys } from "@rda/service-kit";
-import { type AdapterData, readAdapterFrame } from "../adapter-client.ts";
-import type { GatewayMetrics } from "../metrics.ts";
+import { type AdapterData, readAdapterFrame } from "./adapter-client.ts";
+import type { GatewayMetrics } from "./metrics.ts";
 
 export interface CachedAnswerRequest {
   readonly operation: AdapterOperation;
