@@ -98,6 +98,8 @@ export const adapterReplyMetaSchema = z.discriminatedUnion("outcome", [
     retry_after_seconds: z.number().int().min(1),
   }),
   z.object({ outcome: z.literal("unavailable"), message: z.string() }),
+  /** Our own store (the pacer's Redis) could not be asked: nothing was sent, the upstream is not to blame. */
+  z.object({ outcome: z.literal("store_unavailable"), message: z.string() }),
 ]);
 export type AdapterReplyMeta = z.infer<typeof adapterReplyMetaSchema>;
 

@@ -209,14 +209,14 @@ function notCached(): UpstreamResult {
  * The pacer gave no turn: the request was not sent. A window the upstream reported spent is its
  * limit reached (`rate_limited`); no turn within the wait allowed is our own budget spent
  * (`budget_spent`); both carry the pacer's estimate as Retry-After. A pacer that cannot be asked is
- * an outage (502).
+ * our own outage (`store_unavailable`, a 503), never blamed on the upstream.
  */
 function refusedTurn(turn: Extract<Turn, { granted: false }>, state: CallState): UpstreamResult {
   const counts = countsOf(state);
   const retry_after_seconds = turn.retryAfterSeconds;
   switch (turn.reason) {
     case "pacer_unavailable":
-      return { outcome: "unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
+      return { outcome: "store_unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
     case "window_spent":
       return {
         outcome: "rate_limited",

@@ -43,6 +43,8 @@ export type UpstreamResult = AttemptCounts &
     | { readonly outcome: "rate_limited"; readonly message: string; readonly retry_after_seconds: number }
     /** Our own budget is spent (the pacer gave no turn in time): nothing was sent, the upstream is not to blame. */
     | { readonly outcome: "budget_spent"; readonly message: string; readonly retry_after_seconds: number }
+    /** The pacer's store could not be asked: nothing was sent; our outage, not the upstream's. */
+    | { readonly outcome: "store_unavailable"; readonly message: string }
     | {
         readonly outcome: "unavailable";
         readonly message: string;

@@ -121,6 +121,12 @@ export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: St
       };
     case "unavailable":
       return { outcome: meta.outcome, step: unavailable(meta.message) };
+    case "store_unavailable":
+      // Our own store, not the upstream: 503 with Retry-After, refunded (docs/api.md#errors).
+      return {
+        outcome: meta.outcome,
+        step: fail("service_unavailable", { retryAfterSeconds: 1, internal: bounded(meta.message) }),
+      };
   }
 }
 
