@@ -216,7 +216,11 @@ function refusedTurn(turn: Extract<Turn, { granted: false }>, state: CallState):
   const retry_after_seconds = turn.retryAfterSeconds;
   switch (turn.reason) {
     case "pacer_unavailable":
-      return { outcome: "store_unavailable", message: "upstream pacer unavailable: nothing was sent", ...counts };
+      return {
+        outcome: "store_unavailable",
+        message: "upstream pacer unavailable: nothing was sent",
+        ...counts,
+      };
     case "window_spent":
       return {
         outcome: "rate_limited",
