@@ -4,11 +4,9 @@
  * would drift (its own replica count, a create that never updates), so no production source outside
  * the helper may add or update a stream or consumer, or create a bucket.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { linesOutsideHome } from "./production-lines.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 const THE_HELPER = "packages/service-kit/src/jetstream-setup.ts";
 const OTHER_SETUP = [
   /\.streams\s*\.\s*(add|update)\s*\(/,
@@ -18,28 +16,8 @@ const OTHER_SETUP = [
   /\bnum_replicas\b/,
 ];
 
-function* productionSources(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name === "test" || entry.name === "dist") continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* productionSources(path);
-    else if (/\.ts$/.test(entry.name) && !entry.name.endsWith(".test.ts")) yield path;
-  }
-}
-
 function otherSetups(): string[] {
-  const found: string[] = [];
-  for (const top of ["services", "packages"])
-    for (const file of productionSources(join(ROOT, top))) {
-      const name = relative(ROOT, file);
-      if (name === THE_HELPER) continue;
-      readFileSync(file, "utf8")
-        .split("\n")
-        .forEach((line, index) => {
-          if (OTHER_SETUP.some((pattern) => pattern.test(line))) found.push(`${name}:${index + 1}`);
-        });
-    }
-  return found;
+  return linesOutsideHome([THE_HELPER], OTHER_SETUP);
 }
 
 describe("setting up JetStream", () => {

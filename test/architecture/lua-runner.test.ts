@@ -3,11 +3,9 @@
  * it, traced). A second runner (ioredis' `defineCommand`, a bare `eval`) would skip the tracing and
  * the reload, and needs casts to type its commands; no production source may start one.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { linesOutsideHome } from "./production-lines.ts";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 const THE_RUNNER = "packages/service-kit/src/lua-script.ts";
 const OTHER_RUNNER = [
   /\bdefineCommand\s*\(/,
@@ -16,28 +14,8 @@ const OTHER_RUNNER = [
   /["']EVAL(SHA)?["']/,
 ];
 
-function* productionSources(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name === "test" || entry.name === "dist") continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* productionSources(path);
-    else if (/\.ts$/.test(entry.name) && !entry.name.endsWith(".test.ts")) yield path;
-  }
-}
-
 function otherRunners(): string[] {
-  const found: string[] = [];
-  for (const top of ["services", "packages"])
-    for (const file of productionSources(join(ROOT, top))) {
-      const name = relative(ROOT, file);
-      if (name === THE_RUNNER) continue;
-      readFileSync(file, "utf8")
-        .split("\n")
-        .forEach((line, index) => {
-          if (OTHER_RUNNER.some((pattern) => pattern.test(line))) found.push(`${name}:${index + 1}`);
-        });
-    }
-  return found;
+  return linesOutsideHome([THE_RUNNER], OTHER_RUNNER);
 }
 
 describe("running Lua on Redis", () => {

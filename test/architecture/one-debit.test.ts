@@ -5,11 +5,8 @@
  * the deadline). A second script that journals a debit, or a caller that settles, refunds or
  * publishes a refund on its own, would repeat the rules and lose what they guarantee.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "..", "..");
+import { linesOutsideHome } from "./production-lines.ts";
 
 const RULES = [
   {
@@ -24,28 +21,8 @@ const RULES = [
   },
 ] as const;
 
-function* productionSources(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name === "test" || entry.name === "dist") continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* productionSources(path);
-    else if (/\.ts$/.test(entry.name) && !entry.name.endsWith(".test.ts")) yield path;
-  }
-}
-
 function outsideHome(rule: (typeof RULES)[number]): string[] {
-  const found: string[] = [];
-  for (const top of ["services", "packages"])
-    for (const file of productionSources(join(ROOT, top))) {
-      const name = relative(ROOT, file);
-      if ((rule.home as readonly string[]).includes(name)) continue;
-      readFileSync(file, "utf8")
-        .split("\n")
-        .forEach((line, index) => {
-          if (rule.patterns.some((pattern) => pattern.test(line))) found.push(`${name}:${index + 1}`);
-        });
-    }
-  return found;
+  return linesOutsideHome(rule.home, rule.patterns);
 }
 
 describe("money moves one way", () => {
