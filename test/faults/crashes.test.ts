@@ -34,12 +34,12 @@ function expectFastHonestAnswers(results: readonly TrickleResult[], allowed: num
 describe("crashes and restarts under load", () => {
   it("rides out a NATS restart: 503 while it is down, readiness false meanwhile, every 200 charged once", async () => {
     const { results, oks, charged } = await underTrickle(stack, "gateway", async () => {
-      await stack.nats.stop();
+      await stack.nats!.stop();
       await waitFor(
         async () => Object.values(await stack.readiness()).every((ready) => !ready),
         "every process reporting NATS down",
       );
-      await stack.nats.start();
+      await stack.nats!.start();
     });
     // A request whose adapter answer was lost with the connection gets 502, refunded.
     expectFastHonestAnswers(results, [200, 502, 503]);

@@ -9,6 +9,11 @@
  * answers at once, so ADAPTER_TIMEOUT_MS is 2 s (UPSTREAM_DEADLINE_MS 1.5 s), which bounds the answer
  * to a request whose adapter died under it.
  */
+
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   buildSubjects,
   createKeyReplySchema,
@@ -39,6 +44,36 @@ const keys = redisKeys("");
 
 export const ADAPTER_TIMEOUT_MS = 2_000;
 
+/**
+ * With `work`, the exports worker's ack wait: a killed worker's job returns to the queue after it,
+ * and an export page's debit is voided 5 of them after it was taken (workDebitDeadlineMs).
+ */
+export const EXPORTS_ACK_WAIT_MS = 2_000;
+export const EXPORT_PAGE_DEADLINE_MS = 5 * EXPORTS_ACK_WAIT_MS;
+
+export interface FaultStackOptions {
+  /** Also run "gateway-crash", a second gateway whose debits are voided after 3 s. */
+  readonly crashGateway?: boolean;
+  /**
+   * Also run the background work: "exports" and "monitors" processes, with a short ack wait and
+   * delivery lease (a killed worker's work is taken over within seconds), and webhooks allowed to
+   * loopback receivers.
+   */
+  readonly work?: boolean;
+  /**
+   * A NATS the test started itself (a cluster, `startPrivateNatsCluster`): its URLs, and the copies
+   * every stream and bucket keeps (NATS_REPLICAS). Without it the stack starts its own single server.
+   */
+  readonly nats?: { readonly url: string; readonly replicas: number };
+}
+
+/** A fault of the upstream simulator (POST /__sim/faults). */
+export interface UpstreamFault {
+  readonly mode: "error" | "busy" | "ratelimit" | "timeout" | "garbage";
+  readonly path?: string;
+  readonly count?: number;
+}
+
 /** How each process is started: its service, what it logs once ready, and where it says so. */
 interface ServiceSpec {
   readonly service: string;
@@ -67,9 +102,15 @@ export interface Trickle {
 
 export interface FaultStack {
   readonly redis: PrivateServer;
-  readonly nats: PrivateServer;
+  /** The stack's own NATS server; undefined when the test gave it one (`options.nats`). */
+  readonly nats: PrivateServer | undefined;
+  readonly natsUrl: string;
   readonly simUrl: string;
+  /** A subreddit the simulator holds posts of. */
+  readonly subreddit: string;
   url(name: string): string;
+  /** A running process, to read what it logged or to signal it. */
+  process(name: string): ServiceProcess;
   /** Kills a process (SIGKILL by default) and resolves once it has exited. */
   kill(name: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a process again and resolves once it logged that it is ready. */
@@ -85,28 +126,47 @@ export interface FaultStack {
   charged(key: { id: string }, initial: number): Promise<{ balanceDrop: number; journal: number }>;
   /** `ledger verify`, as the operator CLI asks billing for it. */
   verifyLedger(): Promise<{ ok: boolean }>;
+  /** The key's balance as billing shows it. */
+  balanceOf(key: { id: string }): Promise<number>;
+  /** Adds a fault to the upstream simulator; `clearUpstreamFaults` removes them all. */
+  upstreamFault(fault: UpstreamFault): Promise<void>;
+  clearUpstreamFaults(): Promise<void>;
+  /** How many requests the simulator failed on purpose so far. */
+  faultsInjected(): Promise<number>;
+  /** The connection the test talks to NATS through. */
+  readonly client: NatsConnection;
+  /** The stack's private Redis, as the test reads it. */
+  readonly ledger: Redis;
   stop(): Promise<void>;
 }
 
-/** `crashGateway`: also run "gateway-crash", a second gateway whose debits are voided after 3 s. */
-export async function startFaultStack(options: { crashGateway?: boolean } = {}): Promise<FaultStack> {
-  buildServices(["gateway", "billing", "adapter-posts", "upstream-sim"]);
+export async function startFaultStack(options: FaultStackOptions = {}): Promise<FaultStack> {
+  const work = options.work === true;
+  buildServices([
+    "gateway",
+    "billing",
+    "adapter-posts",
+    "upstream-sim",
+    ...(work ? ["exports", "monitors"] : []),
+  ]);
   const [redis, nats] = await Promise.all([
     freePort().then(startPrivateRedis),
-    freePort().then(startPrivateNats),
+    options.nats === undefined ? freePort().then(startPrivateNats) : undefined,
   ]);
+  const natsUrl = options.nats?.url ?? nats!.url;
+  const exportsDir = work ? mkdtempSync(join(tmpdir(), "rda-fault-exports-")) : undefined;
   const ports = Object.fromEntries(
     await Promise.all(
-      ["gateway", "gateway-crash", "billing", "adapter-posts", "sim"].map(async (name) => [
-        name,
-        await freePort(),
-      ]),
+      ["gateway", "gateway-crash", "billing", "adapter-posts", "sim", "exports", "monitors"].map(
+        async (name) => [name, await freePort()],
+      ),
     ),
   ) as Record<string, number>;
   const simUrl = `http://127.0.0.1:${ports.sim}`;
   const common = {
     ...process.env,
-    NATS_URL: nats.url,
+    NATS_URL: natsUrl,
+    NATS_REPLICAS: String(options.nats?.replicas ?? 1),
     REDIS_URL: redis.url,
     RDA_NAMESPACE: "",
     HOST: "127.0.0.1",
@@ -165,6 +225,43 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
       readyz: `http://127.0.0.1:${ports["gateway-crash"]}/readyz`,
     });
 
+  if (work) {
+    specs.set("exports", {
+      service: "exports",
+      ready: /exports listening/,
+      env: {
+        ...common,
+        EXPORTS_PORT: String(ports.exports),
+        METRICS_PORT: await metricsPort(),
+        EXPORTS_DIR: exportsDir,
+        EXPORTS_PAGES_PER_SECOND: "20",
+        EXPORTS_ACK_WAIT_MS: String(EXPORTS_ACK_WAIT_MS),
+        EXPORTS_BALANCE_RETRY_MS: "500",
+        // A billing that does not answer is found out within a second, not five.
+        BILLING_TIMEOUT_MS: "1000",
+      },
+    });
+    specs.set("monitors", {
+      service: "monitors",
+      ready: /monitors ready/,
+      env: {
+        ...common,
+        HEALTH_PORT: String(ports.monitors),
+        HEALTH_HOST: "127.0.0.1",
+        METRICS_PORT: await metricsPort(),
+        MONITOR_WEBHOOK_SEALING_KEY: randomBytes(32).toString("base64"),
+        WEBHOOKS_ALLOW_LOOPBACK: "1",
+        MONITOR_MIN_INTERVAL_SECONDS: "1",
+        MONITOR_TICK_MS: "200",
+        MONITOR_LEASE_MS: "3000",
+        MONITOR_WEBHOOK_LEASE_MS: "2000",
+        MONITOR_WEBHOOK_TICK_MS: "100",
+        MONITOR_WEBHOOK_TIMEOUT_MS: "5000",
+      },
+      readyz: `http://127.0.0.1:${ports.monitors}/readyz`,
+    });
+  }
+
   const running = new Map<string, ServiceProcess>();
   const launch = async (name: string) => {
     const spec = specs.get(name)!;
@@ -176,7 +273,7 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
   await launch("billing");
   await Promise.all([...specs.keys()].filter((name) => !running.has(name)).map(launch));
 
-  const client: NatsConnection = await connectNats(nats.url, "fault-test", silentLogger());
+  const client: NatsConnection = await connectNats(natsUrl, "fault-test", silentLogger());
   const ledger: Redis = await openRedis(redis.url, "fault-test", silentLogger(), {
     commandTimeoutMs: 30_000,
   });
@@ -206,11 +303,27 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
     return Object.fromEntries(entries);
   };
 
+  const simControl = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${simUrl}${path}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`simulator ${method} ${path}: ${response.status}`);
+    return response.json() as Promise<Record<string, unknown>>;
+  };
+
   return {
     redis,
     nats,
+    natsUrl,
     simUrl,
+    subreddit,
+    client,
+    ledger,
     url: (name) => `http://127.0.0.1:${ports[name]}`,
+    process: (name) => running.get(name)!,
     async kill(name, signal = "SIGKILL") {
       const child = running.get(name)!.child;
       if (child.exitCode !== null || child.signalCode !== null) return;
@@ -263,11 +376,28 @@ export async function startFaultStack(options: { crashGateway?: boolean } = {}):
       return { balanceDrop: initial - shown.key.credits_balance, journal };
     },
     verifyLedger: () => ask(subjects.billing.verifyLedger, {}, verifyLedgerReplySchema),
+    async balanceOf(key) {
+      const shown = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
+      if (!shown.found) throw new Error(`no key ${key.id}`);
+      return shown.key.credits_balance;
+    },
+    async upstreamFault(fault) {
+      await simControl("POST", "/__sim/faults", fault);
+    },
+    async clearUpstreamFaults() {
+      await simControl("DELETE", "/__sim/faults");
+    },
+    async faultsInjected() {
+      return (await simControl("GET", "/__sim/stats")).faults_injected as number;
+    },
     async stop() {
+      // A process left stopped (SIGSTOP) by a failed test would never see the SIGTERM.
+      for (const child of running.values()) child.child.kill("SIGCONT");
       await Promise.all([...running.values()].map((child) => child.stop()));
       ledger.disconnect();
       await client.close();
-      await Promise.all([redis.remove(), nats.remove()]);
+      await Promise.all([redis.remove(), nats?.remove()]);
+      if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
     },
   };
 }

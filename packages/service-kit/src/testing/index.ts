@@ -23,7 +23,13 @@ export {
   isReachable,
   type ServerVersions,
 } from "./infrastructure.ts";
-export { type PrivateServer, startPrivateNats, startPrivateRedis } from "./private-servers.ts";
+export {
+  type PrivateNatsCluster,
+  type PrivateServer,
+  startPrivateNats,
+  startPrivateNatsCluster,
+  startPrivateRedis,
+} from "./private-servers.ts";
 
 export function testRedisUrl(): string {
   return process.env.REDIS_URL || "redis://127.0.0.1:6379";

@@ -34,6 +34,52 @@ export async function startPrivateNats(port: number): Promise<PrivateServer> {
   return startServer("nats-server", args, `nats://127.0.0.1:${port}`, port, /Server is ready/, removeStore);
 }
 
+/** A NATS cluster of the test's own: its nodes, and the URL list a client connects with. */
+export interface PrivateNatsCluster {
+  /** Comma-separated, as NATS_URL takes several servers. */
+  readonly url: string;
+  /** Each node by its server name (`n1`, `n2`, …), which JetStream names stream leaders by. */
+  readonly nodes: ReadonlyMap<string, PrivateServer>;
+  remove(): Promise<void>;
+}
+
+/**
+ * `size` nats-servers routed to each other as one JetStream cluster (each its own store, client and
+ * route port), as production's three-node cluster: streams with that many replicas survive the
+ * loss of any one node. A node's `stop` and `start` keep its ports and store, as a pod restart does.
+ */
+export async function startPrivateNatsCluster(
+  clientPorts: readonly number[],
+  routePorts: readonly number[],
+): Promise<PrivateNatsCluster> {
+  const routes = routePorts.map((port) => `nats://127.0.0.1:${port}`).join(",");
+  const name = `rda-test-${process.pid}`;
+  const nodes = new Map<string, PrivateServer>();
+  await Promise.all(
+    clientPorts.map(async (port, index) => {
+      const serverName = `n${index + 1}`;
+      const store = mkdtempSync(join(tmpdir(), `rda-nats-${serverName}-`));
+      const args = [
+        ...["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store, "-n", serverName],
+        ...["--cluster_name", name, "--cluster", `nats://127.0.0.1:${routePorts[index]}`, "--routes", routes],
+      ];
+      const removeStore = () => rmSync(store, { recursive: true, force: true });
+      const url = `nats://127.0.0.1:${port}`;
+      nodes.set(
+        serverName,
+        await startServer("nats-server", args, url, port, /Server is ready/, removeStore),
+      );
+    }),
+  );
+  return {
+    url: clientPorts.map((port) => `nats://127.0.0.1:${port}`).join(","),
+    nodes,
+    async remove() {
+      await Promise.all([...nodes.values()].map((node) => node.remove()));
+    },
+  };
+}
+
 async function startServer(
   command: string,
   args: string[],
