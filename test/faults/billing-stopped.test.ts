@@ -1,9 +1,10 @@
 /**
  * Billing frozen (SIGSTOP) while background work must give a credit back, on a stack of real
  * processes with its own Redis and NATS: an export page whose upstream call fails, and a monitor's
- * webhook removed while its batch is in flight. Each refund finds billing silent, is queued in the
- * refund stream (JetStream), and is applied once billing runs again (SIGCONT): the balance is exact
- * and `ledger verify` is clean.
+ * webhook removed while its batch is in flight. Each refund finds billing silent and is queued in
+ * the refund stream (JetStream); once billing runs again (SIGCONT) it meets the refund twice, the
+ * queued one and the request left waiting on its connection, and applies it once: the balance is
+ * exact and `ledger verify` is clean.
  */
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
