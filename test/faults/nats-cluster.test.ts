@@ -1,0 +1,178 @@
+/**
+ * High availability of background work: the stack's processes on a private three-node NATS
+ * JetStream cluster with NATS_REPLICAS=3, as production runs. Every stream and bucket the services
+ * set up keeps 3 copies; the leader of a stream is killed with SIGKILL while an export runs on it
+ * (the job queue) and while a monitor's webhook batch is in flight (the monitors' sources bucket),
+ * and the work goes on on the other two nodes: no row, page, batch or item lost or doubled, every
+ * credit charged once, `ledger verify` clean.
+ */
+import { buildSubjects } from "@rda/contracts";
+import { connectNats, type JetStreamManager, jetstreamManager, type NatsConnection } from "@rda/service-kit";
+import {
+  freePort,
+  type PrivateNatsCluster,
+  type PrivateServer,
+  silentLogger,
+  startPrivateNatsCluster,
+  waitFor,
+} from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { monitorKeys } from "../../services/monitors/src/index.ts";
+import { sourceBucketName } from "../../services/monitors/src/source-leases.ts";
+import { batchesReceived, startReceiver } from "../e2e/monitor-webhooks.support.ts";
+import { type FaultStack, startFaultStack } from "./fault-stack.ts";
+import {
+  askMonitors,
+  call,
+  createMonitor,
+  EXPORT_PAGES_PATH,
+  exportRows,
+  finished,
+  pageThroughApi,
+  startExport,
+  waitForJob,
+} from "./work.ts";
+
+const subjects = buildSubjects("");
+const NODES = 3;
+
+let cluster: PrivateNatsCluster;
+let stack: FaultStack;
+let operator: NatsConnection;
+let jsm: JetStreamManager;
+
+beforeAll(async () => {
+  const ports = await Promise.all(Array.from({ length: 2 * NODES }, () => freePort()));
+  cluster = await startPrivateNatsCluster(ports.slice(0, NODES), ports.slice(NODES));
+  operator = await connectNats(cluster.url, "fault-test-operator", silentLogger());
+  // JetStream answers once the nodes have elected their meta leader.
+  jsm = (await waitFor(
+    () => jetstreamManager(operator).catch(() => undefined),
+    "the cluster's JetStream",
+    60_000,
+  )) as JetStreamManager;
+  stack = await startFaultStack({ work: true, nats: { url: cluster.url, replicas: NODES } });
+}, 180_000);
+afterAll(async () => {
+  await stack?.stop();
+  await operator?.close();
+  await cluster?.remove();
+}, 60_000);
+
+/** Kills the node leading `stream` with SIGKILL; returns it, to be started again. */
+async function killLeaderOf(stream: string): Promise<PrivateServer> {
+  const leader = (await jsm.streams.info(stream)).cluster?.leader;
+  const node = leader === undefined ? undefined : cluster.nodes.get(leader);
+  if (node === undefined) throw new Error(`${stream} has no leader among ${[...cluster.nodes.keys()]}`);
+  await node.stop("SIGKILL");
+  await waitFor(
+    async () => {
+      const now = (await jsm.streams.info(stream).catch(() => undefined))?.cluster?.leader;
+      return now !== undefined && now !== leader;
+    },
+    `a new leader of ${stream}`,
+    30_000,
+  );
+  return node;
+}
+
+/** Starts a killed node again and waits until every stream has all its copies current. */
+async function rejoin(node: PrivateServer): Promise<void> {
+  await node.start();
+  await waitFor(
+    async () => {
+      for await (const stream of jsm.streams.list()) {
+        const replicas = stream.cluster?.replicas ?? [];
+        if (replicas.length !== NODES - 1 || replicas.some((peer) => !peer.current || peer.offline))
+          return false;
+      }
+      return true;
+    },
+    "every stream's copies current again",
+    60_000,
+  );
+}
+
+describe("a three-node NATS cluster losing a stream's leader", () => {
+  it("keeps every stream and bucket the services set up on 3 nodes", async () => {
+    const streams: Record<string, number> = {};
+    for await (const stream of jsm.streams.list()) streams[stream.config.name] = stream.config.num_replicas;
+    expect(Object.keys(streams)).toEqual(
+      expect.arrayContaining([
+        subjects.refundStream,
+        subjects.exports.jobStream,
+        `KV_${sourceBucketName("")}`,
+      ]),
+    );
+    for (const [name, replicas] of Object.entries(streams)) expect(replicas, name).toBe(NODES);
+  });
+
+  it("finishes an export whose job queue's leader was killed, every row once and every page charged once", async () => {
+    const initial = 1_000;
+    const owner = await stack.createKey(initial);
+    const job = await startExport(stack, owner.key);
+    // A page held at a hanging upstream keeps the job running (its queue message unacked) meanwhile.
+    const injected = await stack.faultsInjected();
+    await stack.upstreamFault({ mode: "timeout", path: EXPORT_PAGES_PATH });
+    await waitFor(async () => (await stack.faultsInjected()) > injected, "a page asked upstream");
+    const killed = await killLeaderOf(subjects.exports.jobStream);
+    await stack.clearUpstreamFaults();
+
+    const done = await waitForJob(stack, owner.key, job.id, finished, "the export to finish");
+    expect(done.state, done.reason ?? "").toBe("done");
+    await stack.settled();
+    const pages = done.progress.pages_done;
+    expect(done.progress.credits_spent).toBe(pages);
+    expect(await stack.charged(owner, initial)).toEqual({ balanceDrop: pages, journal: pages });
+    const rows = await exportRows(stack, owner.key, done);
+    const reader = await stack.createKey(1_000);
+    expect(rows.map((row) => row.id)).toEqual((await pageThroughApi(stack, reader.key)).map((row) => row.id));
+    expect(await stack.verifyLedger()).toMatchObject({ ok: true });
+    await rejoin(killed);
+  }, 150_000);
+
+  it("delivers every batch of a monitor whose sources bucket's leader was killed mid-delivery, once each", async () => {
+    const initial = 100;
+    const receiver = await startReceiver();
+    try {
+      receiver.hold();
+      const owner = await stack.createKey(initial);
+      const monitor = await createMonitor(stack, owner.key, receiver.url);
+      await waitFor(() => receiver.received.length > 0, "the first batch in flight", 60_000);
+      const killed = await killLeaderOf(`KV_${sourceBucketName("")}`);
+      receiver.release();
+
+      const itemsKey = monitorKeys("").items(monitor.id);
+      const log = (await waitFor(
+        async () => {
+          const answer = await call(stack, owner.key, "GET", `/v1/monitors/${monitor.id}/deliveries`);
+          if (answer.status !== 200) return undefined;
+          const { deliveries } = answer.json.data as {
+            deliveries: { state: string; items: number; type: string }[];
+          };
+          const batches = deliveries.filter((delivery) => delivery.type === "monitor.items");
+          const held = await stack.ledger.xlen(itemsKey);
+          const sent = batches.reduce((sum, delivery) => sum + delivery.items, 0);
+          return held > 0 && sent === held && batches.every((delivery) => delivery.state === "delivered")
+            ? batches
+            : undefined;
+        },
+        "every batch delivered",
+        90_000,
+      )) as { items: number }[];
+      await askMonitors(stack, "delete", { key_id: owner.id, id: monitor.id });
+      await stack.settled();
+
+      const batches = batchesReceived(monitor.secret, receiver.received);
+      expect(batches.length).toBe(log.length);
+      const items = batches.flatMap((batch) => batch.data.items.map((item) => item.id));
+      expect(new Set(items).size).toBe(items.length);
+      expect(items.length).toBe(log.reduce((sum, delivery) => sum + delivery.items, 0));
+      expect(await stack.charged(owner, initial)).toEqual({ balanceDrop: log.length, journal: log.length });
+      expect(await stack.verifyLedger()).toMatchObject({ ok: true });
+      await rejoin(killed);
+    } finally {
+      await receiver.stop();
+    }
+  }, 150_000);
+});
