@@ -7,7 +7,9 @@
  *
  * Timeouts are the documented ones (docs/operations.md#timeouts) except the adapter's: the simulator
  * answers at once, so ADAPTER_TIMEOUT_MS is 2 s (UPSTREAM_DEADLINE_MS 1.5 s), which bounds the answer
- * to a request whose adapter died under it.
+ * to a request whose adapter died under it. With `work` the upstream deadline is 6 s (ADAPTER_TIMEOUT_MS
+ * 8 s): an export page held at a hanging upstream stays debited and unanswered that long, ample
+ * time for a test to stop billing or kill a worker before the page fails.
  */
 
 import { randomBytes } from "node:crypto";
@@ -48,7 +50,7 @@ export const ADAPTER_TIMEOUT_MS = 2_000;
  * With `work`, the exports worker's ack wait: a killed worker's job returns to the queue after it,
  * and an export page's debit is voided 5 of them after it was taken (workDebitDeadlineMs).
  */
-export const EXPORTS_ACK_WAIT_MS = 2_000;
+export const EXPORTS_ACK_WAIT_MS = 3_000;
 export const EXPORT_PAGE_DEADLINE_MS = 5 * EXPORTS_ACK_WAIT_MS;
 
 export interface FaultStackOptions {
@@ -172,8 +174,8 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
     HOST: "127.0.0.1",
     LOG_LEVEL: "info",
     UPSTREAM_URL: simUrl,
-    ADAPTER_TIMEOUT_MS: String(ADAPTER_TIMEOUT_MS),
-    UPSTREAM_DEADLINE_MS: "1500",
+    ADAPTER_TIMEOUT_MS: String(work ? 8_000 : ADAPTER_TIMEOUT_MS),
+    UPSTREAM_DEADLINE_MS: work ? "6000" : "1500",
     UPSTREAM_ATTEMPT_TIMEOUT_MS: "750",
     // The trickle measures the product's own faults, not the upstream's budget.
     UPSTREAM_REQUESTS_PER_SECOND: "1000",

@@ -36,17 +36,16 @@ describe("a refund neither billing nor its stream takes", () => {
   it("is returned by billing's voider at the debit's deadline, once", async () => {
     const initial = 1_000;
     const owner = await stack.createKey(initial);
+    const jsm = await jetstreamManager(stack.client);
+    const refunds = (await jsm.streams.info(subjects.refundStream)).config;
+    // The refund stream stops taking refunds: publishing one is refused (message too large).
+    await jsm.streams.update(subjects.refundStream, { max_msg_size: 1 });
     const job = await startExport(stack, owner.key);
     const injected = await stack.faultsInjected();
     await stack.upstreamFault({ mode: "timeout", path: EXPORT_PAGES_PATH });
     await waitFor(async () => (await stack.faultsInjected()) > injected, "a debited page asked upstream");
-
-    const jsm = await jetstreamManager(stack.client);
-    const refunds = (await jsm.streams.info(subjects.refundStream)).config;
     const exportsProcess = stack.process("exports");
     await stack.kill("billing");
-    // The refund stream stops taking refunds: publishing one is refused (message too large).
-    await jsm.streams.update(subjects.refundStream, { max_msg_size: 1 });
     const line = await exportsProcess.waitForLine(/page refund queued; billing was not reached/, 30_000);
     const queued = JSON.parse(line) as { debit_id: string };
     await exportsProcess.waitForLine(/refund publish failed; will retry/, 30_000);
