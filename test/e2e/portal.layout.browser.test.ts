@@ -59,6 +59,7 @@ async function connectAnApp(email: string, keyId: string) {
       redirectHost: "claude.ai.callback.example.com",
       keyId,
       createdAt: new Date().toISOString(),
+      kind: "authorization",
     },
     600,
   );
