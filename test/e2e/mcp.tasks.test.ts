@@ -12,8 +12,7 @@ import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
 import { type RoundRobin, startRoundRobin } from "../support/round-robin.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, FAST, startExportsBeside, verifyLedger } from "./exports.support.ts";
-
-const TASKS = "io.modelcontextprotocol/tasks";
+import { modernRequest, TASKS } from "./mcp-tasks.support.ts";
 
 let stack: Stack;
 let exportsService: ExportsBeside;
@@ -40,47 +39,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Rpc {
-  result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string };
-  error?: { code: number; message: string };
-}
-
-/** One 2026-07-28 request, as a client sends it: the envelope in `_meta`, the standard headers. */
-async function modern(
+const modern = (
   key: string,
   method: string,
   params: Record<string, unknown>,
-  options: { tasks?: boolean; name?: string; signal?: AbortSignal } = {},
-): Promise<Rpc> {
-  const capabilities = options.tasks ? { extensions: { [TASKS]: {} } } : {};
-  const body = {
-    jsonrpc: "2.0",
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { name: "task-test", version: "1" },
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-      },
-    },
-  };
-  const response = await fetch(endpoint, {
-    method: "POST",
-    signal: options.signal,
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "x-api-key": key,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(options.name ? { "mcp-name": options.name } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as Rpc;
-}
+  options: Parameters<typeof modernRequest>[4] = {},
+) => modernRequest(endpoint, key, method, params, options);
 
 const window = () => {
   const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
@@ -113,7 +77,9 @@ describe("an export as a task", () => {
     }[];
     const support = (tool?: (typeof tools)[number]) => tool?._meta?.[TASKS]?.taskSupport;
     expect(support(tools.find((tool) => tool.name === "start_export"))).toBe("optional");
-    expect(tools.filter((tool) => support(tool) === "forbidden")).toHaveLength(tools.length - 1);
+    // A monitor's backfill may become a task too (mcp.monitor-tasks.test.ts); every other tool never does.
+    expect(support(tools.find((tool) => tool.name === "create_monitor"))).toBe("optional");
+    expect(tools.filter((tool) => support(tool) === "forbidden")).toHaveLength(tools.length - 2);
   });
 
   it("is polled to completion through a dropped connection and a replica restart, and costs its pages exactly", async () => {
@@ -181,6 +147,11 @@ describe("an export as a task", () => {
       job.result as { structuredContent: { export: { state: string; progress: { credits_spent: number } } } }
     ).structuredContent.export;
     expect(spent.state).toBe("cancelled");
+    expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
+    // Cancelled stays cancelled: a later poll reports the same spend, and the key pays nothing more.
+    const later = await getTask(key, taskId);
+    expect(later.result?.status).toBe("cancelled");
+    expect(later.result?.statusMessage).toContain(`${spent.progress.credits_spent} credits spent`);
     expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
   }, 90_000);
