@@ -225,4 +225,13 @@ describe("an agent client made in the portal", () => {
     expect(rebound.status).toBe(400);
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
   });
+
+  it("holds at most 20 live agent clients per account; one more is refused, creating nothing", async () => {
+    const live = async () => (await person.get("/agents")).body.match(/data-client-id=/g)?.length ?? 0;
+    for (let held = await live(); held < 20; held += 1) await createAgentClient(`agent ${held}`);
+    const refused = await person.submit("/agents", "/agents", { name: "one too many", key_id: keyId });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toContain("at most 20 agent clients");
+    expect(await live()).toBe(20);
+  });
 });

@@ -91,6 +91,7 @@ describe("the portal at 390 px and at 1280 px", () => {
         ["/keys", "Your API keys"],
         ["/billing", "Billing"],
         ["/connections", "Connected apps"],
+        ["/agents", "Agent clients"],
         ["/account", "Account"],
       ] as const) {
         await page.goto(`${stack.portal!.url}${path}`);

@@ -24,6 +24,8 @@ const AGENT_CLIENT_ID = /^agent_[A-Za-z0-9_-]{22}$/;
 const SECRET_PREFIX = "rdcs_";
 /** Agent client names, as the page asks for them: plain text within this length. */
 export const AGENT_NAME_MAX = 100;
+/** Live agent clients one account may hold: each is a record kept until revoked. */
+export const MAX_AGENT_CLIENTS_PER_ACCOUNT = 20;
 
 /** The grant agent clients use, and the only one. */
 export const CLIENT_CREDENTIALS = "client_credentials";

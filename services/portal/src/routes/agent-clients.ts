@@ -11,7 +11,7 @@ import type { PortalContext } from "../context.ts";
 import { field } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
-import { AGENT_NAME_MAX, isAgentClientId } from "../oauth/agent-clients.ts";
+import { AGENT_NAME_MAX, isAgentClientId, MAX_AGENT_CLIENTS_PER_ACCOUNT } from "../oauth/agent-clients.ts";
 import { MCP_SCOPE, OAUTH_ROUTES } from "../oauth/provider.ts";
 import { billingFailed } from "./keys.ts";
 import { connectionsWithKeys } from "./oauth-consent.ts";
@@ -89,6 +89,17 @@ export function createAgentClient(ctx: PortalContext) {
         keyError: keyActive ? undefined : "Pick one of your active keys for this client to spend.",
       };
       return renderAgents(ctx, reply, signedIn, { form }, 400);
+    }
+    const held = await ctx.oauth.connections.list(signedIn.accountId);
+    if (
+      held.filter((connection) => connection.kind === "client_credentials").length >=
+      MAX_AGENT_CLIENTS_PER_ACCOUNT
+    ) {
+      const error = {
+        title: "Too many agent clients",
+        message: `An account holds at most ${MAX_AGENT_CLIENTS_PER_ACCOUNT} agent clients. Revoke one you no longer use to create another.`,
+      };
+      return renderAgents(ctx, reply, signedIn, { error, form: { name: read.name, keyId } }, 409);
     }
     const created = await ctx.oauth.createAgentClient(signedIn.accountId, keyId, read.name);
     await ctx.pendingSecrets.keep(signedIn.id, created.clientId, {
