@@ -98,7 +98,7 @@ describe("a monitor's backfill as a task", () => {
 
   it("is polled to completion through a dropped connection and restarts, and its items cost what reads cost", async () => {
     const { key, id: keyId } = await stack.createKey({ credits: 100 });
-    const created = await createMonitor(key, true, { subreddit: busiestCommunity(30), backfill_from: "30d" });
+    const created = await createMonitor(key, true, { subreddit: busiestCommunity(90), backfill_from: "90d" });
     expect(created.result).toMatchObject({ resultType: "task", status: "working" });
     const taskId = created.result?.taskId ?? "";
     expect(taskId).toMatch(/^monitor:mon_/);
@@ -124,6 +124,12 @@ describe("a monitor's backfill as a task", () => {
     balancer.setTargets(replicas.map((replica) => replica.url));
     await monitors.stop();
     monitors = await startMonitorsService();
+    // Two polls in turn reach both replicas: the restarted one answers the task it never saw, whose
+    // backfill goes on from where the stopped monitors service left it.
+    const afterRestart = [await getTask(key, taskId), await getTask(key, taskId)];
+    expect(afterRestart.map((polled) => polled.error)).toEqual([undefined, undefined]);
+    expect(afterRestart[0]?.result?.status).toBe("working");
+    expect(balancer.served.get(replicas[0]!.url)).toBeGreaterThan(0);
 
     const done = await waitFor(
       async () => {

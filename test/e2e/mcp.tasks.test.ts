@@ -25,8 +25,9 @@ const startReplica = () =>
 
 beforeAll(async () => {
   stack = await startStack();
-  // A few pages a second, so a task is seen working and can be cancelled before it ends.
-  exportsService = await startExportsBeside(stack, { ...FAST, pagesPerSecond: 3 });
+  // Two pages a second over a window of about 12 pages, so a task is still working after a replica
+  // restarts, and can be cancelled before it ends.
+  exportsService = await startExportsBeside(stack, { ...FAST, pagesPerSecond: 2 });
   replicas = await Promise.all([startReplica(), startReplica()]);
   balancer = await startRoundRobin();
   balancer.setTargets(replicas.map((replica) => replica.url));
@@ -48,7 +49,7 @@ const modern = (
 
 const window = () => {
   const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
-  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 7 * 86_400, before, confirm: true };
+  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 60 * 86_400, before, confirm: true };
 };
 
 const startExport = (key: string, tasks: boolean) =>
@@ -101,6 +102,12 @@ describe("an export as a task", () => {
     await replicas[0]?.stop();
     replicas[0] = await startReplica();
     balancer.setTargets(replicas.map((replica) => replica.url));
+    // Two polls in turn reach both replicas: the restarted one answers the task it never saw, which
+    // is still running.
+    const afterRestart = [await getTask(key, taskId), await getTask(key, taskId)];
+    expect(afterRestart.map((polled) => polled.error)).toEqual([undefined, undefined]);
+    expect(afterRestart[0]?.result?.status).toBe("working");
+    expect(balancer.served.get(replicas[0]!.url)).toBeGreaterThan(0);
 
     const done = await waitFor(
       async () => {
