@@ -2,8 +2,8 @@
  * A monitor's backfill as a task (docs/api.md#mcp-endpoint-tasks), through the gateway's /mcp, two
  * MCP replicas behind a round-robin balancer, the whole stack and a monitors service paging one
  * backfill page per turn. A client that opted in gets a task for `create_monitor` with a backfill,
- * polls it with tasks/get through a dropped connection, an MCP replica restart and a monitors
- * service restart to its result, and reads what it collected at the usual price; a second backfill
+ * polls it with tasks/get through a dropped connection, an MCP replica restart, a monitors service
+ * restart and another gateway to its result, and reads what it collected at the usual price; a second backfill
  * is cancelled through tasks/cancel, which pauses the monitor for free. The ledger verifies.
  */
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
@@ -130,6 +130,19 @@ describe("a monitor's backfill as a task", () => {
     expect(afterRestart.map((polled) => polled.error)).toEqual([undefined, undefined]);
     expect(afterRestart[0]?.result?.status).toBe("working");
     expect(balancer.served.get(replicas[0]!.url)).toBeGreaterThan(0);
+    // Nor is the task a gateway's: another gateway started now answers it.
+    const otherGateway = await stack.startGateway({ mcpUrl: balancer.url });
+    const viaOther = await modernRequest(
+      `${otherGateway.url}/mcp`,
+      key,
+      "tasks/get",
+      { taskId },
+      {
+        tasks: true,
+        name: taskId,
+      },
+    );
+    expect(viaOther.result?.taskId).toBe(taskId);
 
     const done = await waitFor(
       async () => {
