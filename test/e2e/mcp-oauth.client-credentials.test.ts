@@ -1,12 +1,18 @@
 /**
  * An agent that runs without a person, over the whole stack: the account holder creates an agent
- * client on the portal's "Agent clients" page (its secret shown once, kept only as a hash), the MCP
- * SDK's own client-credentials provider gets a token from the 401 alone at the portal's token
- * endpoint, calls a tool charged to the bound key exactly as the key's own call is (balance against
- * the ledger, which verifies), and once the client is revoked in the portal its token is refused and
- * it gets no new one. Registered (public) clients cannot use the grant.
+ * client on the portal's "Agent clients" page (its secret shown once, kept only as a hash); the MCP
+ * SDKs' own client-credentials providers (v1 on 2025-11-25, v2 on 2026-07-28) get a token from the
+ * 401 alone at the portal's token endpoint and call a tool charged to the bound key exactly as the
+ * key's own call is (balance against the ledger, which verifies); once the client is revoked in the
+ * portal its token is refused and it gets no new one. Registered (public) clients cannot use the
+ * grant.
  */
 import { createHash, randomBytes } from "node:crypto";
+import {
+  Client as ModernClient,
+  ClientCredentialsProvider as ModernClientCredentials,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -138,6 +144,25 @@ describe("an agent client made in the portal", () => {
     expect(await stack.balanceOf(keyId)).toBe(before - 1);
     await client.close();
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+  });
+
+  it("serves the v2 client on 2026-07-28 with its own client-credentials provider, charged the same", async () => {
+    const provider = new ModernClientCredentials({
+      clientId,
+      clientSecret: secret,
+      scope: "mcp",
+      expectedIssuer: portalUrl,
+    });
+    const client = new ModernClient(
+      { name: "unattended-agent-v2", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(new ModernTransport(new URL(mcpUrl), { authProvider: provider }));
+    const before = await stack.balanceOf(keyId);
+    const result = await client.callTool({ name: "search_subreddits", arguments: { q: "type" } });
+    expect(result.isError).toBeFalsy();
+    expect(await stack.balanceOf(keyId)).toBe(before - 1);
+    await client.close();
   });
 
   it("refuses a wrong secret, a token without the mcp scope, and a registered client asking for the grant", async () => {
