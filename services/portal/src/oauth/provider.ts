@@ -23,7 +23,7 @@
  */
 import { checkOutgoingUrl, type PortalRedisKeys, type Redis, safeFetch } from "@rda/service-kit";
 import Provider, { errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
-import { CLIENT_CREDENTIALS, checkAgentClientShape, compareHashedSecret } from "./agent-clients.ts";
+import { checkAgentClientShape, compareHashedSecret } from "./agent-clients.ts";
 import type { ConnectionStore } from "./connections.ts";
 import { checkRedirectUris } from "./redirect-uris.ts";
 import { redisAdapterFactory } from "./redis-adapter.ts";
@@ -204,8 +204,7 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
         throw new errors.InvalidScope(`ask for scope=${MCP_SCOPE}`, MCP_SCOPE);
       const connectionId = agent ? clientId : grantId;
       const connection = connectionId ? await deps.connections.get(connectionId) : undefined;
-      const expected = agent ? CLIENT_CREDENTIALS : "authorization";
-      if (!connectionId || connection?.kind !== expected || (agent && connection.clientId !== clientId))
+      if (!connectionId || connection?.kind !== (agent ? "client_credentials" : "authorization"))
         throw new errors.InvalidGrant(
           agent ? "this agent client was revoked" : "this connection was revoked",
         );
