@@ -4,7 +4,10 @@
  * exchange) with a real browser (Debian's Chromium) for the person's part in the portal: signing in
  * by email link, creating a key, picking it on the consent page. Then a tool call charged to that
  * key, a refresh that rotates the tokens (a reused refresh token or a replayed code ends the grant at
- * once), and the two ways a person ends it: disconnecting the app in the portal, and revoking its key. Screenshots in test-artifacts/oauth/.
+ * once), and the two ways a person ends it: disconnecting the app in the portal, and revoking its key.
+ * Then an agent client made on the Agent clients page (its secret shown once), whose client
+ * credentials token calls a tool, and which the person revokes there. Screenshots in
+ * test-artifacts/oauth/.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -307,5 +310,91 @@ describe("an MCP client connecting by OAuth", () => {
     });
     expect(refused.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
     expect(((await refused.json()) as { error: string }).error).toMatch(/revoked/);
+  });
+});
+
+describe("an agent client made on the Agent clients page", () => {
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+    page = await context.newPage();
+  });
+  afterAll(async () => context?.close());
+
+  const tokenFor = async (clientId: string, secret: string) => {
+    const response = await fetch(`${portalUrl}/oauth/token`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`,
+      },
+      body: new URLSearchParams({ grant_type: "client_credentials", scope: "mcp", resource: mcpUrl }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, string> };
+  };
+
+  it("creates a client bound to a key, shows its secret once, and revoking it refuses the agent", async () => {
+    const email = `agents-${randomBytes(4).toString("hex")}@example.com`;
+    await page.goto(`${portalUrl}/login`);
+    await page.getByLabel("Email address").fill(email);
+    await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+    await page.getByRole("heading", { name: "Check your inbox" }).waitFor(SETTLE);
+    await page.goto(await emailedLink(stack.portal!, email));
+    await page.getByRole("button", { name: "Confirm and create my account" }).click();
+    await page.waitForURL(/\/keys/, SETTLE);
+    await page.getByLabel("Label").fill("unattended key");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByRole("heading", { name: "Your new API key" }).waitFor(SETTLE);
+    const keyId = (await page.locator("code").first().textContent()) ?? "";
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Agent clients" }).click();
+    await page.getByRole("heading", { name: "Agent clients", level: 1 }).waitFor(SETTLE);
+    await expectAccessibleBasics(page);
+    await page.getByLabel("Name").fill("nightly digest");
+    await page.getByLabel("Key it spends").selectOption(keyId);
+    await page.getByRole("button", { name: "Create agent client" }).click();
+    await page.getByRole("heading", { name: "Your new agent client" }).waitFor(SETTLE);
+    await expectAccessibleBasics(page);
+    const clientId = await page.getByLabel("Client id").inputValue();
+    const secret = await page.getByLabel("Client secret").inputValue();
+    expect(clientId).toMatch(/^agent_/);
+    expect(secret).toMatch(/^rdcs_/);
+    expect(await page.locator("#snippet-token").textContent()).toContain("grant_type=client_credentials");
+    await screenshot(page, "agent-client-secret");
+    // Shown once: the same page again leads to the list, which says so.
+    await page.reload();
+    await page.getByText("shown only once").waitFor(SETTLE);
+
+    const token = await tokenFor(clientId, secret);
+    expect(token.status).toBe(200);
+    expect(claimsOf(token.body.access_token!)).toMatchObject({ key_id: keyId, grant_id: clientId });
+    const before = await stack.balanceOf(keyId);
+    const client = new Client({ name: "unattended-agent", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${token.body.access_token}` } },
+      }),
+    );
+    expect(
+      (await client.callTool({ name: "search_subreddits", arguments: { q: "type" } })).isError,
+    ).toBeFalsy();
+    await client.close();
+    expect(await stack.balanceOf(keyId)).toBe(before - 1);
+
+    const row = page.locator(`tr[data-client-id="${clientId}"]`);
+    expect(await row.textContent()).toContain("nightly digest");
+    expect(await row.textContent()).toContain("unattended key");
+    await screenshot(page, "agent-clients");
+    await row.getByRole("button", { name: "Revoke nightly digest" }).click();
+    await page.getByText("The agent client is revoked.").waitFor(SETTLE);
+    expect(await page.locator(`tr[data-client-id="${clientId}"]`).count()).toBe(0);
+    await waitFor(
+      async () => (await statusWithToken(token.body.access_token!)) === 401,
+      "the agent's token to be refused",
+      1_000,
+    );
+    expect((await tokenFor(clientId, secret)).body.error).toBe("invalid_client");
   });
 });

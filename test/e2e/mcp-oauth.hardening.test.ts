@@ -194,7 +194,9 @@ describe("discovery", () => {
       expect(new Set(metadata.scopes_supported as string[])).toEqual(
         new Set(["mcp", "offline_access", "openid"]),
       );
-      expect(metadata.grant_types_supported).toEqual(["authorization_code", "refresh_token"]);
+      expect(new Set(metadata.grant_types_supported as string[])).toEqual(
+        new Set(["authorization_code", "refresh_token", "client_credentials"]),
+      );
       expect(metadata.response_types_supported).toEqual(["code"]);
       expect(metadata.pushed_authorization_request_endpoint).toBeUndefined();
       expect(metadata.require_pushed_authorization_requests).toBeUndefined();

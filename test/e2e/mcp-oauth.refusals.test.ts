@@ -109,13 +109,14 @@ describe("discovery from a refused request", () => {
     }
   });
 
-  it("serves RFC 8414 metadata with S256 only, public clients, registration and the iss parameter", async () => {
+  it("serves RFC 8414 metadata with S256 only, public and agent clients, registration and the iss parameter", async () => {
     const response = await fetch(`${portalUrl}/.well-known/oauth-authorization-server`);
     expect(response.status).toBe(200);
     const metadata = await json(response);
     expect(metadata.issuer).toBe(portalUrl);
     expect(metadata.code_challenge_methods_supported).toEqual(["S256"]);
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(["none"]);
+    // `none` for public clients; client_secret_basic for the portal's agent clients only.
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(["none", "client_secret_basic"]);
     expect(metadata.registration_endpoint).toBe(`${portalUrl}/register`);
     expect(metadata.authorization_response_iss_parameter_supported).toBe(true);
     expect(metadata.client_id_metadata_document_supported).toBe(true);

@@ -12,8 +12,7 @@ import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
 import { type RoundRobin, startRoundRobin } from "../support/round-robin.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, FAST, startExportsBeside, verifyLedger } from "./exports.support.ts";
-
-const TASKS = "io.modelcontextprotocol/tasks";
+import { modernRequest, TASKS } from "./mcp-tasks.support.ts";
 
 let stack: Stack;
 let exportsService: ExportsBeside;
@@ -26,8 +25,9 @@ const startReplica = () =>
 
 beforeAll(async () => {
   stack = await startStack();
-  // A few pages a second, so a task is seen working and can be cancelled before it ends.
-  exportsService = await startExportsBeside(stack, { ...FAST, pagesPerSecond: 3 });
+  // Two pages a second over a window of about 12 pages, so a task is still working after a replica
+  // restarts, and can be cancelled before it ends.
+  exportsService = await startExportsBeside(stack, { ...FAST, pagesPerSecond: 2 });
   replicas = await Promise.all([startReplica(), startReplica()]);
   balancer = await startRoundRobin();
   balancer.setTargets(replicas.map((replica) => replica.url));
@@ -40,51 +40,16 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Rpc {
-  result?: Record<string, unknown> & { status?: string; taskId?: string; resultType?: string };
-  error?: { code: number; message: string };
-}
-
-/** One 2026-07-28 request, as a client sends it: the envelope in `_meta`, the standard headers. */
-async function modern(
+const modern = (
   key: string,
   method: string,
   params: Record<string, unknown>,
-  options: { tasks?: boolean; name?: string; signal?: AbortSignal } = {},
-): Promise<Rpc> {
-  const capabilities = options.tasks ? { extensions: { [TASKS]: {} } } : {};
-  const body = {
-    jsonrpc: "2.0",
-    id: 1,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": { name: "task-test", version: "1" },
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-      },
-    },
-  };
-  const response = await fetch(endpoint, {
-    method: "POST",
-    signal: options.signal,
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "x-api-key": key,
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(options.name ? { "mcp-name": options.name } : {}),
-    },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as Rpc;
-}
+  options: Parameters<typeof modernRequest>[4] = {},
+) => modernRequest(endpoint, key, method, params, options);
 
 const window = () => {
   const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
-  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 7 * 86_400, before, confirm: true };
+  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 60 * 86_400, before, confirm: true };
 };
 
 const startExport = (key: string, tasks: boolean) =>
@@ -113,7 +78,9 @@ describe("an export as a task", () => {
     }[];
     const support = (tool?: (typeof tools)[number]) => tool?._meta?.[TASKS]?.taskSupport;
     expect(support(tools.find((tool) => tool.name === "start_export"))).toBe("optional");
-    expect(tools.filter((tool) => support(tool) === "forbidden")).toHaveLength(tools.length - 1);
+    // A monitor's backfill may become a task too (mcp.monitor-tasks.test.ts); every other tool never does.
+    expect(support(tools.find((tool) => tool.name === "create_monitor"))).toBe("optional");
+    expect(tools.filter((tool) => support(tool) === "forbidden")).toHaveLength(tools.length - 2);
   });
 
   it("is polled to completion through a dropped connection and a replica restart, and costs its pages exactly", async () => {
@@ -135,6 +102,12 @@ describe("an export as a task", () => {
     await replicas[0]?.stop();
     replicas[0] = await startReplica();
     balancer.setTargets(replicas.map((replica) => replica.url));
+    // Two polls in turn reach both replicas: the restarted one answers the task it never saw, which
+    // is still running.
+    const afterRestart = [await getTask(key, taskId), await getTask(key, taskId)];
+    expect(afterRestart.map((polled) => polled.error)).toEqual([undefined, undefined]);
+    expect(afterRestart[0]?.result?.status).toBe("working");
+    expect(balancer.served.get(replicas[0]!.url)).toBeGreaterThan(0);
 
     const done = await waitFor(
       async () => {
@@ -181,6 +154,11 @@ describe("an export as a task", () => {
       job.result as { structuredContent: { export: { state: string; progress: { credits_spent: number } } } }
     ).structuredContent.export;
     expect(spent.state).toBe("cancelled");
+    expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
+    // Cancelled stays cancelled: a later poll reports the same spend, and the key pays nothing more.
+    const later = await getTask(key, taskId);
+    expect(later.result?.status).toBe("cancelled");
+    expect(later.result?.statusMessage).toContain(`${spent.progress.credits_spent} credits spent`);
     expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
   }, 90_000);

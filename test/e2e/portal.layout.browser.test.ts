@@ -59,6 +59,7 @@ async function connectAnApp(email: string, keyId: string) {
       redirectHost: "claude.ai.callback.example.com",
       keyId,
       createdAt: new Date().toISOString(),
+      kind: "authorization",
     },
     600,
   );
@@ -90,6 +91,7 @@ describe("the portal at 390 px and at 1280 px", () => {
         ["/keys", "Your API keys"],
         ["/billing", "Billing"],
         ["/connections", "Connected apps"],
+        ["/agents", "Agent clients"],
         ["/account", "Account"],
       ] as const) {
         await page.goto(`${stack.portal!.url}${path}`);

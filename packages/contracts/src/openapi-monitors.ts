@@ -63,6 +63,20 @@ const monitorSchema: JsonObject = {
     },
     created_at: { type: "integer", description: "Epoch seconds." },
     webhook_url: { type: ["string", "null"], description: "Where batches are POSTed; null: pull only." },
+    backfill_progress: {
+      type: "object",
+      required: ["through", "pages_done"],
+      description:
+        "Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live.",
+      properties: {
+        through: {
+          type: ["integer", "null"],
+          description:
+            "Epoch seconds: the backfill holds the matches up to this second; null before its first page.",
+        },
+        pages_done: { type: "integer", description: "Upstream pages the backfill has read so far." },
+      },
+    },
     items_collected: {
       type: "integer",
       description: `Items the monitor holds for pulling now, from its first (within the retention, about the newest ${MONITOR_RETAINED_ITEMS.toLocaleString("en-US")}). On reads and lists.`,

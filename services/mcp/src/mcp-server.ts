@@ -86,7 +86,7 @@ export function createMcpServer(
     if (!result) throw unknownTool(deps, name);
     // Only a client that opted in on this very request gets a task (docs/api.md#mcp-endpoint-tasks).
     return tasks && TASK_TOOLS.has(name) && optedIntoTasks(context.mcpReq.envelope)
-      ? (asTask(result) as CallToolResult)
+      ? (asTask(name, result) as CallToolResult)
       : result;
   });
   registerResources(server, (name, args, signal) => runTool(deps, name, args, { ...caller, signal }));

@@ -1,8 +1,9 @@
 /**
- * The Tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) over exports
- * (docs/api.md#mcp-endpoint-tasks). A client that declares the extension in a request's capabilities
- * gets, for a `start_export` that starts an export, a task instead of the export's first state; any
- * other client, and every other tool, gets today's immediate result.
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) over exports and
+ * monitors' backfills (docs/api.md#mcp-endpoint-tasks). A client that declares the extension in a
+ * request's capabilities gets, for a `start_export` that starts an export, a task instead of the
+ * export's first state, and for a `create_monitor` with a backfill, a task that follows the backfill
+ * (monitor-tasks.ts); any other client, and every other tool, gets today's immediate result.
  *
  * The task holds no state of its own: its id is the export's id, so `tasks/get` and `tasks/cancel`
  * are `GET /v1/exports/{id}` and `POST /v1/exports/{id}/cancel` with the caller's key, on whichever
@@ -19,12 +20,19 @@ import {
 import { EXPORT_ID_PATTERN } from "@rda/contracts";
 import type { ExportCallOptions, ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
+import {
+  cancelMonitorTask,
+  getMonitorTask,
+  MONITOR_TASK_PREFIX,
+  monitorAsTask,
+  monitorIdOf,
+} from "./monitor-tasks.ts";
 import { describeGatewayError } from "./results/tool-errors.ts";
 import { presentExport } from "./tools/export-tools.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** The tools that may answer with a task; every other tool declares it never does. */
-export const TASK_TOOLS: ReadonlySet<string> = new Set(["start_export"]);
+export const TASK_TOOLS: ReadonlySet<string> = new Set(["start_export", "create_monitor"]);
 
 const TASK_PREFIX = "export:";
 /** How long a client should wait between two `tasks/get`: an export page takes about a second. */
@@ -49,19 +57,27 @@ export function taskSupportOf(name: string) {
   return { execution: { taskSupport }, _meta: { [TASKS_EXTENSION]: { taskSupport } } } as const;
 }
 
-/** A started export's tool result as a task, or the result itself when nothing was started. */
-export function asTask(result: CallToolResult): Record<string, unknown> | CallToolResult {
+/**
+ * A task tool's result as a task: a started export, or a created monitor with a backfill to page;
+ * the result itself when there is nothing long to follow.
+ */
+export function asTask(tool: string, result: CallToolResult): Record<string, unknown> | CallToolResult {
+  if (tool === "create_monitor") return monitorAsTask(result);
   const job = (result.structuredContent as { export?: ExportJob } | undefined)?.export;
   if (result.isError || !job || job.state === "quoted") return result;
   return { resultType: "task", ...taskBase(job) };
 }
 
 export function registerTasks(server: Server, client: GatewayClient, call: ExportCallOptions): void {
-  server.setRequestHandler("tasks/get", { params: taskParams }, async ({ taskId }) =>
-    taskOf(await answered(client.getExport(exportIdOf(taskId), call), taskId)),
-  );
+  server.setRequestHandler("tasks/get", { params: taskParams }, async ({ taskId }) => {
+    const monitorId = monitorIdOf(taskId);
+    if (monitorId !== undefined) return getMonitorTask(client, monitorId, call);
+    return taskOf(await answered(client.getExport(exportIdOf(taskId), call), taskId));
+  });
   server.setRequestHandler("tasks/cancel", { params: taskParams }, async ({ taskId }) => {
-    await answered(client.cancelExport(exportIdOf(taskId), call), taskId);
+    const monitorId = monitorIdOf(taskId);
+    if (monitorId !== undefined) await cancelMonitorTask(client, monitorId, call);
+    else await answered(client.cancelExport(exportIdOf(taskId), call), taskId);
     return {};
   });
 }
@@ -73,7 +89,7 @@ function exportIdOf(taskId: string): string {
   if (!EXPORT_ID_PATTERN.test(id))
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `No task ${taskId}: task ids are export:<export id>`,
+      `No task ${taskId}: task ids are export:<export id> or ${MONITOR_TASK_PREFIX}<monitor id>`,
     );
   return id;
 }

@@ -11,8 +11,11 @@ export type UpdateMonitorBody = z.output<ReturnType<typeof updateMonitorSchema>>
 
 /** Where a monitor's delivery stands: paging its backfill window, or following the source live. */
 export type MonitorPhase =
-  /** `cursor`: the newest second delivered so far (the next page starts after it); null: not started. */
-  | { readonly name: "backfill"; readonly cursor: number | null }
+  /**
+   * `cursor`: the newest second delivered so far (the next page starts after it); null: not started.
+   * `pages`: upstream pages the backfill has read so far (absent on records from before it was kept).
+   */
+  | { readonly name: "backfill"; readonly cursor: number | null; readonly pages?: number }
   /** Live items newer than `after` (seconds) are delivered; an id delivered already never is again. */
   | { readonly name: "live"; readonly after: number };
 
@@ -90,5 +93,16 @@ export function publicMonitor(monitor: MonitorRecord, funding: MonitorFunding = 
     status: statusOf(monitor, funding),
     ...(funding !== "ok" && isRunning(monitor) ? { paused_reason: funding } : {}),
     created_at: monitor.created_at,
+    ...backfillProgress(monitor),
   };
+}
+
+/**
+ * While a backfill is paging: how far it has collected (`through`, epoch seconds; null before its
+ * first page) and the upstream pages it has read. What an MCP task reports of the backfill.
+ */
+function backfillProgress(monitor: MonitorRecord) {
+  const { phase } = monitor;
+  if (phase.name !== "backfill" || monitor.backfill_from === undefined) return {};
+  return { backfill_progress: { through: phase.cursor, pages_done: phase.pages ?? 0 } };
 }

@@ -131,6 +131,7 @@ async function advanceBackfill(
   const from = monitor.backfill_from;
   if (from === undefined) return turnLive(deps, monitor, hwm);
   let cursor = monitor.phase.cursor ?? from - 1;
+  const pagesBefore = monitor.phase.pages ?? 0;
   // A backfill is one account's own work: it draws on that account's share of the monitors class.
   const account = budgetAccountOf(monitor.key_id, monitor.account_id);
   for (let pages = 0; pages < deps.settings.backfillPagesPerPoll; pages += 1) {
@@ -138,13 +139,13 @@ async function advanceBackfill(
     await deps.store.append(monitor.id, page.items.filter(matcherOf(monitor)));
     cursor = page.cursor ?? cursor;
     if (!page.has_more || cursor >= hwm) return turnLive(deps, monitor, cursor - 1);
-    const at = cursor;
-    await deps.store.update(monitor.id, (current) => ({
-      ...current,
-      phase: { name: "backfill", cursor: at },
-    }));
+    const phase = { name: "backfill", cursor, pages: pagesBefore + pages + 1 } as const;
+    await deps.store.update(monitor.id, (current) => ({ ...current, phase }));
   }
-  return { ...monitor, phase: { name: "backfill", cursor } };
+  return {
+    ...monitor,
+    phase: { name: "backfill", cursor, pages: pagesBefore + deps.settings.backfillPagesPerPoll },
+  };
 }
 
 /** Only the phase is written, onto the record as it stands: a PATCH meanwhile keeps its fields. */

@@ -5,6 +5,12 @@
  */
 import type { FastifyInstance } from "fastify";
 import type { PortalContext } from "./context.ts";
+import {
+  agentClientsPage,
+  agentSecretPage,
+  createAgentClient,
+  revokeAgentClient,
+} from "./routes/agent-clients.ts";
 import { billingPage, quotePanel, returnPage, returnStatus, startCheckout } from "./routes/billing.ts";
 import { createExport, exportAction, exportFile, exportPage, exportsPage } from "./routes/exports.ts";
 import {
@@ -95,6 +101,10 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.post("/oauth/consent/:uid", answerConsent(ctx));
   app.get("/connections", connectionsPage(ctx));
   app.post("/connections/:grantId/revoke", disconnect(ctx));
+  app.get("/agents", agentClientsPage(ctx));
+  app.post("/agents", createAgentClient(ctx));
+  app.get("/agents/:clientId/secret", agentSecretPage(ctx));
+  app.post("/agents/:clientId/revoke", revokeAgentClient(ctx));
 
   app.get("/billing", billingPage(ctx));
   app.get("/billing/quote", quotePanel());

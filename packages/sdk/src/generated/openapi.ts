@@ -1879,6 +1879,13 @@ export interface operations {
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
+                                backfill_progress?: {
+                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
+                                    through: number | null;
+                                    /** @description Upstream pages the backfill has read so far. */
+                                    pages_done: number;
+                                };
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
                                 /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
@@ -1963,6 +1970,13 @@ export interface operations {
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
+                                backfill_progress?: {
+                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
+                                    through: number | null;
+                                    /** @description Upstream pages the backfill has read so far. */
+                                    pages_done: number;
+                                };
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
                                 /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
@@ -2042,6 +2056,13 @@ export interface operations {
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
+                                backfill_progress?: {
+                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
+                                    through: number | null;
+                                    /** @description Upstream pages the backfill has read so far. */
+                                    pages_done: number;
+                                };
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
                                 /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
@@ -2151,6 +2172,13 @@ export interface operations {
                                 created_at: number;
                                 /** @description Where batches are POSTed; null: pull only. */
                                 webhook_url: string | null;
+                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
+                                backfill_progress?: {
+                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
+                                    through: number | null;
+                                    /** @description Upstream pages the backfill has read so far. */
+                                    pages_done: number;
+                                };
                                 /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
                                 items_collected?: number;
                                 /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */

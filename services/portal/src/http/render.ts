@@ -9,7 +9,16 @@ import type { PortalContext } from "../context.ts";
 import { PAGE_ERRORS, type PageErrorCode } from "./page-errors.ts";
 import { words } from "./words.ts";
 
-export type Nav = "keys" | "connections" | "billing" | "notifications" | "account" | "login" | "signup" | "";
+export type Nav =
+  | "keys"
+  | "connections"
+  | "agents"
+  | "billing"
+  | "notifications"
+  | "account"
+  | "login"
+  | "signup"
+  | "";
 
 export interface PageLocals {
   readonly title: string;

@@ -1,7 +1,14 @@
 /**
- * Connections: which OAuth client an account allowed to spend which of its keys. One per grant,
- * made on the consent page; the access tokens of the grant carry the key id (provider.ts). The
- * account's list is what the "Connected apps" page shows; ending one revokes the grant.
+ * Connections: which OAuth client an account allowed to spend which of its keys. Two kinds:
+ *
+ * - `authorization`: one per grant, made on the consent page (authorization code with PKCE); the
+ *   "Connected apps" page lists them. Kept as long as the grant.
+ * - `client_credentials`: an agent client the account holder created on the "Agent clients" page,
+ *   for an agent that runs without a person. Named by the client's id (which stands in for the grant
+ *   id in its access tokens), and kept until it is revoked.
+ *
+ * Either way the access tokens carry the key id and the connection's id (`grant_id`), and ending the
+ * connection ends them the same way (portal-oauth.ts, `disconnect`).
  */
 import type { PortalRedisKeys, Redis } from "@rda/service-kit";
 import { z } from "zod";
@@ -13,7 +20,11 @@ const connectionRecordSchema = z.object({
   redirect_host: z.string(),
   key_id: z.string(),
   created_at: z.string(),
+  /** Absent on records written before agent clients existed: those are all authorizations. */
+  kind: z.enum(["authorization", "client_credentials"]).default("authorization"),
 });
+
+export type ConnectionKind = "authorization" | "client_credentials";
 
 export interface Connection {
   readonly grantId: string;
@@ -25,10 +36,12 @@ export interface Connection {
   readonly redirectHost: string;
   readonly keyId: string;
   readonly createdAt: string;
+  readonly kind: ConnectionKind;
 }
 
 export interface ConnectionStore {
-  save(connection: Connection, ttlSeconds: number): Promise<void>;
+  /** Kept `ttlSeconds`, or until removed when undefined (an agent client). */
+  save(connection: Connection, ttlSeconds: number | undefined): Promise<void>;
   get(grantId: string): Promise<Connection | undefined>;
   /** The account's live connections, newest first. */
   list(accountId: string): Promise<Connection[]>;
@@ -48,6 +61,7 @@ export function createConnectionStore(redis: Redis, keys: PortalRedisKeys): Conn
       redirectHost: record.redirect_host,
       keyId: record.key_id,
       createdAt: record.created_at,
+      kind: record.kind,
     };
   };
   return {
@@ -61,11 +75,18 @@ export function createConnectionStore(redis: Redis, keys: PortalRedisKeys): Conn
         redirect_host: connection.redirectHost,
         key_id: connection.keyId,
         created_at: connection.createdAt,
+        kind: connection.kind,
       });
-      await redis.expire(key, ttlSeconds);
       const list = keys.accountConnections(connection.accountId);
       await redis.sadd(list, connection.grantId);
-      await redis.expire(list, ttlSeconds);
+      if (ttlSeconds === undefined) {
+        await redis.persist(list);
+        return;
+      }
+      await redis.expire(key, ttlSeconds);
+      // The list outlives its longest-lived member; one kept until removed keeps it for good.
+      const left = await redis.ttl(list);
+      if (left !== -1 && left < ttlSeconds) await redis.expire(list, ttlSeconds);
     },
     async list(accountId) {
       const list = keys.accountConnections(accountId);

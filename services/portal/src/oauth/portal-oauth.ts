@@ -11,9 +11,10 @@ import type Provider from "oidc-provider";
 import type { KoaContextWithOIDC } from "oidc-provider";
 import { clientBucket, takePlace } from "../store/mail-limits.ts";
 import { sha256 } from "../store/secrets.ts";
+import { type NewAgentClient, registerAgentClient } from "./agent-clients.ts";
 import { type ConnectionStore, createConnectionStore } from "./connections.ts";
-import { createOAuthProvider, OAUTH_TTL_SECONDS } from "./provider.ts";
-import { CLIENT_TTL_SECONDS, revokeGrantRecords } from "./redis-adapter.ts";
+import { createOAuthProvider, MCP_SCOPE, OAUTH_TTL_SECONDS } from "./provider.ts";
+import { CLIENT_TTL_SECONDS, deleteClientRecord, revokeGrantRecords } from "./redis-adapter.ts";
 import { generateSigningKey, type SigningKey } from "./signing-key.ts";
 
 export interface PortalOAuth {
@@ -21,8 +22,14 @@ export interface PortalOAuth {
   /** `<PUBLIC_API_URL>/mcp`. */
   readonly resource: string;
   readonly connections: ConnectionStore;
-  /** Ends a connection of the account; false when it is not the account's. */
+  /**
+   * Ends a connection of the account (an authorization's grant, or an agent client by its id): its
+   * tokens are refused by every gateway at once, and no more are issued. False when it is not the
+   * account's.
+   */
   disconnect(accountId: string, grantId: string): Promise<boolean>;
+  /** A new agent client bound to the account's key (active: the caller checked); its secret, once. */
+  createAgentClient(accountId: string, keyId: string, name: string): Promise<NewAgentClient>;
   /** A client got a connection: keep its registration as long as a used one is kept. */
   keepClient(clientId: string): Promise<void>;
   /** Takes a registration place for the client address: 0, or the seconds until one is free. */
@@ -94,9 +101,36 @@ export function createPortalOAuth(deps: PortalOAuthDeps): PortalOAuth {
     resource,
     connections,
     async disconnect(accountId, grantId) {
+      const connection = await connections.get(grantId);
       if (!(await connections.remove(accountId, grantId))) return false;
-      await endGrant(grantId, accountId, "disconnected");
+      if (connection?.kind === "client_credentials") {
+        await deleteClientRecord(redis, keys, connection.clientId);
+        await endGrant(grantId, accountId, "agent client revoked");
+      } else {
+        await endGrant(grantId, accountId, "disconnected");
+      }
       return true;
+    },
+    async createAgentClient(accountId, keyId, name) {
+      const created = await registerAgentClient(redis, keys, name, MCP_SCOPE);
+      await connections.save(
+        {
+          grantId: created.clientId,
+          accountId,
+          clientId: created.clientId,
+          clientName: name,
+          redirectHost: "",
+          keyId,
+          createdAt: new Date().toISOString(),
+          kind: "client_credentials",
+        },
+        undefined,
+      );
+      logger.info(
+        { account_id: accountId, key_id: keyId, client_id: created.clientId },
+        "agent client created",
+      );
+      return created;
     },
     async keepClient(clientId) {
       await redis.expire(keys.oauthRecord("Client", sha256(clientId)), CLIENT_TTL_SECONDS);

@@ -11,7 +11,9 @@
  *   (`key_id`) and their grant (`grant_id`); the gateway verifies them with the published keys;
  * - every authorization goes through the portal's own sign-in and a consent page that picks the key
  *   (no silent re-use of an earlier grant);
- * - public clients only (PKCE is their proof); a loopback redirect may vary by port (RFC 8252);
+ * - public clients (PKCE is their proof); a loopback redirect may vary by port (RFC 8252); and agent
+ *   clients, made in the portal and bound to a key there, which get tokens by the client credentials
+ *   grant with a secret kept only as its hash (agent-clients.ts);
  * - only what works is on: no pushed authorization requests, no DPoP (the gateway takes Bearer
  *   tokens), no userinfo; `openid` is honoured (an ID token naming the account) on the same consent;
  * - every URL a client hands over is fetched with the portal's safe outgoing fetch (public https
@@ -21,6 +23,7 @@
  */
 import { checkOutgoingUrl, type PortalRedisKeys, type Redis, safeFetch } from "@rda/service-kit";
 import Provider, { errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider";
+import { checkAgentClientShape, compareHashedSecret } from "./agent-clients.ts";
 import type { ConnectionStore } from "./connections.ts";
 import { checkRedirectUris } from "./redirect-uris.ts";
 import { redisAdapterFactory } from "./redis-adapter.ts";
@@ -108,7 +111,8 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
       jwks_uri: CLIENT_FETCH.maxBytes,
     },
     responseTypes: ["code"],
-    clientAuthMethods: ["none"],
+    // `none` for public clients; client_secret_basic for agent clients only (checkAgentClientShape).
+    clientAuthMethods: ["none", "client_secret_basic"],
     clientDefaults: {
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
@@ -129,6 +133,8 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
       pushedAuthorizationRequests: { enabled: false },
       // The gateway checks Bearer tokens; a DPoP-bound token would be refused there.
       dPoP: { enabled: false },
+      // Agent clients only: a registered client asking for the grant is refused (agent-clients.ts).
+      clientCredentials: { enabled: true },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
       clientIdMetadataDocument: {
         enabled: true,
@@ -166,12 +172,15 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
       Interaction: OAUTH_TTL_SECONDS.interaction,
       Session: OAUTH_TTL_SECONDS.session,
       IdToken: OAUTH_TTL_SECONDS.accessToken,
+      ClientCredentials: OAUTH_TTL_SECONDS.accessToken,
     },
     extraClientMetadata: {
       // Listed so that the validator runs for every registration and metadata document.
       properties: ["software_id"],
       validator: (_ctx, key, _value, metadata) => {
-        if (key === "software_id") checkRedirectUris(metadata as Record<string, unknown>);
+        if (key !== "software_id") return;
+        const client = metadata as Record<string, unknown>;
+        if (checkAgentClientShape(client) === "public") checkRedirectUris(client);
       },
     },
     // The grant is always the one the consent page made for this authorization, bound to the key
@@ -180,16 +189,29 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
       const grantId = ctx.oidc.result?.consent?.grantId;
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
     },
-    // Every token request (a code exchange, a refresh) checks that the connection and its key are
-    // still there: a refresh after the key was revoked is refused, not issued for /mcp to refuse.
+    // Every token request (a code exchange, a refresh, a client credentials request) checks that the
+    // connection and its key are still there: a token after either was revoked is refused, not
+    // issued for /mcp to refuse. An agent client's connection is named by its client id.
     extraTokenClaims: async (_ctx, token) => {
-      const grantId = (token as { grantId?: string }).grantId;
-      const connection = grantId ? await deps.connections.get(grantId) : undefined;
-      if (!grantId || !connection) throw new errors.InvalidGrant("this connection was revoked");
+      const { kind, clientId, grantId, scope } = token as {
+        kind: string;
+        clientId?: string;
+        grantId?: string;
+        scope?: string;
+      };
+      const agent = kind === "ClientCredentials";
+      if (agent && !scope?.split(" ").includes(MCP_SCOPE))
+        throw new errors.InvalidScope(`ask for scope=${MCP_SCOPE}`, MCP_SCOPE);
+      const connectionId = agent ? clientId : grantId;
+      const connection = connectionId ? await deps.connections.get(connectionId) : undefined;
+      if (!connectionId || connection?.kind !== (agent ? "client_credentials" : "authorization"))
+        throw new errors.InvalidGrant(
+          agent ? "this agent client was revoked" : "this connection was revoked",
+        );
       const active = await deps.keyIsActive(connection.accountId, connection.keyId);
       if (active === undefined) throw new Error("billing did not say whether the connection's key is active");
       if (!active) throw new errors.InvalidGrant("the key this connection spends was revoked");
-      return { key_id: connection.keyId, grant_id: grantId };
+      return { key_id: connection.keyId, grant_id: connectionId };
     },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     interactions: {
@@ -201,6 +223,11 @@ export function createOAuthProvider(deps: OAuthProviderDeps): Provider {
     renderError: async (ctx, out) => deps.renderError(ctx, { ...out }),
   });
   provider.proxy = deps.behindProxy;
+  // Agent clients' secrets are stored as their SHA-256 (agent-clients.ts); oidc-provider has no
+  // setting for that, so its one comparison is replaced. No other client has a secret.
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(presented: string) {
+    return compareHashedSecret(this.clientSecret, presented);
+  };
   return provider;
 }
 

@@ -52,6 +52,23 @@ export async function revokeGrantRecords(redis: Redis, keys: PortalRedisKeys, gr
   await redis.unlink(keys.oauthRecord("Grant", sha256(grantId)));
 }
 
+/**
+ * A client the portal itself made (an agent client, agent-clients.ts), kept until it is revoked:
+ * not a registration, so neither TTL above applies.
+ */
+export async function saveClientRecord(
+  redis: Redis,
+  keys: PortalRedisKeys,
+  clientId: string,
+  metadata: Record<string, unknown>,
+): Promise<void> {
+  await redis.set(keys.oauthRecord("Client", sha256(clientId)), JSON.stringify(metadata));
+}
+
+export async function deleteClientRecord(redis: Redis, keys: PortalRedisKeys, clientId: string) {
+  await redis.unlink(keys.oauthRecord("Client", sha256(clientId)));
+}
+
 function createModelAdapter(redis: Redis, keys: PortalRedisKeys, model: string): OAuthAdapter {
   const recordKey = (id: string) => keys.oauthRecord(model, sha256(id));
   const read = async (key: string): Promise<Payload | undefined> => {

@@ -12,6 +12,7 @@ import type { PortalContext } from "../context.ts";
 import { field } from "../http/forms.ts";
 import { renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
+import type { ConnectionKind } from "../oauth/connections.ts";
 import { CONSENT_PATH, MCP_SCOPE, OAUTH_TTL_SECONDS } from "../oauth/provider.ts";
 import { billingFailed } from "./keys.ts";
 
@@ -136,7 +137,7 @@ export function answerConsent(ctx: PortalContext) {
 async function grantFor(ctx: PortalContext, signedIn: SignedIn, pending: Pending, keyId: string) {
   const { provider, resource, connections } = ctx.oauth;
   const existing = (await connections.list(signedIn.accountId)).filter(
-    (connection) => connection.clientId === pending.clientId,
+    (connection) => connection.kind === "authorization" && connection.clientId === pending.clientId,
   );
   let grant: InstanceType<typeof provider.Grant> | undefined;
   for (const connection of existing) {
@@ -159,6 +160,7 @@ async function grantFor(ctx: PortalContext, signedIn: SignedIn, pending: Pending
       redirectHost: new URL(pending.redirectUri).host,
       keyId,
       createdAt: new Date().toISOString(),
+      kind: "authorization",
     },
     OAUTH_TTL_SECONDS.grant,
   );
@@ -169,22 +171,34 @@ export function connectionsPage(ctx: PortalContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const signedIn = requireSignIn(request, reply);
     if (!signedIn) return reply;
-    const [connections, listed] = await Promise.all([
-      ctx.oauth.connections.list(signedIn.accountId),
-      ctx.billing.listKeys(signedIn.accountId),
-    ]);
-    if (!listed.ok) return billingFailed(ctx, reply, listed.error);
-    const byId = new Map(listed.value.keys.map((key) => [key.id, key]));
+    const listed = await connectionsWithKeys(ctx, signedIn, "authorization");
+    if ("failure" in listed) return billingFailed(ctx, reply, listed.failure!);
     return renderPage(ctx, reply, "connections", {
       title: "Connected apps",
       nav: "connections",
       notice: field(request.query, "done") === "disconnected" ? "The app is disconnected." : undefined,
-      connections: connections.map((connection) => ({
+      connections: listed.connections,
+    });
+  };
+}
+
+/** The account's connections of one kind, each with the label of the key it spends and whether it is revoked. */
+export async function connectionsWithKeys(ctx: PortalContext, signedIn: SignedIn, kind: ConnectionKind) {
+  const [connections, listed] = await Promise.all([
+    ctx.oauth.connections.list(signedIn.accountId),
+    ctx.billing.listKeys(signedIn.accountId),
+  ]);
+  if (!listed.ok) return { failure: listed.error };
+  const byId = new Map(listed.value.keys.map((key) => [key.id, key]));
+  return {
+    keys: listed.value.keys,
+    connections: connections
+      .filter((connection) => connection.kind === kind)
+      .map((connection) => ({
         ...connection,
         keyLabel: byId.get(connection.keyId)?.label || connection.keyId,
         keyRevoked: byId.get(connection.keyId)?.revoked ?? true,
       })),
-    });
   };
 }
 

@@ -475,10 +475,21 @@ class Monitor(TypedDict):
     created_at: int
     #: Where batches are POSTed; null: pull only.
     webhook_url: str | None
+    #: Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected.
+    backfill_progress: NotRequired[BackfillProgress]
     #: Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000).
     items_collected: NotRequired[int]
     #: Items pulls have returned so far, each counted once however often it is pulled again.
     items_pulled: NotRequired[int]
+
+
+class BackfillProgress(TypedDict):
+    """Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected."""
+
+    #: Epoch seconds: the backfill holds the matches up to this second; null before its first page.
+    through: int | None
+    #: Upstream pages the backfill has read so far.
+    pages_done: int
 
 
 class BackfillEstimate(TypedDict):
