@@ -100,7 +100,6 @@
           y: top,
           width: Math.max(step - gap, 0.5),
           height: y(0) - top,
-          fill: bucket.settled ? undefined : "url(#unsettled-hatch)",
         }),
       );
       const title = svg("title");
@@ -147,10 +146,10 @@
     );
     parts.push(chart(activity));
     const legend = element("p", "legend");
-    legend.append(element("span", "swatch settled"), " settled  ");
+    legend.append(element("span", "swatch settled"), "settled");
     legend.append(
       element("span", "swatch unsettled"),
-      " not settled: less than 36 h old, the count can still change",
+      "not settled: less than 36 h old, the count can still change",
     );
     parts.push(legend);
     if (structured.truncated) parts.push(element("p", "note", structured.truncated));

@@ -57,7 +57,12 @@
       const list = element("ul", "replies");
       list.id = `replies-${data.id}`;
       for (const reply of replies) list.append(comment(reply, depth + 1));
-      const hidden = element("p", "collapsed-note", `${descendants(node)} replies hidden`);
+      const hiddenCount = descendants(node);
+      const hidden = element(
+        "p",
+        "collapsed-note",
+        `${hiddenCount} ${hiddenCount === 1 ? "reply" : "replies"} hidden`,
+      );
       hidden.hidden = true;
       item.append(list, hidden);
       const toggle = header.querySelector(".toggle");
