@@ -25,6 +25,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { type Browser, chromium, type Frame, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connectMcpClient, connectModernClient } from "../../services/mcp/test/support/mcp-client.ts";
+import { CorpusProbe } from "../../services/upstream-sim/src/index.ts";
 import { type ExportsBeside, startExportsBeside, verifyLedger } from "../e2e/exports.support.ts";
 import { CHROMIUM, CHROMIUM_ARGS, screenshotter } from "../support/browser.ts";
 import { type Corpus, pickCorpus } from "../support/mcp-agent-walk.ts";
@@ -112,7 +113,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  page = await browser.newPage({ viewport: { width: 760, height: 700 } });
+  page = await browser.newPage({ viewport: { width: 760, height: 1400 } });
   requests = [];
   // Nothing may leave: every request is counted and refused, whichever frame makes it.
   await page.route("**/*", (route) => {
@@ -306,20 +307,31 @@ describe("views for a host that declares the Apps extension", () => {
   });
 
   it("shows get_comment_tree as a thread that collapses and expands a subtree, each comment linked to its permalink", async () => {
-    const args = { post_id: corpus.bigPostId, limit: 12 };
+    // A thread small enough to come whole (limit 500), so its replies nest as deep as they go.
+    const post = new CorpusProbe(stack.simulator.corpus)
+      .posts({ subreddit: corpus.subreddit, minComments: 15 }, 500)
+      .find((candidate) => candidate.comment_count <= 60);
+    if (!post) throw new Error("no thread of 15 to 60 comments in the corpus");
+    const args = { post_id: post.id, limit: 500 };
     const result = await call("get_comment_tree", args);
     const frame = await show("get_comment_tree", args, result);
     const comments = frame.locator("li.comment");
     await expect.poll(() => comments.count()).toBeGreaterThan(0);
 
-    // The first comment with replies: its score, author and depth as the result gives them.
+    // The top-level comment with the largest subtree: its score, author and depth as the result gives them.
     type Node = { kind: string; data: Record<string, unknown>; replies: Node[] };
+    const size = (node: Node): number => node.replies.reduce((sum, reply) => sum + 1 + size(reply), 0);
     const roots = structured(result).data as Node[];
-    const parent = roots.find((node) => node.kind === "t1" && node.replies.length > 0);
-    if (!parent) throw new Error("no top-level comment with replies in the thread");
+    const parent = roots
+      .filter((node) => node.kind === "t1")
+      .reduce<Node | undefined>((best, node) => (best && size(best) >= size(node) ? best : node), undefined);
+    if (!parent || size(parent) < 2) throw new Error("no top-level comment with a subtree in the thread");
     const item = frame.locator(`li.comment[data-id="${parent.data.id}"]`);
     const meta = item.locator(":scope > .meta");
-    expect(await meta.locator(".score").textContent()).toBe(`${parent.data.score} points`);
+    const score = Number(parent.data.score);
+    expect(await meta.locator(".score").textContent()).toBe(
+      `${score} point${Math.abs(score) === 1 ? "" : "s"}`,
+    );
     expect(await meta.locator(".author").textContent()).toBe(`u/${parent.data.author}`);
     expect(await meta.locator(".depth").textContent()).toBe("depth 0");
     expect(await item.locator(":scope > .replies > li").first().getAttribute("data-depth")).toBe("1");
@@ -327,7 +339,7 @@ describe("views for a host that declares the Apps extension", () => {
     const visible = () => frame.locator("li.node:visible").count();
     const everything = await visible();
     const below = await item.locator(":scope > .replies li.node").count();
-    expect(below).toBeGreaterThan(0);
+    expect(below).toBe(size(parent));
     const toggle = meta.locator(".toggle");
     await shoot(page, "comment-thread-expanded");
 

@@ -13,6 +13,8 @@
     return /^https?:\/\//.test(permalink) ? permalink : `${SITE}${permalink}`;
   }
 
+  const plural = (count, noun) => `${count} ${noun}${count === 1 || count === -1 ? "" : "s"}`;
+
   /** How many comments hang below a node, at any depth. */
   function descendants(node) {
     return (node.replies ?? []).reduce((sum, reply) => sum + 1 + descendants(reply), 0);
@@ -39,7 +41,7 @@
       header.append(toggle);
     }
     header.append(
-      element("span", "score", `${data.score ?? "?"} points`),
+      element("span", "score", typeof data.score === "number" ? plural(data.score, "point") : "score hidden"),
       element("span", "author", `u/${data.author ?? "[unknown]"}`),
       element("span", "depth", `depth ${depth}`),
     );
