@@ -41,6 +41,13 @@ const appsBridge = (() => {
     "ui/notifications/tool-input": (params) => emit("toolInput", params.arguments ?? {}),
     "ui/notifications/tool-result": (params) => emit("toolResult", params),
     "ui/notifications/host-context-changed": (params) => emit("hostContext", params),
+    "ui/notifications/tool-cancelled": (params) =>
+      emit("toolResult", {
+        isError: true,
+        content: [
+          { type: "text", text: `The tool call was cancelled${params.reason ? `: ${params.reason}` : ""}.` },
+        ],
+      }),
   };
 
   function emit(kind, value) {
