@@ -371,7 +371,7 @@ describe("views for a host that declares the Apps extension", () => {
     const args = {
       kind: "posts",
       subreddit: corpus.subreddit,
-      after: before - 3 * 86_400,
+      after: before - 30 * 86_400,
       before,
       confirm: true,
     };
