@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { API_VERSION, describeIssue } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
+import { APPS_EXTENSION, declaresApps, linkViews } from "./apps.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
 import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
@@ -73,12 +74,15 @@ export function createMcpServer(
       tools: {},
       resources: {},
       prompts: {},
-      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      ...(tasks ? { extensions: { [TASKS_EXTENSION]: {}, [APPS_EXTENSION]: {} } } : {}),
     },
     instructions: INSTRUCTIONS,
   });
   const listing = { tools: toolListing(deps) };
-  server.setRequestHandler("tools/list", () => listing);
+  // Tools link their views only for a client that declares the Apps extension on this request.
+  server.setRequestHandler("tools/list", (_request, context) =>
+    declaresApps(context.mcpReq.envelope) ? { tools: linkViews(listing.tools) } : listing,
+  );
   server.setRequestHandler("tools/call", async (request, context) => {
     const { name } = request.params;
     const call = { ...caller, signal: context.mcpReq.signal };

@@ -14,6 +14,7 @@ import {
   UriTemplate,
   type Variables,
 } from "@modelcontextprotocol/server";
+import { declaresApps, readView, viewListing } from "./apps.ts";
 
 /** Runs one of the server's tools for the reading caller. */
 export type RunTool = (
@@ -109,7 +110,10 @@ const MATCHERS = RESOURCE_TEMPLATES.map((definition) => {
 });
 
 export function registerResources(server: Server, runTool: RunTool): void {
-  server.setRequestHandler("resources/list", () => ({ resources: [] }));
+  // The only fixed resources are the Apps views, listed for a client that declares the extension.
+  server.setRequestHandler("resources/list", (_request, context) => ({
+    resources: declaresApps(context.mcpReq.envelope) ? viewListing() : [],
+  }));
   server.setRequestHandler("resources/templates/list", () => ({
     resourceTemplates: RESOURCE_TEMPLATES.map(({ name, title, uriTemplate, description }) => ({
       name,
@@ -119,8 +123,10 @@ export function registerResources(server: Server, runTool: RunTool): void {
       mimeType: JSON_TYPE,
     })),
   }));
-  server.setRequestHandler("resources/read", (request, context) =>
-    readResource(request.params.uri, runTool, context.mcpReq.signal),
+  server.setRequestHandler(
+    "resources/read",
+    (request, context) =>
+      readView(request.params.uri) ?? readResource(request.params.uri, runTool, context.mcpReq.signal),
   );
 }
 
