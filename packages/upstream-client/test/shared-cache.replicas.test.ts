@@ -212,6 +212,19 @@ describe("the response cache shared by adapter replicas", () => {
     expect(server?.paths).toHaveLength(3);
   });
 
+  it("counts a page fetched anew again and again (no-cache) once against the cap, so other pages are still kept", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    // Room for two entries of this size, not three.
+    const client = replica({ limits: { ...LIMITS, maxBytes: 700 } });
+    const page = (before: number) => ({ subreddit: "pics", before, limit: 100 });
+    // Each fetch replaces the entry before it expires: its bytes are the one entry's, not one more's.
+    for (let fetch = 0; fetch < 5; fetch++) await ask(client, page(1_600_000_100), 0);
+    expect((await ask(client, page(1_600_000_100))).answer?.source).toBe("cache");
+    await ask(client, page(1_600_000_200));
+    expect((await ask(client, page(1_600_000_200))).answer?.source).toBe("cache");
+    expect(server?.paths).toHaveLength(6);
+  });
+
   it("fetches uncached, every call answered, while the cache's Redis is down", async () => {
     await upstream((_request, response) => json(response, 200, { data: POSTS }));
     const down = connectRedis(`redis://127.0.0.1:${await freePort()}`, "cache-down", silentLogger());

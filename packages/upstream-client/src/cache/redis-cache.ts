@@ -64,15 +64,16 @@ export function createRedisCacheStore(
   const storeCapped = async (key: string, value: Buffer, ttlMs: number): Promise<boolean> => {
     const cost = value.length + ENTRY_OVERHEAD_BYTES;
     if (cost > limits.maxEntryBytes) return false;
-    const nowMinute = Math.floor(Date.now() / 60_000);
-    const expiryMinute = Math.floor((Date.now() + ttlMs) / 60_000);
+    const nowMs = Date.now();
+    const nowMinute = Math.floor(nowMs / 60_000);
+    const expiryMinute = Math.floor((nowMs + ttlMs) / 60_000);
     const live: string[] = [];
     for (let minute = nowMinute; minute <= nowMinute + Math.ceil(limits.longestTtlS / 60) + 1; minute++)
       live.push(keys.bytes(minute));
     // The counter lives until its minute is over: then every entry it counted has expired.
-    const counterTtlMs = (expiryMinute + 1) * 60_000 - Date.now() + 1_000;
+    const counterTtlMs = (expiryMinute + 1) * 60_000 - nowMs + 1_000;
     const scriptKeys = [key, keys.bytes(expiryMinute), ...live];
-    const args = [value, ttlMs, cost, limits.maxBytes, counterTtlMs];
+    const args = [value, ttlMs, cost, limits.maxBytes, counterTtlMs, nowMs, ENTRY_OVERHEAD_BYTES];
     return (await storeEntry.run(redis, scriptKeys, args)) === 1;
   };
   return {
