@@ -69,8 +69,6 @@ export interface OperationContext {
   readonly priority: UpstreamPriority;
   /** The account it serves, for its fair share of that class (docs/upstream.md#fair-shares). */
   readonly account: string | undefined;
-  /** Only from the shared cache: a call whose answer is not there ends `rate_limited`, unsent. */
-  readonly cacheOnly: boolean;
   /**
    * Notes each upstream answer behind the reply: its `fetched_at_ms` is the oldest, its `max_age_s`
    * the shortest bound, its `source` the costliest (answer-meta.ts).
@@ -184,7 +182,6 @@ interface AdapterCall {
   readonly request_id: string;
   readonly max_age_s?: number;
   readonly priority?: UpstreamPriority;
-  readonly cache_only?: boolean;
   readonly account?: string;
 }
 
@@ -203,7 +200,6 @@ function requestContext(
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
     account: call.account,
-    cacheOnly: call.cache_only ?? false,
     onAnswer: noteAnswer,
     get logger() {
       child ??= logger.child({ request_id: requestId });

@@ -104,15 +104,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       };
       if (cache) {
         const cached = await readCached(cache, request);
-        // A cache-only call's miss is looked up again by the ordinary call that follows it: counted once.
-        if (cached.fetched || !call.cacheOnly)
-          options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
+        options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
         if (cached.fetched) {
           cacheHits += 1;
           return answered(cached.fetched);
         }
       }
-      if (call.cacheOnly) return notCached();
       // Identical calls in this process share one promise; across replicas, fetchOnce's claim.
       const { promise, joined } = coalescer.run(key, () =>
         cache
@@ -195,15 +192,6 @@ async function callWithRetries(
 }
 
 const MIN_ATTEMPT_MS = 1_000;
-
-/**
- * A cache-only call whose answer is not in the cache: nothing was sent, as when the pacer gives no
- * turn. Its Retry-After means nothing to the gateway, which answers with admission's own refusal.
- */
-function notCached(): UpstreamResult {
-  const message = "not in the shared cache (cache-only call): nothing was sent";
-  return { outcome: "rate_limited", message, retry_after_seconds: 1, attempts: 0, retries: 0 };
-}
 
 /**
  * The pacer gave no turn: the request was not sent. A window the upstream reported spent is its

@@ -154,12 +154,6 @@ export interface CallOptions {
    */
   readonly account?: string;
   /**
-   * Answer only from the shared cache: on a miss (or with no cache) the call ends `rate_limited`
-   * at once, without a pacer turn, a claim or a request. The gateway asks so before admission: a
-   * cached answer takes nothing of the upstream budget (docs/upstream.md#cached-answers-and-the-budget).
-   */
-  readonly cacheOnly?: boolean;
-  /**
    * Told when the answer was produced upstream (the caller's `Age`), where it came from, and how
    * long after it was produced it may be served again (undefined: never; freshness.ts decides).
    */

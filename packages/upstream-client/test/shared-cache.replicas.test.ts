@@ -125,21 +125,6 @@ describe("the response cache shared by adapter replicas", () => {
     expect(b.stats().cacheHits).toBe(1);
   });
 
-  it("answers a cache-only call from the cache, and a miss as rate_limited without asking upstream", async () => {
-    await upstream((_request, response) => json(response, 200, { data: POSTS }));
-    const [a, b] = [replica(), replica()];
-    const cached = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
-    const onlyFromCache = (query: Record<string, string | number>, maxAgeS?: number) =>
-      b.get("/api/posts/search", query, { maxAgeS, cacheOnly: true });
-    expect((await onlyFromCache(cached)).outcome).toBe("rate_limited");
-    await ask(a, cached);
-    expect(await onlyFromCache(cached)).toMatchObject({ outcome: "ok", body: { data: POSTS } });
-    expect((await onlyFromCache(cached, 0)).outcome).toBe("rate_limited");
-    expect((await onlyFromCache({ ...cached, limit: 99 })).outcome).toBe("rate_limited");
-    expect(server?.paths).toHaveLength(1);
-    expect(b.stats().requests).toBe(0);
-  });
-
   it("fetches again for no-cache, and for max-age shorter than the entry's age", async () => {
     await upstream((_request, response) => json(response, 200, { data: POSTS }));
     const client = replica();

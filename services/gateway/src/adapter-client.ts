@@ -28,8 +28,6 @@ export type AnswerSource = "cache" | "joined" | "upstream";
 export interface AdapterCallOptions {
   /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
   readonly maxAgeS?: number;
-  /** Answer only from the shared cache, never calling the upstream; a miss is `upstream_rate_limited`. */
-  readonly cacheOnly?: boolean;
   /** Whose fair share of the upstream budget the calls draw on (`budgetAccountOf`). */
   readonly account?: string;
 }
@@ -62,7 +60,6 @@ export function createAdapterClient(deps: {
           request_id: requestId,
           params,
           max_age_s: options.maxAgeS,
-          cache_only: options.cacheOnly || undefined,
           account: options.account,
         }),
         {
@@ -75,9 +72,6 @@ export function createAdapterClient(deps: {
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
       // Our own budget's refusals are the gateway's global 429s; the upstream's are adapter outcomes.
       if (result.outcome === "budget_spent") metrics.rateLimited.inc({ scope: "global" });
-      // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
-      // no adapter outcome, and its time would blur the adapters' own.
-      if (options.cacheOnly) return result.step;
       const seconds = (performance.now() - started) / 1000;
       metrics.natsRequestDuration.observe(
         { subject: stripNamespace(subject), outcome: result.outcome },
