@@ -38,7 +38,7 @@ export interface KeyDirectory {
   resolve(apiKey: string): Promise<Step<KeyInfo>>;
   /**
    * Whether this key was found valid here and not revoked since, even if its entry has expired: a
-   * key that needs no benefit of the doubt (http/failed-auth.ts).
+   * key that needs no benefit of the doubt (http/authenticate.ts).
    */
   knownValid(apiKey: string): boolean;
   /** A key by its id, for callers bound to it rather than holding its secret (OAuth). */
