@@ -53,8 +53,11 @@ export {
   isNatsConnected,
   type NatsConnection,
   type NatsRequestFailure,
+  readServiceError,
   requestJson,
   requestRaw,
+  respondWithError,
+  ServiceError,
 } from "./nats.ts";
 export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
 export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
@@ -98,7 +101,6 @@ export {
 } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
-export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,
   type Context,

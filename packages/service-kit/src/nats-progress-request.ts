@@ -10,10 +10,9 @@
  */
 import { createInbox, type Msg, type NatsConnection } from "@nats-io/transport-node";
 import { err, ok, type Result } from "@rda/contracts";
-import { isNatsConnected, type NatsRequestFailure } from "./nats.ts";
+import { isNatsConnected, type NatsRequestFailure, readServiceError } from "./nats.ts";
 import { PROGRESS_HEADER } from "./nats-service.ts";
 import { traceHeaders } from "./nats-trace.ts";
-import { readServiceError } from "./service-error.ts";
 import { inSpan, SpanKind, tracingActive } from "./tracing.ts";
 
 interface ReplyMux {

@@ -5,13 +5,19 @@
  * status events, so readiness says "disconnected" while it is, and a request made meanwhile fails at
  * once (`offline`) instead of waiting out its timeout in the client's buffer.
  */
-import { connect, type NatsConnection, RequestError, TimeoutError } from "@nats-io/transport-node";
+import {
+  connect,
+  headers,
+  type Msg,
+  type NatsConnection,
+  RequestError,
+  TimeoutError,
+} from "@nats-io/transport-node";
 import { decodeJson, err, ok, type Result } from "@rda/contracts";
 import type { z } from "zod";
 import type { NatsIdentity } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { traceHeaders } from "./nats-trace.ts";
-import { readServiceError } from "./service-error.ts";
 import { inSpan, SpanKind, tracingActive } from "./tracing.ts";
 
 export type { NatsConnection };
@@ -77,7 +83,7 @@ export function isNatsConnected(connection: NatsConnection): boolean {
 /**
  * Why a request got no usable answer. "No responders" (nobody serves the subject) and "timeout"
  * (someone does but was too slow) are told apart, as they mean different things to an operator;
- * `service_error` is the responder's own failure, sent as data (see service-error.ts) with its code.
+ * `service_error` is the responder's own failure, sent as data (see `respondWithError` below) with its code.
  */
 export interface NatsRequestFailure {
   /** `offline`: the connection was down, so nothing was sent; `disconnected`: the request failed mid-way. */
@@ -153,4 +159,38 @@ async function send(
     }
     return err({ kind: "disconnected", message: `NATS request on ${subject} failed: ${String(error)}` });
   }
+}
+
+/**
+ * A responder's failure travels as data: an empty reply whose headers carry a code and a message, as
+ * the nats.js services framework does it (`Nats-Service-Error`, `Nats-Service-Error-Code`). Every
+ * requester decodes it the same way, whatever the subject's normal reply looks like.
+ */
+const ERROR_HEADER = "Nats-Service-Error";
+const CODE_HEADER = "Nats-Service-Error-Code";
+
+/** Thrown by a handler for an expected refusal: the code and message reach the requester. */
+export class ServiceError extends Error {
+  constructor(
+    /** HTTP-like: 400 the request was refused, 503 a dependency of the responder is down. */
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
+export function respondWithError(message: Msg, code: number, text: string): void {
+  const failure = headers();
+  failure.set(ERROR_HEADER, text.replace(/[\r\n]+/g, " ").slice(0, 500));
+  failure.set(CODE_HEADER, String(code));
+  message.respond(new Uint8Array(), { headers: failure });
+}
+
+export function readServiceError(reply: Msg): { code: number; message: string } | undefined {
+  const message = reply.headers?.get(ERROR_HEADER);
+  if (!message) return undefined;
+  const code = Number(reply.headers?.get(CODE_HEADER));
+  return { code: Number.isInteger(code) ? code : 500, message };
 }

@@ -4,6 +4,8 @@
  * Every attempt and call is reported to the observer (metrics) and, while tracing is on, each attempt
  * is a client span of the request it serves.
  */
+
+import type { Readable } from "node:stream";
 import { inSpan, type Logger, type Span, SpanKind, tracingActive } from "@rda/service-kit";
 import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
@@ -15,12 +17,9 @@ import {
   servableFor,
 } from "./cache/shared-fetch.ts";
 import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
-import { createCoalescer } from "./coalesce.ts";
 import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
 import { type TrafficClass, type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
 import { readWindowHeaders } from "./rate-limit-headers.ts";
-import { BodyTooLargeError, readBounded } from "./read-body.ts";
-import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
 import { type CallState, countsOf, decide } from "./retry-policy.ts";
 import { type ClientSettings, resolveSettings } from "./settings.ts";
 import type {
@@ -319,4 +318,80 @@ function errorCode(error: unknown): string {
 /** "2xx", "4xx", "5xx"...; 429 keeps its own class: it means the upstream's limit, not a bad request. */
 function statusClass(status: number): string {
   return status === 429 ? "429" : `${Math.floor(status / 100)}xx`;
+}
+
+/**
+ * Identical concurrent calls (same request path) share one upstream request: a burst of callers asking
+ * for the same page costs the upstream, and our shared budget, one request.
+ */
+export interface Coalescer<T> {
+  run(key: string, start: () => Promise<T>): { promise: Promise<T>; joined: boolean };
+}
+
+export function createCoalescer<T>(): Coalescer<T> {
+  const inFlight = new Map<string, Promise<T>>();
+  return {
+    run(key, start) {
+      const running = inFlight.get(key);
+      if (running) return { promise: running, joined: true };
+      const promise = start().finally(() => inFlight.delete(key));
+      inFlight.set(key, promise);
+      return { promise, joined: false };
+    },
+  };
+}
+
+/** Builds the path of one upstream request under the base URL's own path prefix. */
+export interface UpstreamOrigin {
+  readonly origin: string;
+  /** Path prefix of UPSTREAM_URL without a trailing slash ("" for none). */
+  readonly prefix: string;
+}
+
+export function parseBaseUrl(baseUrl: string): UpstreamOrigin {
+  const url = new URL(baseUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`upstream base URL must be http(s), got ${url.protocol}`);
+  }
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+/** Parameters keep the caller's order; the same call always yields the same path (coalescing key). */
+export function buildRequestPath(prefix: string, path: string, query: UpstreamQuery): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) search.append(name, String(value));
+  }
+  const text = search.toString();
+  return text === "" ? `${prefix}${path}` : `${prefix}${path}?${text}`;
+}
+
+/** Reads a response body whole, refusing it once it grows past a bound. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`upstream body exceeds ${limitBytes} bytes`);
+    this.name = "BodyTooLargeError";
+  }
+}
+
+export async function readBounded(
+  body: Readable & { dump?: () => Promise<void> },
+  declaredLength: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
+  if (typeof declaredLength === "string" && Number(declaredLength) > maxBytes) {
+    await body.dump?.();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new BodyTooLargeError(maxBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
 }
