@@ -17,7 +17,7 @@ import {
 } from "@rda/service-kit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { createAdapterClient, createCachedAnswers } from "./adapter-client.ts";
-import { createBillingClient } from "./billing-client.ts";
+import { createBillingClient } from "./admission.ts";
 import type { GatewayContext } from "./context.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";

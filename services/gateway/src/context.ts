@@ -1,7 +1,7 @@
 /** What every route handler needs, built once in `buildGateway`. */
 import type { FailedAuthLimiter, Logger, NatsConnection, Redis } from "@rda/service-kit";
 import type { AdapterClient, CachedAnswers } from "./adapter-client.ts";
-import type { BillingClient } from "./billing-client.ts";
+import type { BillingClient } from "./admission.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { InternalCredentials } from "./internal-credential.ts";
 import type { KeyDirectory } from "./key-directory.ts";

@@ -13,7 +13,7 @@
  */
 import { decodeJson, keyChangedEventSchema, type Subjects } from "@rda/contracts";
 import { hashApiKey, type Logger, type NatsConnection } from "@rda/service-kit";
-import type { BillingClient } from "./billing-client.ts";
+import type { BillingClient } from "./admission.ts";
 import { fail, type Step, succeed } from "./failure.ts";
 
 export interface KeyInfo {
