@@ -1,10 +1,11 @@
 export { adapterEnvShape, loadAdapterConfig, runAdapterMain } from "./adapter-main.ts";
-export { epochSeconds, hasLooseEpochs, withIntegerEpochs } from "./integer-epochs.ts";
 export {
   type AdapterDeps,
   type AdapterOperations,
   badRequestReply,
+  epochSeconds,
   failureReply,
+  hasLooseEpochs,
   type OperationContext,
   type OperationWork,
   okReply,
@@ -12,4 +13,5 @@ export {
   type StartAdapter,
   startAdapter,
   unavailableReply,
+  withIntegerEpochs,
 } from "./start-adapter.ts";

@@ -53,13 +53,14 @@ export {
   isNatsConnected,
   type NatsConnection,
   type NatsRequestFailure,
+  type ProgressRequestOptions,
   readServiceError,
   requestJson,
   requestRaw,
+  requestWithProgress,
   respondWithError,
   ServiceError,
 } from "./nats.ts";
-export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
 export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
 export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
 export * from "./notice-events.ts";

@@ -12,8 +12,7 @@ import {
 } from "@rda/adapter-kit";
 import { type ItemKind, type ListingParams, UPSTREAM_SELECTABLE_FIELDS } from "@rda/contracts";
 import type { UpstreamClient } from "@rda/upstream-client";
-import { asItems, ITEM_KINDS, type Item } from "./item-kinds.ts";
-import { fetchListingPage, malformed } from "./listing-page.ts";
+import { asItems, fetchListingPage, ITEM_KINDS, type Item, malformed } from "./listing-page.ts";
 import { createPhraseMatcher } from "./phrase-filter.ts";
 
 export const listPosts: OperationWork<"listPosts"> = (client, params, context) =>

@@ -1,5 +1,5 @@
 /**
- * The response cache's Lua scripts (redis-cache.ts). Each runs atomically on the cache's Redis, so
+ * The response cache's Lua scripts (shared-fetch.ts, `createRedisCacheStore`). Each runs atomically on the cache's Redis, so
  * replicas never disagree about who fetches a request or whether an entry still fits the size cap.
  */
 
