@@ -48,7 +48,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import { exportKeys, type JobRecord, redisJobStore } from "../../services/exports/src/job-store.ts";
-import { createCachedAnswers } from "../../services/gateway/src/cached-answer.ts";
+import { createCachedAnswers } from "../../services/gateway/src/adapter-client.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/idempotency.ts";
 import { createMetrics } from "../../services/gateway/src/metrics.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
@@ -376,6 +376,8 @@ describe("Redis with the shipped ACL users", () => {
       query: { subreddit: "pics" },
       body: '{"data":[1]}',
     };
+    expect(await cache.store("acl-entry", entry)).toBe(true);
+    // Replaced before it expires (a page fetched anew): its bytes are given back, under the same user.
     expect(await cache.store("acl-entry", entry)).toBe(true);
     expect(await cache.read("acl-entry")).toEqual(entry);
     expect(await cache.claim("acl-entry", "token-a", 5_000)).toBe("");

@@ -1,12 +1,17 @@
 export { adapterEnvShape, loadAdapterConfig, runAdapterMain } from "./adapter-main.ts";
-export { badRequestReply, failureReply, okReply, unavailableReply } from "./adapter-reply.ts";
-export { epochSeconds, hasLooseEpochs, withIntegerEpochs } from "./integer-epochs.ts";
 export {
   type AdapterDeps,
   type AdapterOperations,
+  badRequestReply,
+  epochSeconds,
+  failureReply,
+  hasLooseEpochs,
   type OperationContext,
   type OperationWork,
+  okReply,
   type RunningAdapter,
   type StartAdapter,
   startAdapter,
+  unavailableReply,
+  withIntegerEpochs,
 } from "./start-adapter.ts";

@@ -9,8 +9,11 @@
 import {
   ADAPTER_PROGRESS,
   type AdapterOperation,
+  type AdapterReplyMeta,
   adapterRequestSchema,
+  decodeAdapterReply,
   decodeJson,
+  encodeAdapterReply,
   OPERATIONS,
   type OperationParams,
   type Subjects,
@@ -26,13 +29,13 @@ import {
 } from "@rda/service-kit";
 import {
   createUpstreamClient,
+  type FetchSource,
   type UpstreamClient,
   type UpstreamClientOptions,
+  type UpstreamFailure,
   type UpstreamPacer,
 } from "@rda/upstream-client";
 import { upstreamObserver } from "./adapter-metrics.ts";
-import { badRequestReply } from "./adapter-reply.ts";
-import { type AnswerSeen, collectAnswers, type StampedReply, stampAnswerMeta } from "./answer-meta.ts";
 
 export interface AdapterDeps {
   readonly nats: NatsConnection;
@@ -69,11 +72,9 @@ export interface OperationContext {
   readonly priority: UpstreamPriority;
   /** The account it serves, for its fair share of that class (docs/upstream.md#fair-shares). */
   readonly account: string | undefined;
-  /** Only from the shared cache: a call whose answer is not there ends `rate_limited`, unsent. */
-  readonly cacheOnly: boolean;
   /**
    * Notes each upstream answer behind the reply: its `fetched_at_ms` is the oldest, its `max_age_s`
-   * the shortest bound, its `source` the costliest (answer-meta.ts).
+   * the shortest bound, its `source` the costliest (`collectAnswers` below).
    */
   onAnswer(answer: AnswerSeen): void;
 }
@@ -184,7 +185,6 @@ interface AdapterCall {
   readonly request_id: string;
   readonly max_age_s?: number;
   readonly priority?: UpstreamPriority;
-  readonly cache_only?: boolean;
   readonly account?: string;
 }
 
@@ -203,11 +203,170 @@ function requestContext(
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
     account: call.account,
-    cacheOnly: call.cache_only ?? false,
     onAnswer: noteAnswer,
     get logger() {
       child ??= logger.child({ request_id: requestId });
       return child;
     },
   };
+}
+
+/**
+ * What a reply says of the upstream answers it was built from (contracts' `adapterReplyMetaSchema`):
+ * when the oldest was produced (the caller's `Age`), how long the reply may be served again (the
+ * shortest bound of them all, none if any may not be), and the costliest way one was had
+ * (`upstream` over `joined` over `cache`: the gateway's path metrics).
+ */
+export interface AnswerSeen {
+  readonly fetchedAtMs: number;
+  readonly source: FetchSource;
+  /** How long after `fetchedAtMs` it may be served again; undefined: never. */
+  readonly maxAgeS: number | undefined;
+}
+
+export interface AnswersMeta {
+  readonly fetchedAtMs: number;
+  readonly maxAgeS: number | undefined;
+  readonly source: FetchSource;
+}
+
+const COST: Readonly<Record<FetchSource, number>> = { cache: 0, joined: 1, upstream: 2 };
+
+export function collectAnswers(): { note(answer: AnswerSeen): void; meta(): AnswersMeta | undefined } {
+  let meta: AnswersMeta | undefined;
+  let servable = true;
+  return {
+    note(answer) {
+      servable &&= answer.maxAgeS !== undefined;
+      if (meta === undefined) {
+        meta = answer;
+        return;
+      }
+      const bounds = [meta.maxAgeS, answer.maxAgeS].filter((bound) => bound !== undefined);
+      meta = {
+        fetchedAtMs: Math.min(meta.fetchedAtMs, answer.fetchedAtMs),
+        maxAgeS: bounds.length > 0 ? Math.min(...bounds) : undefined,
+        source: COST[answer.source] > COST[meta.source] ? answer.source : meta.source,
+      };
+    },
+    meta: () => meta && { ...meta, maxAgeS: servable ? meta.maxAgeS : undefined },
+  };
+}
+
+export interface StampedReply {
+  readonly frame: Uint8Array;
+  /** Epoch ms until which this ok reply may be served again; undefined: not at all. */
+  readonly servableUntilMs: number | undefined;
+}
+
+/**
+ * An ok reply with its answers' meta in its head; other replies, and replies built from no upstream
+ * answer, as they are. Only the one-line head is rewritten; the data bytes stay.
+ */
+export function stampAnswerMeta(frame: Uint8Array, answers: AnswersMeta | undefined): StampedReply {
+  const decoded = decodeAdapterReply(frame);
+  if (answers === undefined || !decoded.ok || decoded.value.meta.outcome !== "ok")
+    return { frame, servableUntilMs: undefined };
+  const fetchedAtMs = Math.floor(answers.fetchedAtMs);
+  const meta: AdapterReplyMeta = {
+    ...decoded.value.meta,
+    fetched_at_ms: fetchedAtMs,
+    max_age_s: answers.maxAgeS,
+    source: answers.source,
+  };
+  const servableUntilMs = answers.maxAgeS === undefined ? undefined : fetchedAtMs + answers.maxAgeS * 1000;
+  return { frame: encodeAdapterReply(meta, decoded.value.data ?? new Uint8Array()), servableUntilMs };
+}
+
+/**
+ * The replies an adapter operation returns, framed for the gateway (contracts/adapter-frame.ts). An
+ * expected failure is a reply outcome the gateway maps to 400, 429 global or 502; only a bug throws.
+ */
+/**
+ * List operations give `cursor` and `has_more`; the others give nothing beyond the data. `data` is
+ * JSON text, or the upstream's own bytes of it when they pass through unchanged.
+ */
+export function okReply(
+  data: string | Uint8Array,
+  list?: { cursor: number | null; has_more: boolean },
+): Uint8Array {
+  const meta: AdapterReplyMeta = list ? { outcome: "ok", ...list } : { outcome: "ok" };
+  return encodeAdapterReply(meta, data);
+}
+
+export function badRequestReply(message: string): Uint8Array {
+  return encodeAdapterReply({ outcome: "bad_request", message });
+}
+
+export function unavailableReply(message: string): Uint8Array {
+  return encodeAdapterReply({ outcome: "unavailable", message });
+}
+
+/** Maps a classified upstream failure to the reply outcome the gateway turns into 400/429/502. */
+export function failureReply(failure: UpstreamFailure): Uint8Array {
+  if (failure.outcome === "rate_limited" || failure.outcome === "budget_spent") {
+    const { outcome, message, retry_after_seconds } = failure;
+    return encodeAdapterReply({ outcome, message, retry_after_seconds });
+  }
+  return encodeAdapterReply({ outcome: failure.outcome, message: failure.message });
+}
+
+/**
+ * Epoch fields as integers, whatever the upstream sent (docs/upstream.md#assumptions). The upstream's
+ * dumps store `created_utc` of old items (comments to 2014, posts to mid-2015) as a numeric string, and
+ * nothing says the API converts it; the contract promises integers. So every epoch field that arrives as
+ * a numeric string, or as a number with a fraction, is answered as whole epoch seconds.
+ *
+ * An epoch field is `created_utc`, `created`, `retrieved_on` or `edited` on the object, or any `_meta` key
+ * ending in `_on`, `_at` or `_utc` (`retrieved_2nd_on`, `earliest_post_at`, …). Other keys are left alone,
+ * and a value that is not a number in either form (`edited: false`, null) passes through.
+ *
+ * Objects are never changed in place: a coalesced upstream answer may be shared by several requests.
+ */
+const TOP_LEVEL_EPOCHS = ["created_utc", "created", "retrieved_on", "edited"] as const;
+const META_EPOCH = /_(on|at|utc)$/;
+const NUMERIC_TEXT = /^\s*\d+(\.\d+)?\s*$/;
+
+type Row = Readonly<Record<string, unknown>>;
+
+/** Whole epoch seconds from an integer, a fractional number or a numeric string; undefined otherwise. */
+export function epochSeconds(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? Math.floor(value) : undefined;
+  if (typeof value === "string" && NUMERIC_TEXT.test(value)) return Math.floor(Number(value));
+  return undefined;
+}
+
+/** True when the value is an epoch that is not already an integer. */
+function needsFix(value: unknown): boolean {
+  if (typeof value === "number") return !Number.isInteger(value) && Number.isFinite(value);
+  return typeof value === "string" && NUMERIC_TEXT.test(value);
+}
+
+function metaOf(row: Row): Row | undefined {
+  const meta = row._meta;
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta) ? (meta as Row) : undefined;
+}
+
+/** Whether any epoch field of the row is a string or a fraction: the cheap check of the lean path. */
+export function hasLooseEpochs(row: Row): boolean {
+  for (const key of TOP_LEVEL_EPOCHS) if (needsFix(row[key])) return true;
+  const meta = metaOf(row);
+  if (meta === undefined) return false;
+  for (const key in meta) if (META_EPOCH.test(key) && needsFix(meta[key])) return true;
+  return false;
+}
+
+/** The row itself when its epochs are integers already, else a copy with them made integers. */
+export function withIntegerEpochs<T extends Row>(row: T): T {
+  if (!hasLooseEpochs(row)) return row;
+  const copy: Record<string, unknown> = { ...row };
+  for (const key of TOP_LEVEL_EPOCHS) if (needsFix(row[key])) copy[key] = epochSeconds(row[key]);
+  const meta = metaOf(row);
+  if (meta !== undefined) {
+    const metaCopy: Record<string, unknown> = { ...meta };
+    for (const key in meta)
+      if (META_EPOCH.test(key) && needsFix(meta[key])) metaCopy[key] = epochSeconds(meta[key]);
+    copy._meta = metaCopy;
+  }
+  return copy as T;
 }

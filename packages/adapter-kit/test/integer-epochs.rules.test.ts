@@ -1,6 +1,6 @@
 /** Epoch fields answered as integers whatever form the upstream sends them in (docs/upstream.md#assumptions). */
 import { describe, expect, it } from "vitest";
-import { epochSeconds, withIntegerEpochs } from "../src/integer-epochs.ts";
+import { epochSeconds, withIntegerEpochs } from "../src/start-adapter.ts";
 
 describe("integer epochs", () => {
   it("reads integers, fractions and numeric strings as whole seconds, and nothing else", () => {

@@ -45,9 +45,7 @@ export function budgetAccountOf(keyId: string, accountId: string | null | undefi
 /**
  * Request to an adapter: the operation's parameters, already validated and normalised by the gateway.
  * `max_age_s`: the caller's bound on the answer's age (`Cache-Control: max-age`, 0 for `no-cache`);
- * absent, the data's own freshness bound applies. `priority`: interactive when absent. `cache_only`:
- * answer only from the shared response cache, never calling the upstream (a miss is `rate_limited`,
- * nothing sent); the gateway asks so first, for answers that cost the upstream nothing. `account`:
+ * absent, the data's own freshness bound applies. `priority`: interactive when absent. `account`:
  * whose fair share of the class the upstream calls draw on (`budgetAccountOf`); absent, the calls
  * share one flow with every other caller that did not say.
  */
@@ -57,7 +55,6 @@ export function adapterRequestSchema<T extends z.ZodType>(params: T) {
     params,
     max_age_s: z.number().int().min(0).optional(),
     priority: z.enum(UPSTREAM_PRIORITIES).optional(),
-    cache_only: z.boolean().optional(),
     account: budgetAccountSchema.optional(),
   });
 }

@@ -9,7 +9,7 @@
  */
 import { ADAPTER_PROGRESS, activitySchema, decodeAdapterReply, type Subjects } from "@rda/contracts";
 import type { NatsConnection } from "./nats.ts";
-import { requestWithProgress } from "./nats-progress-request.ts";
+import { requestWithProgress } from "./nats.ts";
 
 export interface CountedWindow {
   readonly kind: "posts" | "comments";

@@ -4,7 +4,7 @@
  * and every refused key — malformed, unknown or revoked — takes a token. While its bucket is empty
  * the address is throttled: a key is answered 429 without being looked up. The gateway still serves
  * a key it already knows to be valid, so a good caller behind the same address as a flood keeps
- * working (services/gateway/src/http/failed-auth.ts); the portal's usage JSON, which a script opens
+ * working (services/gateway/src/http/authenticate.ts); the portal's usage JSON, which a script opens
  * with its key, applies the same limit (services/portal/src/routes/usage-json.ts).
  *
  * Each process keeps its own buckets in memory: no store is asked on this path, which is the point.

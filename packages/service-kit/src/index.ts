@@ -53,10 +53,14 @@ export {
   isNatsConnected,
   type NatsConnection,
   type NatsRequestFailure,
+  type ProgressRequestOptions,
+  readServiceError,
   requestJson,
   requestRaw,
+  requestWithProgress,
+  respondWithError,
+  ServiceError,
 } from "./nats.ts";
-export { type ProgressRequestOptions, requestWithProgress } from "./nats-progress-request.ts";
 export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
 export { REQUEST_ID_HEADER, receivedContext, traceHeaders } from "./nats-trace.ts";
 export * from "./notice-events.ts";
@@ -98,7 +102,6 @@ export {
 } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
-export { readServiceError, respondWithError, ServiceError } from "./service-error.ts";
 export {
   activeLogFields,
   type Context,

@@ -2,13 +2,13 @@
  * Serves one NATS subject in a queue group: every replica of a service joins the same group, so each
  * request is handled once and replicas share the load. Handlers run concurrently; `stop()` stops
  * taking new requests and waits for the ones in flight, for graceful shutdown. A handler that throws
- * answers with a service error (service-error.ts), never with silence or a body its caller misreads.
+ * answers with a service error (nats.ts, `respondWithError`), never with silence or a body its caller misreads.
  * With tracing on, each request is a server span continuing the requester's trace (nats-trace.ts).
  */
 import { headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import type { Logger } from "./logger.ts";
+import { respondWithError, ServiceError } from "./nats.ts";
 import { receivedContext } from "./nats-trace.ts";
-import { respondWithError, ServiceError } from "./service-error.ts";
 import { inSpan, otelTrace, SpanKind, SpanStatusCode, tracingActive } from "./tracing.ts";
 
 export type RequestHandler = (payload: Uint8Array, message: Msg) => Promise<string | Uint8Array>;

@@ -5,13 +5,21 @@
  * status events, so readiness says "disconnected" while it is, and a request made meanwhile fails at
  * once (`offline`) instead of waiting out its timeout in the client's buffer.
  */
-import { connect, type NatsConnection, RequestError, TimeoutError } from "@nats-io/transport-node";
+import {
+  connect,
+  createInbox,
+  headers,
+  type Msg,
+  type NatsConnection,
+  RequestError,
+  TimeoutError,
+} from "@nats-io/transport-node";
 import { decodeJson, err, ok, type Result } from "@rda/contracts";
 import type { z } from "zod";
 import type { NatsIdentity } from "./config.ts";
 import type { Logger } from "./logger.ts";
+import { PROGRESS_HEADER } from "./nats-service.ts";
 import { traceHeaders } from "./nats-trace.ts";
-import { readServiceError } from "./service-error.ts";
 import { inSpan, SpanKind, tracingActive } from "./tracing.ts";
 
 export type { NatsConnection };
@@ -77,7 +85,7 @@ export function isNatsConnected(connection: NatsConnection): boolean {
 /**
  * Why a request got no usable answer. "No responders" (nobody serves the subject) and "timeout"
  * (someone does but was too slow) are told apart, as they mean different things to an operator;
- * `service_error` is the responder's own failure, sent as data (see service-error.ts) with its code.
+ * `service_error` is the responder's own failure, sent as data (see `respondWithError` below) with its code.
  */
 export interface NatsRequestFailure {
   /** `offline`: the connection was down, so nothing was sent; `disconnected`: the request failed mid-way. */
@@ -153,4 +161,163 @@ async function send(
     }
     return err({ kind: "disconnected", message: `NATS request on ${subject} failed: ${String(error)}` });
   }
+}
+
+/**
+ * A responder's failure travels as data: an empty reply whose headers carry a code and a message, as
+ * the nats.js services framework does it (`Nats-Service-Error`, `Nats-Service-Error-Code`). Every
+ * requester decodes it the same way, whatever the subject's normal reply looks like.
+ */
+const ERROR_HEADER = "Nats-Service-Error";
+const CODE_HEADER = "Nats-Service-Error-Code";
+
+/** Thrown by a handler for an expected refusal: the code and message reach the requester. */
+export class ServiceError extends Error {
+  constructor(
+    /** HTTP-like: 400 the request was refused, 503 a dependency of the responder is down. */
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
+export function respondWithError(message: Msg, code: number, text: string): void {
+  const failure = headers();
+  failure.set(ERROR_HEADER, text.replace(/[\r\n]+/g, " ").slice(0, 500));
+  failure.set(CODE_HEADER, String(code));
+  message.respond(new Uint8Array(), { headers: failure });
+}
+
+export function readServiceError(reply: Msg): { code: number; message: string } | undefined {
+  const message = reply.headers?.get(ERROR_HEADER);
+  if (!message) return undefined;
+  const code = Number(reply.headers?.get(CODE_HEADER));
+  return { code: Number.isInteger(code) ? code : 500, message };
+}
+
+/**
+ * A NATS request whose responder may take long, and says it is alive meanwhile: it sends progress
+ * messages (serveSubject's `progressEveryMs`) until its reply. The requester gives up as soon as
+ * the responder has been silent for `silenceMs` (`lost`: it died or was cut off), so a long allowed
+ * time (`timeoutMs`) no longer means a long wait for a dead responder.
+ *
+ * Replies arrive on one wildcard subscription per connection under its inbox prefix (the user's
+ * private `_INBOX_<user>.`), matched to their request by the last subject token, like the client's
+ * own request multiplexer: no subscription is made per request.
+ */
+interface ReplyMux {
+  readonly prefix: string;
+  readonly waiting: Map<string, (message: Msg) => void>;
+  next: number;
+}
+
+const muxes = new WeakMap<NatsConnection, ReplyMux>();
+
+function muxOf(connection: NatsConnection): ReplyMux {
+  const known = muxes.get(connection);
+  if (known) return known;
+  const inboxPrefix = (connection as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
+  const prefix = `${createInbox(inboxPrefix || "_INBOX")}.`;
+  const mux: ReplyMux = { prefix, waiting: new Map(), next: 0 };
+  connection.subscribe(`${prefix}*`, {
+    callback: (error, message) => {
+      if (error) return;
+      mux.waiting.get(message.subject.slice(prefix.length))?.(message);
+    },
+  });
+  muxes.set(connection, mux);
+  return mux;
+}
+
+export interface ProgressRequestOptions {
+  /** The longest the whole request may take. */
+  readonly timeoutMs: number;
+  /** The longest the responder may stay silent (no progress, no reply) before it counts as lost. */
+  readonly silenceMs: number;
+}
+
+export function requestWithProgress(
+  connection: NatsConnection,
+  subject: string,
+  payload: string | Uint8Array,
+  options: ProgressRequestOptions,
+): Promise<Result<Uint8Array, NatsRequestFailure>> {
+  if (!tracingActive()) return sendWithProgress(connection, subject, payload, options, false);
+  return inSpan(
+    subject,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { "messaging.system": "nats", "messaging.destination.name": subject },
+    },
+    () => sendWithProgress(connection, subject, payload, options, true),
+    (answer) => (answer.ok ? undefined : answer.error.kind),
+  );
+}
+
+function sendWithProgress(
+  connection: NatsConnection,
+  subject: string,
+  payload: string | Uint8Array,
+  options: ProgressRequestOptions,
+  traced: boolean,
+): Promise<Result<Uint8Array, NatsRequestFailure>> {
+  if (!isNatsConnected(connection))
+    return Promise.resolve(
+      err({ kind: "offline", message: `not connected to NATS: ${subject} was not sent` }),
+    );
+  const mux = muxOf(connection);
+  mux.next += 1;
+  const token = mux.next.toString(36);
+  return new Promise((resolve) => {
+    let silence: NodeJS.Timeout;
+    let done = false;
+    const finish = (result: Result<Uint8Array, NatsRequestFailure>) => {
+      if (done) return;
+      done = true;
+      clearTimeout(silence);
+      clearTimeout(overall);
+      mux.waiting.delete(token);
+      resolve(result);
+    };
+    let heardAt = Date.now();
+    // A timer that fires late (this process was busy) runs before the messages that arrived
+    // meanwhile are read: the verdict waits for one turn of I/O, so a stall here is not a death there.
+    const judge = () => {
+      if (done) return;
+      const quietMs = Date.now() - heardAt;
+      if (quietMs < options.silenceMs) {
+        silence = setTimeout(judgeAfterIo, options.silenceMs - quietMs);
+        return;
+      }
+      const message = `${subject} went silent for ${quietMs} ms: its responder is gone`;
+      finish(err({ kind: "lost", message }));
+    };
+    const judgeAfterIo = () => setImmediate(judge);
+    const listen = () => {
+      heardAt = Date.now();
+      clearTimeout(silence);
+      silence = setTimeout(judgeAfterIo, options.silenceMs);
+    };
+    const overall = setTimeout(() => {
+      finish(err({ kind: "timeout", message: `${subject} did not answer within ${options.timeoutMs} ms` }));
+    }, options.timeoutMs);
+    listen();
+    mux.waiting.set(token, (message) => {
+      if (message.headers?.get(PROGRESS_HEADER)) return listen();
+      if (message.data.length === 0 && message.headers?.status === "503")
+        return finish(err({ kind: "no_responders", message: `no service answers ${subject}` }));
+      const failure = readServiceError(message);
+      finish(failure ? err({ kind: "service_error", ...failure }) : ok(message.data));
+    });
+    try {
+      connection.publish(subject, payload, {
+        reply: `${mux.prefix}${token}`,
+        ...(traced ? { headers: traceHeaders() } : {}),
+      });
+    } catch (error) {
+      finish(err({ kind: "disconnected", message: `NATS request on ${subject} failed: ${String(error)}` }));
+    }
+  });
 }

@@ -4,6 +4,8 @@
  * Every attempt and call is reported to the observer (metrics) and, while tracing is on, each attempt
  * is a client span of the request it serves.
  */
+
+import type { Readable } from "node:stream";
 import { inSpan, type Logger, type Span, SpanKind, tracingActive } from "@rda/service-kit";
 import { Pool } from "undici";
 import { sleep } from "./backoff.ts";
@@ -14,14 +16,9 @@ import {
   type SharedFetchSettings,
   servableFor,
 } from "./cache/shared-fetch.ts";
-import { type AttemptVerdict, classifyAnswer } from "./classify.ts";
-import { createCoalescer } from "./coalesce.ts";
 import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "./identity.ts";
-import { type TrafficClass, type Turn, unpaced, type WindowReport } from "./pacer/pacer.ts";
-import { readWindowHeaders } from "./rate-limit-headers.ts";
-import { BodyTooLargeError, readBounded } from "./read-body.ts";
-import { buildRequestPath, parseBaseUrl } from "./request-path.ts";
-import { type CallState, countsOf, decide } from "./retry-policy.ts";
+import { type TrafficClass, type Turn, unpaced, type WindowReport } from "./pacer/redis-pacer.ts";
+import { type AttemptVerdict, type CallState, classifyAnswer, countsOf, decide } from "./retry-policy.ts";
 import { type ClientSettings, resolveSettings } from "./settings.ts";
 import type {
   UpstreamClient,
@@ -104,15 +101,12 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       };
       if (cache) {
         const cached = await readCached(cache, request);
-        // A cache-only call's miss is looked up again by the ordinary call that follows it: counted once.
-        if (cached.fetched || !call.cacheOnly)
-          options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
+        options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
         if (cached.fetched) {
           cacheHits += 1;
           return answered(cached.fetched);
         }
       }
-      if (call.cacheOnly) return notCached();
       // Identical calls in this process share one promise; across replicas, fetchOnce's claim.
       const { promise, joined } = coalescer.run(key, () =>
         cache
@@ -195,15 +189,6 @@ async function callWithRetries(
 }
 
 const MIN_ATTEMPT_MS = 1_000;
-
-/**
- * A cache-only call whose answer is not in the cache: nothing was sent, as when the pacer gives no
- * turn. Its Retry-After means nothing to the gateway, which answers with admission's own refusal.
- */
-function notCached(): UpstreamResult {
-  const message = "not in the shared cache (cache-only call): nothing was sent";
-  return { outcome: "rate_limited", message, retry_after_seconds: 1, attempts: 0, retries: 0 };
-}
 
 /**
  * The pacer gave no turn: the request was not sent. A window the upstream reported spent is its
@@ -331,4 +316,141 @@ function errorCode(error: unknown): string {
 /** "2xx", "4xx", "5xx"...; 429 keeps its own class: it means the upstream's limit, not a bad request. */
 function statusClass(status: number): string {
   return status === 429 ? "429" : `${Math.floor(status / 100)}xx`;
+}
+
+/**
+ * Identical concurrent calls (same request path) share one upstream request: a burst of callers asking
+ * for the same page costs the upstream, and our shared budget, one request.
+ */
+export interface Coalescer<T> {
+  run(key: string, start: () => Promise<T>): { promise: Promise<T>; joined: boolean };
+}
+
+export function createCoalescer<T>(): Coalescer<T> {
+  const inFlight = new Map<string, Promise<T>>();
+  return {
+    run(key, start) {
+      const running = inFlight.get(key);
+      if (running) return { promise: running, joined: true };
+      const promise = start().finally(() => inFlight.delete(key));
+      inFlight.set(key, promise);
+      return { promise, joined: false };
+    },
+  };
+}
+
+/** Builds the path of one upstream request under the base URL's own path prefix. */
+export interface UpstreamOrigin {
+  readonly origin: string;
+  /** Path prefix of UPSTREAM_URL without a trailing slash ("" for none). */
+  readonly prefix: string;
+}
+
+export function parseBaseUrl(baseUrl: string): UpstreamOrigin {
+  const url = new URL(baseUrl);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`upstream base URL must be http(s), got ${url.protocol}`);
+  }
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+/** Parameters keep the caller's order; the same call always yields the same path (coalescing key). */
+export function buildRequestPath(prefix: string, path: string, query: UpstreamQuery): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== undefined) search.append(name, String(value));
+  }
+  const text = search.toString();
+  return text === "" ? `${prefix}${path}` : `${prefix}${path}?${text}`;
+}
+
+/** Reads a response body whole, refusing it once it grows past a bound. */
+export class BodyTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`upstream body exceeds ${limitBytes} bytes`);
+    this.name = "BodyTooLargeError";
+  }
+}
+
+export async function readBounded(
+  body: Readable & { dump?: () => Promise<void> },
+  declaredLength: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
+  if (typeof declaredLength === "string" && Number(declaredLength) > maxBytes) {
+    await body.dump?.();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new BodyTooLargeError(maxBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Reads the upstream's rate-limit headers (docs/upstream.md#rate-limits) on every answer. The reset
+ * arrives in several forms: seconds left in the window (`x-ratelimit-reset: 42`), or a moment, as
+ * epoch seconds or epoch milliseconds (`x-ratelimit-reset-at: 1790000040000`). The forms are told
+ * apart by size, which cannot be confused: a window of seconds left is far below 10^9 (the epoch
+ * second of 2001), and epoch seconds are far below 10^11 (the epoch millisecond of 1973).
+ */
+/** Longest reset believed: a value further out is a misreading, and is ignored. */
+const MAX_RESET_MS = 60 * 60 * 1000;
+const EPOCH_SECONDS_FROM = 1e9;
+const EPOCH_MILLISECONDS_FROM = 1e11;
+
+type HeaderValue = string | string[] | undefined;
+
+/**
+ * The window as one answer's headers describe it, or undefined when they say nothing usable.
+ * `x-ratelimit-reset` is preferred: as seconds left it does not depend on the two clocks agreeing.
+ * Either header is read in whichever form it comes.
+ */
+export function readWindowHeaders(
+  headers: Record<string, HeaderValue>,
+  status: number,
+  nowMs: number,
+): WindowReport | undefined {
+  const resetAtMs =
+    resetMoment(headers["x-ratelimit-reset"], nowMs) ?? resetMoment(headers["x-ratelimit-reset-at"], nowMs);
+  const remaining = wholeNumber(headers["x-ratelimit-remaining"]);
+  const rateLimited = status === 429;
+  if (resetAtMs === undefined && remaining === undefined && !rateLimited) return undefined;
+  return {
+    rateLimited,
+    ...(resetAtMs === undefined ? {} : { resetAtMs }),
+    ...(remaining === undefined ? {} : { remaining }),
+  };
+}
+
+/** The epoch ms a reset header names, whatever its form; undefined when unreadable or implausible. */
+export function resetMoment(header: HeaderValue, nowMs: number): number | undefined {
+  const value = numberOf(header);
+  if (value === undefined || value < 0) return undefined;
+  let moment: number;
+  if (value >= EPOCH_MILLISECONDS_FROM) moment = value;
+  else if (value >= EPOCH_SECONDS_FROM) moment = value * 1000;
+  else moment = nowMs + value * 1000;
+  // A moment just past (clocks differ, the answer took time) means the window has already turned.
+  if (moment < nowMs) return moment < nowMs - MAX_RESET_MS ? undefined : nowMs;
+  return moment - nowMs > MAX_RESET_MS ? undefined : Math.ceil(moment);
+}
+
+function numberOf(header: HeaderValue): number | undefined {
+  const raw = Array.isArray(header) ? header[0] : header;
+  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  const value = Number(raw.trim());
+  return Number.isFinite(value) ? value : undefined;
+}
+
+function wholeNumber(header: HeaderValue): number | undefined {
+  const value = numberOf(header);
+  return value !== undefined && Number.isInteger(value) && value >= 0 ? value : undefined;
 }

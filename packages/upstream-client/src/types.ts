@@ -4,9 +4,8 @@
  */
 import type { Logger } from "@rda/service-kit";
 import type { FreshnessBounds } from "./cache/freshness.ts";
-import type { SharedCacheStore } from "./cache/redis-cache.ts";
-import type { FetchSource } from "./cache/shared-fetch.ts";
-import type { TrafficClass, UpstreamPacer } from "./pacer/pacer.ts";
+import type { FetchSource, SharedCacheStore } from "./cache/shared-fetch.ts";
+import type { TrafficClass, UpstreamPacer } from "./pacer/redis-pacer.ts";
 
 export type { UpstreamPacer };
 
@@ -68,7 +67,7 @@ export interface UpstreamClientOptions {
    * upstream asked us to slow down, and a retry within milliseconds would only add to its load.
    */
   readonly busyWaitMs?: number;
-  /** Gives every HTTP request its turn in the product's shared budget (pacer/pacer.ts); none: unpaced. */
+  /** Gives every HTTP request its turn in the product's shared budget (pacer/redis-pacer.ts); none: unpaced. */
   readonly pacer?: UpstreamPacer;
   /** First backoff step; the n-th retry waits a random time in [0, min(cap, base * 2^n)) ("full jitter"). */
   readonly backoffBaseMs?: number;
@@ -149,16 +148,10 @@ export interface CallOptions {
    */
   readonly priority?: TrafficClass;
   /**
-   * The account the call serves, for its fair share of the class (pacer/pacer.ts, `TurnRequest`).
+   * The account the call serves, for its fair share of the class (pacer/redis-pacer.ts, `TurnRequest`).
    * A joined call rides on the turn of the account whose call started the fetch.
    */
   readonly account?: string;
-  /**
-   * Answer only from the shared cache: on a miss (or with no cache) the call ends `rate_limited`
-   * at once, without a pacer turn, a claim or a request. The gateway asks so before admission: a
-   * cached answer takes nothing of the upstream budget (docs/upstream.md#cached-answers-and-the-budget).
-   */
-  readonly cacheOnly?: boolean;
   /**
    * Told when the answer was produced upstream (the caller's `Age`), where it came from, and how
    * long after it was produced it may be served again (undefined: never; freshness.ts decides).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyAnswer } from "../src/classify.ts";
+import { classifyAnswer } from "../src/retry-policy.ts";
 
 describe("classifyAnswer", () => {
   it("accepts a 200 JSON body with data and no error key", () => {

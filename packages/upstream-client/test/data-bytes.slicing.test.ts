@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyAnswer } from "../src/classify.ts";
 import { jsonArrayPrefix } from "../src/index.ts";
+import { classifyAnswer } from "../src/retry-policy.ts";
 
 const text = (bytes: Uint8Array | undefined) =>
   bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readWindowHeaders, resetMoment } from "../src/rate-limit-headers.ts";
+import { readWindowHeaders, resetMoment } from "../src/client.ts";
 
 const now = Date.UTC(2026, 8, 14, 12, 0, 17, 250);
 const minuteEnd = Date.UTC(2026, 8, 14, 12, 1, 0, 0);

@@ -19,8 +19,7 @@ import {
 } from "@rda/contracts";
 import type { UpstreamClient, UpstreamFailure } from "@rda/upstream-client";
 import { readAggregateBuckets } from "./aggregate-buckets.ts";
-import { ITEM_KINDS } from "./item-kinds.ts";
-import { fetchListingPage } from "./listing-page.ts";
+import { fetchListingPage, ITEM_KINDS } from "./listing-page.ts";
 import { createPhraseMatcher } from "./phrase-filter.ts";
 
 /** Pages of 100 items at most paged through for one answer with `q`: 1,000 items. */

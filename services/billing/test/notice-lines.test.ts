@@ -1,5 +1,5 @@
 /**
- * The lines billing tells the portal about (notice-events.ts): a key's low-balance threshold (the
+ * The lines billing tells the portal about (endpoints.ts, `crossingsOf`): a key's low-balance threshold (the
  * account's choice, else a tenth of its last top-up, else 100), crossed by exactly one of many
  * concurrent debits on two replicas, and 80 % and 100 % of its monthly cap, each crossed once,
  * whether requests or work debits (export pages, monitor webhook batches) spend the key. A refusal

@@ -7,7 +7,13 @@
  * ADAPTER_PROGRESS.silenceMs (no progress message, no reply) is given up at once: it is gone.
  */
 import { ADAPTER_PROGRESS, type AdapterOperation, decodeAdapterReply, type Subjects } from "@rda/contracts";
-import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
+import {
+  answerRequestHash,
+  type NatsConnection,
+  type Redis,
+  requestWithProgress,
+  type UpstreamCacheKeys,
+} from "@rda/service-kit";
 import { fail, type Step, succeed } from "./failure.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
@@ -28,8 +34,6 @@ export type AnswerSource = "cache" | "joined" | "upstream";
 export interface AdapterCallOptions {
   /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
   readonly maxAgeS?: number;
-  /** Answer only from the shared cache, never calling the upstream; a miss is `upstream_rate_limited`. */
-  readonly cacheOnly?: boolean;
   /** Whose fair share of the upstream budget the calls draw on (`budgetAccountOf`). */
   readonly account?: string;
 }
@@ -62,7 +66,6 @@ export function createAdapterClient(deps: {
           request_id: requestId,
           params,
           max_age_s: options.maxAgeS,
-          cache_only: options.cacheOnly || undefined,
           account: options.account,
         }),
         {
@@ -75,9 +78,6 @@ export function createAdapterClient(deps: {
         : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
       // Our own budget's refusals are the gateway's global 429s; the upstream's are adapter outcomes.
       if (result.outcome === "budget_spent") metrics.rateLimited.inc({ scope: "global" });
-      // A cache-only call is counted by its caller (gateway_cache_first_lookups_total): its miss is
-      // no adapter outcome, and its time would blur the adapters' own.
-      if (options.cacheOnly) return result.step;
       const seconds = (performance.now() - started) / 1000;
       metrics.natsRequestDuration.observe(
         { subject: stripNamespace(subject), outcome: result.outcome },
@@ -89,7 +89,7 @@ export function createAdapterClient(deps: {
   };
 }
 
-/** An adapter's reply frame, as sent or as kept in the cache of answers (cached-answer.ts). */
+/** An adapter's reply frame, as sent or as kept in the cache of answers (`createCachedAnswers` below). */
 export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
   const decoded = decodeAdapterReply(frame);
   if (!decoded.ok) return { outcome: "malformed_reply", step: unavailable(decoded.error) };
@@ -141,4 +141,57 @@ function bounded(message: string): string {
 
 function stripNamespace(subject: string): string {
   return subject.split(".").slice(-3).join(".");
+}
+
+/**
+ * Final answers the adapters keep (docs/upstream.md#cached-answers-and-the-budget): each ok reply
+ * whose upstream answers may all be served again is kept, as the very frame the adapter sent, under
+ * the name of the request it answers (`answerRequestHash`). After admission the gateway reads it in
+ * one GET and splices it as it would the adapter's reply, so a cache hit costs no adapter round trip.
+ *
+ * The frame's head says when the upstream produced it (`fetched_at_ms`, the answer's `Age`) and how
+ * long it may be served (`max_age_s`); the caller's `Cache-Control` can only shorten that, and
+ * `no-cache` skips the read. The cache is an optimisation: an unreadable one is a miss.
+ */
+export interface CachedAnswerRequest {
+  readonly operation: AdapterOperation;
+  readonly params: unknown;
+  /** The caller's `Cache-Control` bound (0: `no-cache`, which the cache never answers). */
+  readonly maxAgeS: number | undefined;
+}
+
+export interface CachedAnswers {
+  /** The kept answer, young enough for it and for its caller; undefined otherwise. */
+  read(request: CachedAnswerRequest): Promise<AdapterData | undefined>;
+}
+
+export function createCachedAnswers(deps: {
+  redis: Redis;
+  keys: UpstreamCacheKeys;
+  metrics: GatewayMetrics;
+}): CachedAnswers {
+  const { redis, keys, metrics } = deps;
+  const counted = (outcome: "hit" | "miss" | "error", data?: AdapterData) => {
+    metrics.cachedAnswerLookups.inc({ outcome });
+    return data;
+  };
+  return {
+    async read({ operation, params, maxAgeS }) {
+      if (maxAgeS === 0) return undefined;
+      const key = keys.answer(answerRequestHash(operation, params));
+      const frame = await redis.getBuffer(key).catch(() => "error" as const);
+      if (frame === "error") return counted("error");
+      if (frame === null) return counted("miss");
+      const { step } = readAdapterFrame(frame);
+      if (!step.ok || !servable(step.value, maxAgeS)) return counted("miss");
+      return counted("hit", step.value);
+    },
+  };
+}
+
+function servable(answer: AdapterData, callerMaxAgeS: number | undefined): boolean {
+  const { fetchedAtMs, maxAgeS } = answer;
+  if (fetchedAtMs === undefined || maxAgeS === undefined) return false;
+  const boundS = Math.min(maxAgeS, callerMaxAgeS ?? Number.POSITIVE_INFINITY);
+  return Date.now() - fetchedAtMs <= boundS * 1000;
 }

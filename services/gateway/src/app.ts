@@ -16,14 +16,13 @@ import {
   trustProxyOption,
 } from "@rda/service-kit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { createAdapterClient } from "./adapter-client.ts";
-import { createBillingClient } from "./billing-client.ts";
-import { createCachedAnswers } from "./cached-answer.ts";
+import { createAdapterClient, createCachedAnswers } from "./adapter-client.ts";
+import { createBillingClient } from "./admission.ts";
 import type { GatewayContext } from "./context.ts";
 import { answerClientError } from "./http/client-error.ts";
 import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
 import { declareRequestFields } from "./http/request-fields.ts";
-import { installResponseHeaders } from "./http/response-headers.ts";
+import { generateRequestId, installResponseHeaders } from "./http/response-headers.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createIdempotencyStore, type IdempotencyLimits } from "./idempotency.ts";
 import { createInternalCredentials } from "./internal-credential.ts";
@@ -33,7 +32,6 @@ import { createAccessTokenVerifier } from "./oauth/access-tokens.ts";
 import { protectedResource, registerProtectedResourceMetadata } from "./oauth/protected-resource.ts";
 import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
 import { createRefunds } from "./refunds.ts";
-import { generateRequestId } from "./request-id.ts";
 import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
 import { registerExportRoutes } from "./routes/exports.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";

@@ -1,8 +1,7 @@
 /** What every route handler needs, built once in `buildGateway`. */
 import type { FailedAuthLimiter, Logger, NatsConnection, Redis } from "@rda/service-kit";
-import type { AdapterClient } from "./adapter-client.ts";
-import type { BillingClient } from "./billing-client.ts";
-import type { CachedAnswers } from "./cached-answer.ts";
+import type { AdapterClient, CachedAnswers } from "./adapter-client.ts";
+import type { BillingClient } from "./admission.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { InternalCredentials } from "./internal-credential.ts";
 import type { KeyDirectory } from "./key-directory.ts";
@@ -28,7 +27,7 @@ export interface GatewayContext {
   readonly keys: KeyDirectory;
   readonly billing: BillingClient;
   readonly adapters: AdapterClient;
-  /** The adapters' final answers, read after admission (cached-answer.ts). */
+  /** The adapters' final answers, read after admission (adapter-client.ts). */
   readonly cachedAnswers: CachedAnswers;
   readonly refunds: Refunds;
   readonly settlement: Settlement;

@@ -13,7 +13,7 @@
  */
 import { decodeJson, keyChangedEventSchema, type Subjects } from "@rda/contracts";
 import { hashApiKey, type Logger, type NatsConnection } from "@rda/service-kit";
-import type { BillingClient } from "./billing-client.ts";
+import type { BillingClient } from "./admission.ts";
 import { fail, type Step, succeed } from "./failure.ts";
 
 export interface KeyInfo {
@@ -38,7 +38,7 @@ export interface KeyDirectory {
   resolve(apiKey: string): Promise<Step<KeyInfo>>;
   /**
    * Whether this key was found valid here and not revoked since, even if its entry has expired: a
-   * key that needs no benefit of the doubt (http/failed-auth.ts).
+   * key that needs no benefit of the doubt (http/authenticate.ts).
    */
   knownValid(apiKey: string): boolean;
   /** A key by its id, for callers bound to it rather than holding its secret (OAuth). */

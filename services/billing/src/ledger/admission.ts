@@ -30,7 +30,7 @@ export interface Admission {
   /** How long the debit may stay pending before billing voids it. */
   readonly pendingMs: number;
   /**
-   * When billing stops waiting for the answer (epoch ms on Redis' clock, redis-clock.ts): if Redis
+   * When billing stops waiting for the answer (epoch ms on Redis' clock, context.ts): if Redis
    * runs the script only after it, nothing is decided and nothing taken.
    */
   readonly deadline: number;

@@ -14,6 +14,7 @@ export {
   showKey,
 } from "./api-keys.ts";
 export type { LedgerContext } from "./context.ts";
+export { type RedisClock, startRedisClock } from "./context.ts";
 export { listAccountKeys, listKeysByLabel } from "./key-lists.ts";
 export { type DebitFigures, setLowBalanceThreshold } from "./low-balance.ts";
 export { applyPayment, listPayments, reversePayment } from "./payments.ts";
@@ -25,7 +26,6 @@ export {
   settle,
   voidDueDebits,
 } from "./pending-debits.ts";
-export { type RedisClock, startRedisClock } from "./redis-clock.ts";
 export { setSpendCap } from "./spend-caps.ts";
 export { type TopUpReply, topUp } from "./top-ups.ts";
 export { readUsage } from "./usage.ts";

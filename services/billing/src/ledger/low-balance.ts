@@ -8,7 +8,7 @@ import type { LedgerContext } from "./context.ts";
 
 /**
  * What a debit's script replies once it took its credits: the lines a debit can cross are read
- * from these (notice-events.ts). A replayed debit (already recorded) has none: it crossed nothing.
+ * from these (endpoints.ts, `crossingsOf`). A replayed debit (already recorded) has none: it crossed nothing.
  */
 export interface DebitFigures {
   readonly balance: number;

@@ -72,7 +72,7 @@ end
  * The key's low-balance line, for notices: the `low_balance_at` its account chose, else a tenth of
  * its last top-up, else 100 credits, read from the key's record (KEYS[1]). Every debit script (an
  * admission's, an export page's, a monitor batch's) replies with it, and billing compares it with
- * the balance before and after the debit to tell the one debit that crossed it (notice-events.ts).
+ * the balance before and after the debit to tell the one debit that crossed it (endpoints.ts, `crossingsOf`).
  * Its round is the key's count of top-ups (`topups`, counted by the top-up and payment scripts): a
  * top-up re-arms the line, so the next crossing is a new one and is told again, while a refund
  * lifting the balance back over it and the debit after it is the same round, told once.

@@ -1,6 +1,6 @@
 /**
  * Step 2 of a request (docs/architecture.md): the key from `x-api-key` or `Authorization: Bearer`,
- * resolved to its id, within the limit on refused keys per client address (failed-auth.ts). Shared by
+ * resolved to its id, within the limit on refused keys per client address (below). Shared by
  * the data routes, the account route and the /mcp gate; admission (admission.ts) follows. On the
  * internal listener (the MCP service's calls) the credential may instead be the internal credential
  * the gateway handed the MCP service for an OAuth caller.
@@ -11,7 +11,6 @@ import type { FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context.ts";
 import { fail, type Step } from "../failure.ts";
 import type { KeyInfo } from "../key-directory.ts";
-import { refuseMalformed, resolveFromAddress } from "./failed-auth.ts";
 import { isInternalRequest } from "./internal-listener.ts";
 
 export async function authenticate(request: FastifyRequest, ctx: GatewayContext): Promise<Step<KeyInfo>> {
@@ -47,4 +46,35 @@ async function internalCaller(ctx: GatewayContext, credential: string): Promise<
   const key = await ctx.keys.resolveById(keyId);
   if (!key.ok) return key.error.code === "invalid_token" ? fail("invalid_api_key") : key;
   return key;
+}
+
+/**
+ * Where authentication meets the limit on refused keys (packages/service-kit/src/failed-auth-limiter.ts): a key is looked up
+ * unless its address is throttled and the key is not one this gateway already knows valid; a refused
+ * key, malformed or unknown, counts against its address. A missing key costs nothing and is not
+ * counted.
+ */
+export async function resolveFromAddress(
+  request: FastifyRequest,
+  ctx: GatewayContext,
+  apiKey: string,
+): Promise<Step<KeyInfo>> {
+  const wait = ctx.failedAuth.throttledFor(request.ip);
+  if (wait !== undefined && !ctx.keys.knownValid(apiKey)) return throttled(ctx, wait);
+  const key = await ctx.keys.resolve(apiKey);
+  if (!key.ok && key.error.code === "invalid_api_key") ctx.failedAuth.refused(request.ip);
+  return key;
+}
+
+/** A key of the wrong shape: refused without a lookup, and counted. */
+export function refuseMalformed(request: FastifyRequest, ctx: GatewayContext): Step<never> {
+  const wait = ctx.failedAuth.throttledFor(request.ip);
+  if (wait !== undefined) return throttled(ctx, wait);
+  ctx.failedAuth.refused(request.ip);
+  return fail("invalid_api_key");
+}
+
+function throttled(ctx: GatewayContext, seconds: number): Step<never> {
+  ctx.metrics.rateLimited.inc({ scope: "address" });
+  return fail("auth_failures_throttled", { retryAfterSeconds: seconds });
 }

@@ -12,8 +12,7 @@ import type { GatewayContext } from "../context.ts";
 import { fail, type Step, succeed } from "../failure.ts";
 import type { Claim, StoredResponse } from "../idempotency.ts";
 import type { KeyInfo } from "../key-directory.ts";
-import { sendEnvelope } from "./envelope.ts";
-import { setRateLimitHeaders } from "./rate-limit-headers.ts";
+import { sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
 import { sendError } from "./send-error.ts";
 
 /** A claim to carry through the request, or the answer already sent. */

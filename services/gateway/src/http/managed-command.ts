@@ -15,9 +15,8 @@ import type { Failure } from "../failure.ts";
 import { type Claim, readIdempotencyKey } from "../idempotency.ts";
 import type { KeyInfo } from "../key-directory.ts";
 import { authenticate } from "./authenticate.ts";
-import { envelope, sendEnvelope } from "./envelope.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
-import { setRateLimitHeaders } from "./rate-limit-headers.ts";
 import { sendError } from "./send-error.ts";
 
 export interface ManagedRoute<Q> {

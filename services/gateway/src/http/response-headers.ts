@@ -1,5 +1,5 @@
 /**
- * Headers every gateway response carries, whatever answered it (a data route, an error, a 404, the
+ * Headers every gateway response carries (and, below, the request id each one echoes), whatever answered it (a data route, an error, a 404, the
  * OpenAPI document, the docs page, the /mcp proxy):
  * - `Cache-Control: no-store`: a paid response belongs to one key; a shared cache keyed by URL alone
  *   must never hand it to another caller, and nothing here is worth caching by URL anyway.
@@ -11,6 +11,9 @@
  *   Scalar's page starts itself with an inline script and styles itself inline, so those are allowed;
  *   nothing else is (routes/docs.ts).
  */
+
+import { randomUUID } from "node:crypto";
+import { requestIdSchema } from "@rda/contracts";
 import type { FastifyInstance } from "fastify";
 
 export const SECURITY_HEADERS = {
@@ -58,4 +61,19 @@ function mergeVary(existing: unknown): string {
   const lower = new Set(names.map((name) => name.toLowerCase()));
   for (const name of SECURITY_HEADERS.vary.split(", ")) if (!lower.has(name.toLowerCase())) names.push(name);
   return names.join(", ");
+}
+
+/**
+ * Request ids. The id used for billing and logs is always generated here (unique, so a caller can
+ * never replay or collide with a ledger entry); a caller's `x-request-id` is only echoed and logged,
+ * and only when it is safe to put in a header and a log line (distrust the wire).
+ */
+export function generateRequestId(): string {
+  return randomUUID();
+}
+
+/** The caller's id when well formed, else ours. */
+export function correlationId(header: string | string[] | undefined, generated: string): string {
+  if (typeof header !== "string") return generated;
+  return requestIdSchema.safeParse(header).success ? header : generated;
 }

@@ -8,8 +8,7 @@
 import { type Account, type MonthlySpend, type MonthSpend, monthResetsAt, OPERATIONS } from "@rda/contracts";
 import { admitThroughBilling } from "../admission.ts";
 import { authenticate } from "../http/authenticate.ts";
-import { envelope, sendEnvelope } from "../http/envelope.ts";
-import { setRateLimitHeaders } from "../http/rate-limit-headers.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/envelope.ts";
 import type { GatewayRoute } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
 
