@@ -1,8 +1,10 @@
 /**
- * Every route the gateway serves, in one place. The eight data endpoints are one handler
- * driven by their OPERATIONS entry; the account endpoint has its own. They are served by one
- * encapsulated fastify plugin under `/v1` (`registerDataApi`), which app.ts registers in the scope of
- * the routes that read no body. The e2e tests check each route against the OpenAPI document.
+ * The data and account routes. The eight data endpoints are one handler driven by their OPERATIONS
+ * entry; the account endpoint has its own. They are served by one encapsulated fastify plugin under
+ * `/v1` (`registerDataApi`), which app.ts registers in the scope of the routes that read no body.
+ * The monitors and exports routes are registered by routes/monitors.ts and routes/exports.ts, the
+ * system and MCP routes by routes/system.ts and routes/mcp-proxy.ts; every public route is declared
+ * in @rda/contracts, and test/contract/routes.declared.test.ts checks each is served.
  */
 import { OPERATIONS } from "@rda/contracts";
 import type { FastifyInstance } from "fastify";
