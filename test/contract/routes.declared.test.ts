@@ -1,11 +1,12 @@
 /**
- * Every public route is declared once in packages/contracts (OPERATIONS for data and account,
- * MANAGEMENT_ROUTES for monitors and exports), and each declared route is served by the gateway,
- * documented in /openapi.json under its operationId, and reachable in the SDK's generated types.
+ * Every public route is declared once in packages/contracts (PUBLIC_ROUTES: OPERATIONS for data and
+ * account, MANAGEMENT_ROUTES for monitors and exports), and each declared route is served by the
+ * gateway, documented in /openapi.json under its operationId with exactly the error statuses it
+ * declares, and reachable in the SDK's generated types.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MANAGEMENT_ROUTES, OPERATIONS } from "@rda/contracts";
+import { PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Stack, startStack } from "../support/stack.ts";
 
@@ -14,16 +15,7 @@ const SDK_TYPES = readFileSync(
   "utf8",
 );
 
-const DECLARED = [
-  ...Object.values(OPERATIONS).map((operation) => ({
-    operationId: operation.operationId,
-    method: "GET",
-    path: operation.path,
-    // The data routes take Idempotency-Key; the free account route does not.
-    idempotent: operation.adapter !== null,
-  })),
-  ...MANAGEMENT_ROUTES,
-];
+const DECLARED = PUBLIC_ROUTES;
 
 let stack: Stack;
 // biome-ignore lint/suspicious/noExplicitAny: the test walks the served JSON document by path.
@@ -55,6 +47,27 @@ describe("the declared routes", () => {
         (parameter: { $ref?: string }) => parameter.$ref === "#/components/parameters/IdempotencyKey",
       );
       expect(takesKey, `${route.operationId} Idempotency-Key`).toBe(route.idempotent);
+    }
+  });
+
+  it("are each documented with exactly the error statuses their declared codes answer", () => {
+    for (const route of DECLARED) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses as Record<
+        string,
+        { $ref?: string }
+      >;
+      const errorStatuses = Object.keys(responses)
+        .map(Number)
+        .filter((status) => status >= 400);
+      expect(
+        errorStatuses.sort((a, b) => a - b),
+        route.operationId,
+      ).toEqual(statusesOf(route.errors));
+      for (const status of errorStatuses)
+        expect(responses[String(status)]?.$ref, `${route.operationId} ${status}`).toBe(
+          `#/components/responses/Error${status}`,
+        );
+      expect(document.components.responses[`Error${errorStatuses[0]}`]).toBeDefined();
     }
   });
 

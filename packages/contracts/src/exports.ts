@@ -50,16 +50,40 @@ export const EXPORT_ID_PATTERN = /^exp_[0-9a-f]{24}$/;
  * The body of `POST /v1/exports`, before the listing part is checked against the listing schema.
  * Unknown fields are refused, as unknown query parameters are.
  */
-const exportBodySchema = z.strictObject({
+export const exportBodySchema = z.strictObject({
   kind: z.enum(EXPORT_KINDS, { error: "must be posts or comments" }),
-  subreddit: z.unknown().optional(),
-  author: z.unknown().optional(),
-  after: z.unknown().optional(),
-  before: z.unknown().optional(),
-  q: z.unknown().optional(),
-  fields: z.unknown().optional(),
-  format: z.enum(EXPORT_FORMATS, { error: "must be jsonl, csv or parquet" }).default("jsonl"),
-  gzip: z.boolean({ error: "must be true or false" }).default(false),
+  // The listing fields are checked by the listing schema (parseExportRequest); their meta is how
+  // the OpenAPI document describes them.
+  subreddit: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", description: "The community (give this or author)." }),
+  author: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", description: "The author (give this or subreddit)." }),
+  after: z.unknown().meta({
+    type: ["integer", "string"],
+    description: `Start of the window (exclusive): the forms of the listing endpoints' after. At most ${EXPORT_LIMITS.maxWindowDays} days before before.`,
+  }),
+  before: z.unknown().meta({ type: ["integer", "string"], description: "End of the window (exclusive)." }),
+  q: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", description: "Exact-phrase filter, as on the listing endpoints." }),
+  fields: z.unknown().optional().meta({
+    type: "string",
+    description:
+      "Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept.",
+  }),
+  format: z.enum(EXPORT_FORMATS, { error: "must be jsonl, csv or parquet" }).default("jsonl").meta({
+    description:
+      "csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.",
+  }),
+  gzip: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta({ description: "Gzip the file (jsonl and csv only)." }),
   max_credits: z
     .number({ error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
     .int({ error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
@@ -67,8 +91,14 @@ const exportBodySchema = z.strictObject({
     .max(EXPORT_LIMITS.maxCeilingCredits, {
       error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}`,
     })
-    .optional(),
-  confirm: z.boolean({ error: "must be true or false" }).default(false),
+    .optional()
+    .meta({
+      description: "The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2).",
+    }),
+  confirm: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta({ description: "Start at once; otherwise the answer is only a quote, started later with /start." }),
 });
 
 /** What an export fetches: the listing parameters each page is asked with, and the output. */
@@ -99,8 +129,6 @@ export function parseExportRequest(body: unknown): Result<ExportRequest, string>
   const outer = exportBodySchema.safeParse(body ?? {});
   if (!outer.success) return err(describeIssue(outer.error.issues[0]));
   const request = outer.data;
-  if (request.after === undefined) return err("after: is required");
-  if (request.before === undefined) return err("before: is required");
   if ((request.subreddit === undefined) === (request.author === undefined)) {
     return err("give exactly one source: subreddit or author");
   }
@@ -132,7 +160,12 @@ export function parseExportRequest(body: unknown): Result<ExportRequest, string>
 }
 
 /** The optional body of `POST /v1/exports/{id}/resume`: a new, higher credit ceiling. */
-const resumeBodySchema = z.strictObject({ max_credits: exportBodySchema.shape.max_credits });
+export const resumeBodySchema = z.strictObject({
+  max_credits: exportBodySchema.shape.max_credits.meta({
+    description:
+      "A new credit ceiling, above the credits already spent: needed to resume a job stopped at its ceiling.",
+  }),
+});
 
 export function parseResumeBody(body: unknown): Result<{ maxCredits?: number }, string> {
   const parsed = resumeBodySchema.safeParse(body ?? {});
@@ -161,6 +194,8 @@ function withKeyFields(fields: string): string {
 function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue === undefined) return "invalid body";
   const path = issue.path.join(".");
+  // A required field left out (`after`, `before`), said as parseExportRequest has always said it.
+  if (issue.code === "invalid_type" && issue.expected === "nonoptional") return `${path}: is required`;
   if (issue.code === "unrecognized_keys")
     return `unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`;
   return path === "" ? issue.message : `${path}: ${issue.message}`;

@@ -32,7 +32,11 @@ export const MONITOR_PAGE_ITEMS = 100;
 
 /** The query of `GET /v1/monitors/{id}/items`. */
 export const monitorItemsQuerySchema = z.strictObject({
-  cursor: z.string().max(64, { error: "must be a cursor this endpoint returned" }).optional(),
+  cursor: z
+    .string()
+    .max(64, { error: "must be a cursor this endpoint returned" })
+    .optional()
+    .meta({ description: "The `cursor` of the previous page; omitted: from the first item." }),
   limit: z
     .string()
     .regex(/^\d{1,3}$/, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` })
@@ -43,7 +47,14 @@ export const monitorItemsQuerySchema = z.strictObject({
         .min(1, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` })
         .max(MONITOR_PAGE_ITEMS, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` }),
     )
-    .optional(),
+    .optional()
+    // Sent as text in the query, read as a whole number: the OpenAPI document says the number.
+    .meta({
+      type: "integer",
+      minimum: 1,
+      maximum: MONITOR_PAGE_ITEMS,
+      description: `The most items the page holds; default ${MONITOR_PAGE_ITEMS}. A page holding any item costs 1 credit whatever its size.`,
+    }),
 });
 
 /**

@@ -13,7 +13,6 @@ import { dataRoute } from "./http/data-route.ts";
 import { fastifyPath, type GatewayRoute } from "./http/route.ts";
 import { getAccount } from "./routes/get-account.ts";
 
-export { EXPORT_PATHS } from "./routes/exports.ts";
 export { MCP_PREFIX } from "./routes/mcp-proxy.ts";
 export { SYSTEM_PATHS } from "./routes/system.ts";
 

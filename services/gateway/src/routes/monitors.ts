@@ -53,24 +53,24 @@ interface Managed {
   readonly status?: number;
 }
 
-const managed = (method: string, path: string, action: MonitorAction, status?: number): Managed => ({
-  route: managementRoute(method, path),
+const managed = (operationId: string, action: MonitorAction, status?: number): Managed => ({
+  route: managementRoute(operationId),
   action,
   ...(status === undefined ? {} : { status }),
 });
 
 const MANAGED: readonly Managed[] = [
-  managed("POST", "/v1/monitors", "create", 201),
-  managed("GET", "/v1/monitors", "list"),
-  managed("GET", "/v1/monitors/{id}", "get"),
-  managed("PATCH", "/v1/monitors/{id}", "update"),
-  managed("DELETE", "/v1/monitors/{id}", "delete"),
-  managed("GET", "/v1/monitors/{id}/deliveries", "deliveries"),
-  managed("POST", "/v1/monitors/{id}/deliveries/{delivery_id}/redeliver", "redeliver", 202),
-  managed("POST", "/v1/monitors/{id}/test", "test"),
-  managed("POST", "/v1/monitors/{id}/rotate-secret", "rotate_secret"),
+  managed("createMonitor", "create", 201),
+  managed("listMonitors", "list"),
+  managed("getMonitor", "get"),
+  managed("updateMonitor", "update"),
+  managed("deleteMonitor", "delete"),
+  managed("listMonitorDeliveries", "deliveries"),
+  managed("redeliverMonitorBatch", "redeliver", 202),
+  managed("testMonitorWebhook", "test"),
+  managed("rotateMonitorWebhookSecret", "rotate_secret"),
 ];
-const PULL = managementRoute("GET", "/v1/monitors/{id}/items");
+const PULL = managementRoute("pullMonitorItems");
 
 export async function registerMonitorRoutes(
   app: FastifyInstance,
@@ -86,7 +86,11 @@ export async function registerMonitorRoutes(
       handler: (request, reply) => manage(ctx, entry, request, reply),
     });
   }
-  app.get(fastifyPath(PULL.path), (request, reply) => pullItems(ctx, request, reply));
+  app.route({
+    method: PULL.method,
+    url: fastifyPath(PULL.path),
+    handler: (request, reply) => pullItems(ctx, request, reply),
+  });
 }
 
 async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
