@@ -7,7 +7,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
+import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refuseUndeclaredRoutes } from "../../services/gateway/src/routes.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const SDK_TYPES = readFileSync(
@@ -76,6 +78,17 @@ describe("the declared routes", () => {
       .filter(([path]) => path.startsWith("/v1/"))
       .flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
     expect(documented.sort()).toEqual(DECLARED.map((route) => `${route.method} ${route.path}`).sort());
+  });
+
+  it("are the only routes the gateway serves under /v1: registering an undeclared one fails", async () => {
+    // As the gateway builds it: no HEAD route beside each GET.
+    const app = Fastify({ exposeHeadRoutes: false });
+    refuseUndeclaredRoutes(app);
+    expect(() => app.get("/v1/posts", async () => ({}))).not.toThrow();
+    expect(() => app.delete("/v1/exports/:id", async () => ({}))).toThrow(
+      "DELETE /v1/exports/:id is served but not declared",
+    );
+    await app.close();
   });
 
   it("are each reachable in the SDK's generated types by operationId", () => {

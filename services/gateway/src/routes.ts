@@ -4,9 +4,10 @@
  * `/v1` (`registerDataApi`), which app.ts registers in the scope of the routes that read no body.
  * The monitors and exports routes are registered by routes/monitors.ts and routes/exports.ts, the
  * system and MCP routes by routes/system.ts and routes/mcp-proxy.ts; every public route is declared
- * in @rda/contracts, and test/contract/routes.declared.test.ts checks each is served.
+ * in @rda/contracts (PUBLIC_ROUTES): test/contract/routes.declared.test.ts checks each is served, and
+ * `refuseUndeclaredRoutes` keeps the gateway from serving one that is not.
  */
-import { OPERATIONS } from "@rda/contracts";
+import { OPERATIONS, PUBLIC_ROUTES } from "@rda/contracts";
 import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "./context.ts";
 import { dataRoute } from "./http/data-route.ts";
@@ -38,4 +39,19 @@ export async function registerDataApi(v1: FastifyInstance, ctx: GatewayContext):
     if (!route.path.startsWith(`${V1_PREFIX}/`)) throw new Error(`${route.path} is not under ${V1_PREFIX}`);
     v1.get(fastifyPath(route.path.slice(V1_PREFIX.length)), route.build(ctx));
   }
+}
+
+const DECLARED = new Set(PUBLIC_ROUTES.map((route) => `${route.method} ${fastifyPath(route.path)}`));
+
+/**
+ * Refuses to serve a public route that is not declared in PUBLIC_ROUTES: registering one throws, so
+ * a gateway with an undeclared route under /v1 does not start (and no test passes).
+ */
+export function refuseUndeclaredRoutes(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    if (!route.url.startsWith(`${V1_PREFIX}/`)) return;
+    for (const method of [route.method].flat())
+      if (!DECLARED.has(`${method} ${route.url}`))
+        throw new Error(`${method} ${route.url} is served but not declared in PUBLIC_ROUTES`);
+  });
 }
