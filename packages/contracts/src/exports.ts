@@ -12,6 +12,7 @@ import { KEY_ID_PATTERN } from "./api-keys.ts";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
 import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
 import { err, ok, type Result } from "./result.ts";
+import { rpc } from "./rpc.ts";
 
 /** The documented limits of export jobs (docs/api.md#exports). */
 export const EXPORT_LIMITS = {
@@ -295,44 +296,6 @@ export type ExportJob = z.infer<typeof exportJobSchema>;
 const keyId = z.string().regex(KEY_ID_PATTERN);
 const exportId = z.string().regex(EXPORT_ID_PATTERN);
 
-export const EXPORT_ACTIONS = [
-  "create",
-  "show",
-  "start",
-  "pause",
-  "resume",
-  "cancel",
-  "file",
-  "list",
-] as const;
-export type ExportAction = (typeof EXPORT_ACTIONS)[number];
-
-/** A management request: always for one key, which only ever sees its own jobs. */
-export const exportCommandSchema = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("create"),
-    key_id: keyId,
-    /** The key's balance as admission read it, for the refusal at confirm time. */
-    balance: count,
-    body: z.unknown(),
-  }),
-  z.object({ action: z.literal("start"), key_id: keyId, balance: count, id: exportId }),
-  z.object({ action: z.enum(["show", "pause", "cancel", "file"]), key_id: keyId, id: exportId }),
-  /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
-  z.object({
-    action: z.literal("resume"),
-    key_id: keyId,
-    balance: count,
-    id: exportId,
-    max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
-  }),
-  /** The key's most recent exports, newest first (the developer portal's list); answered as `ExportList`. */
-  z.object({ action: z.literal("list"), key_id: keyId }),
-]);
-export type ExportCommand = z.input<typeof exportCommandSchema>;
-/** Every command about one job, answered as an `ExportReply`. */
-export type ExportJobCommand = Exclude<ExportCommand, { action: "list" }>;
-
 /** How many of a key's exports `list` answers with. */
 export const EXPORT_LIST_LIMIT = 50;
 export const exportListSchema = z.object({ jobs: z.array(exportJobSchema) });
@@ -377,14 +340,51 @@ export function exportRefusal(
   return { outcome: "refused", status: ERRORS[code].status, code, message, ...retry };
 }
 
+const asker = { key_id: keyId };
+const aboutJob = { key_id: keyId, id: exportId };
+/** The key's balance as admission read it, for the refusal of a start the balance cannot pay. */
+const balance = count;
+
+/**
+ * The exports service's calls (the convention of rpc.ts): one subject each
+ * (`buildSubjects(ns).exports.commands[name]`), each about the asking key's own jobs only. Every
+ * call but `create` is safe to send again: a command a job's state already reflects is refused
+ * (409) and changes nothing; a second `create` would quote a second job.
+ */
+export const EXPORTS_RPC = {
+  create: rpc(z.strictObject({ ...asker, balance, body: z.unknown() }), exportReplySchema, false),
+  show: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  start: rpc(z.strictObject({ ...aboutJob, balance }), exportReplySchema, true),
+  pause: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
+  resume: rpc(
+    z.strictObject({
+      ...aboutJob,
+      balance,
+      max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
+    }),
+    exportReplySchema,
+    true,
+  ),
+  cancel: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  /** The file's storage location and a short-lived signed URL, for the key's own finished job. */
+  file: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  /** The key's most recent exports, newest first (the developer portal's list). */
+  list: rpc(z.strictObject(asker), exportListSchema, true),
+} as const;
+
+export type ExportsRpc = typeof EXPORTS_RPC;
+export type ExportsRpcName = keyof ExportsRpc;
+export const EXPORTS_RPC_NAMES = Object.keys(EXPORTS_RPC) as ExportsRpcName[];
+
 /** The credits one upstream page of an export costs (docs/api.md#exports). */
 export const EXPORT_PAGE_CREDITS = 1;
 
 /* ---------- NATS names ---------- */
 
 export interface ExportSubjects {
-  /** Request-reply: the gateway's management commands, served by every exports replica. */
-  readonly commands: string;
+  /** Request-reply: the calls of EXPORTS_RPC, one subject each, served by every exports replica. */
+  readonly commands: { readonly [N in ExportsRpcName]: string };
   /** JetStream work queue subject: one message per job to run. */
   readonly jobs: string;
   readonly jobStream: string;
@@ -397,7 +397,11 @@ export function buildExportSubjects(namespace: string): ExportSubjects {
   const dot = namespace === "" ? "" : `${namespace}.`;
   const streamPrefix = namespace === "" ? "" : `${namespace.toUpperCase().replace(/-/g, "_")}_`;
   return Object.freeze({
-    commands: `${dot}exports.commands`,
+    commands: Object.freeze(
+      Object.fromEntries(EXPORTS_RPC_NAMES.map((name) => [name, `${dot}exports.${name}`])) as {
+        [N in ExportsRpcName]: string;
+      },
+    ),
     jobs: `${dot}exports.jobs`,
     jobStream: `${streamPrefix}EXPORT_JOBS`,
     jobConsumer: "exports-workers",

@@ -29,6 +29,7 @@ export * from "./public-routes.ts";
 export * from "./reddit-objects.ts";
 export * from "./responses.ts";
 export * from "./result.ts";
+export * from "./rpc.ts";
 export * from "./spend-cap.ts";
 export * from "./subjects.ts";
 export * from "./upstream-budget.ts";

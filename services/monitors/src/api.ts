@@ -10,11 +10,11 @@ import {
   MONITOR_ACTIONS,
   MONITOR_PAGE_ITEMS,
   MONITORS_QUEUE_GROUP,
+  MONITORS_RPC,
   type MonitorAction,
   type MonitorLimits,
   type MonitorReply,
   type MonitorRequest,
-  monitorRequestSchema,
   monitorRefusal as refuse,
   type Subjects,
   updateMonitorSchema,
@@ -77,9 +77,10 @@ export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
       queue: MONITORS_QUEUE_GROUP,
       logger: deps.logger,
       handler: async (payload) => {
-        const request = decodeJson(payload, monitorRequestSchema);
+        // Each call's request is decoded with its own entry of the table (MONITORS_RPC).
+        const request = decodeJson(payload, MONITORS_RPC[action].request);
         if (!request.ok) return JSON.stringify(refuse("invalid_parameter", request.error));
-        return JSON.stringify(await handlers[action](request.value, deps));
+        return JSON.stringify(await handlers[action](request.value as MonitorRequest, deps));
       },
     }),
   );

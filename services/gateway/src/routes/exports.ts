@@ -11,17 +11,17 @@
 import { Readable } from "node:stream";
 import {
   EXPORT_ID_PATTERN,
-  type ExportCommand,
-  type ExportJobCommand,
+  EXPORTS_RPC,
   type ExportReply,
-  exportReplySchema,
+  type ExportsRpc,
   type ManagementRoute,
   managementRoute,
   noQuerySchema,
   parseResumeBody,
+  type RpcRequest,
   type Subjects,
 } from "@rda/contracts";
-import { requestJson } from "@rda/service-kit";
+import { type RpcCaller, rpcCaller } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context.ts";
 import type { Failure } from "../failure.ts";
@@ -41,7 +41,15 @@ const COMMAND_TIMEOUT_MS = 30_000;
 /** An export's request is a few hundred bytes; the limit is the gateway's own for any body. */
 const EXPORT_BODY_LIMIT_BYTES = 1_048_576;
 
-type ExportsContext = GatewayContext & { readonly commands: string };
+type ExportsContext = GatewayContext & { readonly exports: RpcCaller<ExportsRpc> };
+
+/** A call about jobs (not the portal's list), with its request. */
+type JobCallName = Exclude<keyof ExportsRpc, "list">;
+type JobCall = {
+  [N in JobCallName]: { readonly name: N; readonly request: RpcRequest<ExportsRpc, N> };
+}[JobCallName];
+const call = <N extends JobCallName>(name: N, request: RpcRequest<ExportsRpc, N>) =>
+  ({ name, request }) as JobCall;
 type JobAnswer = ExportReply & { outcome: "ok" };
 type Answered = { readonly reply: JobAnswer } | { readonly failure: Failure };
 
@@ -54,7 +62,7 @@ interface Asker {
 /** Each declared route, the command it sends the exports service, and its success status. */
 interface Served {
   readonly route: ManagementRoute;
-  readonly command: (request: FastifyRequest, asker: Asker) => ExportJobCommand | Failure;
+  readonly command: (request: FastifyRequest, asker: Asker) => JobCall | Failure;
   readonly status?: (answer: JobAnswer) => number;
 }
 
@@ -62,8 +70,8 @@ const NO_SUCH_EXPORT = refusedBy("resource_not_found", "no such export", { param
 
 /** A command about one job, or the not-found refusal when the path names no job. */
 const aboutJob =
-  (build: (id: string, request: FastifyRequest, asker: Asker) => ExportJobCommand | Failure) =>
-  (request: FastifyRequest, asker: Asker): ExportJobCommand | Failure => {
+  (build: (id: string, request: FastifyRequest, asker: Asker) => JobCall | Failure) =>
+  (request: FastifyRequest, asker: Asker): JobCall | Failure => {
     const id = idOf(request);
     return id === undefined ? NO_SUCH_EXPORT : build(id, request, asker);
   };
@@ -73,42 +81,35 @@ const SERVED: readonly Served[] = [
     route: managementRoute("createExport"),
     command: (request, { keyId, balance }) => {
       const body = jsonObjectBody(request.body);
-      return body.ok ? { action: "create", key_id: keyId, balance, body: body.value } : body.error;
+      return body.ok ? call("create", { key_id: keyId, balance, body: body.value }) : body.error;
     },
     status: (answer) => (answer.job.state !== "quoted" ? 202 : 201),
   },
   {
     route: managementRoute("getExport"),
-    command: aboutJob((id, _request, { keyId }) => ({ action: "show", key_id: keyId, id })),
+    command: aboutJob((id, _request, { keyId }) => call("show", { key_id: keyId, id })),
   },
   {
     route: managementRoute("startExport"),
-    command: aboutJob((id, _request, { keyId, balance }) => ({
-      action: "start",
-      key_id: keyId,
-      balance,
-      id,
-    })),
+    command: aboutJob((id, _request, { keyId, balance }) => call("start", { key_id: keyId, balance, id })),
   },
   {
     route: managementRoute("pauseExport"),
-    command: aboutJob((id, _request, { keyId }) => ({ action: "pause", key_id: keyId, id })),
+    command: aboutJob((id, _request, { keyId }) => call("pause", { key_id: keyId, id })),
   },
   {
     route: managementRoute("resumeExport"),
     // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
-    command: (request, { keyId, balance }) => {
+    command: (request, asker) => {
       const resumed = resumeBody(request.body);
       if ("code" in resumed) return resumed;
-      return aboutJob((id) => ({ action: "resume", key_id: keyId, balance, id, ...resumed }))(request, {
-        keyId,
-        balance,
-      });
+      const { keyId, balance } = asker;
+      return aboutJob((id) => call("resume", { key_id: keyId, balance, id, ...resumed }))(request, asker);
     },
   },
   {
     route: managementRoute("cancelExport"),
-    command: aboutJob((id, _request, { keyId }) => ({ action: "cancel", key_id: keyId, id })),
+    command: aboutJob((id, _request, { keyId }) => call("cancel", { key_id: keyId, id })),
   },
 ];
 const DOWNLOAD = managementRoute("downloadExport");
@@ -118,7 +119,8 @@ export async function registerExportRoutes(
   gateway: GatewayContext,
   subjects: Subjects,
 ) {
-  const ctx: ExportsContext = { ...gateway, commands: subjects.exports.commands };
+  const exports = rpcCaller(gateway.nats, EXPORTS_RPC, subjects.exports.commands, COMMAND_TIMEOUT_MS);
+  const ctx: ExportsContext = { ...gateway, exports };
   acceptJsonObjectBodies(app, ctx, EXPORT_BODY_LIMIT_BYTES);
   for (const served of SERVED)
     app.route({
@@ -161,8 +163,9 @@ async function forward(
   return { managed: taken.managed, answered: "code" in built ? { failure: built } : await ask(ctx, built) };
 }
 
-async function ask(ctx: ExportsContext, command: ExportCommand): Promise<Answered> {
-  const answer = await requestJson(ctx.nats, ctx.commands, command, exportReplySchema, COMMAND_TIMEOUT_MS);
+async function ask(ctx: ExportsContext, { name, request }: JobCall): Promise<Answered> {
+  // Every call but the portal's list answers an ExportReply; the table pairs each name with its request.
+  const answer = await ctx.exports.call<JobCallName>(name, request as RpcRequest<ExportsRpc, JobCallName>);
   if (!answer.ok) return { failure: serviceUnavailable(`exports: ${answer.error.message}`) };
   const value = answer.value;
   if (value.outcome === "ok") return { reply: value };
@@ -173,7 +176,7 @@ async function ask(ctx: ExportsContext, command: ExportCommand): Promise<Answere
 async function download(ctx: ExportsContext, request: FastifyRequest, reply: FastifyReply) {
   const served: Served = {
     route: DOWNLOAD,
-    command: aboutJob((id, _request, { keyId }) => ({ action: "file", key_id: keyId, id })),
+    command: aboutJob((id, _request, { keyId }) => call("file", { key_id: keyId, id })),
   };
   const forwarded = await forward(ctx, served, request, reply);
   if ("sent" in forwarded) return forwarded.sent;

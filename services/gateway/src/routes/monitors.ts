@@ -10,17 +10,19 @@ import {
   type ManagementRoute,
   MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
+  MONITORS_RPC,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
+  type MonitorsRpc,
   managementRoute,
   monitorItemsQuerySchema,
-  monitorReplySchema,
   noQuerySchema,
   parseQuery,
+  type RpcRequest,
   type Subjects,
 } from "@rda/contracts";
-import { requestJson, tellSpendingPaused } from "@rda/service-kit";
+import { type RpcCaller, rpcCaller, tellSpendingPaused } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling, type WithBucket } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
@@ -42,7 +44,10 @@ const MONITORS_TIMEOUT_MS = 10_000;
 const CREATE_TIMEOUT_MS = 40_000;
 
 type Params = { id?: string; delivery_id?: string };
-type MonitorsContext = GatewayContext & { readonly subjects: Subjects };
+type MonitorsContext = GatewayContext & {
+  readonly subjects: Subjects;
+  readonly monitors: RpcCaller<MonitorsRpc>;
+};
 
 const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: "id" });
 
@@ -77,7 +82,8 @@ export async function registerMonitorRoutes(
   gateway: GatewayContext,
   subjects: Subjects,
 ): Promise<void> {
-  const ctx: MonitorsContext = { ...gateway, subjects };
+  const monitors = rpcCaller(gateway.nats, MONITORS_RPC, subjects.monitors, MONITORS_TIMEOUT_MS);
+  const ctx: MonitorsContext = { ...gateway, subjects, monitors };
   acceptJsonObjectBodies(app, ctx, MONITOR_BODY_LIMIT_BYTES);
   for (const entry of MANAGED) {
     app.route({
@@ -135,7 +141,8 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   if (admission.refusal) tellPullsPaused(ctx, key.id, admission.refusal, request);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
-  const { id } = request.params as Params;
+  // The route's path always holds an id; a malformed one is answered as an unknown monitor.
+  const { id = "" } = request.params as Params;
   const asked = { ...owner(key), id, cursor: query.value.cursor, limit: query.value.limit };
   const answer = await askMonitors(ctx, "items", asked, MONITORS_TIMEOUT_MS);
   const page = answer.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
@@ -187,23 +194,17 @@ type Answer =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly failure: Failure };
 
-async function askMonitors(
+async function askMonitors<N extends MonitorAction>(
   ctx: MonitorsContext,
-  action: MonitorAction,
-  request: Omit<MonitorRequest, "id"> & { id?: string | undefined },
+  action: N,
+  request: RpcRequest<MonitorsRpc, N>,
   timeoutMs: number,
 ): Promise<Answer> {
   // A malformed id names no monitor: answered as an unknown one, after authentication.
-  if (request.id !== undefined && !MONITOR_ID_PATTERN.test(request.id))
-    return { ok: false, failure: NOT_FOUND };
+  const id = (request as { id?: string }).id;
+  if (id !== undefined && !MONITOR_ID_PATTERN.test(id)) return { ok: false, failure: NOT_FOUND };
   const payload = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
-  const answer = await requestJson(
-    ctx.nats,
-    ctx.subjects.monitors[action],
-    payload,
-    monitorReplySchema,
-    timeoutMs,
-  );
+  const answer = await ctx.monitors.call(action, payload as RpcRequest<MonitorsRpc, N>, timeoutMs);
   if (!answer.ok) return { ok: false, failure: serviceUnavailable(`monitors: ${answer.error.message}`) };
   return answer.value.ok ? answer.value : { ok: false, failure: refusalOf(answer.value) };
 }
