@@ -13,6 +13,16 @@
 import {
   admitReplySchema,
   admitRequestSchema,
+  lookupKeyReplySchema,
+  lookupKeyRequestSchema,
+  refundMessageSchema,
+  refundReplySchema,
+  settleReplySchema,
+  settleRequestSchema,
+  workDebitReplySchema,
+  workDebitRequestSchema,
+} from "./billing-messages.ts";
+import {
   createAccountKeyRequestSchema,
   createKeyReplySchema,
   createKeyRequestSchema,
@@ -20,10 +30,6 @@ import {
   keyUsageRequestSchema,
   listKeysReplySchema,
   listKeysRequestSchema,
-  lookupKeyReplySchema,
-  lookupKeyRequestSchema,
-  refundMessageSchema,
-  refundReplySchema,
   revokeAccountKeyRequestSchema,
   revokeKeyReplySchema,
   revokeKeyRequestSchema,
@@ -35,17 +41,13 @@ import {
   setLowBalanceThresholdRequestSchema,
   setSpendCapReplySchema,
   setSpendCapRequestSchema,
-  settleReplySchema,
-  settleRequestSchema,
   showKeyReplySchema,
   showKeyRequestSchema,
   topUpReplySchema,
   topUpRequestSchema,
   verifyLedgerReplySchema,
   verifyLedgerRequestSchema,
-  workDebitReplySchema,
-  workDebitRequestSchema,
-} from "./messages.ts";
+} from "./key-messages.ts";
 import {
   applyPaymentReplySchema,
   applyPaymentRequestSchema,
