@@ -84,8 +84,6 @@ export function fundingOf(
 const asker = {
   key_id: z.string().min(1).max(64),
   account_id: z.string().regex(ACCOUNT_ID_PATTERN).optional(),
-  /** Whether the key can pay for its next delivery now (`fundingOf`); shown in the status. */
-  funding: z.enum(MONITOR_FUNDING).optional(),
 };
 const ofMonitor = { ...asker, id: z.string().regex(MONITOR_ID_PATTERN) };
 

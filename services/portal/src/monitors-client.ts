@@ -5,20 +5,13 @@
  * that account, so the limit counts across the account's keys as it does through the API. Every way of not getting an answer
  * is a `NatsRequestFailure` value; a refusal is the service's own `{status, error}`.
  */
-import {
-  MONITORS_RPC,
-  type MonitorFunding,
-  type MonitorReply,
-  type Result,
-  type Subjects,
-} from "@rda/contracts";
+import { MONITORS_RPC, type MonitorReply, type Result, type Subjects } from "@rda/contracts";
 import { type NatsConnection, type NatsRequestFailure, rpcCaller } from "@rda/service-kit";
 
-/** Who asks: the key, its account, and whether it can pay for a delivery now (the status shown). */
+/** Who asks: the key and its account (the monitors service reads from billing whether it can pay). */
 export interface MonitorOwner {
   readonly keyId: string;
   readonly accountId: string;
-  readonly funding: MonitorFunding;
 }
 
 type Answer = Promise<Result<MonitorReply, NatsRequestFailure>>;
@@ -53,11 +46,7 @@ export function createPortalMonitors(deps: {
   timeoutMs: number;
 }): PortalMonitors {
   const monitors = rpcCaller(deps.nats, MONITORS_RPC, deps.subjects.monitors, deps.timeoutMs);
-  const asker = (owner: MonitorOwner) => ({
-    key_id: owner.keyId,
-    account_id: owner.accountId,
-    funding: owner.funding,
-  });
+  const asker = (owner: MonitorOwner) => ({ key_id: owner.keyId, account_id: owner.accountId });
   return {
     list: (owner) => monitors.call("list", asker(owner)),
     estimate: (owner, body) =>

@@ -6,7 +6,6 @@
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
 import {
-  fundingOf,
   type ManagementRoute,
   MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
@@ -110,11 +109,10 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   };
   const taken = await takeIn(ctx, operation, request, reply);
   if ("sent" in taken) return taken.sent;
-  const { key, admitted } = taken.managed;
+  const { key } = taken.managed;
   const { id, delivery_id } = request.params as Params;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const funding = fundingOf(admitted.balance, admitted.monthSpend);
-  const asked = { ...owner(key), id, body: body?.value, delivery_id, funding };
+  const asked = { ...owner(key), id, body: body?.value, delivery_id };
   const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   return answerManaged(
     ctx,
