@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
+import { createGatewayClient } from "@rda/sdk";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refuseUndeclaredRoutes } from "../../services/gateway/src/routes.ts";
@@ -91,8 +92,14 @@ describe("the declared routes", () => {
     await app.close();
   });
 
-  it("are each reachable in the SDK's generated types by operationId", () => {
-    for (const route of DECLARED)
+  it("are each reachable in the SDK: its generated types and a method of the client, by operationId", () => {
+    const client = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey: "unused" }) as unknown as Record<
+      string,
+      unknown
+    >;
+    for (const route of DECLARED) {
       expect(SDK_TYPES, route.operationId).toContain(`    ${route.operationId}: {`);
+      expect(typeof client[route.operationId], `the SDK's ${route.operationId}`).toBe("function");
+    }
   });
 });
