@@ -7,7 +7,7 @@
  * in @rda/contracts (PUBLIC_ROUTES): test/contract/routes.declared.test.ts checks each is served, and
  * `refuseUndeclaredRoutes` keeps the gateway from serving one that is not.
  */
-import { OPERATIONS, PUBLIC_ROUTES } from "@rda/contracts";
+import { OPERATIONS, type OperationContract, PUBLIC_ROUTES } from "@rda/contracts";
 import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "./context.ts";
 import { dataRoute } from "./http/data-route.ts";
@@ -17,18 +17,14 @@ import { getAccount } from "./routes/get-account.ts";
 export { MCP_PREFIX } from "./routes/mcp-proxy.ts";
 export { SYSTEM_PATHS } from "./routes/system.ts";
 
-/** The nine public endpoints (docs/api.md#endpoints). */
-export const API_ROUTES: readonly GatewayRoute[] = [
-  dataRoute(OPERATIONS.listPosts),
-  dataRoute(OPERATIONS.listComments),
-  dataRoute(OPERATIONS.getCommentTree),
-  dataRoute(OPERATIONS.searchSubreddits),
-  dataRoute(OPERATIONS.getSubredditRules),
-  dataRoute(OPERATIONS.getUserProfile),
-  dataRoute(OPERATIONS.searchUsers),
-  dataRoute(OPERATIONS.getActivity),
-  getAccount,
-];
+/**
+ * The nine public endpoints (docs/api.md#endpoints), one per OPERATIONS entry: each served by an
+ * adapter is the one data handler driven by its entry; the account, which billing answers, has its own.
+ */
+export const API_ROUTES: readonly GatewayRoute[] = (Object.values(OPERATIONS) as OperationContract[]).map(
+  // dataRoute refuses an entry no adapter serves: a new one of those needs its own handler here.
+  (operation) => (operation === getAccount.operation ? getAccount : dataRoute(operation)),
+);
 
 /** The prefix of the public API's version; every path in API_ROUTES starts with it. */
 export const V1_PREFIX = "/v1";
