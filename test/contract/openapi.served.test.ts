@@ -3,9 +3,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { MANAGEMENT_ROUTES } from "@rda/contracts";
 import { validate } from "@readme/openapi-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_ROUTES, EXPORT_PATHS, MCP_PREFIX, SYSTEM_PATHS } from "../../services/gateway/src/index.ts";
+import { API_ROUTES, MCP_PREFIX, SYSTEM_PATHS } from "../../services/gateway/src/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const run = promisify(execFile);
@@ -41,10 +42,8 @@ describe("GET /openapi.json", () => {
     for (const route of API_ROUTES) expect(document.paths[route.path]?.get, route.path).toBeDefined();
     for (const path of SYSTEM_PATHS) expect(document.paths[path]?.get, path).toBeDefined();
     expect(document.paths[MCP_PREFIX]?.post).toBeDefined();
-    for (const path of EXPORT_PATHS) {
-      const methods = Object.keys(document.paths[path] ?? {});
-      expect(methods, path).toEqual([path === "/v1/exports/{id}" || path.endsWith("/file") ? "get" : "post"]);
-    }
+    for (const route of MANAGEMENT_ROUTES)
+      expect(document.paths[route.path]?.[route.method.toLowerCase()], route.operationId).toBeDefined();
   });
 
   it("describes both auth schemes and the credit, retry and scope headers", () => {

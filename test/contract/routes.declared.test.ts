@@ -1,12 +1,16 @@
 /**
- * Every public route is declared once in packages/contracts (OPERATIONS for data and account,
- * MANAGEMENT_ROUTES for monitors and exports), and each declared route is served by the gateway,
- * documented in /openapi.json under its operationId, and reachable in the SDK's generated types.
+ * Every public route is declared once in packages/contracts (PUBLIC_ROUTES: OPERATIONS for data and
+ * account, MANAGEMENT_ROUTES for monitors and exports), and each declared route is served by the
+ * gateway, documented in /openapi.json under its operationId with exactly the error statuses it
+ * declares, and reachable in the SDK's generated types.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MANAGEMENT_ROUTES, OPERATIONS } from "@rda/contracts";
+import { PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
+import { createGatewayClient } from "@rda/sdk";
+import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { refuseUndeclaredRoutes } from "../../services/gateway/src/routes.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const SDK_TYPES = readFileSync(
@@ -14,16 +18,7 @@ const SDK_TYPES = readFileSync(
   "utf8",
 );
 
-const DECLARED = [
-  ...Object.values(OPERATIONS).map((operation) => ({
-    operationId: operation.operationId,
-    method: "GET",
-    path: operation.path,
-    // The data routes take Idempotency-Key; the free account route does not.
-    idempotent: operation.adapter !== null,
-  })),
-  ...MANAGEMENT_ROUTES,
-];
+const DECLARED = PUBLIC_ROUTES;
 
 let stack: Stack;
 // biome-ignore lint/suspicious/noExplicitAny: the test walks the served JSON document by path.
@@ -58,6 +53,27 @@ describe("the declared routes", () => {
     }
   });
 
+  it("are each documented with exactly the error statuses their declared codes answer", () => {
+    for (const route of DECLARED) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses as Record<
+        string,
+        { $ref?: string }
+      >;
+      const errorStatuses = Object.keys(responses)
+        .map(Number)
+        .filter((status) => status >= 400);
+      expect(
+        errorStatuses.sort((a, b) => a - b),
+        route.operationId,
+      ).toEqual(statusesOf(route.errors));
+      for (const status of errorStatuses)
+        expect(responses[String(status)]?.$ref, `${route.operationId} ${status}`).toBe(
+          `#/components/responses/Error${status}`,
+        );
+      expect(document.components.responses[`Error${errorStatuses[0]}`]).toBeDefined();
+    }
+  });
+
   it("document no /v1 route that is not declared", () => {
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .filter(([path]) => path.startsWith("/v1/"))
@@ -65,8 +81,25 @@ describe("the declared routes", () => {
     expect(documented.sort()).toEqual(DECLARED.map((route) => `${route.method} ${route.path}`).sort());
   });
 
-  it("are each reachable in the SDK's generated types by operationId", () => {
-    for (const route of DECLARED)
+  it("are the only routes the gateway serves under /v1: registering an undeclared one fails", async () => {
+    // As the gateway builds it: no HEAD route beside each GET.
+    const app = Fastify({ exposeHeadRoutes: false });
+    refuseUndeclaredRoutes(app);
+    expect(() => app.get("/v1/posts", async () => ({}))).not.toThrow();
+    expect(() => app.delete("/v1/exports/:id", async () => ({}))).toThrow(
+      "DELETE /v1/exports/:id is served but not declared",
+    );
+    await app.close();
+  });
+
+  it("are each reachable in the SDK: its generated types and a method of the client, by operationId", () => {
+    const client = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey: "unused" }) as unknown as Record<
+      string,
+      unknown
+    >;
+    for (const route of DECLARED) {
       expect(SDK_TYPES, route.operationId).toContain(`    ${route.operationId}: {`);
+      expect(typeof client[route.operationId], `the SDK's ${route.operationId}`).toBe("function");
+    }
   });
 });

@@ -220,8 +220,8 @@ describe("Idempotency-Key on the POSTs that create", () => {
     expect(again.json.data.id).toEqual([...ids][0]);
     const listed = await requestJson(
       stack.nats,
-      stack.subjects.exports.commands,
-      { action: "list", key_id: id },
+      stack.subjects.exports.commands.list,
+      { key_id: id },
       exportListSchema,
       5_000,
     );

@@ -1,34 +1,33 @@
 /**
  * The client's monitor calls against the running gateway and monitors service: create, list, read,
- * change, pull page by page with `limit`, a refusal as a value, and delete.
+ * change, pull page by page with `limit`, a refusal as a value, and delete; and a webhook's test
+ * event, delivery log, redelivery and new secret.
  */
 
 import { createGatewayClient, type GatewayClient } from "@rda/sdk";
-import { silentLogger, waitFor } from "@rda/service-kit/testing";
+import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import type { RunningMonitors } from "../../services/monitors/src/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
+import { type Receiver, startMonitorsBeside, startReceiver } from "./monitor-webhooks.support.ts";
 
 let stack: Stack;
 let monitors: RunningMonitors;
 let api: GatewayClient;
 let keyId: string;
+let receiver: Receiver;
 
 beforeAll(async () => {
   stack = await startStack();
-  monitors = await startMonitors({
-    nats: stack.nats,
-    redis: stack.redis,
-    namespace: stack.namespace,
-    subjects: stack.subjects,
-    logger: silentLogger(),
-    settings: { tickMs: 100 },
-  });
+  // Webhooks to a loopback receiver allowed, as a test's receiver listens on 127.0.0.1.
+  monitors = await startMonitorsBeside(stack);
+  receiver = await startReceiver();
   const created = await stack.createKey({ credits: 50 });
   keyId = created.id;
   api = createGatewayClient({ baseUrl: stack.gatewayUrl, apiKey: created.key });
 }, 120_000);
 afterAll(async () => {
+  await receiver?.stop();
   await monitors?.stop();
   await stack?.stop();
 });
@@ -74,5 +73,34 @@ describe("monitors through the SDK", () => {
     const gone = await api.getMonitor(id);
     expect(gone.ok ? undefined : gone.error.status).toBe(404);
     await waitFor(async () => (await stack.balanceOf(keyId)) === 47, "three charged pages");
+  }, 60_000);
+
+  it("sends a test event, lists it in the delivery log, refuses an unknown redelivery and rotates the secret", async () => {
+    const created = await api.createMonitor({
+      kind: "comment",
+      subreddit: stack.simulator.corpus.subreddits[0]!.name,
+      webhook_url: receiver.url,
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    const { id } = created.value.data.monitor;
+    const secret = created.value.data.webhook_secret;
+    expect(secret).toMatch(/^whsec_/);
+
+    const tested = await api.testMonitorWebhook(id);
+    if (!tested.ok) throw new Error(tested.error.message);
+    expect(tested.value.data.delivery).toMatchObject({ type: "monitor.test", state: "delivered" });
+    expect(receiver.received.some((request) => request.body.includes('"monitor.test"'))).toBe(true);
+    const log = await api.listMonitorDeliveries(id);
+    if (!log.ok) throw new Error(log.error.message);
+    expect(log.value.data.deliveries.map((delivery) => delivery.id)).toContain(tested.value.data.delivery.id);
+
+    const unknown = await api.redeliverMonitorBatch(id, `msg_${id}_999`);
+    expect(unknown.ok ? undefined : unknown.error.status).toBe(404);
+    const rotated = await api.rotateMonitorWebhookSecret(id);
+    if (!rotated.ok) throw new Error(rotated.error.message);
+    expect(rotated.value.data.webhook_secret).toMatch(/^whsec_/);
+    expect(rotated.value.data.webhook_secret).not.toBe(secret);
+    expect(rotated.value._service.credits_used).toBe(0);
+    expect((await api.deleteMonitor(id)).ok).toBe(true);
   }, 60_000);
 });

@@ -203,7 +203,7 @@ describe("the monitors service's shipped identities", () => {
     const port = (receiver.address() as { port: number }).port;
     const portalNats = await natsAs("portal");
     const portal = createPortalMonitors({ nats: portalNats, subjects, timeoutMs: 15_000 });
-    const owner = { keyId: "key_portal", accountId: `acct_${"p".repeat(16)}`, funding: "ok" } as const;
+    const owner = { keyId: "key_portal", accountId: `acct_${"p".repeat(16)}` } as const;
     const body = {
       kind: "post",
       subreddit: simulator.corpus.subreddits[1]!.name,

@@ -138,10 +138,10 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
       password: natsPasswords.gateway,
     });
     // A job the exports service looks up in its own Redis family (as its ACL user) and does not find.
-    const command = { action: "show", key_id: "key_0000000000000000", id: `exp_${"0".repeat(24)}` };
+    const command = { key_id: "key_0000000000000000", id: `exp_${"0".repeat(24)}` };
     const reply = await requestJson(
       gateway,
-      buildSubjects("").exports.commands,
+      buildSubjects("").exports.commands.show,
       command,
       exportReplySchema,
       5_000,
@@ -154,8 +154,8 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
     });
     const listed = await requestJson(
       portal,
-      buildSubjects("").exports.commands,
-      { action: "list", key_id: "key_0000000000000000" },
+      buildSubjects("").exports.commands.list,
+      { key_id: "key_0000000000000000" },
       exportListSchema,
       5_000,
     );

@@ -3,8 +3,9 @@
  * JSON.stringify never emits a raw newline, so the first newline splits the frame; the gateway
  * splices the data bytes into its envelope without parsing or re-serialising them.
  */
+
+import { type AdapterReplyMeta, adapterReplyMetaSchema } from "./adapter-messages.ts";
 import { decodeJson } from "./decode-json.ts";
-import { type AdapterReplyMeta, adapterReplyMetaSchema } from "./messages.ts";
 import { err, ok, type Result } from "./result.ts";
 
 const NEWLINE = 0x0a;

@@ -1,5 +1,5 @@
 /**
- * Every request-reply call billing serves, once: its subject (`buildSubjects(ns).billing[name]`),
+ * Every request-reply call billing serves, once (the convention of rpc.ts): its subject (`buildSubjects(ns).billing[name]`),
  * the schema its request is decoded with, the schema its reply is decoded with, and whether a caller
  * may send it again after a timeout. Billing serves these entries and every caller (the gateway,
  * the portal, the operator CLI) asks through them, so a request and its reply cannot be paired
@@ -9,10 +9,20 @@
  * a request id or a payment id). Not safe: creating or rotating a key (a second secret), which a
  * caller must not repeat blindly.
  */
-import type { z } from "zod";
+
 import {
   admitReplySchema,
   admitRequestSchema,
+  lookupKeyReplySchema,
+  lookupKeyRequestSchema,
+  refundMessageSchema,
+  refundReplySchema,
+  settleReplySchema,
+  settleRequestSchema,
+  workDebitReplySchema,
+  workDebitRequestSchema,
+} from "./billing-messages.ts";
+import {
   createAccountKeyRequestSchema,
   createKeyReplySchema,
   createKeyRequestSchema,
@@ -20,10 +30,6 @@ import {
   keyUsageRequestSchema,
   listKeysReplySchema,
   listKeysRequestSchema,
-  lookupKeyReplySchema,
-  lookupKeyRequestSchema,
-  refundMessageSchema,
-  refundReplySchema,
   revokeAccountKeyRequestSchema,
   revokeKeyReplySchema,
   revokeKeyRequestSchema,
@@ -35,17 +41,13 @@ import {
   setLowBalanceThresholdRequestSchema,
   setSpendCapReplySchema,
   setSpendCapRequestSchema,
-  settleReplySchema,
-  settleRequestSchema,
   showKeyReplySchema,
   showKeyRequestSchema,
   topUpReplySchema,
   topUpRequestSchema,
   verifyLedgerReplySchema,
   verifyLedgerRequestSchema,
-  workDebitReplySchema,
-  workDebitRequestSchema,
-} from "./messages.ts";
+} from "./key-messages.ts";
 import {
   applyPaymentReplySchema,
   applyPaymentRequestSchema,
@@ -54,18 +56,7 @@ import {
   reversePaymentReplySchema,
   reversePaymentRequestSchema,
 } from "./payments.ts";
-
-export interface RpcEntry<Request extends z.ZodType = z.ZodType, Reply extends z.ZodType = z.ZodType> {
-  readonly request: Request;
-  readonly reply: Reply;
-  readonly safeToRetry: boolean;
-}
-
-const rpc = <Request extends z.ZodType, Reply extends z.ZodType>(
-  request: Request,
-  reply: Reply,
-  safeToRetry: boolean,
-): RpcEntry<Request, Reply> => ({ request, reply, safeToRetry });
+import { type RpcDecoded, type RpcReply, type RpcRequest, rpc } from "./rpc.ts";
 
 export const BILLING_RPC = {
   lookupKey: rpc(lookupKeyRequestSchema, lookupKeyReplySchema, true),
@@ -97,9 +88,6 @@ export const BILLING_RPC = {
 
 export type BillingRpc = typeof BILLING_RPC;
 export type BillingRpcName = keyof BillingRpc;
-/** What a caller sends (defaults not yet applied). */
-export type BillingRpcRequest<N extends BillingRpcName> = z.input<BillingRpc[N]["request"]>;
-/** What billing's handler receives, decoded. */
-export type BillingRpcDecoded<N extends BillingRpcName> = z.output<BillingRpc[N]["request"]>;
-/** What billing's handler returns, and the caller receives decoded. */
-export type BillingRpcReply<N extends BillingRpcName> = z.output<BillingRpc[N]["reply"]>;
+export type BillingRpcRequest<N extends BillingRpcName> = RpcRequest<BillingRpc, N>;
+export type BillingRpcDecoded<N extends BillingRpcName> = RpcDecoded<BillingRpc, N>;
+export type BillingRpcReply<N extends BillingRpcName> = RpcReply<BillingRpc, N>;

@@ -214,7 +214,7 @@ export type ErrorCode = keyof typeof ERRORS;
  * What the HTTP layer answers any request before it reaches an endpoint: headers that trickle in, a
  * URL or header fields over the limits (docs/api.md#limits).
  */
-const EDGE_ERROR_CODES = ["request_timeout", "uri_too_long", "headers_too_large"] as const;
+export const EDGE_ERROR_CODES = ["request_timeout", "uri_too_long", "headers_too_large"] as const;
 
 /** What a data endpoint can answer besides 200. */
 export const DATA_ERROR_CODES = [

@@ -12,6 +12,7 @@ import { KEY_ID_PATTERN } from "./api-keys.ts";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
 import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
 import { err, ok, type Result } from "./result.ts";
+import { rpc } from "./rpc.ts";
 
 /** The documented limits of export jobs (docs/api.md#exports). */
 export const EXPORT_LIMITS = {
@@ -50,16 +51,40 @@ export const EXPORT_ID_PATTERN = /^exp_[0-9a-f]{24}$/;
  * The body of `POST /v1/exports`, before the listing part is checked against the listing schema.
  * Unknown fields are refused, as unknown query parameters are.
  */
-const exportBodySchema = z.strictObject({
+export const exportBodySchema = z.strictObject({
   kind: z.enum(EXPORT_KINDS, { error: "must be posts or comments" }),
-  subreddit: z.unknown().optional(),
-  author: z.unknown().optional(),
-  after: z.unknown().optional(),
-  before: z.unknown().optional(),
-  q: z.unknown().optional(),
-  fields: z.unknown().optional(),
-  format: z.enum(EXPORT_FORMATS, { error: "must be jsonl, csv or parquet" }).default("jsonl"),
-  gzip: z.boolean({ error: "must be true or false" }).default(false),
+  // The listing fields are checked by the listing schema (parseExportRequest); their meta is how
+  // the OpenAPI document describes them.
+  subreddit: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", description: "The community (give this or author)." }),
+  author: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", description: "The author (give this or subreddit)." }),
+  after: z.unknown().meta({
+    type: ["integer", "string"],
+    description: `Start of the window (exclusive): the forms of the listing endpoints' after. At most ${EXPORT_LIMITS.maxWindowDays} days before before.`,
+  }),
+  before: z.unknown().meta({ type: ["integer", "string"], description: "End of the window (exclusive)." }),
+  q: z
+    .unknown()
+    .optional()
+    .meta({ type: "string", description: "Exact-phrase filter, as on the listing endpoints." }),
+  fields: z.unknown().optional().meta({
+    type: "string",
+    description:
+      "Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept.",
+  }),
+  format: z.enum(EXPORT_FORMATS, { error: "must be jsonl, csv or parquet" }).default("jsonl").meta({
+    description:
+      "csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.",
+  }),
+  gzip: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta({ description: "Gzip the file (jsonl and csv only)." }),
   max_credits: z
     .number({ error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
     .int({ error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}` })
@@ -67,8 +92,14 @@ const exportBodySchema = z.strictObject({
     .max(EXPORT_LIMITS.maxCeilingCredits, {
       error: `must be an integer from 1 to ${EXPORT_LIMITS.maxCeilingCredits}`,
     })
-    .optional(),
-  confirm: z.boolean({ error: "must be true or false" }).default(false),
+    .optional()
+    .meta({
+      description: "The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2).",
+    }),
+  confirm: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .meta({ description: "Start at once; otherwise the answer is only a quote, started later with /start." }),
 });
 
 /** What an export fetches: the listing parameters each page is asked with, and the output. */
@@ -99,8 +130,6 @@ export function parseExportRequest(body: unknown): Result<ExportRequest, string>
   const outer = exportBodySchema.safeParse(body ?? {});
   if (!outer.success) return err(describeIssue(outer.error.issues[0]));
   const request = outer.data;
-  if (request.after === undefined) return err("after: is required");
-  if (request.before === undefined) return err("before: is required");
   if ((request.subreddit === undefined) === (request.author === undefined)) {
     return err("give exactly one source: subreddit or author");
   }
@@ -132,7 +161,12 @@ export function parseExportRequest(body: unknown): Result<ExportRequest, string>
 }
 
 /** The optional body of `POST /v1/exports/{id}/resume`: a new, higher credit ceiling. */
-const resumeBodySchema = z.strictObject({ max_credits: exportBodySchema.shape.max_credits });
+export const resumeBodySchema = z.strictObject({
+  max_credits: exportBodySchema.shape.max_credits.meta({
+    description:
+      "A new credit ceiling, above the credits already spent: needed to resume a job stopped at its ceiling.",
+  }),
+});
 
 export function parseResumeBody(body: unknown): Result<{ maxCredits?: number }, string> {
   const parsed = resumeBodySchema.safeParse(body ?? {});
@@ -161,6 +195,8 @@ function withKeyFields(fields: string): string {
 function describeIssue(issue: z.core.$ZodIssue | undefined): string {
   if (issue === undefined) return "invalid body";
   const path = issue.path.join(".");
+  // A required field left out (`after`, `before`), said as parseExportRequest has always said it.
+  if (issue.code === "invalid_type" && issue.expected === "nonoptional") return `${path}: is required`;
   if (issue.code === "unrecognized_keys")
     return `unknown field${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.join(", ")}`;
   return path === "" ? issue.message : `${path}: ${issue.message}`;
@@ -260,44 +296,6 @@ export type ExportJob = z.infer<typeof exportJobSchema>;
 const keyId = z.string().regex(KEY_ID_PATTERN);
 const exportId = z.string().regex(EXPORT_ID_PATTERN);
 
-export const EXPORT_ACTIONS = [
-  "create",
-  "show",
-  "start",
-  "pause",
-  "resume",
-  "cancel",
-  "file",
-  "list",
-] as const;
-export type ExportAction = (typeof EXPORT_ACTIONS)[number];
-
-/** A management request: always for one key, which only ever sees its own jobs. */
-export const exportCommandSchema = z.discriminatedUnion("action", [
-  z.object({
-    action: z.literal("create"),
-    key_id: keyId,
-    /** The key's balance as admission read it, for the refusal at confirm time. */
-    balance: count,
-    body: z.unknown(),
-  }),
-  z.object({ action: z.literal("start"), key_id: keyId, balance: count, id: exportId }),
-  z.object({ action: z.enum(["show", "pause", "cancel", "file"]), key_id: keyId, id: exportId }),
-  /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
-  z.object({
-    action: z.literal("resume"),
-    key_id: keyId,
-    balance: count,
-    id: exportId,
-    max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
-  }),
-  /** The key's most recent exports, newest first (the developer portal's list); answered as `ExportList`. */
-  z.object({ action: z.literal("list"), key_id: keyId }),
-]);
-export type ExportCommand = z.input<typeof exportCommandSchema>;
-/** Every command about one job, answered as an `ExportReply`. */
-export type ExportJobCommand = Exclude<ExportCommand, { action: "list" }>;
-
 /** How many of a key's exports `list` answers with. */
 export const EXPORT_LIST_LIMIT = 50;
 export const exportListSchema = z.object({ jobs: z.array(exportJobSchema) });
@@ -342,14 +340,51 @@ export function exportRefusal(
   return { outcome: "refused", status: ERRORS[code].status, code, message, ...retry };
 }
 
+const asker = { key_id: keyId };
+const aboutJob = { key_id: keyId, id: exportId };
+/** The key's balance as admission read it, for the refusal of a start the balance cannot pay. */
+const balance = count;
+
+/**
+ * The exports service's calls (the convention of rpc.ts): one subject each
+ * (`buildSubjects(ns).exports.commands[name]`), each about the asking key's own jobs only. Every
+ * call but `create` is safe to send again: a command a job's state already reflects is refused
+ * (409) and changes nothing; a second `create` would quote a second job.
+ */
+export const EXPORTS_RPC = {
+  create: rpc(z.strictObject({ ...asker, balance, body: z.unknown() }), exportReplySchema, false),
+  show: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  start: rpc(z.strictObject({ ...aboutJob, balance }), exportReplySchema, true),
+  pause: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
+  resume: rpc(
+    z.strictObject({
+      ...aboutJob,
+      balance,
+      max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
+    }),
+    exportReplySchema,
+    true,
+  ),
+  cancel: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  /** The file's storage location and a short-lived signed URL, for the key's own finished job. */
+  file: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  /** The key's most recent exports, newest first (the developer portal's list). */
+  list: rpc(z.strictObject(asker), exportListSchema, true),
+} as const;
+
+export type ExportsRpc = typeof EXPORTS_RPC;
+export type ExportsRpcName = keyof ExportsRpc;
+export const EXPORTS_RPC_NAMES = Object.keys(EXPORTS_RPC) as ExportsRpcName[];
+
 /** The credits one upstream page of an export costs (docs/api.md#exports). */
 export const EXPORT_PAGE_CREDITS = 1;
 
 /* ---------- NATS names ---------- */
 
 export interface ExportSubjects {
-  /** Request-reply: the gateway's management commands, served by every exports replica. */
-  readonly commands: string;
+  /** Request-reply: the calls of EXPORTS_RPC, one subject each, served by every exports replica. */
+  readonly commands: { readonly [N in ExportsRpcName]: string };
   /** JetStream work queue subject: one message per job to run. */
   readonly jobs: string;
   readonly jobStream: string;
@@ -362,7 +397,11 @@ export function buildExportSubjects(namespace: string): ExportSubjects {
   const dot = namespace === "" ? "" : `${namespace}.`;
   const streamPrefix = namespace === "" ? "" : `${namespace.toUpperCase().replace(/-/g, "_")}_`;
   return Object.freeze({
-    commands: `${dot}exports.commands`,
+    commands: Object.freeze(
+      Object.fromEntries(EXPORTS_RPC_NAMES.map((name) => [name, `${dot}exports.${name}`])) as {
+        [N in ExportsRpcName]: string;
+      },
+    ),
     jobs: `${dot}exports.jobs`,
     jobStream: `${streamPrefix}EXPORT_JOBS`,
     jobConsumer: "exports-workers",

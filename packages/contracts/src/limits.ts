@@ -1,6 +1,6 @@
 /**
  * Bounds of the values an operator or the portal may give a key or a top-up. Billing refuses a
- * request outside them (messages.ts uses these), and the operator CLI checks them before sending, so
+ * request outside them (key-messages.ts uses these), and the operator CLI checks them before sending, so
  * both say the same thing.
  */
 export const KEY_LIMITS = {

@@ -1,26 +1,14 @@
 /**
- * The monitors service's NATS requests (`Subjects.monitors`, served in the `monitors` queue group). Every request names
- * the API key asking: a monitor is visible to its own key only. Replies are values: `ok` with the
- * answer, or the HTTP status and `{error}` a caller should get.
+ * The monitors service's NATS calls (MONITORS_RPC, one subject each in `Subjects.monitors`, served in
+ * the `monitors` queue group). Every request names the API key asking: a monitor is visible to its
+ * own key only. Replies are values: `ok` with the answer, or the catalog code, status and `{error}`
+ * a caller should get.
  */
 import { z } from "zod";
 import { ACCOUNT_ID_PATTERN } from "./api-keys.ts";
 import { nowEpochSeconds, readTimeBound, TIME_BOUND_HINT } from "./dates.ts";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
-
-export const MONITOR_ACTIONS = [
-  "create",
-  "list",
-  "get",
-  "update",
-  "delete",
-  "items",
-  "deliveries",
-  "redeliver",
-  "test",
-  "rotate_secret",
-] as const;
-export type MonitorAction = (typeof MONITOR_ACTIONS)[number];
+import { rpc } from "./rpc.ts";
 
 export const MONITORS_QUEUE_GROUP = "monitors";
 
@@ -32,7 +20,11 @@ export const MONITOR_PAGE_ITEMS = 100;
 
 /** The query of `GET /v1/monitors/{id}/items`. */
 export const monitorItemsQuerySchema = z.strictObject({
-  cursor: z.string().max(64, { error: "must be a cursor this endpoint returned" }).optional(),
+  cursor: z
+    .string()
+    .max(64, { error: "must be a cursor this endpoint returned" })
+    .optional()
+    .meta({ description: "The `cursor` of the previous page; omitted: from the first item." }),
   limit: z
     .string()
     .regex(/^\d{1,3}$/, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` })
@@ -43,7 +35,14 @@ export const monitorItemsQuerySchema = z.strictObject({
         .min(1, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` })
         .max(MONITOR_PAGE_ITEMS, { error: `must be a whole number from 1 to ${MONITOR_PAGE_ITEMS}` }),
     )
-    .optional(),
+    .optional()
+    // Sent as text in the query, read as a whole number: the OpenAPI document says the number.
+    .meta({
+      type: "integer",
+      minimum: 1,
+      maximum: MONITOR_PAGE_ITEMS,
+      description: `The most items the page holds; default ${MONITOR_PAGE_ITEMS}. A page holding any item costs 1 credit whatever its size.`,
+    }),
 });
 
 /**
@@ -77,26 +76,16 @@ export function fundingOf(
   return "ok";
 }
 
-export const monitorRequestSchema = z.strictObject({
+/**
+ * Who asks, on every request: the key (a monitor is visible to its own key only) and the portal
+ * account owning it, as billing knows it; the limit on monitors counts per account. No account for
+ * an operator's key: the limit then counts for the key alone.
+ */
+const asker = {
   key_id: z.string().min(1).max(64),
-  id: z.string().regex(MONITOR_ID_PATTERN).optional(),
-  body: z.unknown().optional(),
-  cursor: z.string().max(64).nullable().optional(),
-  /** For `redeliver`: the delivery (its `webhook-id`) to send again. */
-  delivery_id: z.string().max(80).optional(),
-  /** The most items a pulled page may hold (default and most: MONITOR_PAGE_ITEMS). */
-  limit: z.number().int().min(1).max(MONITOR_PAGE_ITEMS).optional(),
-  /**
-   * The portal account owning the key, as billing knows it; the limit on monitors counts per
-   * account. Absent for an operator's key (no account): the limit then counts for the key alone.
-   */
   account_id: z.string().regex(ACCOUNT_ID_PATTERN).optional(),
-  /** On `create`: validate the body and answer its backfill estimate only, creating nothing. */
-  estimate_only: z.boolean().optional(),
-  /** Whether the key can pay for its next delivery now (`fundingOf`); shown in the status. */
-  funding: z.enum(MONITOR_FUNDING).optional(),
-});
-export type MonitorRequest = z.infer<typeof monitorRequestSchema>;
+};
+const ofMonitor = { ...asker, id: z.string().regex(MONITOR_ID_PATTERN) };
 
 export const monitorReplySchema = z.union([
   z.object({ ok: z.literal(true), value: z.unknown() }),
@@ -116,6 +105,63 @@ export type MonitorRefusal = Extract<MonitorReply, { ok: false }>;
 export function monitorRefusal(code: ServiceRefusalCode, error: string, param?: string): MonitorRefusal {
   return { ok: false, status: ERRORS[code].status, code, error, ...(param === undefined ? {} : { param }) };
 }
+
+/**
+ * The monitors service's calls (the convention of rpc.ts): one subject each
+ * (`buildSubjects(ns).monitors[name]`), served in the `monitors` queue group. Changing a monitor to
+ * the same values, reading and deleting are safe to send again; creating one, sending a test event,
+ * a redelivery and a new secret are not.
+ */
+export const MONITORS_RPC = {
+  create: rpc(
+    z.strictObject({
+      ...asker,
+      body: z.unknown().optional(),
+      /** Validate the body and answer its backfill estimate only, creating nothing. */
+      estimate_only: z.boolean().optional(),
+    }),
+    monitorReplySchema,
+    false,
+  ),
+  list: rpc(z.strictObject(asker), monitorReplySchema, true),
+  get: rpc(z.strictObject(ofMonitor), monitorReplySchema, true),
+  update: rpc(z.strictObject({ ...ofMonitor, body: z.unknown().optional() }), monitorReplySchema, true),
+  delete: rpc(z.strictObject(ofMonitor), monitorReplySchema, true),
+  items: rpc(
+    z.strictObject({
+      ...ofMonitor,
+      cursor: z.string().max(64).nullable().optional(),
+      /** The most items a pulled page may hold (default and most: MONITOR_PAGE_ITEMS). */
+      limit: z.number().int().min(1).max(MONITOR_PAGE_ITEMS).optional(),
+    }),
+    monitorReplySchema,
+    true,
+  ),
+  deliveries: rpc(z.strictObject(ofMonitor), monitorReplySchema, true),
+  /** The delivery (its `webhook-id`) to send again. */
+  redeliver: rpc(
+    z.strictObject({ ...ofMonitor, delivery_id: z.string().max(80) }),
+    monitorReplySchema,
+    false,
+  ),
+  test: rpc(z.strictObject(ofMonitor), monitorReplySchema, false),
+  rotate_secret: rpc(z.strictObject(ofMonitor), monitorReplySchema, false),
+} as const;
+
+export type MonitorsRpc = typeof MONITORS_RPC;
+export type MonitorAction = keyof MonitorsRpc;
+export const MONITOR_ACTIONS = Object.keys(MONITORS_RPC) as MonitorAction[];
+
+/**
+ * What a handler of the monitors service reads of a request: each entry's decoded request has these
+ * fields, or fewer.
+ */
+export type MonitorRequest = z.output<typeof MONITORS_RPC.create.request> &
+  Partial<
+    z.output<typeof MONITORS_RPC.items.request> &
+      z.output<typeof MONITORS_RPC.update.request> &
+      z.output<typeof MONITORS_RPC.redeliver.request>
+  >;
 
 /* ---------- the request bodies of /v1/monitors (docs/api.md#monitors) ---------- */
 

@@ -13,9 +13,7 @@ import {
   MCP_ERROR_CODES,
   statusesOf,
 } from "./errors.ts";
-import { MANAGEMENT_ROUTES } from "./management-routes.ts";
 import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
-import { describeExportEndpoints, EXPORTS_TAG } from "./openapi-exports.ts";
 import {
   describeMcpEndpoint,
   describeOperationalEndpoints,
@@ -24,8 +22,9 @@ import {
   schemaRef,
 } from "./openapi-extras.ts";
 import { API_DESCRIPTION } from "./openapi-intro.ts";
-import { describeMonitorEndpoints, MONITORS_TAG } from "./openapi-monitors.ts";
+import { describeManagementRoutes, MANAGEMENT_TAG_LIST } from "./openapi-management.ts";
 import { OPERATION_TAGS, OPERATIONS, type OperationContract, type OperationName } from "./operations.ts";
+import { errorCodesOf } from "./public-routes.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -55,12 +54,10 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   for (const operation of Object.values(OPERATIONS)) {
     paths[operation.path] = { get: describeOperation(operation) };
   }
-  Object.assign(paths, describeMonitorEndpoints());
+  Object.assign(paths, describeManagementRoutes());
   paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
-  Object.assign(paths, describeExportEndpoints());
-  markIdempotentRoutes(paths);
   return {
     openapi: "3.1.0",
     info: {
@@ -112,7 +109,7 @@ const TAG_DESCRIPTIONS: Record<OperationContract["tag"], string> = {
 
 function describeTags(): JsonObject[] {
   const api = Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description }));
-  return [...api, MONITORS_TAG, EXPORTS_TAG, ...EXTRA_TAGS];
+  return [...api, ...MANAGEMENT_TAG_LIST, ...EXTRA_TAGS];
 }
 
 function componentSchemas(): JsonObject {
@@ -257,33 +254,6 @@ function codeSamples(operation: OperationContract): JsonObject[] {
       ].join("\n"),
     },
   ];
-}
-
-/**
- * The declared POSTs that create work or a resource take `Idempotency-Key`: the header, and the
- * 409 and 422 it can bring, on each (MANAGEMENT_ROUTES).
- */
-function markIdempotentRoutes(paths: Record<string, JsonObject>): void {
-  for (const route of MANAGEMENT_ROUTES.filter((entry) => entry.idempotent)) {
-    const operation = (paths[route.path]?.[route.method.toLowerCase()] ?? {}) as {
-      parameters?: JsonObject[];
-      responses?: JsonObject;
-    };
-    operation.parameters = [
-      ...(operation.parameters ?? []),
-      { $ref: "#/components/parameters/IdempotencyKey" },
-    ];
-    operation.responses = {
-      ...operation.responses,
-      "409": { $ref: "#/components/responses/Error409" },
-      "422": { $ref: "#/components/responses/Error422" },
-    };
-  }
-}
-
-/** The error codes an operation can answer, from the catalog's lists. */
-export function errorCodesOf(operation: OperationContract): readonly ErrorCode[] {
-  return operation.adapter === null ? ACCOUNT_ERROR_CODES : DATA_ERROR_CODES;
 }
 
 /** One response component per status any endpoint answers, described and exemplified by the catalog. */

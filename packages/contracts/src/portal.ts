@@ -3,7 +3,7 @@
  * operation (`GET /keys/{id}/usage.json`). The numbers are billing's usage counters as they are.
  */
 import { z } from "zod";
-import { keyDetailsSchema, usageDaySchema } from "./messages.ts";
+import { keyDetailsSchema, usageDaySchema } from "./key-messages.ts";
 
 const countsByOperation = z.record(z.string(), z.number().int());
 

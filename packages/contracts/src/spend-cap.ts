@@ -3,7 +3,7 @@
  * again from 0 at the next month's first instant. Billing, the gateway and the portal all reckon
  * months with these, so the month a debit is counted in and the reset a refusal names agree.
  */
-import type { MonthSpend } from "./messages.ts";
+import type { MonthSpend } from "./billing-messages.ts";
 
 /** The calendar month (UTC) an instant falls in, as YYYY-MM. */
 export function calendarMonthOf(epochMs: number): string {

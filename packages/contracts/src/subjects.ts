@@ -26,7 +26,7 @@ const BILLING_SUBJECTS = {
   listKeys: "billing.keys.list",
   revokeKey: "billing.keys.revoke",
   rotateKey: "billing.keys.rotate",
-  /** The portal's: the same changes, always within one account (messages.ts). */
+  /** The portal's: the same changes, always within one account (key-messages.ts). */
   createAccountKey: "billing.accounts.keys.create",
   revokeAccountKey: "billing.accounts.keys.revoke",
   rotateAccountKey: "billing.accounts.keys.rotate",
@@ -38,7 +38,7 @@ const BILLING_SUBJECTS = {
   keyUsage: "billing.keys.usage",
   topUp: "billing.keys.topup",
   verifyLedger: "billing.ledger.verify",
-  /** A work debit (an export page, a monitor's webhook batch): once per work id (messages.ts). */
+  /** A work debit (an export page, a monitor's webhook batch): once per work id (billing-messages.ts). */
   debitWork: "billing.work.debit",
   /** Card payments, asked by the developer portal (and `payments.list` by the operator CLI). */
   applyPayment: "billing.payments.apply",
@@ -48,7 +48,7 @@ const BILLING_SUBJECTS = {
   keyChanged: "billing.events.key_changed",
   /**
    * JetStream subject (stream `noticeStream`): a debit crossed a line the key's account is told
-   * about, or a monitor or export paused for lack of credits (messages.ts, noticeEventSchema).
+   * about, or a monitor or export paused for lack of credits (key-messages.ts, noticeEventSchema).
    */
   notice: "billing.events.notice",
   /** JetStream subject of refund messages (when billing cannot answer at once); deduplicated by request id. */

@@ -24,11 +24,14 @@ export type {
   CreatedMonitor,
   Monitor,
   MonitorChange,
+  MonitorDeliveries,
+  MonitorDelivery,
   MonitorItemsPage,
   MonitorList,
   MonitorRequest,
   MonitorsClient,
   PullOptions,
+  RotatedWebhookSecret,
 } from "./monitors.ts";
 export type {
   Account,

@@ -1,6 +1,7 @@
 /**
- * Monitors (docs/api.md#monitors): create, list, read, change and delete a monitor (free), and pull
- * its matched items (1 credit for a page holding at least one item). A pull refused for credits
+ * Monitors (docs/api.md#monitors): create, list, read, change and delete a monitor (free), pull
+ * its matched items (1 credit for a page holding at least one item), and manage its webhook: the
+ * delivery log, a redelivery, a test event and a new signing secret. A pull refused for credits
  * (402) leaves the cursor where it was: the same call continues after a top-up.
  */
 import type { operations } from "./generated/openapi.ts";
@@ -27,6 +28,9 @@ export type CreatedMonitor = DataOf<"createMonitor", 201>;
 export type Monitor = CreatedMonitor["monitor"];
 export type MonitorList = DataOf<"listMonitors", 200>;
 export type MonitorItemsPage = DataOf<"pullMonitorItems", 200>;
+export type MonitorDeliveries = DataOf<"listMonitorDeliveries", 200>;
+export type MonitorDelivery = MonitorDeliveries["deliveries"][number];
+export type RotatedWebhookSecret = DataOf<"rotateMonitorWebhookSecret", 200>;
 
 export interface PullOptions extends ResourceCallOptions {
   /** The `cursor` of the previous page; omitted: from the first item. */
@@ -49,6 +53,18 @@ export interface MonitorsClient {
   deleteMonitor(id: string, options?: ResourceCallOptions): Answer<{ deleted: boolean; id: string }>;
   /** One page of matched items after `cursor`; `_service.credits_used` says whether it was charged. */
   pullMonitorItems(id: string, options?: PullOptions): Answer<MonitorItemsPage>;
+  /** The webhook's delivery log, newest first, each delivery with every attempt. Free. */
+  listMonitorDeliveries(id: string, options?: ResourceCallOptions): Answer<MonitorDeliveries>;
+  /** Sends a logged batch again with the same `webhook-id`; 1 credit once the receiver accepts it. */
+  redeliverMonitorBatch(
+    id: string,
+    deliveryId: string,
+    options?: ResourceCallOptions,
+  ): Answer<{ delivery: MonitorDelivery }>;
+  /** POSTs one signed test event to the webhook now and answers how it went. Free. */
+  testMonitorWebhook(id: string, options?: ResourceCallOptions): Answer<{ delivery: MonitorDelivery }>;
+  /** A new signing secret, answered once; the previous one signs on until it expires. Free. */
+  rotateMonitorWebhookSecret(id: string, options?: ResourceCallOptions): Answer<RotatedWebhookSecret>;
 }
 
 export function createMonitorsClient(options: ResourceClientOptions): MonitorsClient {
@@ -67,5 +83,10 @@ export function createMonitorsClient(options: ResourceClientOptions): MonitorsCl
       const search = query.size > 0 ? `?${query}` : "";
       return request("GET", path(id, `/items${search}`), undefined, pull);
     },
+    listMonitorDeliveries: (id, call) => request("GET", path(id, "/deliveries"), undefined, call),
+    redeliverMonitorBatch: (id, deliveryId, call) =>
+      request("POST", path(id, `/deliveries/${encodeURIComponent(deliveryId)}/redeliver`), undefined, call),
+    testMonitorWebhook: (id, call) => request("POST", path(id, "/test"), undefined, call),
+    rotateMonitorWebhookSecret: (id, call) => request("POST", path(id, "/rotate-secret"), undefined, call),
   };
 }

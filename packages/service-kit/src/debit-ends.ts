@@ -15,11 +15,11 @@
  */
 import type { DebitEnd, RefundMessage, RefundReply, Result, Subjects } from "@rda/contracts";
 import { err, ok } from "@rda/contracts";
-import type { BillingCaller } from "./billing-rpc.ts";
 import { publishRefund } from "./jetstream.ts";
 import type { Logger } from "./logger.ts";
 import type { NatsConnection } from "./nats.ts";
 import { retryWithBackoff } from "./retry.ts";
+import type { BillingCaller } from "./rpc-caller.ts";
 
 const PUBLISH_TIMEOUT_MS = 2_000;
 

@@ -5,7 +5,6 @@ export {
   type CountedWindow,
   pagesForRows,
 } from "./archive-count.ts";
-export { type BillingAnswer, type BillingCaller, billingCaller } from "./billing-rpc.ts";
 export {
   assertDeadlineOrder,
   ConfigError,
@@ -101,6 +100,14 @@ export {
   type UpstreamPacerKeys,
 } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
+export {
+  type BillingAnswer,
+  type BillingCaller,
+  billingCaller,
+  type RpcAnswer,
+  type RpcCaller,
+  rpcCaller,
+} from "./rpc-caller.ts";
 export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 export {
   activeLogFields,

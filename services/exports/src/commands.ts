@@ -1,6 +1,6 @@
 /**
- * The management commands the gateway forwards (`exports.commands`): create (with its quote),
- * start, show, pause, resume, cancel, and the file of a finished job. Every command names the key
+ * The calls of EXPORTS_RPC the gateway and the portal send: create (with its quote),
+ * start, show, pause, resume, cancel, the file of a finished job, and a key's list. Every call names the key
  * that asks; a job of another key is answered exactly as a job that does not exist (404), so ids
  * reveal nothing. A quote costs the caller nothing: its probe pages are asked of the upstream but
  * never charged.
@@ -9,11 +9,14 @@ import { randomBytes } from "node:crypto";
 import {
   EXPORT_LIMITS,
   EXPORT_LIST_LIMIT,
-  type ExportJobCommand,
   type ExportList,
   type ExportReply,
   type ExportSubjects,
+  type ExportsRpc,
+  type ExportsRpcName,
   parseExportRequest,
+  type RpcDecoded,
+  type RpcReply,
   exportRefusal as refuse,
   type Subjects,
 } from "@rda/contracts";
@@ -67,24 +70,35 @@ export async function listJobs(deps: CommandDeps, keyId: string): Promise<Export
   };
 }
 
-export async function runCommand(deps: CommandDeps, command: ExportJobCommand): Promise<ExportReply> {
-  if (command.action === "create") return create(deps, command.key_id, command.balance, command.body);
-  const record = await deps.jobs.get(command.id);
-  if (record === undefined || record.keyId !== command.key_id) return NOT_FOUND;
-  switch (command.action) {
-    case "show":
-      return shown(deps, record);
-    case "start":
-      return start(deps, record, command.balance);
-    case "pause":
-      return pause(deps, record);
-    case "resume":
-      return resume(deps, record, command.balance, command.max_credits);
-    case "cancel":
-      return cancel(deps, record);
-    case "file":
-      return file(deps, record);
-  }
+type Handlers = {
+  readonly [N in ExportsRpcName]: (request: RpcDecoded<ExportsRpc, N>) => Promise<RpcReply<ExportsRpc, N>>;
+};
+
+/** What answers each call of EXPORTS_RPC. */
+export function exportHandlers(deps: CommandDeps): Handlers {
+  /** The asking key's own job, or the not-found a job of another key gets too. */
+  const own =
+    <R extends { key_id: string; id: string }>(
+      run: (record: JobRecord, request: R) => Promise<ExportReply>,
+    ) =>
+    async (request: R): Promise<ExportReply> => {
+      const record = await deps.jobs.get(request.id);
+      return record === undefined || record.keyId !== request.key_id ? NOT_FOUND : run(record, request);
+    };
+  return {
+    create: (request) => create(deps, request.key_id, request.balance, request.body),
+    show: own(async (record) => shown(deps, record)),
+    start: own((record, request: { key_id: string; id: string; balance: number }) =>
+      start(deps, record, request.balance),
+    ),
+    pause: own((record) => pause(deps, record)),
+    resume: own((record, request: { key_id: string; id: string; balance: number; max_credits?: number }) =>
+      resume(deps, record, request.balance, request.max_credits),
+    ),
+    cancel: own((record) => cancel(deps, record)),
+    file: own((record) => file(deps, record)),
+    list: (request) => listJobs(deps, request.key_id),
+  };
 }
 
 const shown = (deps: CommandDeps, record: JobRecord): ExportReply => ({

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import {
   DEADLINE_DEFAULTS,
   decodeJson,
-  exportCommandSchema,
+  EXPORTS_RPC,
+  EXPORTS_RPC_NAMES,
   type Subjects,
   workDebitDeadlineMs,
 } from "@rda/contracts";
@@ -26,7 +27,7 @@ import {
   tellSpendingPaused,
   watchKeyRevocations,
 } from "@rda/service-kit";
-import { listJobs, runCommand } from "./commands.ts";
+import { exportHandlers } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
 import { billingJobOwners } from "./job-owner.ts";
@@ -154,21 +155,21 @@ export async function startExports(
     quoteTtlSeconds: 86_400,
     quotesPerMinute: deps.settings?.quotesPerMinute ?? DEFAULT_QUOTES_PER_MINUTE,
   };
-  const served = serveSubject(nats, {
-    subject: exportSubjects.commands,
-    queue: exportSubjects.queueGroup,
-    logger,
-    handler: async (payload) => {
-      const command = decodeJson(payload, exportCommandSchema);
-      if (!command.ok) throw new ServiceError(400, `invalid export command: ${command.error}`);
-      const { value } = command;
-      const answer =
-        value.action === "list"
-          ? await listJobs(commandDeps, value.key_id)
-          : await runCommand(commandDeps, value);
-      return JSON.stringify(answer);
-    },
-  });
+  const handlers = exportHandlers(commandDeps);
+  // One subject per call, each decoded with its own entry of the table (EXPORTS_RPC).
+  const served = EXPORTS_RPC_NAMES.map((name) =>
+    serveSubject(nats, {
+      subject: exportSubjects.commands[name],
+      queue: exportSubjects.queueGroup,
+      logger,
+      handler: async (payload) => {
+        const request = decodeJson(payload, EXPORTS_RPC[name].request);
+        if (!request.ok) throw new ServiceError(400, `invalid export call ${name}: ${request.error}`);
+        const handle = handlers[name] as (decoded: unknown) => Promise<unknown>;
+        return JSON.stringify(await handle(request.value));
+      },
+    }),
+  );
   const workers =
     deps.settings?.runWorkers === false
       ? undefined
@@ -204,7 +205,7 @@ export async function startExports(
     async stop() {
       clearInterval(sweep);
       revocations.stop();
-      await served.stop();
+      await Promise.all(served.map((subject) => subject.stop()));
       await workers?.stop();
       await ends.stop();
       await server.close();

@@ -36,7 +36,7 @@ import type { JobMessage } from "./job-queue.ts";
 import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
-import type { PageSource } from "./page-source.ts";
+import type { ListingPage, PageFailure, PageSource } from "./page-source.ts";
 import { keepPaidRows, needsPaidRowsFile } from "./paid-rows.ts";
 import { assembleResult, partName } from "./result-file.ts";
 import { pauseRevokedJob } from "./revoked-keys.ts";
@@ -184,10 +184,38 @@ async function fetchNextPage(
   record: JobRecord,
   cp: Checkpoint,
 ): Promise<RunOutcome | undefined> {
-  const { jobs, billing, settings } = deps;
   const page = cp.pages + 1;
   const debitId = `${record.id}.p${page}.a${cp.attempt}`;
-  const samePage = (r: JobRecord) => r.state === "running" && r.checkpoint.pages === cp.pages;
+  const debited = await debitPage(deps, record, cp, debitId);
+  if (debited !== DEBITED) return debited;
+  const answer = await deps.source(
+    record.query.kind,
+    exportPageParams(record.query, cp.cursor),
+    debitId,
+    EXPORTS_PRIORITY,
+    budgetAccountOfOwner(record.keyId, record.owner),
+  );
+  if (!answer.ok) return pageFailed(deps, record, cp, debitId, answer.error);
+  return keepPage(deps, record, cp, debitId, answer.value);
+}
+
+/** The checkpoint still stands at this page of a running job: no other worker moved it. */
+const atPage = (cp: Checkpoint) => (r: JobRecord) => r.state === "running" && r.checkpoint.pages === cp.pages;
+
+const DEBITED = Symbol("debited");
+
+/**
+ * Marks the page's try as in flight, then debits it: DEBITED when the page is paid for, else what
+ * the run does instead (wait for credits, stop for a revoked or unknown key, or ask again).
+ */
+async function debitPage(
+  deps: JobRunDeps,
+  record: JobRecord,
+  cp: Checkpoint,
+  debitId: string,
+): Promise<RunOutcome | undefined | typeof DEBITED> {
+  const { jobs, billing, settings } = deps;
+  const samePage = atPage(cp);
   if (cp.inflightDebit !== debitId) {
     const marked = await jobs.update(record.id, (r) =>
       samePage(r) ? { ...r, checkpoint: { ...r.checkpoint, inflightDebit: debitId } } : undefined,
@@ -199,7 +227,7 @@ async function fetchNextPage(
   switch (debit.outcome) {
     case "insufficient":
     case "spend_cap_reached":
-      await pauseForCredits(deps, record, page, debit);
+      await pauseForCredits(deps, record, cp.pages + 1, debit);
       return { kind: "later", delayMs: settings.balanceRetryMs };
     case "revoked":
       // Paused for good, not for credits: no retry, and the job leaves its account's active exports.
@@ -217,46 +245,62 @@ async function fetchNextPage(
       return undefined;
     case "debited":
     case "already_debited":
-      break;
+      return DEBITED;
   }
-  const answer = await deps.source(
-    record.query.kind,
-    exportPageParams(record.query, cp.cursor),
-    debitId,
-    EXPORTS_PRIORITY,
-    budgetAccountOfOwner(record.keyId, record.owner),
+}
+
+/** The upstream did not give the page: refunded, counted, and asked again or the job failed. */
+async function pageFailed(
+  deps: JobRunDeps,
+  record: JobRecord,
+  cp: Checkpoint,
+  debitId: string,
+  error: PageFailure,
+): Promise<RunOutcome | undefined> {
+  const { jobs, settings } = deps;
+  const page = cp.pages + 1;
+  const samePage = atPage(cp);
+  await refundPage(deps, record.keyId, debitId, "upstream_unavailable");
+  const failed = await jobs.update(record.id, (r) =>
+    samePage(r)
+      ? {
+          ...r,
+          checkpoint: {
+            ...r.checkpoint,
+            attempt: r.checkpoint.attempt + 1,
+            inflightDebit: null,
+            failures: r.checkpoint.failures + 1,
+          },
+        }
+      : undefined,
   );
-  if (!answer.ok) {
-    await refundPage(deps, record.keyId, debitId, "upstream_unavailable");
-    const failed = await jobs.update(record.id, (r) =>
-      samePage(r)
-        ? {
-            ...r,
-            checkpoint: {
-              ...r.checkpoint,
-              attempt: r.checkpoint.attempt + 1,
-              inflightDebit: null,
-              failures: r.checkpoint.failures + 1,
-            },
-          }
-        : undefined,
-    );
-    deps.logger.warn(
-      { export_id: record.id, page, reason: answer.error.reason },
-      "export page failed; refunded",
-    );
-    const failures = failed?.checkpoint.failures ?? cp.failures + 1;
-    if (!answer.error.retryable || failures >= settings.maxPageFailures) {
-      return fail(deps, failed ?? record, `page ${page} failed ${failures} time(s): ${answer.error.reason}`);
-    }
-    await sleep(settings.pageRetryMs);
-    return undefined;
+  deps.logger.warn({ export_id: record.id, page, reason: error.reason }, "export page failed; refunded");
+  const failures = failed?.checkpoint.failures ?? cp.failures + 1;
+  if (!error.retryable || failures >= settings.maxPageFailures) {
+    return fail(deps, failed ?? record, `page ${page} failed ${failures} time(s): ${error.reason}`);
   }
+  await sleep(settings.pageRetryMs);
+  return undefined;
+}
+
+/**
+ * A paid page's rows (less those of the seam second the previous page already held) written to the
+ * object store, the checkpoint advanced past them, and the page settled; refunded instead when the
+ * job was cancelled or failed meanwhile.
+ */
+async function keepPage(
+  deps: JobRunDeps,
+  record: JobRecord,
+  cp: Checkpoint,
+  debitId: string,
+  fetched: ListingPage,
+): Promise<RunOutcome | undefined> {
+  const page = cp.pages + 1;
   const seam = new Set(cp.seamIds);
-  const rows = answer.value.rows.filter((row) => !seam.has(String(row.id)));
+  const rows = fetched.rows.filter((row) => !seam.has(String(row.id)));
   await deps.objects.put(partName(record.id, page), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
-  const cursor = answer.value.cursor ?? cp.cursor;
-  const hasMore = answer.value.hasMore && cursor > cp.cursor;
+  const cursor = fetched.cursor ?? cp.cursor;
+  const hasMore = fetched.hasMore && cursor > cp.cursor;
   const times = rows.map((row) => row.created_utc as number);
   const lastSecond = times.length > 0 ? Math.max(...times) : null;
   const next: Checkpoint = {
@@ -274,7 +318,7 @@ async function fetchNextPage(
   };
   // A page fetched before a pause is kept and paid for, so a paused job's progress is what the
   // ledger took.
-  const advanced = await jobs.update(record.id, (r) =>
+  const advanced = await deps.jobs.update(record.id, (r) =>
     KEEPS_PAGES.has(r.state) && r.checkpoint.pages === cp.pages && r.checkpoint.inflightDebit === debitId
       ? { ...r, checkpoint: next }
       : undefined,

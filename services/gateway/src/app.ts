@@ -37,7 +37,7 @@ import { registerExportRoutes } from "./routes/exports.ts";
 import { registerMcpProxy } from "./routes/mcp-proxy.ts";
 import { registerMonitorRoutes } from "./routes/monitors.ts";
 import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
-import { registerDataApi, V1_PREFIX } from "./routes.ts";
+import { refuseUndeclaredRoutes, registerDataApi, V1_PREFIX } from "./routes.ts";
 import { createSettlement } from "./settlement.ts";
 
 /**
@@ -125,6 +125,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     clientErrorHandler: answerClientError(ctx),
   });
   declareRequestFields(app);
+  refuseUndeclaredRoutes(app);
   installHooks(app, ctx);
   installResponseHeaders(app, DOCS_PREFIX);
   // /mcp forwards whatever it is sent, bodies on any method included, to the MCP service.

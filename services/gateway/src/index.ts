@@ -8,5 +8,5 @@ export {
   topUpUrlOf,
 } from "./config.ts";
 export { createMetrics, type GatewayMetrics } from "./metrics.ts";
-export { API_ROUTES, EXPORT_PATHS, MCP_PREFIX, SYSTEM_PATHS } from "./routes.ts";
+export { API_ROUTES, MCP_PREFIX, SYSTEM_PATHS } from "./routes.ts";
 export { type RunningGateway, startGateway } from "./start.ts";

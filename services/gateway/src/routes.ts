@@ -1,32 +1,30 @@
 /**
- * Every route the gateway serves, in one place. The eight data endpoints are one handler
- * driven by their OPERATIONS entry; the account endpoint has its own. They are served by one
- * encapsulated fastify plugin under `/v1` (`registerDataApi`), which app.ts registers in the scope of
- * the routes that read no body. The e2e tests check each route against the OpenAPI document.
+ * The data and account routes. The eight data endpoints are one handler driven by their OPERATIONS
+ * entry; the account endpoint has its own. They are served by one encapsulated fastify plugin under
+ * `/v1` (`registerDataApi`), which app.ts registers in the scope of the routes that read no body.
+ * The monitors and exports routes are registered by routes/monitors.ts and routes/exports.ts, the
+ * system and MCP routes by routes/system.ts and routes/mcp-proxy.ts; every public route is declared
+ * in @rda/contracts (PUBLIC_ROUTES): test/contract/routes.declared.test.ts checks each is served, and
+ * `refuseUndeclaredRoutes` keeps the gateway from serving one that is not.
  */
-import { OPERATIONS } from "@rda/contracts";
+import { OPERATIONS, type OperationContract, PUBLIC_ROUTES } from "@rda/contracts";
 import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "./context.ts";
 import { dataRoute } from "./http/data-route.ts";
 import { fastifyPath, type GatewayRoute } from "./http/route.ts";
 import { getAccount } from "./routes/get-account.ts";
 
-export { EXPORT_PATHS } from "./routes/exports.ts";
 export { MCP_PREFIX } from "./routes/mcp-proxy.ts";
 export { SYSTEM_PATHS } from "./routes/system.ts";
 
-/** The nine public endpoints (docs/api.md#endpoints). */
-export const API_ROUTES: readonly GatewayRoute[] = [
-  dataRoute(OPERATIONS.listPosts),
-  dataRoute(OPERATIONS.listComments),
-  dataRoute(OPERATIONS.getCommentTree),
-  dataRoute(OPERATIONS.searchSubreddits),
-  dataRoute(OPERATIONS.getSubredditRules),
-  dataRoute(OPERATIONS.getUserProfile),
-  dataRoute(OPERATIONS.searchUsers),
-  dataRoute(OPERATIONS.getActivity),
-  getAccount,
-];
+/**
+ * The nine public endpoints (docs/api.md#endpoints), one per OPERATIONS entry: each served by an
+ * adapter is the one data handler driven by its entry; the account, which billing answers, has its own.
+ */
+export const API_ROUTES: readonly GatewayRoute[] = (Object.values(OPERATIONS) as OperationContract[]).map(
+  // dataRoute refuses an entry no adapter serves: a new one of those needs its own handler here.
+  (operation) => (operation === getAccount.operation ? getAccount : dataRoute(operation)),
+);
 
 /** The prefix of the public API's version; every path in API_ROUTES starts with it. */
 export const V1_PREFIX = "/v1";
@@ -37,4 +35,19 @@ export async function registerDataApi(v1: FastifyInstance, ctx: GatewayContext):
     if (!route.path.startsWith(`${V1_PREFIX}/`)) throw new Error(`${route.path} is not under ${V1_PREFIX}`);
     v1.get(fastifyPath(route.path.slice(V1_PREFIX.length)), route.build(ctx));
   }
+}
+
+const DECLARED = new Set(PUBLIC_ROUTES.map((route) => `${route.method} ${fastifyPath(route.path)}`));
+
+/**
+ * Refuses to serve a public route that is not declared in PUBLIC_ROUTES: registering one throws, so
+ * a gateway with an undeclared route under /v1 does not start (and no test passes).
+ */
+export function refuseUndeclaredRoutes(app: FastifyInstance): void {
+  app.addHook("onRoute", (route) => {
+    if (!route.url.startsWith(`${V1_PREFIX}/`)) return;
+    for (const method of [route.method].flat())
+      if (!DECLARED.has(`${method} ${route.url}`))
+        throw new Error(`${method} ${route.url} is served but not declared in PUBLIC_ROUTES`);
+  });
 }

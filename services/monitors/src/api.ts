@@ -10,11 +10,12 @@ import {
   MONITOR_ACTIONS,
   MONITOR_PAGE_ITEMS,
   MONITORS_QUEUE_GROUP,
+  MONITORS_RPC,
   type MonitorAction,
+  type MonitorFunding,
   type MonitorLimits,
   type MonitorReply,
   type MonitorRequest,
-  monitorRequestSchema,
   monitorRefusal as refuse,
   type Subjects,
   updateMonitorSchema,
@@ -47,6 +48,12 @@ export interface ApiDeps {
   readonly webhooks: MonitorWebhooks;
   /** The archive's count of a window's items, for the backfill estimate. */
   readonly count: ArchiveCount;
+  /**
+   * Whether the key can pay for its next delivery now (`fundingOf`, from billing's balance and
+   * month's spend): a monitor of a key that cannot is shown `paused_for_credits`. Asked of billing
+   * here, never taken from the caller.
+   */
+  readonly funding: (keyId: string) => Promise<MonitorFunding>;
 }
 
 interface BackfillEstimate {
@@ -77,9 +84,10 @@ export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
       queue: MONITORS_QUEUE_GROUP,
       logger: deps.logger,
       handler: async (payload) => {
-        const request = decodeJson(payload, monitorRequestSchema);
+        // Each call's request is decoded with its own entry of the table (MONITORS_RPC).
+        const request = decodeJson(payload, MONITORS_RPC[action].request);
         if (!request.ok) return JSON.stringify(refuse("invalid_parameter", request.error));
-        return JSON.stringify(await handlers[action](request.value, deps));
+        return JSON.stringify(await handlers[action](request.value as MonitorRequest, deps));
       },
     }),
   );
@@ -126,7 +134,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
       : await deps.webhooks.configure(monitor, definition.webhook_url, true);
   await deps.leases.wake(sourceKeyOf(monitor));
   return ok({
-    monitor: await view(deps, monitor, request.funding),
+    monitor: await view(deps, monitor, await deps.funding(request.key_id)),
     backfill_estimate: estimate,
     ...(secret === undefined ? {} : { webhook_secret: secret }),
   });
@@ -205,11 +213,12 @@ async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRepl
     deps.store.listOwned(request.key_id),
     deps.store.countTowardsLimit(request),
   ]);
-  const counts = await deps.store.itemCounts(monitors.map((monitor) => monitor.id));
+  const [counts, funding] = await Promise.all([
+    deps.store.itemCounts(monitors.map((monitor) => monitor.id)),
+    deps.funding(request.key_id),
+  ]);
   const views = await Promise.all(
-    monitors.map(async (monitor, index) =>
-      withCounts(await view(deps, monitor, request.funding), counts[index]),
-    ),
+    monitors.map(async (monitor, index) => withCounts(await view(deps, monitor, funding), counts[index])),
   );
   return ok({ monitors: views, limit: deps.limits.maxMonitorsPerAccount, limit_used: used });
 }
@@ -228,7 +237,7 @@ async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
   const [counts] = await deps.store.itemCounts([monitor.id]);
-  return ok({ monitor: withCounts(await view(deps, monitor, request.funding), counts) });
+  return ok({ monitor: withCounts(await view(deps, monitor, await deps.funding(request.key_id)), counts) });
 }
 
 async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
@@ -261,7 +270,7 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const secret = await deps.webhooks.update(next, { webhook_url, paused });
   if (!next.paused) await deps.leases.wake(sourceKeyOf(next));
   return ok({
-    monitor: await view(deps, next, request.funding),
+    monitor: await view(deps, next, await deps.funding(request.key_id)),
     ...(secret === undefined ? {} : { webhook_secret: secret }),
   });
 }
@@ -291,7 +300,7 @@ async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRep
  * The public view: the status from the key's funding now (paused for credits), and what the
  * monitor's webhook adds (its URL; `failing`, or paused for credits when a batch was refused).
  */
-async function view(deps: ApiDeps, monitor: MonitorRecord, funding: MonitorRequest["funding"]) {
+async function view(deps: ApiDeps, monitor: MonitorRecord, funding: MonitorFunding) {
   return { ...publicMonitor(monitor, funding), ...(await deps.webhooks.view(monitor)) };
 }
 

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import {
   DEFAULT_MONITOR_LIMITS,
+  fundingOf,
   type MonitorLimits,
   type Subjects,
   workDebitDeadlineMs,
@@ -127,6 +128,11 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     pageTimeoutMs: settings.pageTimeoutMs,
     count: adapterArchiveCount(deps.nats, deps.subjects, settings.pageTimeoutMs),
     webhooks,
+    // When billing cannot say, the monitor is shown as running: a status is no reason to fail a read.
+    funding: async (keyId) => {
+      const owner = await billing.owner(keyId);
+      return owner === undefined ? "ok" : fundingOf(owner.balance, owner.month_spend);
+    },
   });
   const revocations = watchKeyRevocations({
     ...deps,

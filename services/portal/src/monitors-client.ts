@@ -1,25 +1,17 @@
 /**
- * The portal's side of the monitors service's requests (`Subjects.monitors`, docs/api.md#monitors):
+ * The portal's side of the monitors service's calls (MONITORS_RPC, docs/api.md#monitors):
  * a signed-in person's monitors, one key at a time. The portal asks only after billing confirmed the
  * key belongs to the signed-in account (routes/monitors.ts, routes/monitor-webhooks.ts), and names
  * that account, so the limit counts across the account's keys as it does through the API. Every way of not getting an answer
  * is a `NatsRequestFailure` value; a refusal is the service's own `{status, error}`.
  */
-import {
-  type MonitorAction,
-  type MonitorFunding,
-  type MonitorReply,
-  monitorReplySchema,
-  type Result,
-  type Subjects,
-} from "@rda/contracts";
-import { type NatsConnection, type NatsRequestFailure, requestJson } from "@rda/service-kit";
+import { MONITORS_RPC, type MonitorReply, type Result, type Subjects } from "@rda/contracts";
+import { type NatsConnection, type NatsRequestFailure, rpcCaller } from "@rda/service-kit";
 
-/** Who asks: the key, its account, and whether it can pay for a delivery now (the status shown). */
+/** Who asks: the key and its account (the monitors service reads from billing whether it can pay). */
 export interface MonitorOwner {
   readonly keyId: string;
   readonly accountId: string;
-  readonly funding: MonitorFunding;
 }
 
 type Answer = Promise<Result<MonitorReply, NatsRequestFailure>>;
@@ -53,22 +45,18 @@ export function createPortalMonitors(deps: {
   subjects: Subjects;
   timeoutMs: number;
 }): PortalMonitors {
-  const ask = (action: MonitorAction, owner: MonitorOwner, extra: object, timeoutMs = deps.timeoutMs) =>
-    requestJson(
-      deps.nats,
-      deps.subjects.monitors[action],
-      { key_id: owner.keyId, account_id: owner.accountId, funding: owner.funding, ...extra },
-      monitorReplySchema,
-      timeoutMs,
-    );
+  const monitors = rpcCaller(deps.nats, MONITORS_RPC, deps.subjects.monitors, deps.timeoutMs);
+  const asker = (owner: MonitorOwner) => ({ key_id: owner.keyId, account_id: owner.accountId });
   return {
-    list: (owner) => ask("list", owner, {}),
-    estimate: (owner, body) => ask("create", owner, { body, estimate_only: true }, ESTIMATE_TIMEOUT_MS),
-    create: (owner, body) => ask("create", owner, { body }, ESTIMATE_TIMEOUT_MS),
-    delete: (owner, id) => ask("delete", owner, { id }),
-    deliveries: (owner, id) => ask("deliveries", owner, { id }),
-    test: (owner, id) => ask("test", owner, { id }, TEST_EVENT_TIMEOUT_MS),
-    redeliver: (owner, id, deliveryId) => ask("redeliver", owner, { id, delivery_id: deliveryId }),
-    rotateSecret: (owner, id) => ask("rotate_secret", owner, { id }),
+    list: (owner) => monitors.call("list", asker(owner)),
+    estimate: (owner, body) =>
+      monitors.call("create", { ...asker(owner), body, estimate_only: true }, ESTIMATE_TIMEOUT_MS),
+    create: (owner, body) => monitors.call("create", { ...asker(owner), body }, ESTIMATE_TIMEOUT_MS),
+    delete: (owner, id) => monitors.call("delete", { ...asker(owner), id }),
+    deliveries: (owner, id) => monitors.call("deliveries", { ...asker(owner), id }),
+    test: (owner, id) => monitors.call("test", { ...asker(owner), id }, TEST_EVENT_TIMEOUT_MS),
+    redeliver: (owner, id, deliveryId) =>
+      monitors.call("redeliver", { ...asker(owner), id, delivery_id: deliveryId }),
+    rotateSecret: (owner, id) => monitors.call("rotate_secret", { ...asker(owner), id }),
   };
 }

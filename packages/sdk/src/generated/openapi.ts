@@ -227,7 +227,7 @@ export interface paths {
         head?: never;
         /**
          * Change a monitor's phrase, interval or webhook, or pause it
-         * @description Free. `phrase: null` removes the phrase; `webhook_url: null` stops webhook delivery. A first `webhook_url` answers its `webhook_secret` once and delivers items matched from then on. `paused: false` resumes a `failing` monitor at the batch it stopped at.
+         * @description Free. `phrase: null` removes the phrase; `webhook_url: null` stops webhook delivery. A first `webhook_url` answers its `webhook_secret` once and delivers items matched from then on. `paused: false` resumes a `failing` monitor at the batch it stopped at. A monitor whose key was revoked can only be deleted (409).
          */
         patch: operations["updateMonitor"];
         trace?: never;
@@ -332,6 +332,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an export, and start it with confirm
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days. A quote reads the archive that every customer shares, so a key may ask at most 10 a minute (429 with Retry-After past it). With confirm, a balance below the quote's ceiling (the most the export can cost) is 402 naming the shortfall; the quote is kept and nothing is charged.
+         */
+        post: operations["createExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's state, progress and, once done, its manifest
+         * @description State (quoted, queued, running, paused, done, failed, cancelled), pages and rows done, credits spent, percent of the window covered and an ETA; why it is paused or failed; once done the manifest and the file's URL. Free.
+         */
+        get: operations["getExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a quoted export
+         * @description Starts a quoted export (state `queued`); one already started is 409. A balance below the quote's ceiling is 402 naming the shortfall, nothing charged. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["startExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an export
+         * @description Stops after the page under way; nothing is charged while paused. An export that has ended is 409. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["pauseExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused export, or one stopped at its credit ceiling
+         * @description Continues from the last page written. A job that stopped at its credit ceiling (`failed`, its file holding the paid pages) goes on from its checkpoint when `max_credits` raises the ceiling above the credits it has spent; with a balance below what the new ceiling allows it to spend it is refused with 402. A job not paused, ended otherwise than at its ceiling, or a `max_credits` not above the credits spent is 409. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["resumeExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an export
+         * @description Stops it for good; no page is charged after it. An export that has ended is 409. Free; rate limited by the key's own bucket, like /v1/account.
+         */
+        post: operations["cancelExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exports/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finished export's file
+         * @description The file, only to the key that started the export and only until it expires (`expires_at`; 404 after). `x-export-sha256` carries the manifest's checksum. Free. An export that ended early (at its ceiling, cancelled or failed) after paid pages has a file too: exactly the paid rows, its manifest saying `complete: false` and the window `covered`. An export not done yet, or ended before any page was paid for, is 409.
+         */
+        get: operations["downloadExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -404,146 +544,6 @@ export interface paths {
          * @description The OpenAPI 3.1 description of the API, built from the schemas that validate every request. Rendered for people at /docs.
          */
         get: operations["openapi"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Quote an export, and start it with confirm
-         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days. A quote reads the archive that every customer shares, so a key may ask at most 10 a minute (429 with Retry-After past it).
-         */
-        post: operations["createExport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An export's state, progress and, once done, its manifest
-         * @description State (quoted, queued, running, paused, done, failed, cancelled), pages and rows done, credits spent, percent of the window covered and an ETA; why it is paused or failed; once done the manifest and the file's URL. Free.
-         */
-        get: operations["getExport"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports/{id}/start": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a quoted export
-         * @description Starts a quoted export (state `queued`). Free; rate limited by the key's own bucket, like /v1/account.
-         */
-        post: operations["startExport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports/{id}/pause": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Pause an export
-         * @description Stops after the page under way; nothing is charged while paused. Free; rate limited by the key's own bucket, like /v1/account.
-         */
-        post: operations["pauseExport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports/{id}/resume": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Resume a paused export, or one stopped at its credit ceiling
-         * @description Continues from the last page written. A job that stopped at its credit ceiling (`failed`, its file holding the paid pages) goes on from its checkpoint when `max_credits` raises the ceiling above the credits it has spent; with a balance below what the new ceiling allows it to spend it is refused with 402. Free; rate limited by the key's own bucket, like /v1/account.
-         */
-        post: operations["resumeExport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel an export
-         * @description Stops it for good; no page is charged after it. Free; rate limited by the key's own bucket, like /v1/account.
-         */
-        post: operations["cancelExport"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/exports/{id}/file": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Download a finished export's file
-         * @description The file, only to the key that started the export and only until it expires (`expires_at`). `x-export-sha256` carries the manifest's checksum. Free. An export that ended early (at its ceiling, cancelled or failed) after paid pages has a file too: exactly the paid rows, its manifest saying `complete: false` and the window `covered`.
-         */
-        get: operations["downloadExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -758,6 +758,74 @@ export interface components {
                 file_url: string;
                 manifest: components["schemas"]["ExportManifest"];
             } | null;
+        };
+        Monitor: {
+            /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
+            id: string;
+            /** @enum {string} */
+            kind: "post" | "comment";
+            subreddit?: string;
+            author?: string;
+            phrase: string | null;
+            interval_seconds: number;
+            backfill_from: number | null;
+            /**
+             * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
+             * @enum {string}
+             */
+            status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
+            /**
+             * @description Present with `paused_for_credits` when the key cannot pay now: why.
+             * @enum {string}
+             */
+            paused_reason?: "insufficient_credits" | "spend_cap_reached";
+            /** @description Epoch seconds. */
+            created_at: number;
+            /** @description Where batches are POSTed; null: pull only. */
+            webhook_url: string | null;
+            /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
+            backfill_progress?: {
+                /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
+                through: number | null;
+                /** @description Upstream pages the backfill has read so far. */
+                pages_done: number;
+            };
+            /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
+            items_collected?: number;
+            /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
+            items_pulled?: number;
+        };
+        MonitorBackfillEstimate: {
+            /** @description The backfill's upstream pages, estimated. */
+            upstream_pages: number | null;
+            /** @description What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter). */
+            max_credits: number | null;
+            /** @description The backfill's items, by the archive's count (before the phrase filter). */
+            estimated_items?: number | null;
+            /** @description How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available. */
+            method?: string;
+        };
+        MonitorDelivery: {
+            /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
+            id: string;
+            /** @enum {string} */
+            type: "monitor.items" | "monitor.test";
+            /** @description Items in the batch. */
+            items: number;
+            /** @enum {string} */
+            state: "pending" | "delivered" | "failed";
+            /** @description Epoch seconds. */
+            created_at: number;
+            /** @description Epoch seconds of the next retry. */
+            next_attempt_at: number | null;
+            attempts: {
+                /** @description Epoch seconds. */
+                at: number;
+                /** @description Null: the receiver never answered. */
+                status_code: number | null;
+                latency_ms: number;
+                error: string | null;
+            }[];
         };
         /** @description An upstream post (`t3`), untrimmed unless `fields` names the fields to keep. The fields below are the common ones; any other upstream field passes through unchanged. */
         Post: {
@@ -1849,48 +1917,14 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            monitors: {
-                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
-                                id: string;
-                                /** @enum {string} */
-                                kind: "post" | "comment";
-                                subreddit?: string;
-                                author?: string;
-                                phrase: string | null;
-                                interval_seconds: number;
-                                /** @description Epoch seconds. */
-                                backfill_from: number | null;
-                                /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
-                                 * @enum {string}
-                                 */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
-                                /**
-                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
-                                 * @enum {string}
-                                 */
-                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Where batches are POSTed; null: pull only. */
-                                webhook_url: string | null;
-                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
-                                backfill_progress?: {
-                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
-                                    through: number | null;
-                                    /** @description Upstream pages the backfill has read so far. */
-                                    pages_done: number;
-                                };
-                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
-                                items_collected?: number;
-                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
-                                items_pulled?: number;
-                            }[];
+                            monitors: components["schemas"]["Monitor"][];
                             /** @description Monitors the key's account may hold across its keys. */
                             limit: number;
                             /** @description Monitors the key's account holds now across its keys (the key's own for an operator's key). */
@@ -1900,8 +1934,13 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -1940,58 +1979,15 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            monitor: {
-                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
-                                id: string;
-                                /** @enum {string} */
-                                kind: "post" | "comment";
-                                subreddit?: string;
-                                author?: string;
-                                phrase: string | null;
-                                interval_seconds: number;
-                                /** @description Epoch seconds. */
-                                backfill_from: number | null;
-                                /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
-                                 * @enum {string}
-                                 */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
-                                /**
-                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
-                                 * @enum {string}
-                                 */
-                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Where batches are POSTed; null: pull only. */
-                                webhook_url: string | null;
-                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
-                                backfill_progress?: {
-                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
-                                    through: number | null;
-                                    /** @description Upstream pages the backfill has read so far. */
-                                    pages_done: number;
-                                };
-                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
-                                items_collected?: number;
-                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
-                                items_pulled?: number;
-                            };
-                            backfill_estimate: {
-                                /** @description The backfill's upstream pages, estimated. */
-                                upstream_pages: number | null;
-                                /** @description What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter). */
-                                max_credits: number | null;
-                                /** @description The backfill's items, by the archive's count (before the phrase filter). */
-                                estimated_items?: number | null;
-                                /** @description How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available. */
-                                method?: string;
-                            };
+                            monitor: components["schemas"]["Monitor"];
+                            backfill_estimate: components["schemas"]["MonitorBackfillEstimate"];
                             /** @description Present when `webhook_url` was given. The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
                             webhook_secret?: string;
                         };
@@ -2001,10 +1997,14 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2026,56 +2026,27 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            monitor: {
-                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
-                                id: string;
-                                /** @enum {string} */
-                                kind: "post" | "comment";
-                                subreddit?: string;
-                                author?: string;
-                                phrase: string | null;
-                                interval_seconds: number;
-                                /** @description Epoch seconds. */
-                                backfill_from: number | null;
-                                /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
-                                 * @enum {string}
-                                 */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
-                                /**
-                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
-                                 * @enum {string}
-                                 */
-                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Where batches are POSTed; null: pull only. */
-                                webhook_url: string | null;
-                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
-                                backfill_progress?: {
-                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
-                                    through: number | null;
-                                    /** @description Upstream pages the backfill has read so far. */
-                                    pages_done: number;
-                                };
-                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
-                                items_collected?: number;
-                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
-                                items_pulled?: number;
-                            };
+                            monitor: components["schemas"]["Monitor"];
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2097,6 +2068,8 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2109,9 +2082,14 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2142,48 +2120,14 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            monitor: {
-                                /** @example mon_3f2a9c0d1e4b5a6978c0d1e2 */
-                                id: string;
-                                /** @enum {string} */
-                                kind: "post" | "comment";
-                                subreddit?: string;
-                                author?: string;
-                                phrase: string | null;
-                                interval_seconds: number;
-                                /** @description Epoch seconds. */
-                                backfill_from: number | null;
-                                /**
-                                 * @description `paused`: by the caller. `paused_for_credits`: the key cannot pay for a delivery now (its balance, or its monthly spend cap); the monitor keeps matching and keeping items within the retention, and pulls and webhook batches resume from the same place after a top-up or a raised cap. `failing`: a webhook batch failed for its whole retry window; delivery waits (items are kept) until it is redelivered or `paused: false` is sent. `revoked`: the monitor's key was revoked; it stopped polling and delivering for good, no longer counts towards the account's limit on monitors, and can only be deleted.
-                                 * @enum {string}
-                                 */
-                                status: "backfilling" | "live" | "paused" | "failing" | "paused_for_credits" | "revoked";
-                                /**
-                                 * @description Present with `paused_for_credits` when the key cannot pay now: why.
-                                 * @enum {string}
-                                 */
-                                paused_reason?: "insufficient_credits" | "spend_cap_reached";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Where batches are POSTed; null: pull only. */
-                                webhook_url: string | null;
-                                /** @description Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected. It ends at the source's newest item, then the monitor turns live. */
-                                backfill_progress?: {
-                                    /** @description Epoch seconds: the backfill holds the matches up to this second; null before its first page. */
-                                    through: number | null;
-                                    /** @description Upstream pages the backfill has read so far. */
-                                    pages_done: number;
-                                };
-                                /** @description Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000). On reads and lists. */
-                                items_collected?: number;
-                                /** @description Items pulls have returned so far, each counted once however often it is pulled again. On reads and lists. */
-                                items_pulled?: number;
-                            };
+                            monitor: components["schemas"]["Monitor"];
                             /** @description The webhook signing secret (Standard Webhooks). Shown once: store it now; it is kept only encrypted. */
                             webhook_secret?: string;
                         };
@@ -2194,8 +2138,13 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2222,12 +2171,16 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            items: Record<string, never>[];
+                            items: {
+                                [key: string]: unknown;
+                            }[];
                             cursor: string | null;
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
@@ -2238,7 +2191,11 @@ export interface operations {
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2260,41 +2217,27 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            deliveries: {
-                                /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
-                                id: string;
-                                /** @enum {string} */
-                                type: "monitor.items" | "monitor.test";
-                                /** @description Items in the batch. */
-                                items: number;
-                                /** @enum {string} */
-                                state: "pending" | "delivered" | "failed";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Epoch seconds of the next retry. */
-                                next_attempt_at: number | null;
-                                attempts: {
-                                    /** @description Epoch seconds. */
-                                    at: number;
-                                    /** @description Null: the receiver never answered. */
-                                    status_code: number | null;
-                                    latency_ms: number;
-                                    error: string | null;
-                                }[];
-                            }[];
+                            deliveries: components["schemas"]["MonitorDelivery"][];
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2323,43 +2266,29 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            delivery: {
-                                /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
-                                id: string;
-                                /** @enum {string} */
-                                type: "monitor.items" | "monitor.test";
-                                /** @description Items in the batch. */
-                                items: number;
-                                /** @enum {string} */
-                                state: "pending" | "delivered" | "failed";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Epoch seconds of the next retry. */
-                                next_attempt_at: number | null;
-                                attempts: {
-                                    /** @description Epoch seconds. */
-                                    at: number;
-                                    /** @description Null: the receiver never answered. */
-                                    status_code: number | null;
-                                    latency_ms: number;
-                                    error: string | null;
-                                }[];
-                            };
+                            delivery: components["schemas"]["MonitorDelivery"];
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
             422: components["responses"]["Error422"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2381,42 +2310,28 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            delivery: {
-                                /** @description The delivery's id, sent as `webhook-id` on every attempt and redelivery. */
-                                id: string;
-                                /** @enum {string} */
-                                type: "monitor.items" | "monitor.test";
-                                /** @description Items in the batch. */
-                                items: number;
-                                /** @enum {string} */
-                                state: "pending" | "delivered" | "failed";
-                                /** @description Epoch seconds. */
-                                created_at: number;
-                                /** @description Epoch seconds of the next retry. */
-                                next_attempt_at: number | null;
-                                attempts: {
-                                    /** @description Epoch seconds. */
-                                    at: number;
-                                    /** @description Null: the receiver never answered. */
-                                    status_code: number | null;
-                                    latency_ms: number;
-                                    error: string | null;
-                                }[];
-                            };
+                            delivery: components["schemas"]["MonitorDelivery"];
                         };
                         _service: components["schemas"]["CreditServiceMeta"];
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2438,6 +2353,8 @@ export interface operations {
                     "x-credits-used": components["headers"]["CreditsUsed"];
                     "x-credits-remaining": components["headers"]["CreditsRemaining"];
                     "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2452,10 +2369,407 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    createExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "posts",
+                 *       "subreddit": "typescript",
+                 *       "after": "2026-06-01",
+                 *       "before": "2026-07-01",
+                 *       "format": "parquet"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "posts" | "comments";
+                    /** @description The community (give this or author). */
+                    subreddit?: string;
+                    /** @description The author (give this or subreddit). */
+                    author?: string;
+                    /** @description Start of the window (exclusive): the forms of the listing endpoints' after. At most 366 days before before. */
+                    after: number | string;
+                    /** @description End of the window (exclusive). */
+                    before: number | string;
+                    /** @description Exact-phrase filter, as on the listing endpoints. */
+                    q?: string;
+                    /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
+                    fields?: string;
+                    /**
+                     * @description csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.
+                     * @default jsonl
+                     * @enum {string}
+                     */
+                    format?: "jsonl" | "csv" | "parquet";
+                    /**
+                     * @description Gzip the file (jsonl and csv only).
+                     * @default false
+                     */
+                    gzip?: boolean;
+                    /** @description The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2). */
+                    max_credits?: number;
+                    /**
+                     * @description Start at once; otherwise the answer is only a quote, started later with /start.
+                     * @default false
+                     */
+                    confirm?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Quoted (state `quoted`); nothing charged. */
+            201: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            /** @description Quoted and started (state `queued`). */
+            202: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    startExport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    pauseExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    resumeExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_credits": 40
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A new credit ceiling, above the credits already spent: needed to resume a job stopped at its ceiling. */
+                    max_credits?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            402: components["responses"]["Error402"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    cancelExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export as it is now. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ExportJob"];
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    downloadExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The export's id, as `POST /v1/exports` returned it.
+                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file: jsonl, csv, parquet (CSV per RFC 4180), gzipped when asked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    /** @description SHA-256 of the file, as in the manifest. */
+                    "x-export-sha256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/vnd.apache.parquet": string;
+                    "application/gzip": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
     };
@@ -2679,573 +2993,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-        };
-    };
-    createExport: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
-                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                /**
-                 * @example {
-                 *       "kind": "posts",
-                 *       "subreddit": "typescript",
-                 *       "after": "2026-06-01",
-                 *       "before": "2026-07-01",
-                 *       "format": "parquet"
-                 *     }
-                 */
-                "application/json": {
-                    /** @enum {string} */
-                    kind: "posts" | "comments";
-                    /** @description The community (give this or author). */
-                    subreddit?: string;
-                    /** @description The author (give this or subreddit). */
-                    author?: string;
-                    /** @description Start of the window (exclusive): the forms of the listing endpoints' after. At most 366 days before before. */
-                    after: number | string;
-                    /** @description End of the window (exclusive). */
-                    before: number | string;
-                    /** @description Exact-phrase filter, as on the listing endpoints. */
-                    q?: string;
-                    /** @description Comma-separated fields to keep, as on the listing endpoints; id and created_utc are always kept. */
-                    fields?: string;
-                    /**
-                     * @description csv: RFC 4180, CRLF; a text cell starting with =, +, -, @, a tab or a carriage return gets a leading ' (against spreadsheet formulas); numbers are written as they are.
-                     * @default jsonl
-                     * @enum {string}
-                     */
-                    format?: "jsonl" | "csv" | "parquet";
-                    /**
-                     * @description Gzip the file (jsonl and csv only).
-                     * @default false
-                     */
-                    gzip?: boolean;
-                    /** @description The credit ceiling; default the quote's own (the estimate plus a fifth, plus 2). */
-                    max_credits?: number;
-                    /**
-                     * @description Start at once; otherwise the answer is only a quote, started later with /start.
-                     * @default false
-                     */
-                    confirm?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description Quoted (state `quoted`); nothing charged. */
-            201: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            /** @description Quoted and started (state `queued`). */
-            202: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            /** @description A field is missing, unknown or invalid; the message names it. Not charged. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "invalid parameter: kind: must be posts or comments",
-                     *       "code": "invalid_parameter",
-                     *       "param": "kind"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description With confirm: the balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. The quote is kept and nothing is charged. */
-            402: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
-                     *       "code": "insufficient_credits"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            409: components["responses"]["Error409"];
-            422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    getExport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The export's id, as `POST /v1/exports` returned it.
-                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The export as it is now. */
-            200: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description No export with this id for this key (another key's export is not shown). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "no such export",
-                     *       "code": "resource_not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    startExport: {
-        parameters: {
-            query?: never;
-            header?: {
-                /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
-                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path: {
-                /**
-                 * @description The export's id, as `POST /v1/exports` returned it.
-                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The export as it is now. */
-            200: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged. */
-            402: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
-                     *       "code": "insufficient_credits"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No export with this id for this key (another key's export is not shown). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "no such export",
-                     *       "code": "resource_not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            409: components["responses"]["Error409"];
-            422: components["responses"]["Error422"];
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    pauseExport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The export's id, as `POST /v1/exports` returned it.
-                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The export as it is now. */
-            200: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description No export with this id for this key (another key's export is not shown). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "no such export",
-                     *       "code": "resource_not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The export's state does not allow a pause (it has ended). */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "this export is done",
-                     *       "code": "state_conflict"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    resumeExport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The export's id, as `POST /v1/exports` returned it.
-                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                /**
-                 * @example {
-                 *       "max_credits": 40
-                 *     }
-                 */
-                "application/json": {
-                    /** @description A new credit ceiling, above the credits already spent: needed to resume a job stopped at its ceiling. */
-                    max_credits?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description The export as it is now. */
-            200: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description The balance is below the quote's ceiling (the most the export can cost); the message names the shortfall in credits. Nothing is charged. */
-            402: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "insufficient credits: this export may cost up to 10 credits (its ceiling; estimated 6) and the balance is 1: 9 more credits are needed, or set a lower max_credits; nothing was charged",
-                     *       "code": "insufficient_credits"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description No export with this id for this key (another key's export is not shown). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "no such export",
-                     *       "code": "resource_not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The export's state does not allow a resume (it is not paused, or ended otherwise than at its ceiling, or max_credits is not above the credits spent). */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "this export is done",
-                     *       "code": "state_conflict"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    cancelExport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The export's id, as `POST /v1/exports` returned it.
-                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The export as it is now. */
-            200: {
-                headers: {
-                    "x-credits-used": components["headers"]["CreditsUsed"];
-                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
-                    "x-request-id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["ExportJob"];
-                        _service: components["schemas"]["CreditServiceMeta"];
-                    };
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description No export with this id for this key (another key's export is not shown). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "no such export",
-                     *       "code": "resource_not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The export's state does not allow a cancel (it has ended). */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "this export is done",
-                     *       "code": "state_conflict"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
-        };
-    };
-    downloadExport: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description The export's id, as `POST /v1/exports` returned it.
-                 * @example exp_0f3a9c1e5b7d2a4c6e8f0a1b
-                 */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The file: JSONL, CSV (RFC 4180) or Parquet, gzipped when asked. */
-            200: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    /** @description SHA-256 of the file, as in the manifest. */
-                    "x-export-sha256"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/x-ndjson": string;
-                    "text/csv": string;
-                    "application/vnd.apache.parquet": string;
-                    "application/gzip": string;
-                };
-            };
-            401: components["responses"]["Error401"];
-            /** @description No such export for this key, or its file has expired. */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "no such export",
-                     *       "code": "resource_not_found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The export is not done yet, or ended before any page was paid for. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "the export's file is not ready: the export is running",
-                     *       "code": "state_conflict"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            429: components["responses"]["Error429"];
-            503: components["responses"]["Error503"];
         };
     };
 }

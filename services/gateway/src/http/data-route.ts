@@ -1,5 +1,5 @@
 /**
- * The one handler behind the six data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
+ * The one handler behind the eight data endpoints, driven by their OPERATIONS entry (docs/architecture.md,
  * "one request's way"): validate → key → idempotency claim → admission (the key's bucket, the
  * balance, the spend cap and the debit, decided by billing in one step) → adapter → envelope.
  * Admission comes before any cache or adapter work, so a refused request costs neither; the upstream

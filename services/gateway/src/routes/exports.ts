@@ -11,16 +11,17 @@
 import { Readable } from "node:stream";
 import {
   EXPORT_ID_PATTERN,
-  type ExportCommand,
+  EXPORTS_RPC,
   type ExportReply,
-  exportReplySchema,
+  type ExportsRpc,
   type ManagementRoute,
   managementRoute,
   noQuerySchema,
   parseResumeBody,
+  type RpcRequest,
   type Subjects,
 } from "@rda/contracts";
-import { requestJson } from "@rda/service-kit";
+import { type RpcCaller, rpcCaller } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayContext } from "../context.ts";
 import type { Failure } from "../failure.ts";
@@ -32,146 +33,169 @@ import {
   takeIn,
 } from "../http/managed-command.ts";
 import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
+import { fastifyPath } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
 
 /** Quoting samples the upstream: a few pages, each within the adapter timeout. */
 const COMMAND_TIMEOUT_MS = 30_000;
-const ACTIONS = ["start", "pause", "resume", "cancel"] as const;
 /** An export's request is a few hundred bytes; the limit is the gateway's own for any body. */
 const EXPORT_BODY_LIMIT_BYTES = 1_048_576;
 
-export const EXPORT_PATHS = [
-  "/v1/exports",
-  "/v1/exports/{id}",
-  "/v1/exports/{id}/file",
-  ...ACTIONS.map((action) => `/v1/exports/{id}/${action}`),
-] as const;
+type ExportsContext = GatewayContext & { readonly exports: RpcCaller<ExportsRpc> };
 
-/** The declared route of each command (MANAGEMENT_ROUTES): whether it takes `Idempotency-Key`. */
-const ROUTE_OF: Record<Exclude<ExportCommand["action"], "list">, ManagementRoute> = {
-  create: managementRoute("POST", "/v1/exports"),
-  show: managementRoute("GET", "/v1/exports/{id}"),
-  start: managementRoute("POST", "/v1/exports/{id}/start"),
-  pause: managementRoute("POST", "/v1/exports/{id}/pause"),
-  resume: managementRoute("POST", "/v1/exports/{id}/resume"),
-  cancel: managementRoute("POST", "/v1/exports/{id}/cancel"),
-  file: managementRoute("GET", "/v1/exports/{id}/file"),
-};
+/** A call about jobs (not the portal's list), with its request. */
+type JobCallName = Exclude<keyof ExportsRpc, "list">;
+type JobCall = {
+  [N in JobCallName]: { readonly name: N; readonly request: RpcRequest<ExportsRpc, N> };
+}[JobCallName];
+const call = <N extends JobCallName>(name: N, request: RpcRequest<ExportsRpc, N>) =>
+  ({ name, request }) as JobCall;
+type JobAnswer = ExportReply & { outcome: "ok" };
+type Answered = { readonly reply: JobAnswer } | { readonly failure: Failure };
+
+/** Who asks, and the balance admission read (for the refusal of a start the balance cannot pay). */
+interface Asker {
+  readonly keyId: string;
+  readonly balance: number;
+}
+
+/** Each declared route, the command it sends the exports service, and its success status. */
+interface Served {
+  readonly route: ManagementRoute;
+  readonly command: (request: FastifyRequest, asker: Asker) => JobCall | Failure;
+  readonly status?: (answer: JobAnswer) => number;
+}
 
 const NO_SUCH_EXPORT = refusedBy("resource_not_found", "no such export", { param: "id" });
 
-type Answered = { readonly reply: ExportReply & { outcome: "ok" } } | { readonly failure: Failure };
+/** A command about one job, or the not-found refusal when the path names no job. */
+const aboutJob =
+  (build: (id: string, request: FastifyRequest, asker: Asker) => JobCall | Failure) =>
+  (request: FastifyRequest, asker: Asker): JobCall | Failure => {
+    const id = idOf(request);
+    return id === undefined ? NO_SUCH_EXPORT : build(id, request, asker);
+  };
 
-export async function registerExportRoutes(app: FastifyInstance, ctx: GatewayContext, all: Subjects) {
-  const subjects = all.exports;
+const SERVED: readonly Served[] = [
+  {
+    route: managementRoute("createExport"),
+    command: (request, { keyId, balance }) => {
+      const body = jsonObjectBody(request.body);
+      return body.ok ? call("create", { key_id: keyId, balance, body: body.value }) : body.error;
+    },
+    status: (answer) => (answer.job.state !== "quoted" ? 202 : 201),
+  },
+  {
+    route: managementRoute("getExport"),
+    command: aboutJob((id, _request, { keyId }) => call("show", { key_id: keyId, id })),
+  },
+  {
+    route: managementRoute("startExport"),
+    command: aboutJob((id, _request, { keyId, balance }) => call("start", { key_id: keyId, balance, id })),
+  },
+  {
+    route: managementRoute("pauseExport"),
+    command: aboutJob((id, _request, { keyId }) => call("pause", { key_id: keyId, id })),
+  },
+  {
+    route: managementRoute("resumeExport"),
+    // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
+    command: (request, asker) => {
+      const resumed = resumeBody(request.body);
+      if ("code" in resumed) return resumed;
+      const { keyId, balance } = asker;
+      return aboutJob((id) => call("resume", { key_id: keyId, balance, id, ...resumed }))(request, asker);
+    },
+  },
+  {
+    route: managementRoute("cancelExport"),
+    command: aboutJob((id, _request, { keyId }) => call("cancel", { key_id: keyId, id })),
+  },
+];
+const DOWNLOAD = managementRoute("downloadExport");
+
+export async function registerExportRoutes(
+  app: FastifyInstance,
+  gateway: GatewayContext,
+  subjects: Subjects,
+) {
+  const exports = rpcCaller(gateway.nats, EXPORTS_RPC, subjects.exports.commands, COMMAND_TIMEOUT_MS);
+  const ctx: ExportsContext = { ...gateway, exports };
   acceptJsonObjectBodies(app, ctx, EXPORT_BODY_LIMIT_BYTES);
-
-  /** Takes the request in, asks the exports service, and answers its refusal or hands on its job. */
-  const forward = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    action: keyof typeof ROUTE_OF,
-    command: (keyId: string, balance: number) => ExportCommand | Failure,
-  ): Promise<{ sent: FastifyReply } | { managed: Managed<unknown>; answered: Answered }> => {
-    const route = { operation: "exports", query: noQuerySchema, idempotent: ROUTE_OF[action].idempotent };
-    const taken = await takeIn(ctx, route, request, reply);
-    if ("sent" in taken) return taken;
-    const { key, admitted } = taken.managed;
-    const built = command(key.id, admitted.balance);
-    if ("code" in built) return { managed: taken.managed, answered: { failure: built } };
-    const answer = await requestJson(
-      ctx.nats,
-      subjects.commands,
-      built,
-      exportReplySchema,
-      COMMAND_TIMEOUT_MS,
-    );
-    if (!answer.ok) {
-      const failure = serviceUnavailable(`exports: ${answer.error.message}`);
-      return { managed: taken.managed, answered: { failure } };
-    }
-    const value = answer.value;
-    if (value.outcome === "ok") return { managed: taken.managed, answered: { reply: value } };
-    const failure = refusedBy(value.code, value.message, { retryAfterSeconds: value.retry_after_seconds });
-    return { managed: taken.managed, answered: { failure } };
-  };
-
-  const answerJob = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    forwarded: Awaited<ReturnType<typeof forward>>,
-    status: (job: ExportReply & { outcome: "ok" }) => number = () => 200,
-  ) => {
-    if ("sent" in forwarded) return forwarded.sent;
-    const { managed, answered } = forwarded;
-    return answerManaged(
-      ctx,
-      request,
-      reply,
-      managed,
-      "failure" in answered ? answered : { value: answered.reply.job, status: status(answered.reply) },
-    );
-  };
-
-  app.post("/v1/exports", async (request, reply) => {
-    const body = jsonObjectBody(request.body);
-    if (!body.ok) return sendError(reply, body.error, ctx.errors);
-    const forwarded = await forward(request, reply, "create", (keyId, balance) => ({
-      action: "create",
-      key_id: keyId,
-      balance,
-      body: body.value,
-    }));
-    return answerJob(request, reply, forwarded, (answer) => (answer.job.state !== "quoted" ? 202 : 201));
-  });
-
-  app.get("/v1/exports/:id", async (request, reply) => {
-    const id = idOf(request);
-    const forwarded = await forward(request, reply, "show", (keyId) =>
-      id === undefined ? NO_SUCH_EXPORT : { action: "show", key_id: keyId, id },
-    );
-    return answerJob(request, reply, forwarded);
-  });
-
-  for (const action of ACTIONS) {
-    app.post(`/v1/exports/:id/${action}`, async (request, reply) => {
-      const id = idOf(request);
-      // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
-      const resumed = action === "resume" ? resumeBody(request.body) : {};
-      const forwarded = await forward(request, reply, action, (keyId, balance) =>
-        "code" in resumed
-          ? resumed
-          : id === undefined
-            ? NO_SUCH_EXPORT
-            : { action, key_id: keyId, balance, id, ...resumed },
-      );
-      return answerJob(request, reply, forwarded);
+  for (const served of SERVED)
+    app.route({
+      method: served.route.method,
+      url: fastifyPath(served.route.path),
+      handler: (request, reply) => answerJob(ctx, served, request, reply),
     });
-  }
-
-  app.get("/v1/exports/:id/file", async (request, reply) => {
-    const id = idOf(request);
-    const forwarded = await forward(request, reply, "file", (keyId) =>
-      id === undefined ? NO_SUCH_EXPORT : { action: "file", key_id: keyId, id },
-    );
-    if ("sent" in forwarded) return forwarded.sent;
-    const { answered } = forwarded;
-    if ("failure" in answered) return sendError(reply, answered.failure, ctx.errors);
-    const answer = answered.reply;
-    if (answer.file === undefined) return sendError(reply, { code: "internal_error" }, ctx.errors);
-    const file = await fetch(answer.file.download_url).catch((error: unknown) => error as Error);
-    if (file instanceof Error || !file.ok || file.body === null) {
-      const why = file instanceof Error ? file.message : `status ${file.status}`;
-      return sendError(reply, serviceUnavailable(`export file: ${why}`), ctx.errors);
-    }
-    return reply
-      .code(200)
-      .type(answer.file.content_type)
-      .header("content-length", String(answer.file.bytes))
-      .header("content-disposition", `attachment; filename="${answer.file.filename}"`)
-      .header("x-export-sha256", answer.job.result?.manifest.sha256 ?? "")
-      .send(Readable.fromWeb(file.body as import("node:stream/web").ReadableStream));
+  app.route({
+    method: DOWNLOAD.method,
+    url: fastifyPath(DOWNLOAD.path),
+    handler: (request, reply) => download(ctx, request, reply),
   });
+}
+
+async function answerJob(ctx: ExportsContext, served: Served, request: FastifyRequest, reply: FastifyReply) {
+  // A required body that is not a JSON object is refused before the key is looked at.
+  const body = served.route.body?.required ? jsonObjectBody(request.body) : undefined;
+  if (body !== undefined && !body.ok) return sendError(reply, body.error, ctx.errors);
+  const forwarded = await forward(ctx, served, request, reply);
+  if ("sent" in forwarded) return forwarded.sent;
+  const { managed, answered } = forwarded;
+  const status = served.status ?? (() => 200);
+  const outcome =
+    "failure" in answered ? answered : { value: answered.reply.job, status: status(answered.reply) };
+  return answerManaged(ctx, request, reply, managed, outcome);
+}
+
+/** Takes the request in, asks the exports service, and hands on its refusal or its job. */
+async function forward(
+  ctx: ExportsContext,
+  served: Served,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ sent: FastifyReply } | { managed: Managed<unknown>; answered: Answered }> {
+  const operation = { operation: "exports", query: noQuerySchema, idempotent: served.route.idempotent };
+  const taken = await takeIn(ctx, operation, request, reply);
+  if ("sent" in taken) return taken;
+  const { key, admitted } = taken.managed;
+  const built = served.command(request, { keyId: key.id, balance: admitted.balance });
+  return { managed: taken.managed, answered: "code" in built ? { failure: built } : await ask(ctx, built) };
+}
+
+async function ask(ctx: ExportsContext, { name, request }: JobCall): Promise<Answered> {
+  // Every call but the portal's list answers an ExportReply; the table pairs each name with its request.
+  const answer = await ctx.exports.call<JobCallName>(name, request as RpcRequest<ExportsRpc, JobCallName>);
+  if (!answer.ok) return { failure: serviceUnavailable(`exports: ${answer.error.message}`) };
+  const value = answer.value;
+  if (value.outcome === "ok") return { reply: value };
+  return { failure: refusedBy(value.code, value.message, { retryAfterSeconds: value.retry_after_seconds }) };
+}
+
+/** The file of the key's own finished job, fetched through the exports service's signed link. */
+async function download(ctx: ExportsContext, request: FastifyRequest, reply: FastifyReply) {
+  const served: Served = {
+    route: DOWNLOAD,
+    command: aboutJob((id, _request, { keyId }) => call("file", { key_id: keyId, id })),
+  };
+  const forwarded = await forward(ctx, served, request, reply);
+  if ("sent" in forwarded) return forwarded.sent;
+  const { answered } = forwarded;
+  if ("failure" in answered) return sendError(reply, answered.failure, ctx.errors);
+  const answer = answered.reply;
+  if (answer.file === undefined) return sendError(reply, { code: "internal_error" }, ctx.errors);
+  const file = await fetch(answer.file.download_url).catch((error: unknown) => error as Error);
+  if (file instanceof Error || !file.ok || file.body === null) {
+    const why = file instanceof Error ? file.message : `status ${file.status}`;
+    return sendError(reply, serviceUnavailable(`export file: ${why}`), ctx.errors);
+  }
+  return reply
+    .code(200)
+    .type(answer.file.content_type)
+    .header("content-length", String(answer.file.bytes))
+    .header("content-disposition", `attachment; filename="${answer.file.filename}"`)
+    .header("x-export-sha256", answer.job.result?.manifest.sha256 ?? "")
+    .send(Readable.fromWeb(file.body as import("node:stream/web").ReadableStream));
 }
 
 /** A malformed id names no job: answered as an unknown one, after authentication. */

@@ -6,21 +6,22 @@
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
 import {
-  fundingOf,
   type ManagementRoute,
   MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
+  MONITORS_RPC,
   type MonitorAction,
   type MonitorReply,
   type MonitorRequest,
+  type MonitorsRpc,
   managementRoute,
   monitorItemsQuerySchema,
-  monitorReplySchema,
   noQuerySchema,
   parseQuery,
+  type RpcRequest,
   type Subjects,
 } from "@rda/contracts";
-import { requestJson, tellSpendingPaused } from "@rda/service-kit";
+import { type RpcCaller, rpcCaller, tellSpendingPaused } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling, type WithBucket } from "../admission.ts";
 import type { GatewayContext } from "../context.ts";
@@ -41,7 +42,10 @@ const MONITORS_TIMEOUT_MS = 10_000;
 const CREATE_TIMEOUT_MS = 40_000;
 
 type Params = { id?: string; delivery_id?: string };
-type MonitorsContext = GatewayContext & { readonly subjects: Subjects };
+type MonitorsContext = GatewayContext & {
+  readonly subjects: Subjects;
+  readonly monitors: RpcCaller<MonitorsRpc>;
+};
 
 const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: "id" });
 
@@ -52,31 +56,32 @@ interface Managed {
   readonly status?: number;
 }
 
-const managed = (method: string, path: string, action: MonitorAction, status?: number): Managed => ({
-  route: managementRoute(method, path),
+const managed = (operationId: string, action: MonitorAction, status?: number): Managed => ({
+  route: managementRoute(operationId),
   action,
   ...(status === undefined ? {} : { status }),
 });
 
 const MANAGED: readonly Managed[] = [
-  managed("POST", "/v1/monitors", "create", 201),
-  managed("GET", "/v1/monitors", "list"),
-  managed("GET", "/v1/monitors/{id}", "get"),
-  managed("PATCH", "/v1/monitors/{id}", "update"),
-  managed("DELETE", "/v1/monitors/{id}", "delete"),
-  managed("GET", "/v1/monitors/{id}/deliveries", "deliveries"),
-  managed("POST", "/v1/monitors/{id}/deliveries/{delivery_id}/redeliver", "redeliver", 202),
-  managed("POST", "/v1/monitors/{id}/test", "test"),
-  managed("POST", "/v1/monitors/{id}/rotate-secret", "rotate_secret"),
+  managed("createMonitor", "create", 201),
+  managed("listMonitors", "list"),
+  managed("getMonitor", "get"),
+  managed("updateMonitor", "update"),
+  managed("deleteMonitor", "delete"),
+  managed("listMonitorDeliveries", "deliveries"),
+  managed("redeliverMonitorBatch", "redeliver", 202),
+  managed("testMonitorWebhook", "test"),
+  managed("rotateMonitorWebhookSecret", "rotate_secret"),
 ];
-const PULL = managementRoute("GET", "/v1/monitors/{id}/items");
+const PULL = managementRoute("pullMonitorItems");
 
 export async function registerMonitorRoutes(
   app: FastifyInstance,
   gateway: GatewayContext,
   subjects: Subjects,
 ): Promise<void> {
-  const ctx: MonitorsContext = { ...gateway, subjects };
+  const monitors = rpcCaller(gateway.nats, MONITORS_RPC, subjects.monitors, MONITORS_TIMEOUT_MS);
+  const ctx: MonitorsContext = { ...gateway, subjects, monitors };
   acceptJsonObjectBodies(app, ctx, MONITOR_BODY_LIMIT_BYTES);
   for (const entry of MANAGED) {
     app.route({
@@ -85,7 +90,11 @@ export async function registerMonitorRoutes(
       handler: (request, reply) => manage(ctx, entry, request, reply),
     });
   }
-  app.get(fastifyPath(PULL.path), (request, reply) => pullItems(ctx, request, reply));
+  app.route({
+    method: PULL.method,
+    url: fastifyPath(PULL.path),
+    handler: (request, reply) => pullItems(ctx, request, reply),
+  });
 }
 
 async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
@@ -99,11 +108,10 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   };
   const taken = await takeIn(ctx, operation, request, reply);
   if ("sent" in taken) return taken.sent;
-  const { key, admitted } = taken.managed;
+  const { key } = taken.managed;
   const { id, delivery_id } = request.params as Params;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const funding = fundingOf(admitted.balance, admitted.monthSpend);
-  const asked = { ...owner(key), id, body: body?.value, delivery_id, funding };
+  const asked = { ...owner(key), id, body: body?.value, delivery_id };
   const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   return answerManaged(
     ctx,
@@ -130,7 +138,8 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   if (admission.refusal) tellPullsPaused(ctx, key.id, admission.refusal, request);
   if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
   const { balance } = admission.value;
-  const { id } = request.params as Params;
+  // The route's path always holds an id; a malformed one is answered as an unknown monitor.
+  const { id = "" } = request.params as Params;
   const asked = { ...owner(key), id, cursor: query.value.cursor, limit: query.value.limit };
   const answer = await askMonitors(ctx, "items", asked, MONITORS_TIMEOUT_MS);
   const page = answer.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
@@ -182,23 +191,17 @@ type Answer =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly failure: Failure };
 
-async function askMonitors(
+async function askMonitors<N extends MonitorAction>(
   ctx: MonitorsContext,
-  action: MonitorAction,
-  request: Omit<MonitorRequest, "id"> & { id?: string | undefined },
+  action: N,
+  request: RpcRequest<MonitorsRpc, N>,
   timeoutMs: number,
 ): Promise<Answer> {
   // A malformed id names no monitor: answered as an unknown one, after authentication.
-  if (request.id !== undefined && !MONITOR_ID_PATTERN.test(request.id))
-    return { ok: false, failure: NOT_FOUND };
+  const id = (request as { id?: string }).id;
+  if (id !== undefined && !MONITOR_ID_PATTERN.test(id)) return { ok: false, failure: NOT_FOUND };
   const payload = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
-  const answer = await requestJson(
-    ctx.nats,
-    ctx.subjects.monitors[action],
-    payload,
-    monitorReplySchema,
-    timeoutMs,
-  );
+  const answer = await ctx.monitors.call(action, payload as RpcRequest<MonitorsRpc, N>, timeoutMs);
   if (!answer.ok) return { ok: false, failure: serviceUnavailable(`monitors: ${answer.error.message}`) };
   return answer.value.ok ? answer.value : { ok: false, failure: refusalOf(answer.value) };
 }

@@ -89,7 +89,7 @@ async function renderList(
 ) {
   const owned = await ownKey(ctx, reply, signedIn, keyId);
   if ("sent" in owned) return owned.sent;
-  const listed = await ctx.exports.list(keyId);
+  const listed = await ctx.exports.call("list", { key_id: keyId });
   if (!listed.ok) return exportsFailed(ctx, reply, listed.error);
   return renderPage(
     ctx,
@@ -154,8 +154,7 @@ export function createExport(ctx: PortalContext) {
       return renderList(ctx, reply, signedIn, keyId, read.form, read.problem, 400);
     const owned = await ownKey(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
-    const answer = await ctx.exports.command({
-      action: "create",
+    const answer = await ctx.exports.call("create", {
       key_id: keyId,
       balance: Math.max(0, owned.key.credits_balance),
       body: read.request,
@@ -205,7 +204,7 @@ async function renderJob(
   if ("sent" in owned) return owned.sent;
   let answer = page.answer;
   if (answer === undefined || answer.outcome !== "ok") {
-    const shown = await ctx.exports.command({ action: "show", key_id: keyId, id: exportId });
+    const shown = await ctx.exports.call("show", { key_id: keyId, id: exportId });
     if (!shown.ok) return exportsFailed(ctx, reply, shown.error, page.panelOnly);
     answer = shown.value;
   }
@@ -239,11 +238,10 @@ export function exportAction(ctx: PortalContext, action: ExportAction) {
     const owned = await ownKey(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
     const balance = Math.max(0, owned.key.credits_balance);
-    const command =
+    const answer =
       action === "start" || action === "resume"
-        ? { action, key_id: keyId, id: exportId, balance }
-        : { action, key_id: keyId, id: exportId };
-    const answer = await ctx.exports.command(command);
+        ? await ctx.exports.call(action, { key_id: keyId, id: exportId, balance })
+        : await ctx.exports.call(action, { key_id: keyId, id: exportId });
     if (!answer.ok) return exportsFailed(ctx, reply, answer.error);
     if (answer.value.outcome === "refused") {
       const { status, message } = answer.value;
@@ -271,7 +269,7 @@ export function exportFile(ctx: PortalContext) {
     if (!EXPORT_ID_PATTERN.test(exportId)) return sendPageError(ctx, reply, "not_found");
     const owned = await ownKey(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
-    const answer = await ctx.exports.command({ action: "file", key_id: keyId, id: exportId });
+    const answer = await ctx.exports.call("file", { key_id: keyId, id: exportId });
     if (!answer.ok) return exportsFailed(ctx, reply, answer.error);
     if (answer.value.outcome === "refused" || answer.value.file === undefined)
       return sendPageError(ctx, reply, "not_found");

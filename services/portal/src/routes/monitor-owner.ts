@@ -1,9 +1,9 @@
 /**
  * What every monitor page starts with: the key, once billing confirmed it is the signed-in
  * account's (another account's key is a 404 before the monitors service is asked anything), and
- * who asks for its monitors.
+ * who asks for its monitors. Whether they show `paused_for_credits` is the monitors service's to say.
  */
-import { fundingOf, KEY_ID_PATTERN, type KeyDetails, MONITOR_ID_PATTERN } from "@rda/contracts";
+import { KEY_ID_PATTERN, type KeyDetails, MONITOR_ID_PATTERN } from "@rda/contracts";
 import type { NatsRequestFailure } from "@rda/service-kit";
 import type { FastifyReply } from "fastify";
 import type { PortalContext } from "../context.ts";
@@ -51,10 +51,6 @@ export async function ownerOf(
   if (!shown.ok) return { sent: await billingFailed(ctx, reply, shown.error) };
   if (!shown.value) return { sent: await sendPageError(ctx, reply, "not_found") };
   const key: KeyDetails = shown.value;
-  const owner: MonitorOwner = {
-    keyId,
-    accountId: signedIn.accountId,
-    funding: fundingOf(key.credits_balance, key.month_spend),
-  };
+  const owner: MonitorOwner = { keyId, accountId: signedIn.accountId };
   return { key, owner };
 }

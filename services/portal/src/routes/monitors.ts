@@ -6,7 +6,7 @@
  * monitors show `paused_for_credits` (monitor-owner.ts). A monitor's own page, with its webhook's
  * delivery log and secret, is monitor-webhooks.ts.
  */
-import { DEFAULT_MONITOR_LIMITS, type MonitorReply } from "@rda/contracts";
+import { DEFAULT_MONITOR_LIMITS, fundingOf, type MonitorReply } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { field, noticeFor } from "../http/forms.ts";
@@ -99,7 +99,8 @@ async function renderMonitors(
       limit,
       limitUsed: limit_used ?? monitors.length,
       statusLabels: MONITOR_STATUS_LABELS,
-      funding: loaded.owner.funding,
+      // The key's own notice above the list; each monitor's status is the monitors service's.
+      funding: fundingOf(loaded.key.credits_balance, loaded.key.month_spend),
       form: EMPTY_FORM,
       minInterval: DEFAULT_MONITOR_LIMITS.minIntervalSeconds,
       ...extra,

@@ -225,6 +225,73 @@ class ExportJobResult(TypedDict):
     manifest: ExportManifest
 
 
+class Monitor(TypedDict):
+    id: str
+    kind: Literal["post", "comment"]
+    subreddit: NotRequired[str]
+    author: NotRequired[str]
+    phrase: str | None
+    interval_seconds: int
+    backfill_from: int | None
+    #: `paused`: by the caller.
+    status: Literal["backfilling", "live", "paused", "failing", "paused_for_credits", "revoked"]
+    #: Present with `paused_for_credits` when the key cannot pay now: why.
+    paused_reason: NotRequired[Literal["insufficient_credits", "spend_cap_reached"]]
+    #: Epoch seconds.
+    created_at: int
+    #: Where batches are POSTed; null: pull only.
+    webhook_url: str | None
+    #: Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected.
+    backfill_progress: NotRequired[MonitorBackfillProgress]
+    #: Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000).
+    items_collected: NotRequired[int]
+    #: Items pulls have returned so far, each counted once however often it is pulled again.
+    items_pulled: NotRequired[int]
+
+
+class MonitorBackfillProgress(TypedDict):
+    """Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected."""
+
+    #: Epoch seconds: the backfill holds the matches up to this second; null before its first page.
+    through: int | None
+    #: Upstream pages the backfill has read so far.
+    pages_done: int
+
+
+class MonitorBackfillEstimate(TypedDict):
+    #: The backfill's upstream pages, estimated.
+    upstream_pages: int | None
+    #: What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter).
+    max_credits: int | None
+    #: The backfill's items, by the archive's count (before the phrase filter).
+    estimated_items: NotRequired[int | None]
+    #: How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available.
+    method: NotRequired[str]
+
+
+class MonitorDelivery(TypedDict):
+    #: The delivery's id, sent as `webhook-id` on every attempt and redelivery.
+    id: str
+    type: Literal["monitor.items", "monitor.test"]
+    #: Items in the batch.
+    items: int
+    state: Literal["pending", "delivered", "failed"]
+    #: Epoch seconds.
+    created_at: int
+    #: Epoch seconds of the next retry.
+    next_attempt_at: int | None
+    attempts: list[MonitorDeliveryAttempt]
+
+
+class MonitorDeliveryAttempt(TypedDict):
+    #: Epoch seconds.
+    at: int
+    #: Null: the receiver never answered.
+    status_code: int | None
+    latency_ms: int
+    error: str | None
+
+
 class Post(TypedDict):
     """An upstream post (`t3`), untrimmed unless `fields` names the fields to keep."""
 
@@ -453,54 +520,9 @@ class MoreNode(TypedDict):
 
 class CreateMonitorData(TypedDict):
     monitor: Monitor
-    backfill_estimate: BackfillEstimate
+    backfill_estimate: MonitorBackfillEstimate
     #: Present when `webhook_url` was given.
     webhook_secret: NotRequired[str]
-
-
-class Monitor(TypedDict):
-    id: str
-    kind: Literal["post", "comment"]
-    subreddit: NotRequired[str]
-    author: NotRequired[str]
-    phrase: str | None
-    interval_seconds: int
-    #: Epoch seconds.
-    backfill_from: int | None
-    #: `paused`: by the caller.
-    status: Literal["backfilling", "live", "paused", "failing", "paused_for_credits", "revoked"]
-    #: Present with `paused_for_credits` when the key cannot pay now: why.
-    paused_reason: NotRequired[Literal["insufficient_credits", "spend_cap_reached"]]
-    #: Epoch seconds.
-    created_at: int
-    #: Where batches are POSTed; null: pull only.
-    webhook_url: str | None
-    #: Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected.
-    backfill_progress: NotRequired[BackfillProgress]
-    #: Items the monitor holds for pulling now, from its first (within the retention, about the newest 100,000).
-    items_collected: NotRequired[int]
-    #: Items pulls have returned so far, each counted once however often it is pulled again.
-    items_pulled: NotRequired[int]
-
-
-class BackfillProgress(TypedDict):
-    """Present while the backfill pages (status `backfilling`, or paused during it): how far it has collected."""
-
-    #: Epoch seconds: the backfill holds the matches up to this second; null before its first page.
-    through: int | None
-    #: Upstream pages the backfill has read so far.
-    pages_done: int
-
-
-class BackfillEstimate(TypedDict):
-    #: The backfill's upstream pages, estimated.
-    upstream_pages: int | None
-    #: What pulling the backfill is estimated to cost at 100 items a pull (an estimate, not a bound; with a phrase, the most it costs, as the count is of the items before the filter).
-    max_credits: int | None
-    #: The backfill's items, by the archive's count (before the phrase filter).
-    estimated_items: NotRequired[int | None]
-    #: How the estimate was made: the archive's count (as export quotes are), exact when the first page holds it all, or sampled from the first page when the count is not available.
-    method: NotRequired[str]
 
 
 class ListMonitorsData(TypedDict):
@@ -532,34 +554,11 @@ class PullMonitorItemsData(TypedDict):
 
 
 class ListMonitorDeliveriesData(TypedDict):
-    deliveries: list[Delivery]
-
-
-class Delivery(TypedDict):
-    #: The delivery's id, sent as `webhook-id` on every attempt and redelivery.
-    id: str
-    type: Literal["monitor.items", "monitor.test"]
-    #: Items in the batch.
-    items: int
-    state: Literal["pending", "delivered", "failed"]
-    #: Epoch seconds.
-    created_at: int
-    #: Epoch seconds of the next retry.
-    next_attempt_at: int | None
-    attempts: list[Attempt]
-
-
-class Attempt(TypedDict):
-    #: Epoch seconds.
-    at: int
-    #: Null: the receiver never answered.
-    status_code: int | None
-    latency_ms: int
-    error: str | None
+    deliveries: list[MonitorDelivery]
 
 
 class RedeliverMonitorBatchData(TypedDict):
-    delivery: Delivery
+    delivery: MonitorDelivery
 
 
 class RotateMonitorWebhookSecretData(TypedDict):
