@@ -393,6 +393,8 @@ describe("bad values are 400s and cost nothing", () => {
     const calls = await searchCalls();
     const result = await get("/v1/activity?kind=comments&subreddit=Cooking&after=150d&interval=week&q=the");
     expect(result.status).toBe(400);
+    // Our own limit, not the archive's refusal: the upstream is not blamed.
+    expect(result.body.code).toBe("window_too_large");
     expect(String(result.body.error)).toMatch(/narrow the window/);
     expect(await stack.balanceOf(keyId)).toBe(before);
     // It read one page (a full page of one second is read whole: two calls at most), not the window.

@@ -227,6 +227,9 @@ describe("an activity search with random windows from every key of one account",
     );
     expect(answers.every((answer) => [200, 400, 429, 502].includes(answer.status))).toBe(true);
     expect(blamed).toBeLessThanOrEqual(refusals);
+    // A window too large is our own limit, said so: never the data source's rejection.
+    for (const answer of answers.filter((a) => a.status === 400))
+      expect(answer.code).toBe("window_too_large");
     const paid = answers.filter((answer) => answer.charged).length;
     const balancesAfter = await Promise.all(keys.map((key) => stack.balanceOf(key.id)));
     expect(balances.reduce((a, b) => a + b, 0) - balancesAfter.reduce((a, b) => a + b, 0)).toBe(paid);

@@ -21,6 +21,11 @@ export function badRequestReply(message: string): Uint8Array {
   return encodeAdapterReply({ outcome: "bad_request", message });
 }
 
+/** The request's window held more than it may read (docs/api.md#activity): ours, not the upstream's refusal. */
+export function tooLargeReply(message: string): Uint8Array {
+  return encodeAdapterReply({ outcome: "too_large", message });
+}
+
 export function unavailableReply(message: string): Uint8Array {
   return encodeAdapterReply({ outcome: "unavailable", message });
 }

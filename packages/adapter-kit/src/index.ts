@@ -1,5 +1,5 @@
 export { adapterEnvShape, loadAdapterConfig, runAdapterMain } from "./adapter-main.ts";
-export { badRequestReply, failureReply, okReply, unavailableReply } from "./adapter-reply.ts";
+export { badRequestReply, failureReply, okReply, tooLargeReply, unavailableReply } from "./adapter-reply.ts";
 export { epochSeconds, hasLooseEpochs, withIntegerEpochs } from "./integer-epochs.ts";
 export {
   type AdapterDeps,

@@ -12,7 +12,7 @@
  * requests only slows the caller. An aggregate that fails is a 502, refunded: paging in its place
  * would be a second read for the same credit.
  */
-import { badRequestReply, failureReply, type OperationContext, okReply } from "@rda/adapter-kit";
+import { failureReply, type OperationContext, okReply, tooLargeReply } from "@rda/adapter-kit";
 import {
   ACTIVITY_INTERVAL_SECONDS,
   type Activity,
@@ -55,7 +55,7 @@ export async function getActivity(
   if ("outcome" in counted) return failureReply(counted);
   if ("tooMany" in counted) {
     const what = params.kind;
-    return badRequestReply(
+    return tooLargeReply(
       `the window holds more than ${SEARCH_PAGE_SIZE} ${what} of this ${params.subreddit ? "community" : "author"} to search for q (one upstream page a request); narrow the window (after, before)`,
     );
   }
