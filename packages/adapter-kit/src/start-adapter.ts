@@ -71,6 +71,8 @@ export interface OperationContext {
   readonly account: string | undefined;
   /** Only from the shared cache: a call whose answer is not there ends `rate_limited`, unsent. */
   readonly cacheOnly: boolean;
+  /** When the request arrived: all its upstream calls share one deadline from it (`CallOptions`). */
+  readonly startedAtMs: number;
   /**
    * Notes each upstream answer behind the reply: its `fetched_at_ms` is the oldest, its `max_age_s`
    * the shortest bound, its `source` the costliest (answer-meta.ts).
@@ -203,6 +205,7 @@ function requestContext(
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
     account: call.account,
+    startedAtMs: Date.now(),
     cacheOnly: call.cache_only ?? false,
     onAnswer: noteAnswer,
     get logger() {

@@ -154,6 +154,14 @@ export interface CallOptions {
    */
   readonly account?: string;
   /**
+   * When the request this call serves began, epoch ms (an adapter request's arrival). Every call of
+   * one request then shares one deadline, `deadlineMs` from it, so a request that makes several
+   * calls (a page and its boundary page) still ends within that deadline, answered or told our
+   * budget is spent, rather than waiting out a deadline per call and being given up by its caller.
+   * None: the deadline runs from this call.
+   */
+  readonly startedAtMs?: number;
+  /**
    * Answer only from the shared cache: on a miss (or with no cache) the call ends `rate_limited`
    * at once, without a pacer turn, a claim or a request. The gateway asks so before admission: a
    * cached answer takes nothing of the upstream budget (docs/upstream.md#cached-answers-and-the-budget).
