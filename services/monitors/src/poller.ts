@@ -118,10 +118,10 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
  * takes its part. A source only one account watches is all that account's work, and many monitors
  * of one account count as one account.
  */
-export function sharedPollAccount(active: readonly MonitorRecord[], draw = Math.random()): string {
+function sharedPollAccount(active: readonly MonitorRecord[]): string {
   const accounts = [...new Set(active.map((monitor) => budgetAccountOf(monitor.key_id, monitor.account_id)))];
   accounts.sort();
-  return accounts[Math.min(accounts.length - 1, Math.floor(draw * accounts.length))] as string;
+  return accounts[Math.floor(Math.random() * accounts.length)] as string;
 }
 
 /** Where live following starts on a source's first poll: after its newest item. */
