@@ -52,6 +52,14 @@ async function allPages(path: string, bound: "before" | "after" = "before"): Pro
 
 const OLDER_THAN_BLACKOUT = "3d";
 
+/** Calls of the archive's post and comment search (not its aggregate) the simulator has served so far. */
+async function searchCalls(): Promise<number> {
+  const stats = (await (await fetch(`${stack.simulatorUrl}/__sim/stats`)).json()) as {
+    requests: Record<string, number>;
+  };
+  return (stats.requests["/api/posts/search"] ?? 0) + (stats.requests["/api/comments/search"] ?? 0);
+}
+
 describe("post listing filters", () => {
   const community = "typescript";
 
@@ -272,16 +280,18 @@ describe("activity", () => {
     expect(activity.buckets.some((bucket) => bucket.settled)).toBe(true);
   });
 
-  it("counts by paging the search when the archive's own counting fails, with the same result", async () => {
+  it("answers 502, refunded, when the archive's own counting fails, without paging the search for the same credit", async () => {
     const now = Math.floor(Date.now() / 1000);
     const path = `/v1/activity?subreddit=typescript&interval=day&after=${now - 6 * DAY}&before=${now}`;
-    const counted = (await ok(path)).body.data as { source: string; buckets: unknown[] };
     await stack.fault({ mode: "error", path: "/api/posts/search/aggregate" });
     try {
-      const paged = (await ok(path)).body.data as { source: string; buckets: unknown[] };
-      expect(counted.source).toBe("aggregate");
-      expect(paged.source).toBe("search");
-      expect(paged.buckets).toEqual(counted.buckets);
+      const balance = await stack.balanceOf(keyId);
+      const calls = await searchCalls();
+      const result = await get(path);
+      expect(result.status).toBe(502);
+      expect(result.body.code).toBe("upstream_unavailable");
+      expect(await stack.balanceOf(keyId)).toBe(balance);
+      expect(await searchCalls()).toBe(calls);
     } finally {
       await stack.clearFaults();
     }
@@ -310,22 +320,23 @@ describe("activity", () => {
     }
   });
 
-  it("with q, pages through the window and counts only the items containing the phrase", async () => {
+  it("with q, reads the window's one page and counts only the items containing the phrase", async () => {
     const now = Math.floor(Date.now() / 1000);
     const after = now - 20 * DAY;
-    const rows = await allPages(
-      `/v1/posts?subreddit=zen_garden&limit=100&sort=asc&after=${after}&before=${now}`,
-      "after",
-    );
-    const word = String(rows[0]!.title)
+    const page = await ok(`/v1/posts?subreddit=zen_garden&limit=100&sort=asc&after=${after}&before=${now}`);
+    // A window that one upstream page holds: the whole page when it ended the listing, else its start.
+    const before = page.rows.length < 100 ? now : Number(page.rows[60]!.created_utc);
+    const window = page.rows.filter((row) => Number(row.created_utc) < before);
+    const word = String(window[0]!.title)
       .split(/\W+/)
       .find((part) => part.length >= 5)!;
     const matching = await allPages(
-      `/v1/posts?subreddit=zen_garden&limit=100&sort=asc&after=${after}&before=${now}&q=${word}`,
+      `/v1/posts?subreddit=zen_garden&limit=100&sort=asc&after=${after}&before=${before}&q=${word}`,
       "after",
     );
+    const calls = await searchCalls();
     const result = await ok(
-      `/v1/activity?subreddit=zen_garden&interval=hour&after=${after}&before=${now}&q=${word}`,
+      `/v1/activity?subreddit=zen_garden&interval=hour&after=${after}&before=${before}&q=${word}`,
     );
     const activity = result.body.data as {
       source: string;
@@ -333,6 +344,8 @@ describe("activity", () => {
       buckets: { start: number; count: number }[];
     };
     expect(activity.source).toBe("search");
+    expect((result.body._service as Row).credits_used).toBe(1);
+    expect(await searchCalls()).toBe(calls + 1);
     expect(activity.total).toBe(matching.length);
     expect(activity.total).toBeGreaterThan(0);
     const paged = bucketCounts(matching, 3600);
@@ -375,11 +388,17 @@ describe("bad values are 400s and cost nothing", () => {
     expect(await stack.balanceOf(keyId)).toBe(before);
   });
 
-  it("refuses (uncharged) an activity search whose window holds more items than it may page", async () => {
+  it("refuses (uncharged) an activity search whose window holds more items than its one upstream page", async () => {
     const before = await stack.balanceOf(keyId);
+    const calls = await searchCalls();
     const result = await get("/v1/activity?kind=comments&subreddit=Cooking&after=150d&interval=week&q=the");
     expect(result.status).toBe(400);
+    // Our own limit, not the archive's refusal: the upstream is not blamed.
+    expect(result.body.code).toBe("window_too_large");
     expect(String(result.body.error)).toMatch(/narrow the window/);
     expect(await stack.balanceOf(keyId)).toBe(before);
+    // It read one page (a full page of one second is read whole: two calls at most), not the window.
+    expect((await searchCalls()) - calls).toBeGreaterThanOrEqual(1);
+    expect((await searchCalls()) - calls).toBeLessThanOrEqual(2);
   });
 });

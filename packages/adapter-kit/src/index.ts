@@ -12,6 +12,7 @@ export {
   type RunningAdapter,
   type StartAdapter,
   startAdapter,
+  tooLargeReply,
   unavailableReply,
   withIntegerEpochs,
 } from "./start-adapter.ts";

@@ -72,6 +72,8 @@ export interface OperationContext {
   readonly priority: UpstreamPriority;
   /** The account it serves, for its fair share of that class (docs/upstream.md#fair-shares). */
   readonly account: string | undefined;
+  /** When the request arrived: all its upstream calls share one deadline from it (`CallOptions`). */
+  readonly startedAtMs: number;
   /**
    * Notes each upstream answer behind the reply: its `fetched_at_ms` is the oldest, its `max_age_s`
    * the shortest bound, its `source` the costliest (`collectAnswers` below).
@@ -203,6 +205,7 @@ function requestContext(
     maxAgeS: call.max_age_s,
     priority: call.priority ?? "interactive",
     account: call.account,
+    startedAtMs: Date.now(),
     onAnswer: noteAnswer,
     get logger() {
       child ??= logger.child({ request_id: requestId });
@@ -296,6 +299,11 @@ export function okReply(
 
 export function badRequestReply(message: string): Uint8Array {
   return encodeAdapterReply({ outcome: "bad_request", message });
+}
+
+/** The request's window held more than it may read (docs/api.md#activity): ours, not the upstream's refusal. */
+export function tooLargeReply(message: string): Uint8Array {
+  return encodeAdapterReply({ outcome: "too_large", message });
 }
 
 export function unavailableReply(message: string): Uint8Array {

@@ -66,6 +66,8 @@ export const adapterReplyMetaSchema = z.discriminatedUnion("outcome", [
     source: z.enum(["cache", "joined", "upstream"]).optional(),
   }),
   z.object({ outcome: z.literal("bad_request"), message: z.string() }),
+  // Our own refusal after reading: the window held more than the request may read (not the upstream's).
+  z.object({ outcome: z.literal("too_large"), message: z.string() }),
   z.object({
     outcome: z.literal("rate_limited"),
     message: z.string(),

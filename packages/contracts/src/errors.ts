@@ -31,6 +31,13 @@ export const ERRORS = {
     message: "the data source rejected the request's parameters",
     description: "The data source refused the parameters after the debit. The credit is refunded.",
   },
+  window_too_large: {
+    status: 400,
+    refunded: true,
+    message: "the window holds more items than one request reads",
+    description:
+      "An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.",
+  },
   missing_api_key: {
     status: 401,
     refunded: false,
@@ -221,6 +228,7 @@ export const DATA_ERROR_CODES = [
   ...EDGE_ERROR_CODES,
   "invalid_parameter",
   "upstream_rejected",
+  "window_too_large",
   "missing_api_key",
   "invalid_api_key",
   "auth_failures_throttled",

@@ -53,8 +53,6 @@ export function adapterArchiveCount(
       const activity = activitySchema.safeParse(
         JSON.parse(Buffer.from(frame.value.data ?? new Uint8Array()).toString("utf8")),
       );
-      // `search` (the aggregate failed and the adapter paged the window instead) is exact too: it
-      // answers only when it could page every item.
       return activity.success ? activity.data.total : undefined;
     } catch {
       return undefined;

@@ -39,12 +39,16 @@ interface Transport {
   sent: number;
 }
 
-/** One call as the transport sees it: the upstream path, the operation, the class and account it serves. */
+/**
+ * One call as the transport sees it: the upstream path, the operation, the class and account it
+ * serves, and when it must end (epoch ms).
+ */
 interface CallLabels {
   readonly path: string;
   readonly operation: string;
   readonly priority: TrafficClass;
   readonly account: string | undefined;
+  readonly deadlineAtMs: number;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -81,6 +85,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         operation: call.operation ?? "unknown",
         priority: call.priority ?? "interactive",
         account: call.account,
+        deadlineAtMs:
+          Math.min(Date.now(), call.startedAtMs ?? Number.POSITIVE_INFINITY) + settings.deadlineMs,
       };
       const upstream = () => observedCall(transport, labels, tagged, logger);
       const request = {
@@ -147,10 +153,22 @@ async function callWithRetries(
   logger: Logger | undefined,
 ) {
   const { path } = labels;
-  const deadline = Date.now() + transport.settings.deadlineMs;
-  let state = { attempts: 0, query, busyRetried: false, remainingMs: transport.settings.deadlineMs };
+  const deadline = labels.deadlineAtMs;
+  let state = { attempts: 0, query, busyRetried: false, remainingMs: deadline - Date.now() };
   // A turn that comes with less time than this left is not worth an upstream request.
   const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
+  // A later call of a request that spent its time waiting for turns: our queue, not the upstream.
+  if (deadline - Date.now() < attemptFloorMs) {
+    const message =
+      "our upstream budget is spent: no time left for this request's next call; nothing was sent";
+    return logOutcome(logger, path, {
+      outcome: "budget_spent",
+      message,
+      retry_after_seconds: 1,
+      attempts: 0,
+      retries: 0,
+    });
+  }
   for (;;) {
     const asked = performance.now();
     const turn = await transport.pacer.turn({

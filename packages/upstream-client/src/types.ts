@@ -153,6 +153,14 @@ export interface CallOptions {
    */
   readonly account?: string;
   /**
+   * When the request this call serves began, epoch ms (an adapter request's arrival). Every call of
+   * one request then shares one deadline, `deadlineMs` from it, so a request that makes several
+   * calls (a page and its boundary page) still ends within that deadline, answered or told our
+   * budget is spent, rather than waiting out a deadline per call and being given up by its caller.
+   * None: the deadline runs from this call.
+   */
+  readonly startedAtMs?: number;
+  /**
    * Told when the answer was produced upstream (the caller's `Age`), where it came from, and how
    * long after it was produced it may be served again (undefined: never; freshness.ts decides).
    */

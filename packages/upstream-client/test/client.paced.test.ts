@@ -74,4 +74,21 @@ describe("the client inside the shared budget", () => {
     }
     expect(server.paths).toHaveLength(1);
   });
+
+  it("gives every call of one request one deadline: a call after the request's time ran out is our budget spent, unsent", async () => {
+    server = await startScriptedServer((_request, response) => json(response, 200, { data: [] }));
+    const turns: string[] = [];
+    const client = pacedClient(server.url, turns);
+    // The request began 1.5 s ago (its first call waited that long for a turn): with a 2 s deadline,
+    // less than one attempt's floor is left for its next call.
+    const startedAtMs = Date.now() - 1_500;
+    const late = await client.get("/api/posts/search", { subreddit: "a" }, { startedAtMs });
+    // A call of a request that just began has the whole deadline.
+    const fresh = await client.get("/api/posts/search", { subreddit: "b" }, { startedAtMs: Date.now() });
+    await client.close();
+    expect(late).toMatchObject({ outcome: "budget_spent", attempts: 0 });
+    expect(fresh).toMatchObject({ outcome: "ok" });
+    expect(server.paths).toHaveLength(1);
+    expect(turns).toEqual(["granted"]);
+  });
 });

@@ -3,12 +3,16 @@
  *
  * Without `q` the upstream's aggregate endpoint counts them (docs/upstream.md#aggregates). With `q`
  * it cannot: its keyword search is not our exact-phrase match (docs/api.md#phrase-filter). The items
- * of the window are then paged through with the listing's own exact cursor (listing-page.ts), each
- * counted once by id, and matched here; past MAX_SEARCH_PAGES the request is refused (400, refunded)
- * rather than answered with a partial count. The same paging stands in for an aggregate that fails
- * (the upstream times out on heavy aggregates), so a small window is still answered.
+ * of the window are then read with the listing's own exact page (listing-page.ts) and matched here.
+ *
+ * A request pays one credit, so it reads one upstream page, like a listing request: never more
+ * upstream work than it pays for (docs/api.md#activity). A window holding more than that page is
+ * refused (400, refunded) rather than answered with a partial count; the page it read took a turn of
+ * the caller's own fair share of the upstream budget (docs/upstream.md#fair-shares), so repeating such
+ * requests only slows the caller. An aggregate that fails is a 502, refunded: paging in its place
+ * would be a second read for the same credit.
  */
-import { badRequestReply, failureReply, type OperationContext, okReply } from "@rda/adapter-kit";
+import { failureReply, type OperationContext, okReply, tooLargeReply } from "@rda/adapter-kit";
 import {
   ACTIVITY_INTERVAL_SECONDS,
   type Activity,
@@ -22,9 +26,8 @@ import { readAggregateBuckets } from "./aggregate-buckets.ts";
 import { fetchListingPage, ITEM_KINDS } from "./listing-page.ts";
 import { createPhraseMatcher } from "./phrase-filter.ts";
 
-/** Pages of 100 items at most paged through for one answer with `q`: 1,000 items. */
-export const MAX_SEARCH_PAGES = 10;
-const PAGE_SIZE = 100;
+/** The one upstream page an answer with `q` reads: the items of its window it can count. */
+export const SEARCH_PAGE_SIZE = 100;
 
 /** The archive fetches every item again about 36 h after creation (docs/upstream.md#blackout). */
 const SETTLING_SECONDS = 36 * 3600;
@@ -43,24 +46,16 @@ export async function getActivity(
 ): Promise<Uint8Array> {
   const now = Math.floor(Date.now() / 1000);
   const window = { after: params.after, before: params.before ?? now };
-  let source: Activity["source"] = params.q === undefined ? "aggregate" : "search";
-  let counted =
+  const source: Activity["source"] = params.q === undefined ? "aggregate" : "search";
+  const counted =
     params.q === undefined
       ? await countByAggregate(client, params, window, context)
       : await countBySearch(client, params, params.q, window, context);
-  if ("outcome" in counted && counted.outcome === "unavailable" && source === "aggregate") {
-    const aggregateFailure = counted;
-    context.logger.warn({ reason: counted.message }, "aggregate failed; counting by paging the search");
-    source = "search";
-    counted = await countBySearch(client, params, undefined, window, context);
-    // Past the paging limit the aggregate's own failure (a 502, refunded) is the honest answer.
-    if ("tooMany" in counted) return failureReply(aggregateFailure);
-  }
   if ("outcome" in counted) return failureReply(counted);
   if ("tooMany" in counted) {
     const what = params.kind;
-    return badRequestReply(
-      `the window holds more than ${MAX_SEARCH_PAGES * PAGE_SIZE} ${what} of this ${params.subreddit ? "community" : "author"} to search for q; narrow the window (after, before)`,
+    return tooLargeReply(
+      `the window holds more than ${SEARCH_PAGE_SIZE} ${what} of this ${params.subreddit ? "community" : "author"} to search for q (one upstream page a request); narrow the window (after, before)`,
     );
   }
   const activity: Activity = {
@@ -102,47 +97,40 @@ async function countByAggregate(
   return { counts };
 }
 
-/** Pages the window's items and counts them, or only those containing `phrase` when given. */
+/** Reads the window's one page and counts the items containing `phrase`; more than a page is tooMany. */
 async function countBySearch(
   client: UpstreamClient,
   params: GetActivityParams,
-  phrase: string | undefined,
+  phrase: string,
   window: Window,
   context: OperationContext,
 ): Promise<{ counts: Counts } | { tooMany: true } | UpstreamFailure> {
   const kind = params.kind === "posts" ? "post" : "comment";
   const { textFields } = ITEM_KINDS[kind];
-  const matches = phrase === undefined ? () => true : createPhraseMatcher(phrase);
+  const matches = createPhraseMatcher(phrase);
+  const listing = {
+    subreddit: params.subreddit,
+    author: params.author,
+    after: window.after,
+    before: window.before,
+    limit: SEARCH_PAGE_SIZE,
+    sort: "asc",
+  } as ListingParams;
+  const upstreamFields = ["id", "created_utc", ...textFields].join(",");
+  const fetched = await fetchListingPage(client, { kind, params: listing, upstreamFields }, context);
+  if ("outcome" in fetched) return fetched;
+  if (fetched.has_more) return { tooMany: true };
   const counts: Counts = new Map();
   const seen = new Set<unknown>();
-  let after = window.after;
-  for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-    const listing = {
-      subreddit: params.subreddit,
-      author: params.author,
-      after,
-      before: window.before,
-      limit: PAGE_SIZE,
-      sort: "asc",
-    } as ListingParams;
-    const needed = phrase === undefined ? ["id", "created_utc"] : ["id", "created_utc", ...textFields];
-    const upstreamFields = needed.join(",");
-    const fetched = await fetchListingPage(client, { kind, params: listing, upstreamFields }, context);
-    if ("outcome" in fetched) return fetched;
-    for (const row of fetched.rows) {
-      if (seen.has(row.id)) continue;
-      seen.add(row.id);
-      if (phrase !== undefined) {
-        const text = textFields.map((field) => row[field]).filter((value) => typeof value === "string");
-        if (!text.some((value) => matches(value as string))) continue;
-      }
-      const bucket = activityBucketStart(row.created_utc, params.interval);
-      counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
-    }
-    if (!fetched.has_more || fetched.cursor === null) return { counts };
-    after = fetched.cursor;
+  for (const row of fetched.rows) {
+    if (seen.has(row.id)) continue;
+    seen.add(row.id);
+    const text = textFields.map((field) => row[field]).filter((value) => typeof value === "string");
+    if (!text.some((value) => matches(value as string))) continue;
+    const bucket = activityBucketStart(row.created_utc, params.interval);
+    counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
   }
-  return { tooMany: true };
+  return { counts };
 }
 
 /** Every bucket of the window, in time order, empty ones as 0. */

@@ -109,6 +109,8 @@ export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: St
       };
     case "bad_request":
       return { outcome: meta.outcome, step: fail("upstream_rejected", { detail: bounded(meta.message) }) };
+    case "too_large":
+      return { outcome: meta.outcome, step: fail("window_too_large", { detail: bounded(meta.message) }) };
     case "rate_limited":
       return {
         outcome: meta.outcome,

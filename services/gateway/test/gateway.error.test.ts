@@ -131,6 +131,12 @@ describe("gateway failures after the debit", () => {
       400,
       "upstream_rejected",
     ],
+    [
+      "a window too large for the one page a request reads",
+      () => ({ meta: { outcome: "too_large", message: "narrow the window" } }),
+      400,
+      "window_too_large",
+    ],
   ] as const;
 
   for (const [what, behaviour, status] of cases) {

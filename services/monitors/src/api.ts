@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  budgetAccountOf,
   createMonitorSchema,
   decodeJson,
   MONITOR_ACTIONS,
@@ -168,14 +169,17 @@ async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord): Promise<
     after: from - 1,
     before: now + 1,
   } as const;
+  // The estimate's two reads are the creating account's, in its fair share of the upstream budget.
+  const account = budgetAccountOf(monitor.key_id, monitor.account_id);
   const [counted, page] = await Promise.all([
-    deps.count(window, `monitors-estimate-${monitor.id}`).catch(() => undefined),
+    deps.count(window, `monitors-estimate-${monitor.id}`, account).catch(() => undefined),
     fetchSourcePage(
       deps.nats,
       deps.subjects,
       monitor,
       { sort: "asc", after: from - 1, limit: MONITOR_PAGE_ITEMS },
       deps.pageTimeoutMs,
+      account,
     ).catch(() => undefined),
   ]);
   if (page === undefined)

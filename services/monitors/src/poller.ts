@@ -80,11 +80,12 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
     return;
   }
   const intervalMs = Math.min(...active.map((monitor) => monitor.interval_seconds)) * 1000;
+  const account = sharedPollAccount(active);
   let hwm = held.state.hwm;
   let backfillLeft = false;
   let sweptAt = held.state.swept_at;
   try {
-    hwm ??= await newestSecond(deps, source);
+    hwm ??= await newestSecond(deps, source, account);
     const live: MonitorRecord[] = [];
     for (const monitor of active) {
       const now =
@@ -92,11 +93,11 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
       if (now.phase.name === "live") live.push(now);
       else backfillLeft = true;
     }
-    if (live.length > 0) hwm = await pollLive(deps, source, hwm, live);
+    if (live.length > 0) hwm = await pollLive(deps, source, hwm, live, account);
     const now = Date.now();
     const { lookbackEveryMs } = deps.settings;
     if (live.length > 0 && lookbackEveryMs > 0 && now - (sweptAt ?? 0) >= lookbackEveryMs) {
-      await sweepLate(deps, source, hwm, live);
+      await sweepLate(deps, source, hwm, live, account);
       sweptAt = now;
     }
     deps.metrics.polls.inc({ outcome: "ok" });
@@ -110,9 +111,22 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
     deps.logger.warn({ source: held.key }, "source lease lost during a poll; its result is redone");
 }
 
+/**
+ * Whose share of the monitors class a source's shared reads (its first read, live pages, late sweep)
+ * draw on (docs/upstream.md#fair-shares). One poll serves every monitor on the source, so each poll
+ * is counted for one of the accounts watching it, drawn at random: over many polls each account
+ * takes its part. A source only one account watches is all that account's work, and many monitors
+ * of one account count as one account.
+ */
+function sharedPollAccount(active: readonly MonitorRecord[]): string {
+  const accounts = [...new Set(active.map((monitor) => budgetAccountOf(monitor.key_id, monitor.account_id)))];
+  accounts.sort();
+  return accounts[Math.floor(Math.random() * accounts.length)] as string;
+}
+
 /** Where live following starts on a source's first poll: after its newest item. */
-async function newestSecond(deps: PollerDeps, source: Source): Promise<number> {
-  const page = await fetchPage(deps, source, { sort: "desc", limit: 1 });
+async function newestSecond(deps: PollerDeps, source: Source, account: string): Promise<number> {
+  const page = await fetchPage(deps, source, { sort: "desc", limit: 1 }, account);
   return page.items[0]?.created_utc ?? 0;
 }
 
@@ -161,11 +175,12 @@ async function pollLive(
   source: Source,
   hwm: number,
   live: readonly MonitorRecord[],
+  account: string,
 ): Promise<number> {
   let after = hwm - 1;
   let newest = hwm;
   for (let pages = 0; pages < deps.settings.livePagesPerPoll; pages += 1) {
-    const page = await fetchPage(deps, source, { sort: "asc", after, limit: PAGE_LIMIT });
+    const page = await fetchPage(deps, source, { sort: "asc", after, limit: PAGE_LIMIT }, account);
     for (const monitor of live) {
       const since = monitor.phase.name === "live" ? monitor.phase.after : hwm;
       const matches = matcherOf(monitor);
@@ -194,8 +209,9 @@ async function sweepLate(
   source: Source,
   hwm: number,
   live: readonly MonitorRecord[],
+  account: string,
 ): Promise<void> {
-  const page = await fetchPage(deps, source, { sort: "desc", before: hwm + 1, limit: PAGE_LIMIT });
+  const page = await fetchPage(deps, source, { sort: "desc", before: hwm + 1, limit: PAGE_LIMIT }, account);
   const oldestFirst = [...page.items].reverse();
   for (const monitor of live) {
     const since = monitor.phase.name === "live" ? monitor.phase.after : hwm;
@@ -219,7 +235,7 @@ function matcherOf(monitor: MonitorRecord): (item: ListedItem) => boolean {
     });
 }
 
-/** `account`: whose share of the monitors class the page draws on; none for a source's live poll, shared by its monitors. */
-function fetchPage(deps: PollerDeps, source: Source, query: PageQuery, account?: string) {
+/** `account`: whose share of the monitors class the page draws on (docs/upstream.md#fair-shares). */
+function fetchPage(deps: PollerDeps, source: Source, query: PageQuery, account: string) {
   return fetchSourcePage(deps.nats, deps.subjects, source, query, deps.settings.pageTimeoutMs, account);
 }

@@ -1,7 +1,7 @@
 /**
  * One page of a source's listing, asked of the adapters over NATS exactly as the gateway asks
  * (the same operation, so the same paging: a page never splits a `created_utc` second), at the
- * `monitors` priority. Never with `q`: one poll serves every monitor on the source, each matching
+ * `monitors` priority, counted in the share of the account it is read for. Never with `q`: one poll serves every monitor on the source, each matching
  * its own phrase afterwards.
  */
 import { ADAPTER_PROGRESS, decodeAdapterReply, type Subjects } from "@rda/contracts";
@@ -33,7 +33,7 @@ export async function fetchSourcePage(
   source: Source,
   query: PageQuery,
   timeoutMs: number,
-  account?: string,
+  account: string,
 ): Promise<SourcePage> {
   const subject = source.kind === "post" ? subjects.adapter.listPosts : subjects.adapter.listComments;
   sequence += 1;

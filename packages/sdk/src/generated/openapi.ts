@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Count posts or comments per hour, day or week
-         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` every matching item of the window is paged through and counted (`source: search`), which works for at most 1,000 items of the community or author in the window (more is a 400, not charged); the same paging stands in when the archive's counting fails. Buckets less than 36 hours old are marked `settled: false`. 1 credit.
+         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read in one upstream page, as a listing request reads them, and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never reads more of the archive than the one credit it pays for. Buckets less than 36 hours old are marked `settled: false`. 1 credit.
          */
         get: operations["getActivity"];
         put?: never;
@@ -652,7 +652,7 @@ export interface components {
              * @description The stable name of the error, from the catalog in docs/api.md#errors: switch on this, not on `error`.
              * @enum {string}
              */
-            code: "invalid_parameter" | "upstream_rejected" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "resource_not_found" | "method_not_allowed" | "request_timeout" | "idempotency_in_progress" | "idempotency_response_not_kept" | "state_conflict" | "monitor_limit_reached" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "idempotency_key_reused" | "rate_limited" | "global_rate_limited" | "auth_failures_throttled" | "upstream_rate_limited" | "quote_rate_limited" | "export_limit_reached" | "internal_error" | "upstream_unavailable" | "service_unavailable";
+            code: "invalid_parameter" | "upstream_rejected" | "window_too_large" | "missing_api_key" | "invalid_api_key" | "invalid_token" | "insufficient_credits" | "spend_cap_reached" | "not_found" | "resource_not_found" | "method_not_allowed" | "request_timeout" | "idempotency_in_progress" | "idempotency_response_not_kept" | "state_conflict" | "monitor_limit_reached" | "payload_too_large" | "uri_too_long" | "headers_too_large" | "idempotency_key_reused" | "rate_limited" | "global_rate_limited" | "auth_failures_throttled" | "upstream_rate_limited" | "quote_rate_limited" | "export_limit_reached" | "internal_error" | "upstream_unavailable" | "service_unavailable";
             /** @description The one query parameter, path parameter or body field at fault, when there is one. */
             param?: string;
         };
@@ -1068,7 +1068,7 @@ export interface components {
         CommentTreeNode: components["schemas"]["CommentNode"] | components["schemas"]["MoreNode"];
     };
     responses: {
-        /** @description A parameter is missing, unknown or invalid; the message names it. Not charged. Or: The data source refused the parameters after the debit. The credit is refunded. */
+        /** @description A parameter is missing, unknown or invalid; the message names it. Not charged. Or: The data source refused the parameters after the debit. The credit is refunded. Or: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded. */
         Error400: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];

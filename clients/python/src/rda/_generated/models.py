@@ -110,7 +110,7 @@ class Error(TypedDict):
     #: What went wrong and what to do about it, for a person.
     error: str
     #: The stable name of the error, from the catalog in docs/api.md#errors: switch on this, not on `error`.
-    code: Literal["invalid_parameter", "upstream_rejected", "missing_api_key", "invalid_api_key", "invalid_token", "insufficient_credits", "spend_cap_reached", "not_found", "resource_not_found", "method_not_allowed", "request_timeout", "idempotency_in_progress", "idempotency_response_not_kept", "state_conflict", "monitor_limit_reached", "payload_too_large", "uri_too_long", "headers_too_large", "idempotency_key_reused", "rate_limited", "global_rate_limited", "auth_failures_throttled", "upstream_rate_limited", "quote_rate_limited", "export_limit_reached", "internal_error", "upstream_unavailable", "service_unavailable"]
+    code: Literal["invalid_parameter", "upstream_rejected", "window_too_large", "missing_api_key", "invalid_api_key", "invalid_token", "insufficient_credits", "spend_cap_reached", "not_found", "resource_not_found", "method_not_allowed", "request_timeout", "idempotency_in_progress", "idempotency_response_not_kept", "state_conflict", "monitor_limit_reached", "payload_too_large", "uri_too_long", "headers_too_large", "idempotency_key_reused", "rate_limited", "global_rate_limited", "auth_failures_throttled", "upstream_rate_limited", "quote_rate_limited", "export_limit_reached", "internal_error", "upstream_unavailable", "service_unavailable"]
     #: The one query parameter, path parameter or body field at fault, when there is one.
     param: NotRequired[str]
 
