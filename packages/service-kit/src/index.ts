@@ -36,6 +36,7 @@ export * from "./jetstream-setup.ts";
 export { type KeyRevocationWatch, watchKeyRevocations } from "./key-revocations.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
+export { type Loop, type LoopOptions, startLoop } from "./loop.ts";
 export { type LuaArg, type LuaCall, type LuaScript, luaScript, preloadScripts } from "./lua-script.ts";
 export {
   type BuildInfo,

@@ -5,7 +5,7 @@
  * Redis' would otherwise refuse every admission as late. A measurement whose round trip was slow is
  * dropped (its error would be as large); until one succeeds, the offset is 0.
  */
-import type { Logger, Redis } from "@rda/service-kit";
+import { type Logger, type Redis, startLoop } from "@rda/service-kit";
 
 const REFRESH_MS = 60_000;
 const MAX_ROUND_TRIP_MS = 50;
@@ -13,7 +13,7 @@ const MAX_ROUND_TRIP_MS = 50;
 export interface RedisClock {
   /** Epoch milliseconds on Redis' clock, as far as billing can tell. */
   now(): number;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export async function startRedisClock(redis: Redis, logger: Logger): Promise<RedisClock> {
@@ -31,7 +31,6 @@ export async function startRedisClock(redis: Redis, logger: Logger): Promise<Red
     );
   await measureQuietly();
   if (Math.abs(offsetMs) > 1_000) logger.warn({ offsetMs }, "billing's clock and Redis' disagree");
-  const timer = setInterval(() => void measureQuietly(), REFRESH_MS);
-  timer.unref();
-  return { now: () => Date.now() + offsetMs, stop: () => clearInterval(timer) };
+  const refresh = startLoop({ name: "Redis clock", everyMs: REFRESH_MS, turn: measureQuietly, logger });
+  return { now: () => Date.now() + offsetMs, stop: () => refresh.stop() };
 }

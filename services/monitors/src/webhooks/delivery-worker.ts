@@ -8,10 +8,9 @@
  * is lost and nothing is charged twice.
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
-import type { Counter, Logger, SpendingRefusal } from "@rda/service-kit";
+import { type Counter, type Logger, type Loop, type SpendingRefusal, startLoop } from "@rda/service-kit";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
-import { startTicker, type Ticker } from "../ticker.ts";
 import type { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import type { DeliveryNotices } from "./delivery-notices.ts";
@@ -64,12 +63,13 @@ interface Turn {
   readonly endpoint: Endpoint;
 }
 
-export function startDeliveryWorker(deps: DeliveryWorkerDeps): Ticker {
-  return startTicker(
-    deps.settings.tickMs,
-    (isStopped) => deliverDue(deps, isStopped),
-    (error) => deps.logger.error({ err: error }, "webhook delivery turn failed"),
-  );
+export function startDeliveryWorker(deps: DeliveryWorkerDeps): Loop {
+  return startLoop({
+    name: "webhook delivery",
+    everyMs: deps.settings.tickMs,
+    turn: (isStopped) => deliverDue(deps, isStopped),
+    logger: deps.logger,
+  });
 }
 
 /** One turn: each monitor with a webhook whose lease this replica wins moves one step. */

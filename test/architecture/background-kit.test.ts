@@ -1,0 +1,50 @@
+/**
+ * Background work runs on one kit (docs/architecture.md#background-work): one loop (service-kit
+ * `startLoop`: no overlap, a stop that waits for the turn under way, a failed turn logged). A second
+ * loop written by hand forgets one of those: the exports' retention sweep once ran on a bare
+ * `setInterval`, overlapping itself and cut off at shutdown.
+ *
+ * A few timers are no work loops and stay, each named here with why (a second one in the same file
+ * fails too, since the list is compared line for line by file):
+ * - the exports worker's pull loop waits on the queue (JetStream hands it the next job), and its
+ *   heartbeat renews one job's ack wait while that job runs (worker.ts);
+ * - a served subject's progress beat tells one waiting requester the responder is alive;
+ * - the upstream pacer renews one request's turn while that request runs;
+ * - the logger flushes its buffer.
+ */
+import { describe, expect, it } from "vitest";
+import { linesOutsideHome } from "./production-lines.ts";
+
+const LOOP_HOME = ["packages/service-kit/src/loop.ts"];
+const HAND_MADE_LOOP = [
+  /\bsetInterval\s*\(/,
+  /\bwhile\s*\(\s*!\s*(this\.)?#?(stop|stopp|stopping|stopped)\b/,
+];
+const NOT_WORK_LOOPS = [
+  "packages/service-kit/src/logger.ts",
+  "packages/service-kit/src/nats-service.ts",
+  "packages/upstream-client/src/pacer/redis-pacer.ts",
+  "services/exports/src/worker.ts",
+  "services/exports/src/worker.ts",
+];
+
+const fileOf = (found: string) => found.replace(/:\d+$/, "");
+
+describe("background work", () => {
+  it("repeats on service-kit's startLoop only; the timers that are no work loops are the known few", () => {
+    expect(linesOutsideHome(LOOP_HOME, HAND_MADE_LOOP).map(fileOf).sort()).toEqual(NOT_WORK_LOOPS);
+  });
+
+  it("would notice a loop made by hand", () => {
+    for (const line of [
+      "const sweep = setInterval(() => void removeExpired(), 60_000);",
+      "while (!stopping) {",
+      "while (!this.#stopped) await turn();",
+    ])
+      expect(
+        HAND_MADE_LOOP.some((pattern) => pattern.test(line)),
+        line,
+      ).toBe(true);
+    expect(HAND_MADE_LOOP.some((pattern) => pattern.test("clearInterval(timer)"))).toBe(false);
+  });
+});
