@@ -48,3 +48,44 @@ describe("background work", () => {
     expect(HAND_MADE_LOOP.some((pattern) => pattern.test("clearInterval(timer)"))).toBe(false);
   });
 });
+
+/**
+ * One lease (service-kit `lease.ts`: `SET NX PX`, freed only by its owner, and `LEASE_STILL_HELD`
+ * opening every script that writes under it). A second kind (a compare-and-set bucket, a claim
+ * with its own owner check) would fence stale holders its own way, or not at all. The upstream
+ * cache's single-flight marker is no work lease: it holds one upstream fetch's place so concurrent
+ * requests join it, and ends with that fetch (its claim, its early end and its waiters' check). A
+ * monitor record's compare-and-set compares the record itself, not an owner.
+ */
+const LEASE_HOME = ["packages/service-kit/src/lease.ts"];
+const HAND_MADE_LEASE = [
+  /["']NX["'][^\n]*["']PX["']|["']PX["'][^\n]*["']NX["']/,
+  /\bkv\s*\.\s*(update|create)\s*\(/i,
+  /GET['"],\s*KEYS\[\d+\]\)\s*[~=]=\s*ARGV/,
+];
+const NOT_WORK_LEASES = [
+  "packages/upstream-client/src/cache/cache-scripts.ts",
+  "packages/upstream-client/src/cache/cache-scripts.ts",
+  "packages/upstream-client/src/cache/cache-scripts.ts",
+  "services/monitors/src/monitor-store.ts",
+];
+
+describe("one replica at a time", () => {
+  it("holds service-kit's lease only", () => {
+    expect(linesOutsideHome(LEASE_HOME, HAND_MADE_LEASE).map(fileOf).sort()).toEqual(NOT_WORK_LEASES);
+  });
+
+  it("would notice a lease made another way", () => {
+    for (const line of [
+      'if ((await redis.set(claim, token, "PX", 120_000, "NX")) !== "OK") return;',
+      "await this.#kv.update(key, JSON.stringify(claimed), entry.revision);",
+      "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end",
+      "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end",
+    ])
+      expect(
+        HAND_MADE_LEASE.some((pattern) => pattern.test(line)),
+        line,
+      ).toBe(true);
+    expect(HAND_MADE_LEASE.some((pattern) => pattern.test('redis.set(key, value, "PX", ttlMs)'))).toBe(false);
+  });
+});

@@ -1,6 +1,6 @@
 /**
  * The webhook delivery loop of one replica. Every turn it walks the monitors with a webhook and,
- * for each whose lease it wins (Redis SET NX PX, so one replica sends a monitor's deliveries at a
+ * for each whose lease it wins (service-kit's lease, so one replica sends a monitor's deliveries at a
  * time, and another takes over when a replica dies), moves the head of its queue one step along
  * (delivery-record.ts draws the states). Batches go strictly one after another, so items arrive in
  * order. Every step is repeatable: a replica killed mid-step leaves the record where it was, and
@@ -29,15 +29,7 @@ import type { Endpoint, WebhookStore } from "./webhook-store.ts";
 /** The webhook store's part the loop uses (webhook-store.ts). */
 export type DeliveryQueue = Pick<
   WebhookStore,
-  | "monitorsWithEndpoints"
-  | "claim"
-  | "release"
-  | "endpoint"
-  | "head"
-  | "delivery"
-  | "createBatch"
-  | "save"
-  | "setStatus"
+  "monitorsWithEndpoints" | "claim" | "endpoint" | "head" | "delivery" | "createBatch" | "save" | "setStatus"
 >;
 
 export interface DeliveryWorkerDeps {
@@ -76,13 +68,14 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps): Loop {
 export async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
   for (const monitorId of await deps.webhooks.monitorsWithEndpoints()) {
     if (isStopped()) return;
-    if (!(await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs))) continue;
+    const lease = await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs);
+    if (lease === undefined) continue;
     try {
       await stepMonitor(deps, monitorId);
     } catch (error) {
       deps.logger.warn({ err: error, monitor_id: monitorId }, "webhook delivery step failed; retried");
     } finally {
-      await deps.webhooks.release(monitorId, deps.owner);
+      await lease.release();
     }
   }
 }
