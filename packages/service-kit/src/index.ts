@@ -1,3 +1,12 @@
+export {
+  type AdapterAsk,
+  type AdapterOutcome,
+  type AnswerSource,
+  adapterJson,
+  callAdapter,
+  describeAdapterFailure,
+  readAdapterReply,
+} from "./adapter-caller.ts";
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export {
   type ArchiveCount,
