@@ -328,7 +328,6 @@ export const grantRevokedEventSchema = z.object({
   grant_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   expires_at: z.number().int().min(0),
 });
-export type GrantRevokedEvent = z.infer<typeof grantRevokedEventSchema>;
 
 /* ---------- billing: key management (operator CLI and developer portal) ---------- */
 

@@ -146,7 +146,6 @@ export const errorBodySchema = z
     }),
   })
   .meta({ id: "Error" });
-export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export function listEnvelopeSchema<T extends z.ZodType>(data: T) {
   return z.object({ data, _service: listServiceMetaSchema });
