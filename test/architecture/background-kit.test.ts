@@ -1,6 +1,9 @@
 /**
- * Background work runs on one kit (docs/architecture.md#background-work): one loop (service-kit
- * `startLoop`: no overlap, a stop that waits for the turn under way, a failed turn logged). A second
+ * Background work runs on one kit (docs/architecture.md#background-work): one loop, one lease and
+ * one adapter caller, each in service-kit; below, each with its own rule.
+ *
+ * One loop (service-kit `startLoop`: no overlap, a stop that waits for the turn under way, a failed
+ * turn logged). A second
  * loop written by hand forgets one of those: the exports' retention sweep once ran on a bare
  * `setInterval`, overlapping itself and cut off at shutdown.
  *
@@ -55,18 +58,23 @@ describe("background work", () => {
  * with its own owner check) would fence stale holders its own way, or not at all. The upstream
  * cache's single-flight marker is no work lease: it holds one upstream fetch's place so concurrent
  * requests join it, and ends with that fetch (its claim, its early end and its waiters' check). A
- * monitor record's compare-and-set compares the record itself, not an owner.
+ * monitor record's compare-and-set compares the record itself, not an owner. The exports' work
+ * queue keeps JetStream's ack wait as its job's lease (the worker says it still works, and a job
+ * whose worker went silent goes to another): that is the queue's own delivery, and a second lock
+ * beside it would only disagree with it; no other source extends an ack wait.
  */
 const LEASE_HOME = ["packages/service-kit/src/lease.ts"];
 const HAND_MADE_LEASE = [
   /["']NX["'][^\n]*["']PX["']|["']PX["'][^\n]*["']NX["']/,
   /\bkv\s*\.\s*(update|create)\s*\(/i,
   /GET['"],\s*KEYS\[\d+\]\)\s*[~=]=\s*ARGV/,
+  /\.working\s*\(\s*\)/,
 ];
 const NOT_WORK_LEASES = [
   "packages/upstream-client/src/cache/cache-scripts.ts",
   "packages/upstream-client/src/cache/cache-scripts.ts",
   "packages/upstream-client/src/cache/cache-scripts.ts",
+  "services/exports/src/worker.ts",
   "services/monitors/src/monitor-store.ts",
 ];
 
@@ -81,11 +89,45 @@ describe("one replica at a time", () => {
       "await this.#kv.update(key, JSON.stringify(claimed), entry.revision);",
       "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end",
       "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end",
+      "const beat = setInterval(() => message.working(), ackWaitMs / 3);",
     ])
       expect(
         HAND_MADE_LEASE.some((pattern) => pattern.test(line)),
         line,
       ).toBe(true);
     expect(HAND_MADE_LEASE.some((pattern) => pattern.test('redis.set(key, value, "PX", ttlMs)'))).toBe(false);
+  });
+});
+
+/**
+ * One adapter caller (service-kit `adapter-caller.ts`: the one request shape, the one outcome). A
+ * caller that reads the reply frame itself maps outcomes its own way (every caller must read it, so
+ * reading it is the mark of a caller). The adapters' own kit stamps the frames it sends; it asks no
+ * adapter.
+ */
+const CALLER_HOME = ["packages/service-kit/src/adapter-caller.ts"];
+const OWN_ADAPTER_CALL = [/(?<!function )\bdecodeAdapterReply\s*\(/];
+const ADAPTER_SIDE = ["packages/adapter-kit/src/answer-meta.ts"];
+
+describe("asking an adapter", () => {
+  it("goes through service-kit's callAdapter only", () => {
+    const found = linesOutsideHome(CALLER_HOME, OWN_ADAPTER_CALL)
+      .map(fileOf)
+      .filter((file) => !file.startsWith("packages/adapter-kit/src/testing/"));
+    expect([...new Set(found)].sort()).toEqual(ADAPTER_SIDE);
+  });
+
+  it("would notice an adapter asked another way", () => {
+    for (const line of [
+      "const frame = decodeAdapterReply(reply.value);",
+      "  const reply = decodeAdapterReply(answer.value);",
+    ])
+      expect(
+        OWN_ADAPTER_CALL.some((pattern) => pattern.test(line)),
+        line,
+      ).toBe(true);
+    expect(
+      OWN_ADAPTER_CALL.some((p) => p.test("export function decodeAdapterReply(frame: Uint8Array)")),
+    ).toBe(false);
   });
 });
