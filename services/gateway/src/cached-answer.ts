@@ -42,7 +42,7 @@ export function createCachedAnswers(deps: {
       const frame = await redis.getBuffer(key).catch(() => "error" as const);
       if (frame === "error") return counted("error");
       if (frame === null) return counted("miss");
-      const { step } = readAdapterFrame(frame);
+      const step = readAdapterFrame(frame);
       if (!step.ok || !servable(step.value, maxAgeS)) return counted("miss");
       return counted("hit", step.value);
     },
