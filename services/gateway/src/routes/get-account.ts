@@ -29,14 +29,6 @@ export const getAccount: GatewayRoute = {
     if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
     if (!admission.ok) return sendError(reply, admission.error, ctx.errors);
     const { balance, bucket, monthSpend, lowBalanceThreshold } = admission.value;
-    // A free admission is never a retried one, so billing always sends its figures; without them
-    // no honest account can be shown (503, as for billing's outage).
-    if (lowBalanceThreshold === undefined || monthSpend === undefined)
-      return sendError(
-        reply,
-        { code: "service_unavailable", retryAfterSeconds: 1, internal: "billing sent no account figures" },
-        ctx.errors,
-      );
     const data: Account = {
       credits_balance: balance,
       rate_limit: { qps: bucket.qps, burst: bucket.burst },
