@@ -18,6 +18,7 @@ const UNIT = [
   "packages/sdk/test/sdk.generated.test.ts",
   "packages/service-kit/test/config.validation.test.ts",
   "packages/service-kit/test/logger.secrets.test.ts",
+  "packages/service-kit/test/loop.turns.test.ts",
   "packages/service-kit/test/redis-keys.layout.test.ts",
   "packages/upstream-client/test/classify.rules.test.ts",
   "packages/upstream-client/test/data-bytes.slicing.test.ts",

@@ -2,7 +2,8 @@
  * High availability of background work: the stack's processes on a private three-node NATS
  * JetStream cluster with NATS_REPLICAS=3, as production runs. Every stream and bucket the services
  * set up keeps 3 copies; the leader of a stream is killed with SIGKILL while an export runs on it
- * (the job queue) and while a monitor's webhook batch is in flight (the monitors' sources bucket),
+ * (the job queue) and while a monitor's webhook batch is in flight (the refund stream, which holds a
+ * failed delivery's refund until billing applies it; the monitors keep their own state in Redis),
  * and the work goes on on the other two nodes: no row, page, batch or item lost or doubled, every
  * credit charged once, `ledger verify` clean.
  */
@@ -18,7 +19,6 @@ import {
 } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorKeys } from "../../services/monitors/src/index.ts";
-import { sourceBucketName } from "../../services/monitors/src/source-leases.ts";
 import { batchesReceived, startReceiver } from "../e2e/monitor-webhooks.support.ts";
 import { type FaultStack, startFaultStack } from "./fault-stack.ts";
 import {
@@ -98,11 +98,7 @@ describe("a three-node NATS cluster losing a stream's leader", () => {
     const streams: Record<string, number> = {};
     for await (const stream of jsm.streams.list()) streams[stream.config.name] = stream.config.num_replicas;
     expect(Object.keys(streams)).toEqual(
-      expect.arrayContaining([
-        subjects.refundStream,
-        subjects.exports.jobStream,
-        `KV_${sourceBucketName("")}`,
-      ]),
+      expect.arrayContaining([subjects.refundStream, subjects.exports.jobStream]),
     );
     for (const [name, replicas] of Object.entries(streams)) expect(replicas, name).toBe(NODES);
   });
@@ -131,7 +127,7 @@ describe("a three-node NATS cluster losing a stream's leader", () => {
     await rejoin(killed);
   }, 150_000);
 
-  it("delivers every batch of a monitor whose sources bucket's leader was killed mid-delivery, once each", async () => {
+  it("delivers every batch of a monitor whose refund stream's leader was killed mid-delivery, once each", async () => {
     const initial = 100;
     const receiver = await startReceiver();
     try {
@@ -139,7 +135,7 @@ describe("a three-node NATS cluster losing a stream's leader", () => {
       const owner = await stack.createKey(initial);
       const monitor = await createMonitor(stack, owner.key, receiver.url);
       await waitFor(() => receiver.received.length > 0, "the first batch in flight", 60_000);
-      const killed = await killLeaderOf(`KV_${sourceBucketName("")}`);
+      const killed = await killLeaderOf(subjects.refundStream);
       receiver.release();
 
       const itemsKey = monitorKeys("").items(monitor.id);

@@ -179,12 +179,12 @@ describe("the monitors service's shipped identities", () => {
     );
   }, 90_000);
 
-  it("is refused billing's subjects, the adapters' place, and deleting or purging its bucket", async () => {
+  it("is refused billing's subjects, the adapters' place, and making or deleting streams", async () => {
     for (const subject of [
       subjects.billing.admit,
       subjects.billing.refunds,
-      "$JS.API.STREAM.DELETE.KV_MONITOR_SOURCES",
-      "$JS.API.STREAM.PURGE.KV_MONITOR_SOURCES",
+      "$JS.API.STREAM.CREATE.KV_MONITOR_SOURCES",
+      "$JS.API.STREAM.DELETE.NOTICES",
       "$JS.API.STREAM.INFO.BILLING_REFUNDS",
     ])
       expect(await publishOutcome(monitorsNats, subject)).toMatch(/Permissions Violation for Publish/);

@@ -73,7 +73,17 @@ export function sampleData(
         buckets: [{ start: BASE_TIME - (BASE_TIME % 86_400), count: 4, settled: true }],
       });
     case "getAccount":
-      return unpaged({ credits_balance: balance, rate_limit: { qps: 2, burst: 10 } });
+      return unpaged({
+        credits_balance: balance,
+        rate_limit: { qps: 2, burst: 10 },
+        low_balance_threshold: 100,
+        spend: {
+          month: "2026-05",
+          credits_spent: 0,
+          monthly_cap: null,
+          resets_at: "2026-06-01T00:00:00.000Z",
+        },
+      });
   }
 }
 

@@ -95,11 +95,11 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     outcome: z.literal("admitted"),
     balance,
     bucket: keyBucketSchema,
-    month_spend: monthSpendSchema.optional(),
-    /** The balance below which the key's account is told (notices); absent from older versions. */
-    low_balance_threshold: z.number().int().min(0).optional(),
+    month_spend: monthSpendSchema,
+    /** The balance below which the key's account is told (notices). */
+    low_balance_threshold: z.number().int().min(0),
     /** The key's count of top-ups: each re-arms the low-balance line, so its next crossing is new. */
-    low_balance_round: z.number().int().min(0).optional(),
+    low_balance_round: z.number().int().min(0),
   }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({
@@ -237,4 +237,3 @@ export const grantRevokedEventSchema = z.object({
   grant_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   expires_at: z.number().int().min(0),
 });
-export type GrantRevokedEvent = z.infer<typeof grantRevokedEventSchema>;

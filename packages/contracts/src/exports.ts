@@ -30,7 +30,6 @@ export const EXPORT_LIMITS = {
 } as const;
 
 export const EXPORT_FORMATS = ["jsonl", "csv", "parquet"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 export const EXPORT_KINDS = ["posts", "comments"] as const;
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 export const EXPORT_STATES = [

@@ -217,7 +217,6 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS;
 export type OperationParams<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["params"]>;
-export type OperationData<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["data"]>;
 
 const envelopeSchemas = new Map<OperationName, z.ZodType>();
 

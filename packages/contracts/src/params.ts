@@ -207,4 +207,3 @@ export const getUserProfileParamsSchema = z.strictObject({
 export type GetUserProfileParams = z.output<typeof getUserProfileParamsSchema>;
 
 export const getAccountParamsSchema = z.strictObject({});
-export type GetAccountParams = z.output<typeof getAccountParamsSchema>;

@@ -146,4 +146,3 @@ export type Payment = z.infer<typeof paymentSchema>;
 
 /** Newest first. */
 export const listPaymentsReplySchema = z.object({ payments: z.array(paymentSchema) });
-export type ListPaymentsReply = z.infer<typeof listPaymentsReplySchema>;

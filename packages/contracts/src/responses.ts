@@ -91,14 +91,11 @@ export const accountSchema = z
   .object({
     credits_balance: z.number().int(),
     rate_limit: z.object({ qps: z.number().int(), burst: z.number().int() }),
-    low_balance_threshold: z.number().int().min(0).optional().meta({
+    low_balance_threshold: z.number().int().min(0).meta({
       description:
-        "Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version.",
+        "Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100.",
     }),
-    spend: monthlySpendSchema.optional().meta({
-      description:
-        "This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version.",
-    }),
+    spend: monthlySpendSchema.meta({ description: "This month's spend and the monthly spend cap." }),
   })
   .meta({ id: "Account" });
 export type Account = z.infer<typeof accountSchema>;
@@ -149,7 +146,6 @@ export const errorBodySchema = z
     }),
   })
   .meta({ id: "Error" });
-export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export function listEnvelopeSchema<T extends z.ZodType>(data: T) {
   return z.object({ data, _service: listServiceMetaSchema });

@@ -7,9 +7,9 @@
  * aggregate failed, or its adapter did not answer): the caller then estimates another way, and
  * says so.
  */
-import { ADAPTER_PROGRESS, activitySchema, decodeAdapterReply, type Subjects } from "@rda/contracts";
+import { activitySchema, type Subjects } from "@rda/contracts";
+import { adapterJson, callAdapter } from "./adapter-caller.ts";
 import type { NatsConnection } from "./nats.ts";
-import { requestWithProgress } from "./nats.ts";
 
 export interface CountedWindow {
   readonly kind: "posts" | "comments";
@@ -41,22 +41,19 @@ export function adapterArchiveCount(
       // The fewest buckets: only the total is used.
       interval: "week",
     };
-    const body = JSON.stringify({ request_id: requestId, params, priority: "interactive", account });
-    const reply = await requestWithProgress(nats, subjects.adapter.getActivity, body, {
+    const answer = await callAdapter(nats, subjects, {
+      operation: "getActivity",
+      requestId,
+      params,
+      priority: "interactive",
+      account,
       timeoutMs,
-      silenceMs: ADAPTER_PROGRESS.silenceMs,
     });
-    if (!reply.ok) return undefined;
-    const frame = decodeAdapterReply(reply.value);
-    if (!frame.ok || frame.value.meta.outcome !== "ok") return undefined;
-    try {
-      const activity = activitySchema.safeParse(
-        JSON.parse(Buffer.from(frame.value.data ?? new Uint8Array()).toString("utf8")),
-      );
-      return activity.success ? activity.data.total : undefined;
-    } catch {
-      return undefined;
-    }
+    if (answer.outcome !== "ok") return undefined;
+    const activity = activitySchema.safeParse(adapterJson(answer));
+    // `search` (the aggregate failed and the adapter paged the window instead) is exact too: it
+    // answers only when it could page every item.
+    return activity.success ? activity.data.total : undefined;
   };
 }
 

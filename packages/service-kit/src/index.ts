@@ -1,3 +1,12 @@
+export {
+  type AdapterAsk,
+  type AdapterOutcome,
+  type AnswerSource,
+  adapterJson,
+  callAdapter,
+  describeAdapterFailure,
+  readAdapterReply,
+} from "./adapter-caller.ts";
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export {
   type ArchiveCount,
@@ -33,8 +42,10 @@ export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthS
 export * from "./jetstream.ts";
 export * from "./jetstream-setup.ts";
 export { type KeyRevocationWatch, watchKeyRevocations } from "./key-revocations.ts";
+export { LEASE_STILL_HELD, type Lease, takeLease, withLease } from "./lease.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
+export { type Loop, type LoopOptions, startLoop } from "./loop.ts";
 export { type LuaArg, type LuaCall, type LuaScript, luaScript, preloadScripts } from "./lua-script.ts";
 export {
   type BuildInfo,

@@ -1,13 +1,11 @@
 /**
- * The one way a service sets up its JetStream streams, durable consumers and key-value buckets:
- * add, else update. Every replica runs it at start, so the first creates each one and the others
+ * The one way a service sets up its JetStream streams and durable consumers: add, else update. Every replica runs it at start, so the first creates each one and the others
  * (and later releases) bring an existing one's limits and copies up to date. The number of copies
- * of every stream and bucket is one setting, NATS_REPLICAS (docs/operations.md#jetstream), so a
+ * of every stream is one setting, NATS_REPLICAS (docs/operations.md#jetstream), so a
  * three-node cluster keeps all of them through the loss of one node.
  */
 import {
   type ConsumerConfig,
-  DiscardPolicy,
   type JetStreamManager,
   RetentionPolicy,
   StorageType,
@@ -50,33 +48,4 @@ export async function ensureConsumer(
   } catch {
     await jsm.consumers.update(stream, durable_name, settings);
   }
-}
-
-/** The stream behind a key-value bucket, as the NATS clients name and configure it. */
-export function kvBucketStream(bucket: string, history: number): StreamSetup {
-  return {
-    name: `KV_${bucket}`,
-    subjects: [`$KV.${bucket}.>`],
-    storage: StorageType.File,
-    retention: RetentionPolicy.Limits,
-    max_msgs_per_subject: history,
-    max_bytes: -1,
-    max_msg_size: -1,
-    discard: DiscardPolicy.New,
-    allow_rollup_hdrs: true,
-    allow_direct: true,
-  };
-}
-
-/**
- * Makes a key-value bucket (file storage) with NATS_REPLICAS copies, or updates an existing one;
- * the caller then opens it (`new Kvm(nats).open(bucket, { allow_direct: true })`).
- */
-export async function ensureKvBucket(
-  jsm: JetStreamManager,
-  bucket: string,
-  history: number,
-  replicas: number,
-): Promise<void> {
-  await ensureStream(jsm, kvBucketStream(bucket, history), replicas);
 }

@@ -1,13 +1,12 @@
 /**
- * The one JetStream setup (jetstream-setup.ts) against a real NATS server: a stream, consumer or
- * bucket is made on the first start and brought up to date on the next, with the configured copies.
+ * The one JetStream setup (jetstream-setup.ts) against a real NATS server: a stream or consumer
+ * is made on the first start and brought up to date on the next, with the configured copies.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AckPolicy,
   DeliverPolicy,
   ensureConsumer,
-  ensureKvBucket,
   ensureStream,
   type JetStreamManager,
   jetstreamManager,
@@ -24,14 +23,13 @@ describe("JetStream setup over real NATS", () => {
     .toUpperCase()
     .replace(/[^A-Z0-9_]/g, "_");
   const stream = `${prefix}_JOBS`;
-  const bucket = `${prefix}_SOURCES`;
 
   beforeAll(async () => {
     nats = await connectTestNats();
     jsm = await jetstreamManager(nats);
   });
   afterAll(async () => {
-    for (const name of [stream, `KV_${bucket}`]) await jsm.streams.delete(name).catch(() => false);
+    for (const name of [stream]) await jsm.streams.delete(name).catch(() => false);
     await nats.drain();
   });
 
@@ -69,17 +67,5 @@ describe("JetStream setup over real NATS", () => {
     expect(info.config.ack_wait).toBe(nanos(45_000));
     expect(info.config.max_deliver).toBe(-1);
     expect((await jsm.consumers.list(stream).next()).length).toBe(1);
-  });
-
-  it("makes a key-value bucket as the NATS clients do, once", async () => {
-    await ensureKvBucket(jsm, bucket, 1, 1);
-    await ensureKvBucket(jsm, bucket, 1, 1);
-    const { config } = await jsm.streams.info(`KV_${bucket}`);
-    expect(config).toMatchObject({
-      subjects: [`$KV.${bucket}.>`],
-      max_msgs_per_subject: 1,
-      allow_rollup_hdrs: true,
-      num_replicas: 1,
-    });
   });
 });

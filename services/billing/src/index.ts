@@ -91,7 +91,7 @@ export async function startBilling(deps: BillingDeps): Promise<Billing> {
     await Promise.all(served.map((subject) => subject.stop()));
     await refunds.stop();
     await voider.stop();
-    redisClock.stop();
+    await redisClock.stop();
   };
   // Idempotent: a shutdown hook and a test may both stop the same instance.
   return { stop: () => (stopped ??= stopAll()) };

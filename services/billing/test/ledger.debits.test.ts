@@ -45,6 +45,13 @@ describe("debits at admission", () => {
     const again = await Promise.all([debit(h, created, requestId), debit(h, created, requestId)]);
     expect(first).toMatchObject({ outcome: "admitted", balance: 9 });
     expect(again.map((reply) => reply.outcome === "admitted" && reply.balance)).toEqual([9, 9]);
+    // The retry is answered in full, with the month's figures and the low-balance line as the first.
+    for (const reply of again)
+      expect(reply).toMatchObject({
+        month_spend: { spent: 1, cap: null },
+        low_balance_threshold: 100,
+        low_balance_round: 0,
+      });
     expect(await balanceOf(h, created)).toBe(9);
   });
 

@@ -24,6 +24,7 @@ import {
   type Redis,
   ServiceError,
   serveSubject,
+  startLoop,
   tellSpendingPaused,
   watchKeyRevocations,
 } from "@rda/service-kit";
@@ -193,17 +194,17 @@ export async function startExports(
     onRevoked: (keyId) => pauseRevokedKey({ jobs, logger }, keyId),
   });
 
-  const sweep = setInterval(() => {
-    void removeExpired(jobs, objects).catch((error: unknown) =>
-      logger.warn({ err: String(error) }, "export retention sweep failed"),
-    );
-  }, deps.settings?.sweepMs ?? 60_000);
-  sweep.unref();
+  const sweep = startLoop({
+    name: "export retention sweep",
+    everyMs: deps.settings?.sweepMs ?? 60_000,
+    turn: () => removeExpired(jobs, objects),
+    logger,
+  });
 
   return {
     url: server.url,
     async stop() {
-      clearInterval(sweep);
+      await sweep.stop();
       revocations.stop();
       await Promise.all(served.map((subject) => subject.stop()));
       await workers?.stop();

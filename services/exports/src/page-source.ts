@@ -6,8 +6,6 @@
  * quote, which a caller waits for.
  */
 import {
-  ADAPTER_PROGRESS,
-  decodeAdapterReply,
   type ExportKind,
   err,
   type ListingParams,
@@ -16,7 +14,7 @@ import {
   type Subjects,
   type UpstreamPriority,
 } from "@rda/contracts";
-import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
+import { adapterJson, callAdapter, describeAdapterFailure, type NatsConnection } from "@rda/service-kit";
 
 export interface ListingPage {
   readonly rows: Record<string, unknown>[];
@@ -46,27 +44,22 @@ export type PageSource = (
 
 export function adapterPageSource(nats: NatsConnection, subjects: Subjects, timeoutMs: number): PageSource {
   return async (kind, params, requestId, priority, account) => {
-    const subject = kind === "posts" ? subjects.adapter.listPosts : subjects.adapter.listComments;
-    const body = JSON.stringify({ request_id: requestId, params, priority, account });
-    const reply = await requestWithProgress(nats, subject, body, {
+    const operation = kind === "posts" ? "listPosts" : "listComments";
+    const answer = await callAdapter(nats, subjects, {
+      operation,
+      requestId,
+      params,
+      priority,
+      account,
       timeoutMs,
-      silenceMs: ADAPTER_PROGRESS.silenceMs,
     });
-    if (!reply.ok) return err({ reason: reply.error.message, retryable: true });
-    const frame = decodeAdapterReply(reply.value);
-    if (!frame.ok) return err({ reason: frame.error, retryable: true });
-    const { meta, data } = frame.value;
-    if (meta.outcome !== "ok") {
-      const retryAfterSeconds = "retry_after_seconds" in meta ? meta.retry_after_seconds : undefined;
-      const retryable = meta.outcome !== "bad_request";
-      return err({ reason: `${meta.outcome}: ${meta.message}`, retryable, retryAfterSeconds });
+    if (answer.outcome !== "ok") {
+      const retryAfterSeconds = "retryAfterSeconds" in answer ? answer.retryAfterSeconds : undefined;
+      const retryable = answer.outcome !== "bad_request";
+      return err({ reason: describeAdapterFailure(answer), retryable, retryAfterSeconds });
     }
-    const rows: unknown = JSON.parse(Buffer.from(data ?? new Uint8Array()).toString("utf8"));
+    const rows = adapterJson(answer);
     if (!Array.isArray(rows)) return err({ reason: "the adapter's data is not a list", retryable: true });
-    return ok({
-      rows: rows as Record<string, unknown>[],
-      cursor: meta.cursor ?? null,
-      hasMore: meta.has_more ?? false,
-    });
+    return ok({ rows: rows as Record<string, unknown>[], cursor: answer.cursor, hasMore: answer.hasMore });
   };
 }

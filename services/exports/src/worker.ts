@@ -90,6 +90,8 @@ export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
     exportSubjects.jobConsumer,
   );
   let stopping = false;
+  // Not a timed loop (service-kit startLoop): each worker waits on the queue's own pull, which
+  // returns as soon as a job is there; JetStream's ack wait is the job's lease (job-queue.ts).
   const loop = async () => {
     while (!stopping) {
       const message = await consumer.next({ expires: 1_000 }).catch((error: unknown) => {
@@ -121,7 +123,9 @@ async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean)
     message.term();
     return;
   }
-  // Well within the ack wait, so a live worker keeps its job and a dead one loses it.
+  // Well within the ack wait, so a live worker keeps its job and a dead one loses it. Not a work
+  // loop (it does no work and needs no overlap guard): it renews this one message's lease while the
+  // job runs, and ends with it.
   const heartbeat = setInterval(() => message.working(), Math.max(200, deps.settings.ackWaitMs / 3));
   try {
     const outcome = await runJob(deps, job, stopping);

@@ -1,17 +1,21 @@
 /**
- * Sends an operation's validated parameters to its adapter over NATS and reads the reply frame
- * (contracts/adapter-frame.ts). The data bytes are handed on untouched. Outcomes map as
- * architecture.md says: bad_request → 400, rate_limited (the upstream's refusal) and budget_spent
+ * Asks an operation's adapter with its validated parameters through service-kit's one adapter
+ * caller (`callAdapter`), and says what each outcome means to the gateway's caller. The data bytes
+ * are handed on untouched. Outcomes map as
+ * architecture.md says: bad_request and too_large → 400, rate_limited (the upstream's refusal) and budget_spent
  * (ours) → 429 global, each with its own message, everything else → 502; each of
  * these happens after the debit, so the caller refunds. An adapter silent for
  * ADAPTER_PROGRESS.silenceMs (no progress message, no reply) is given up at once: it is gone.
  */
-import { ADAPTER_PROGRESS, type AdapterOperation, decodeAdapterReply, type Subjects } from "@rda/contracts";
+import type { AdapterOperation, Subjects } from "@rda/contracts";
 import {
+  type AdapterOutcome,
+  type AnswerSource,
   answerRequestHash,
+  callAdapter,
   type NatsConnection,
   type Redis,
-  requestWithProgress,
+  readAdapterReply,
   type UpstreamCacheKeys,
 } from "@rda/service-kit";
 import { fail, type Step, succeed } from "./failure.ts";
@@ -28,8 +32,6 @@ export interface AdapterData {
   /** How the upstream answers behind it were had, the costliest way named (undefined: not said). */
   readonly source: AnswerSource | undefined;
 }
-
-export type AnswerSource = "cache" | "joined" | "upstream";
 
 export interface AdapterCallOptions {
   /** The caller's `Cache-Control` bound in seconds (0: `no-cache`); none: the data's own bound. */
@@ -56,79 +58,63 @@ export function createAdapterClient(deps: {
   const { nats, subjects, timeoutMs, metrics } = deps;
   return {
     async call(operation, requestId, params, options = {}) {
-      const subject = subjects.adapter[operation];
       const started = performance.now();
-      // An adapter on a long upstream call sends progress; silence means it died (502, refunded).
-      const reply = await requestWithProgress(
-        nats,
-        subject,
-        JSON.stringify({
-          request_id: requestId,
-          params,
-          max_age_s: options.maxAgeS,
-          account: options.account,
-        }),
-        {
-          timeoutMs,
-          silenceMs: ADAPTER_PROGRESS.silenceMs,
-        },
-      );
-      const result = reply.ok
-        ? readAdapterFrame(reply.value)
-        : { outcome: reply.error.kind, step: unavailable(reply.error.message) };
+      // service-kit's one adapter caller; an adapter on a long upstream call sends progress, and
+      // silence means it died (502, refunded).
+      const answer = await callAdapter(nats, subjects, {
+        operation,
+        requestId,
+        params,
+        maxAgeS: options.maxAgeS,
+        account: options.account,
+        timeoutMs,
+      });
+      const outcome = answer.outcome === "no_answer" ? answer.failure : answer.outcome;
       // Our own budget's refusals are the gateway's global 429s; the upstream's are adapter outcomes.
-      if (result.outcome === "budget_spent") metrics.rateLimited.inc({ scope: "global" });
+      if (outcome === "budget_spent") metrics.rateLimited.inc({ scope: "global" });
       const seconds = (performance.now() - started) / 1000;
       metrics.natsRequestDuration.observe(
-        { subject: stripNamespace(subject), outcome: result.outcome },
+        { subject: stripNamespace(subjects.adapter[operation]), outcome },
         seconds,
       );
-      metrics.adapterOutcomes.inc({ operation, outcome: result.outcome });
-      return result.step;
+      metrics.adapterOutcomes.inc({ operation, outcome });
+      return stepOf(answer);
     },
   };
 }
 
-/** An adapter's reply frame, as sent or as kept in the cache of answers (`createCachedAnswers` below). */
-export function readAdapterFrame(frame: Uint8Array): { outcome: string; step: Step<AdapterData> } {
-  const decoded = decodeAdapterReply(frame);
-  if (!decoded.ok) return { outcome: "malformed_reply", step: unavailable(decoded.error) };
-  const { meta, data } = decoded.value;
-  switch (meta.outcome) {
+/** An adapter's reply frame as kept in the cache of answers (`createCachedAnswers` below). */
+export function readAdapterFrame(frame: Uint8Array): Step<AdapterData> {
+  return stepOf(readAdapterReply(frame));
+}
+
+/** What an adapter's outcome means to the caller: data, or the error it is answered with. */
+function stepOf(answer: AdapterOutcome): Step<AdapterData> {
+  switch (answer.outcome) {
     case "ok":
-      return {
-        outcome: "ok",
-        step: succeed({
-          data: data ?? new Uint8Array(),
-          cursor: meta.cursor ?? null,
-          has_more: meta.has_more ?? false,
-          fetchedAtMs: meta.fetched_at_ms,
-          maxAgeS: meta.max_age_s,
-          source: meta.source,
-        }),
-      };
+      return succeed({
+        data: answer.data,
+        cursor: answer.cursor,
+        has_more: answer.hasMore,
+        fetchedAtMs: answer.fetchedAtMs,
+        maxAgeS: answer.maxAgeS,
+        source: answer.source,
+      });
     case "bad_request":
-      return { outcome: meta.outcome, step: fail("upstream_rejected", { detail: bounded(meta.message) }) };
+      return fail("upstream_rejected", { detail: bounded(answer.message) });
     case "too_large":
-      return { outcome: meta.outcome, step: fail("window_too_large", { detail: bounded(meta.message) }) };
+      return fail("window_too_large", { detail: bounded(answer.message) });
     case "rate_limited":
-      return {
-        outcome: meta.outcome,
-        step: fail("upstream_rate_limited", { retryAfterSeconds: meta.retry_after_seconds }),
-      };
+      return fail("upstream_rate_limited", { retryAfterSeconds: answer.retryAfterSeconds });
     case "budget_spent":
-      return {
-        outcome: meta.outcome,
-        step: fail("global_rate_limited", { retryAfterSeconds: meta.retry_after_seconds }),
-      };
-    case "unavailable":
-      return { outcome: meta.outcome, step: unavailable(meta.message) };
+      return fail("global_rate_limited", { retryAfterSeconds: answer.retryAfterSeconds });
     case "store_unavailable":
       // Our own store, not the upstream: 503 with Retry-After, refunded (docs/api.md#errors).
-      return {
-        outcome: meta.outcome,
-        step: fail("service_unavailable", { retryAfterSeconds: 1, internal: bounded(meta.message) }),
-      };
+      return fail("service_unavailable", { retryAfterSeconds: 1, internal: bounded(answer.message) });
+    case "unavailable":
+    case "malformed_reply":
+    case "no_answer":
+      return unavailable(answer.message);
   }
 }
 
@@ -184,7 +170,7 @@ export function createCachedAnswers(deps: {
       const frame = await redis.getBuffer(key).catch(() => "error" as const);
       if (frame === "error") return counted("error");
       if (frame === null) return counted("miss");
-      const { step } = readAdapterFrame(frame);
+      const step = readAdapterFrame(frame);
       if (!step.ok || !servable(step.value, maxAgeS)) return counted("miss");
       return counted("hit", step.value);
     },

@@ -42,10 +42,10 @@ export interface Admitted {
   /** The balance after the debit (or as read, for a free request). */
   readonly balance: number;
   readonly bucket: KeyBucket;
-  /** The key's spend this month against its cap, when billing reports it. */
-  readonly monthSpend?: MonthSpend;
-  /** The balance below which the key's account is told, when billing reports it. */
-  readonly lowBalanceThreshold?: number;
+  /** The key's spend this month against its cap. */
+  readonly monthSpend: MonthSpend;
+  /** The balance below which the key's account is told. */
+  readonly lowBalanceThreshold: number;
 }
 
 /**

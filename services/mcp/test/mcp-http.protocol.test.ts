@@ -278,7 +278,17 @@ async function startSlowGateway(delayMs: number): Promise<{ url: string; close()
     setTimeout(() => {
       response.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
-          data: { credits_balance: 5, rate_limit: { qps: 2, burst: 10 } },
+          data: {
+            credits_balance: 5,
+            rate_limit: { qps: 2, burst: 10 },
+            low_balance_threshold: 100,
+            spend: {
+              month: "2026-05",
+              credits_spent: 0,
+              monthly_cap: null,
+              resets_at: "2026-06-01T00:00:00.000Z",
+            },
+          },
           _service: { credits_used: 0, credits_remaining: 5 },
         }),
       );

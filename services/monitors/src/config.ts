@@ -9,7 +9,6 @@ export const monitorsConfigShape = {
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),
   NATS_USER: env.natsUser(),
-  NATS_REPLICAS: env.natsReplicas(),
   NATS_PASSWORD: env.natsPassword(),
   RDA_NAMESPACE: env.namespace(),
   /** Monitors one account may hold across its keys (docs/api.md#monitors). */

@@ -1,6 +1,6 @@
 /**
- * monitors: keeps monitors (Redis), polls their sources (one replica per source at a time, leases in
- * JetStream key-value) through the adapters, and answers the gateway's `monitors.*` requests in the
+ * monitors: keeps monitors (Redis), polls their sources (one replica per source at a time, under
+ * service-kit's lease) through the adapters, and answers the gateway's `monitors.*` requests in the
  * `monitors` queue group. A value: connections come in, nothing is read from the environment.
  */
 import { randomBytes } from "node:crypto";
@@ -41,8 +41,6 @@ export interface MonitorSettings extends PollerSettings {
   readonly limits: MonitorLimits;
   /** How long a replica holds a source while polling it; another takes over once it runs out. */
   readonly leaseMs: number;
-  /** Copies of the sources bucket (NATS_REPLICAS). */
-  readonly natsReplicas: number;
   /** Webhook delivery (webhooks/webhook-settings.ts). */
   readonly webhooks: WebhookSettings;
   /** The wait for billing's answer to a batch's debit, settle or refund. */
@@ -53,7 +51,6 @@ export const DEFAULT_MONITOR_SETTINGS: MonitorSettings = {
   limits: DEFAULT_MONITOR_LIMITS,
   tickMs: 1_000,
   leaseMs: 120_000,
-  natsReplicas: 1,
   backfillPagesPerPoll: 20,
   livePagesPerPoll: 20,
   pageTimeoutMs: 35_000,
@@ -110,13 +107,7 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
     deps.logger.warn(
       "WEBHOOKS_ALLOW_LOOPBACK is on: monitor webhooks may go to http://127.0.0.1 — local development only, never in production",
     );
-  const leases = await SourceLeases.open(
-    deps.nats,
-    deps.namespace,
-    owner,
-    settings.leaseMs,
-    settings.natsReplicas,
-  );
+  const leases = new SourceLeases(deps.redis, keys, owner, settings.leaseMs);
   const served = serveMonitorApi({
     nats: deps.nats,
     namespace: deps.namespace,
@@ -169,6 +160,5 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
 
 export { DEFAULT_MONITOR_LIMITS, type MonitorLimits } from "@rda/contracts";
 export { monitorKeys } from "./monitor-keys.ts";
-export { sourceBucketName } from "./source-leases.ts";
 export { webhookKeys } from "./webhooks/webhook-keys.ts";
 export { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./webhooks/webhook-settings.ts";

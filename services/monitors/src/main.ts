@@ -42,7 +42,6 @@ runMain("monitors", async () => {
       },
       tickMs: config.MONITOR_TICK_MS,
       leaseMs: config.MONITOR_LEASE_MS,
-      natsReplicas: config.NATS_REPLICAS,
       backfillPagesPerPoll: config.MONITOR_BACKFILL_PAGES_PER_POLL,
       lookbackEveryMs: config.MONITOR_LOOKBACK_EVERY_MS,
       webhooks: {

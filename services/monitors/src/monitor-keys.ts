@@ -23,6 +23,10 @@ export interface MonitorKeys {
   watching(sourceKey: string): string;
   /** Set: every source some monitor watches. */
   readonly sources: string;
+  /** Hash: a source's poll state (`hwm`, `next_poll_at`, `swept_at`; source-leases.ts). */
+  poll(sourceKey: string): string;
+  /** String: the lease of the replica polling a source (service-kit's lease), beside its state. */
+  pollLease(sourceKey: string): string;
 }
 
 export function monitorKeys(namespace = ""): MonitorKeys {
@@ -37,5 +41,8 @@ export function monitorKeys(namespace = ""): MonitorKeys {
     ownedByAccount: (accountId: string) => `${root}:account:${accountId}`,
     watching: (sourceKey: string) => `${root}:source:${sourceKey}`,
     sources: `${root}:sources`,
+    // One hash tag per source: the script writing the state under the lease touches both.
+    poll: (sourceKey: string) => `${root}:poll:{${sourceKey}}`,
+    pollLease: (sourceKey: string) => `${root}:poll:{${sourceKey}}:lease`,
   });
 }

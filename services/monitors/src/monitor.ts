@@ -3,11 +3,7 @@
  * @rda/contracts' monitors.ts), and the record the service keeps (the definition plus where its
  * delivery stands).
  */
-import type { createMonitorSchema, ItemKind, MonitorFunding, updateMonitorSchema } from "@rda/contracts";
-import type { z } from "zod";
-
-export type CreateMonitorBody = z.output<ReturnType<typeof createMonitorSchema>>;
-export type UpdateMonitorBody = z.output<ReturnType<typeof updateMonitorSchema>>;
+import type { ItemKind, MonitorFunding } from "@rda/contracts";
 
 /** Where a monitor's delivery stands: paging its backfill window, or following the source live. */
 export type MonitorPhase =

@@ -7,13 +7,12 @@
  * after a crash delivers nothing twice.
  */
 import { budgetAccountOf, createPhraseMatcher, type Subjects } from "@rda/contracts";
-import type { Logger, NatsConnection } from "@rda/service-kit";
+import { type Logger, type Loop, type NatsConnection, startLoop } from "@rda/service-kit";
 import type { MonitorMetrics } from "./metrics.ts";
 import { isRunning, type MonitorRecord, type Source, sourceOfKey } from "./monitor.ts";
 import type { ListedItem, MonitorStore } from "./monitor-store.ts";
 import type { HeldSource, SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage, type PageQuery } from "./source-pages.ts";
-import { startTicker } from "./ticker.ts";
 
 export interface PollerSettings {
   /** How often the replica looks for due sources, in ms. */
@@ -48,16 +47,13 @@ export interface PollerDeps {
   readonly settings: PollerSettings;
 }
 
-export interface Poller {
-  stop(): Promise<void>;
-}
-
-export function startPoller(deps: PollerDeps): Poller {
-  return startTicker(
-    deps.settings.tickMs,
-    (isStopped) => pollDueSources(deps, isStopped),
-    (error) => deps.logger.error({ err: error }, "monitor poll turn failed"),
-  );
+export function startPoller(deps: PollerDeps): Loop {
+  return startLoop({
+    name: "monitor poll",
+    everyMs: deps.settings.tickMs,
+    turn: (isStopped) => pollDueSources(deps, isStopped),
+    logger: deps.logger,
+  });
 }
 
 async function pollDueSources(deps: PollerDeps, isStopped: () => boolean): Promise<void> {

@@ -1,19 +1,19 @@
 /**
- * Per-source state in a JetStream key-value bucket: the high-water mark (the newest second polled),
- * when the next poll is due, and the lease of the replica polling it now. Every change is an update
- * checked against the revision read, so of two replicas racing for a source exactly one wins it, and
- * a replica whose lease ran out (it stalled; another took over) cannot write its stale state back.
+ * Per-source poll state in Redis, beside the monitors': the high-water mark (the newest second
+ * polled), when the next poll is due and when the source was last swept back; and the lease of the
+ * replica polling it now (service-kit's one lease). A replica polls a source only while it holds
+ * the lease, and writes the poll's result back in the same script that checks the lease is still
+ * its own, so of two replicas racing for a source exactly one polls it, and a replica whose lease
+ * ran out (it stalled; another took over) cannot write its stale state back.
  */
-import { type KV, Kvm } from "@nats-io/kv";
-import { ensureKvBucket, jetstreamManager, type NatsConnection } from "@rda/service-kit";
+import { LEASE_STILL_HELD, type Lease, luaScript, type Redis, takeLease } from "@rda/service-kit";
+import type { MonitorKeys } from "./monitor-keys.ts";
 
 export interface SourceState {
   /** The newest `created_utc` second the live poll has seen; null until the first poll. */
   readonly hwm: number | null;
   /** Epoch ms the next poll is due. */
   readonly next_poll_at: number;
-  /** The replica polling now, and until when its lease holds (epoch ms). */
-  readonly lease: { readonly owner: string; readonly until: number } | null;
   /** Epoch ms of the last look-back sweep for items the archive ingested late (poller.ts). */
   readonly swept_at?: number;
 }
@@ -21,60 +21,51 @@ export interface SourceState {
 export interface HeldSource {
   readonly key: string;
   readonly state: SourceState;
-  readonly revision: number;
+  readonly lease: Lease;
 }
 
-const FRESH: SourceState = { hwm: null, next_poll_at: 0, lease: null };
+// KEYS: lease, state. ARGV: owner, then the state's fields and values. Writes the poll's result
+// and frees the lease, only while the lease is still the owner's.
+const RELEASE = luaScript(`${LEASE_STILL_HELD}
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+redis.call('DEL', KEYS[1])
+return 1`);
 
-/** The bucket's name for a namespace (letters, digits, `_` and `-`, as JetStream requires). */
-export function sourceBucketName(namespace: string): string {
-  return namespace === ""
-    ? "MONITOR_SOURCES"
-    : `${namespace.replace(/[^A-Za-z0-9_-]/g, "_")}_MONITOR_SOURCES`;
-}
+// KEYS: lease, state. Makes the source due now unless a replica is polling it (its own write then
+// decides the next poll) or it is due already.
+const WAKE = luaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local due = tonumber(redis.call('HGET', KEYS[2], 'next_poll_at'))
+if due == nil or due == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'next_poll_at', 0)
+return 1`);
 
 export class SourceLeases {
-  readonly #kv: KV;
+  readonly #redis: Redis;
+  readonly #keys: MonitorKeys;
   readonly #owner: string;
   readonly #leaseMs: number;
 
-  private constructor(kv: KV, owner: string, leaseMs: number) {
-    this.#kv = kv;
+  constructor(redis: Redis, keys: MonitorKeys, owner: string, leaseMs: number) {
+    this.#redis = redis;
+    this.#keys = keys;
     this.#owner = owner;
     this.#leaseMs = leaseMs;
   }
 
-  static async open(
-    nats: NatsConnection,
-    namespace: string,
-    owner: string,
-    leaseMs: number,
-    replicas: number,
-  ): Promise<SourceLeases> {
-    // File storage (the helper's): high-water marks survive a NATS restart as well as ours.
-    const bucket = sourceBucketName(namespace);
-    await ensureKvBucket(await jetstreamManager(nats), bucket, 1, replicas);
-    const kv = await new Kvm(nats).open(bucket, { allow_direct: true });
-    return new SourceLeases(kv, owner, leaseMs);
-  }
-
   /** The source's lease when it is due and free (or its holder's lease ran out); undefined otherwise. */
   async claimIfDue(key: string, now: number): Promise<HeldSource | undefined> {
-    const entry = await this.#kv.get(key);
-    if (entry === null || entry.operation !== "PUT") {
-      await this.#kv.create(key, JSON.stringify(FRESH)).catch(() => undefined);
-      return undefined; // Claimed on the next turn, by whichever replica reads it first.
+    if ((await this.read(key)).next_poll_at > now) return undefined;
+    const lease = await takeLease(this.#redis, this.#keys.pollLease(key), this.#owner, this.#leaseMs);
+    if (lease === undefined) return undefined;
+    // Read again under the lease: a replica that just finished a poll may have moved it on.
+    const state = await this.read(key);
+    if (state.next_poll_at > now) {
+      await lease.release();
+      return undefined;
     }
-    const state = entry.json<SourceState>();
-    if (state.next_poll_at > now) return undefined;
-    if (state.lease !== null && state.lease.until > now) return undefined;
-    const claimed: SourceState = { ...state, lease: { owner: this.#owner, until: now + this.#leaseMs } };
-    try {
-      const revision = await this.#kv.update(key, JSON.stringify(claimed), entry.revision);
-      return { key, state: claimed, revision };
-    } catch {
-      return undefined; // Another replica updated it first: it is theirs this turn.
-    }
+    return { key, state, lease };
   }
 
   /** Records the poll's result and frees the source; false when the lease was lost meanwhile. */
@@ -84,36 +75,31 @@ export class SourceLeases {
     nextPollAt: number,
     sweptAt = held.state.swept_at,
   ): Promise<boolean> {
-    const next: SourceState = {
-      hwm,
-      next_poll_at: nextPollAt,
-      lease: null,
-      ...(sweptAt === undefined ? {} : { swept_at: sweptAt }),
-    };
-    try {
-      await this.#kv.update(held.key, JSON.stringify(next), held.revision);
-      return true;
-    } catch {
-      return false;
-    }
+    const fields = [
+      "next_poll_at",
+      nextPollAt,
+      ...(hwm === null ? [] : ["hwm", hwm]),
+      ...(sweptAt === undefined ? [] : ["swept_at", sweptAt]),
+    ];
+    const keys = [held.lease.key, this.#keys.poll(held.key)];
+    return (await RELEASE.run(this.#redis, keys, [held.lease.owner, ...fields])) === 1;
   }
 
   /**
    * Makes the source due now (a monitor was added or resumed and should not wait out an idle
-   * source's delay). A replica polling it meanwhile wins: its own update decides the next poll.
+   * source's delay). A replica polling it meanwhile wins: its own write decides the next poll.
    */
   async wake(key: string): Promise<void> {
-    const entry = await this.#kv.get(key);
-    if (entry === null || entry.operation !== "PUT") return;
-    const state = entry.json<SourceState>();
-    if (state.lease !== null || state.next_poll_at <= Date.now()) return;
-    await this.#kv
-      .update(key, JSON.stringify({ ...state, next_poll_at: 0 }), entry.revision)
-      .catch(() => undefined);
+    await WAKE.run(this.#redis, [this.#keys.pollLease(key), this.#keys.poll(key)], []);
   }
 
-  async read(key: string): Promise<SourceState | undefined> {
-    const entry = await this.#kv.get(key);
-    return entry === null || entry.operation !== "PUT" ? undefined : entry.json<SourceState>();
+  /** The source's state; a source never polled is due now, from the start. */
+  async read(key: string): Promise<SourceState> {
+    const raw = await this.#redis.hgetall(this.#keys.poll(key));
+    return {
+      hwm: raw.hwm === undefined ? null : Number(raw.hwm),
+      next_poll_at: Number(raw.next_poll_at ?? 0),
+      ...(raw.swept_at === undefined ? {} : { swept_at: Number(raw.swept_at) }),
+    };
   }
 }

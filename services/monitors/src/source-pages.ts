@@ -4,8 +4,8 @@
  * `monitors` priority, counted in the share of the account it is read for. Never with `q`: one poll serves every monitor on the source, each matching
  * its own phrase afterwards.
  */
-import { ADAPTER_PROGRESS, decodeAdapterReply, type Subjects } from "@rda/contracts";
-import { type NatsConnection, requestWithProgress } from "@rda/service-kit";
+import type { Subjects } from "@rda/contracts";
+import { adapterJson, callAdapter, describeAdapterFailure, type NatsConnection } from "@rda/service-kit";
 import type { Source } from "./monitor.ts";
 import type { ListedItem } from "./monitor-store.ts";
 
@@ -35,26 +35,21 @@ export async function fetchSourcePage(
   timeoutMs: number,
   account: string,
 ): Promise<SourcePage> {
-  const subject = source.kind === "post" ? subjects.adapter.listPosts : subjects.adapter.listComments;
+  const operation = source.kind === "post" ? "listPosts" : "listComments";
   sequence += 1;
-  const request = {
-    request_id: `monitors-${process.pid}-${Date.now()}-${sequence}`,
+  const answer = await callAdapter(nats, subjects, {
+    operation,
+    requestId: `monitors-${process.pid}-${Date.now()}-${sequence}`,
     priority: "monitors",
     account,
     params: {
       ...(source.subreddit !== undefined ? { subreddit: source.subreddit } : { author: source.author }),
       ...query,
     },
-  };
-  const answer = await requestWithProgress(nats, subject, JSON.stringify(request), {
     timeoutMs,
-    silenceMs: ADAPTER_PROGRESS.silenceMs,
   });
-  if (!answer.ok) throw new SourcePageFailed(`${subject}: ${answer.error.kind}`);
-  const reply = decodeAdapterReply(answer.value);
-  if (!reply.ok) throw new SourcePageFailed(reply.error);
-  const { meta, data } = reply.value;
-  if (meta.outcome !== "ok") throw new SourcePageFailed(`${subject}: ${meta.outcome}: ${meta.message}`);
-  const items = JSON.parse(new TextDecoder().decode(data)) as ListedItem[];
-  return { items, cursor: meta.cursor ?? null, has_more: meta.has_more ?? false };
+  if (answer.outcome !== "ok") throw new SourcePageFailed(`${operation}: ${describeAdapterFailure(answer)}`);
+  const items = adapterJson(answer);
+  if (!Array.isArray(items)) throw new SourcePageFailed(`${operation}: the adapter's data is not a list`);
+  return { items: items as ListedItem[], cursor: answer.cursor, has_more: answer.hasMore };
 }

@@ -4,7 +4,6 @@
  * and Redis in a fresh namespace. Tests speak to monitors only over NATS, as the gateway does.
  */
 
-import { Kvm } from "@nats-io/kv";
 import {
   ADAPTER_PROGRESS,
   buildSubjects,
@@ -30,7 +29,7 @@ import {
 import { startAdapterPosts } from "../../adapter-posts/src/index.ts";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import type { SimQuirks } from "../../upstream-sim/src/profile.ts";
-import { type MonitorSettings, type RunningMonitors, sourceBucketName, startMonitors } from "../src/index.ts";
+import { type MonitorSettings, type RunningMonitors, startMonitors } from "../src/index.ts";
 
 export interface Harness {
   readonly namespace: string;
@@ -168,10 +167,6 @@ export async function startHarness(simulatorQuirks: Partial<SimQuirks> = {}): Pr
       for (const replica of replicas) await replica.stop();
       await adapter.stop();
       await simulator.close();
-      await new Kvm(nats)
-        .open(sourceBucketName(namespace))
-        .then((bucket) => bucket.destroy())
-        .catch(() => undefined);
       await deleteNamespaceKeys(redis, namespace);
       await redis.quit();
       await nats.close();

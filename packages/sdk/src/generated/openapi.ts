@@ -624,10 +624,10 @@ export interface components {
                 qps: number;
                 burst: number;
             };
-            /** @description Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. Absent only while the ledger service runs an older version. */
-            low_balance_threshold?: number;
-            /** @description This month's spend and the monthly spend cap. Absent only while the ledger service runs an older version. */
-            spend?: components["schemas"]["MonthlySpend"];
+            /** @description Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100. */
+            low_balance_threshold: number;
+            /** @description This month's spend and the monthly spend cap. */
+            spend: components["schemas"]["MonthlySpend"];
         };
         ListServiceMeta: {
             /** @description created_utc of the last row of the page (before any `q` filtering): pass it as `before` (sort=desc) or `after` (sort=asc) to get the next page. Null when the page was empty or the mode is not paginated (batch, tree, search). */

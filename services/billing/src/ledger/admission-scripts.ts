@@ -45,7 +45,8 @@ end
  * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round};
  * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits). A debit
  * already recorded under the request id answers `already_debited` (pending or settled) or
- * `already_ended` (refunded or voided) with the balance it left, and takes nothing.
+ * `already_ended` (refunded or voided) with the balance it left and the month's figures and the
+ * low-balance line as they stand, and takes nothing.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
@@ -65,7 +66,9 @@ if credits > 0 then
   local prior = read_debit(KEYS[3])
   if prior then
     local live = prior.state == 'pending' or prior.state == 'settled'
-    return {live and 'already_debited' or 'already_ended', prior.balance, 0, qps, burst, 0, 0}
+    local cap, spent = month_spend()
+    return {live and 'already_debited' or 'already_ended', prior.balance, 0, qps, burst, 0, 0, cap, spent,
+      low_balance_line(), low_balance_round()}
   end
 end
 local tokens = bucket_level(KEYS[4], qps, burst)

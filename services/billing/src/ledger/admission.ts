@@ -122,7 +122,7 @@ function admitReply(
   month: string,
 ): AdmitReply | LateAdmission {
   const bucket: KeyBucket = { qps, burst, remaining, reset_seconds: reset };
-  // A replayed admission (the debit was already recorded) answers without the month's figures.
+  // Absent only from a refusal made before the cap's step (rate limited, insufficient).
   const monthSpend: MonthSpend | undefined =
     spent === undefined || spent < 0
       ? undefined
@@ -130,15 +130,16 @@ function admitReply(
   switch (outcome) {
     case "already_debited":
     case "already_ended":
-      // A retried admission: answered as the first was, with nothing taken again.
-      return { outcome: "admitted", balance, bucket };
+    // A retried admission is answered as the first was, with nothing taken again.
     case "admitted":
+      if (!monthSpend || lowLine === undefined) throw new Error("an admission came without its figures");
       return {
-        outcome,
+        outcome: "admitted",
         balance,
         bucket,
-        ...(monthSpend && { month_spend: monthSpend }),
-        ...(lowLine !== undefined && { low_balance_threshold: lowLine, low_balance_round: lowRound ?? 0 }),
+        month_spend: monthSpend,
+        low_balance_threshold: lowLine,
+        low_balance_round: lowRound ?? 0,
       };
     case "spend_cap_reached":
       if (!monthSpend) throw new Error("a cap refusal came without the month's spend");

@@ -31,8 +31,8 @@ export const getAccount: GatewayRoute = {
     const data: Account = {
       credits_balance: balance,
       rate_limit: { qps: bucket.qps, burst: bucket.burst },
-      ...(lowBalanceThreshold !== undefined && { low_balance_threshold: lowBalanceThreshold }),
-      ...(monthSpend && { spend: monthlySpendOf(monthSpend) }),
+      low_balance_threshold: lowBalanceThreshold,
+      spend: monthlySpendOf(monthSpend),
     };
     const service = { credits_used: operation.credits, credits_remaining: balance };
     return sendEnvelope(reply, envelope(Buffer.from(JSON.stringify(data)), service), service);

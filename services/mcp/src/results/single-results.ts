@@ -89,7 +89,6 @@ export function presentAccount(tool: string, envelope: Envelope): CallToolResult
 
 /** The month's spend against the key's cap, for check_credits. */
 function spendSentence(spend: Account["spend"]): string {
-  if (spend === undefined) return "";
   const reset = spend.resets_at.replace(".000Z", "Z");
   if (spend.monthly_cap === null)
     return ` Spent this month (${spend.month}, UTC): ${spend.credits_spent} credits; no monthly spend cap.`;

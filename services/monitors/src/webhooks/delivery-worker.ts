@@ -1,6 +1,6 @@
 /**
  * The webhook delivery loop of one replica. Every turn it walks the monitors with a webhook and,
- * for each whose lease it wins (Redis SET NX PX, so one replica sends a monitor's deliveries at a
+ * for each whose lease it wins (service-kit's lease, so one replica sends a monitor's deliveries at a
  * time, and another takes over when a replica dies), moves the head of its queue one step along
  * (delivery-record.ts draws the states). Batches go strictly one after another, so items arrive in
  * order. Every step is repeatable: a replica killed mid-step leaves the record where it was, and
@@ -8,10 +8,9 @@
  * is lost and nothing is charged twice.
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
-import type { Counter, Logger, SpendingRefusal } from "@rda/service-kit";
+import { type Counter, type Logger, type Loop, type SpendingRefusal, startLoop } from "@rda/service-kit";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
-import { startTicker, type Ticker } from "../ticker.ts";
 import type { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import type { DeliveryNotices } from "./delivery-notices.ts";
@@ -30,15 +29,7 @@ import type { Endpoint, WebhookStore } from "./webhook-store.ts";
 /** The webhook store's part the loop uses (webhook-store.ts). */
 export type DeliveryQueue = Pick<
   WebhookStore,
-  | "monitorsWithEndpoints"
-  | "claim"
-  | "release"
-  | "endpoint"
-  | "head"
-  | "delivery"
-  | "createBatch"
-  | "save"
-  | "setStatus"
+  "monitorsWithEndpoints" | "claim" | "endpoint" | "head" | "delivery" | "createBatch" | "save" | "setStatus"
 >;
 
 export interface DeliveryWorkerDeps {
@@ -64,25 +55,27 @@ interface Turn {
   readonly endpoint: Endpoint;
 }
 
-export function startDeliveryWorker(deps: DeliveryWorkerDeps): Ticker {
-  return startTicker(
-    deps.settings.tickMs,
-    (isStopped) => deliverDue(deps, isStopped),
-    (error) => deps.logger.error({ err: error }, "webhook delivery turn failed"),
-  );
+export function startDeliveryWorker(deps: DeliveryWorkerDeps): Loop {
+  return startLoop({
+    name: "webhook delivery",
+    everyMs: deps.settings.tickMs,
+    turn: (isStopped) => deliverDue(deps, isStopped),
+    logger: deps.logger,
+  });
 }
 
 /** One turn: each monitor with a webhook whose lease this replica wins moves one step. */
 export async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
   for (const monitorId of await deps.webhooks.monitorsWithEndpoints()) {
     if (isStopped()) return;
-    if (!(await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs))) continue;
+    const lease = await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs);
+    if (lease === undefined) continue;
     try {
       await stepMonitor(deps, monitorId);
     } catch (error) {
       deps.logger.warn({ err: error, monitor_id: monitorId }, "webhook delivery step failed; retried");
     } finally {
-      await deps.webhooks.release(monitorId, deps.owner);
+      await lease.release();
     }
   }
 }

@@ -1,10 +1,11 @@
 /**
  * Webhook delivery state in Redis: each monitor's receiver, its queue of deliveries, their records
- * (the delivery log, kept 30 days) and the lease of the replica sending them. Every write the
- * delivery loop makes checks, in the same script, that its replica still holds the monitor's lease,
- * so a replica that stalled past its lease (another took over) cannot write stale state back.
+ * (the delivery log, kept 30 days) and the lease of the replica sending them (service-kit's one
+ * lease). Every write the delivery loop makes checks, in the same script, that its replica still
+ * holds the monitor's lease (`LEASE_STILL_HELD`), so a replica that stalled past its lease (another
+ * took over) cannot write stale state back.
  */
-import { luaScript, type Redis } from "@rda/service-kit";
+import { LEASE_STILL_HELD, type Lease, luaScript, type Redis, takeLease } from "@rda/service-kit";
 import type { DeliveryRecord } from "./delivery-record.ts";
 import type { WebhookKeys } from "./webhook-keys.ts";
 import { DELIVERY_LOG_MS } from "./webhook-settings.ts";
@@ -27,16 +28,10 @@ export interface Endpoint {
 
 const LOG_TTL_SECONDS = Math.ceil(DELIVERY_LOG_MS / 1000);
 
-// KEYS: lease. ARGV: owner.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
 // KEYS: lease, delivery. ARGV: owner, record JSON, ttl (s), then 1 to also drop it from the queue.
 // KEYS[3] (queue) only when dropping.
 const SAVE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+${LEASE_STILL_HELD}
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 if ARGV[4] == '1' then redis.call('LREM', KEYS[3], 1, ARGV[5]) end
 return 1
@@ -45,7 +40,7 @@ return 1
 // KEYS: lease, endpoint, queue, delivery, log. ARGV: owner, expected cursor ('' for none), new
 // cursor, sequence, record JSON, ttl (s), delivery id, created ms, oldest kept ms.
 const CREATE_BATCH = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+${LEASE_STILL_HELD}
 if (redis.call('HGET', KEYS[2], 'cursor') or '') ~= ARGV[2] then return 0 end
 if redis.call('LLEN', KEYS[3]) > 0 then return 0 end
 redis.call('SET', KEYS[4], ARGV[5], 'EX', ARGV[6])
@@ -65,7 +60,6 @@ redis.call('LPUSH', KEYS[1], ARGV[1])
 return 1
 `;
 
-const releaseScript = luaScript(RELEASE);
 const saveScript = luaScript(SAVE);
 const createBatchScript = luaScript(CREATE_BATCH);
 const enqueueFirstScript = luaScript(ENQUEUE_FIRST);
@@ -148,12 +142,9 @@ export class WebhookStore {
     return this.#redis.smembers(this.#keys.endpoints);
   }
 
-  async claim(monitorId: string, owner: string, leaseMs: number): Promise<boolean> {
-    return (await this.#redis.set(this.#keys.lease(monitorId), owner, "PX", leaseMs, "NX")) === "OK";
-  }
-
-  async release(monitorId: string, owner: string): Promise<void> {
-    await releaseScript.run(this.#redis, [this.#keys.lease(monitorId)], [owner]);
+  /** The lease on the monitor's deliveries for `owner`, when no other replica holds it. */
+  claim(monitorId: string, owner: string, leaseMs: number): Promise<Lease | undefined> {
+    return takeLease(this.#redis, this.#keys.lease(monitorId), owner, leaseMs);
   }
 
   async head(monitorId: string): Promise<string | null> {

@@ -104,13 +104,16 @@ export class MemoryQueue implements DeliveryQueue {
   async monitorsWithEndpoints() {
     return [...this.endpoints.keys()];
   }
-  async claim(_monitorId: string, owner: string) {
-    if (this.#lease !== null) return false;
+  async claim(monitorId: string, owner: string) {
+    if (this.#lease !== null) return undefined;
     this.#lease = owner;
-    return true;
-  }
-  async release() {
-    this.#lease = null;
+    return {
+      key: `lease:${monitorId}`,
+      owner,
+      release: async () => {
+        this.#lease = null;
+      },
+    };
   }
   async endpoint(monitorId: string) {
     return this.endpoints.get(monitorId);

@@ -105,4 +105,3 @@ export const PAGE_ERRORS = {
 } as const;
 
 export type PageErrorCode = keyof typeof PAGE_ERRORS;
-export type PageError = (typeof PAGE_ERRORS)[PageErrorCode];

@@ -6,11 +6,11 @@
  *
  * Each crossing has a record (a Redis hash, kept 90 days) of what was done: a step is marked only
  * after it succeeded, so a mail server that refuses leaves the email to do, and the caller retries
- * (`not_yet`); one replica at a time works on a crossing (a short lease). The webhook is tried once
+ * (`not_yet`); one replica at a time works on a crossing (service-kit's lease, held briefly). The webhook is tried once
  * per crossing (its delivery retries on its own), the email until it goes.
  */
 import { createHash, randomUUID } from "node:crypto";
-import type { Logger, PortalRedisKeys, Redis } from "@rda/service-kit";
+import { type Logger, type PortalRedisKeys, type Redis, withLease } from "@rda/service-kit";
 import { type DeliveryResult, deliverWebhook } from "@rda/webhooks";
 import type { Mailer } from "../mail/mailer.ts";
 import type { AccountStore } from "../store/accounts.ts";
@@ -63,15 +63,10 @@ export function createNotifier(deps: NotifierDeps): Notifier {
         .digest("hex");
       const record = deps.keys.notice(crossing);
       if ((await deps.redis.hgetall(record)).done) return { outcome: "already_sent" };
-      const claim = deps.keys.noticeClaim(crossing);
-      const token = randomUUID();
-      if ((await deps.redis.set(claim, token, "PX", CLAIM_TTL_MS, "NX")) !== "OK")
-        return { outcome: "not_yet", reason: "another replica is sending it" };
-      try {
-        return await sendClaimed(deps, accountId, notice, crossing, record);
-      } finally {
-        if ((await deps.redis.get(claim)) === token) await deps.redis.del(claim);
-      }
+      const sent = await withLease(deps.redis, deps.keys.noticeClaim(crossing), CLAIM_TTL_MS, () =>
+        sendClaimed(deps, accountId, notice, crossing, record),
+      );
+      return sent.held ? sent.value : { outcome: "not_yet", reason: "another replica is sending it" };
     },
   };
 }

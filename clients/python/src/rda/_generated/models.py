@@ -78,9 +78,9 @@ class Account(TypedDict):
     credits_balance: int
     rate_limit: AccountRateLimit
     #: Below this balance the key's account is told by email (and webhook, where set): the threshold the account chose in the developer portal, else a tenth of the key's last top-up, else 100.
-    low_balance_threshold: NotRequired[int]
+    low_balance_threshold: int
     #: This month's spend and the monthly spend cap.
-    spend: NotRequired[MonthlySpend]
+    spend: MonthlySpend
 
 
 class AccountRateLimit(TypedDict):
