@@ -107,7 +107,7 @@ describe("one replica at a time", () => {
  */
 const CALLER_HOME = ["packages/service-kit/src/adapter-caller.ts"];
 const OWN_ADAPTER_CALL = [/(?<!function )\bdecodeAdapterReply\s*\(/];
-const ADAPTER_SIDE = ["packages/adapter-kit/src/answer-meta.ts"];
+const ADAPTER_SIDE = ["packages/adapter-kit/src/start-adapter.ts"];
 
 describe("asking an adapter", () => {
   it("goes through service-kit's callAdapter only", () => {

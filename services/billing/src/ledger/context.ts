@@ -1,6 +1,6 @@
 /** What every ledger operation needs: the Redis client, the namespace's keys and a clock. */
 import { LEDGER_RETENTION } from "@rda/contracts";
-import type { Logger, Redis, RedisKeys } from "@rda/service-kit";
+import { type Logger, type Redis, type RedisKeys, startLoop } from "@rda/service-kit";
 
 export interface LedgerContext {
   readonly redis: Redis;
@@ -56,7 +56,7 @@ const MAX_ROUND_TRIP_MS = 50;
 export interface RedisClock {
   /** Epoch milliseconds on Redis' clock, as far as billing can tell. */
   now(): number;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 export async function startRedisClock(redis: Redis, logger: Logger): Promise<RedisClock> {
@@ -74,7 +74,6 @@ export async function startRedisClock(redis: Redis, logger: Logger): Promise<Red
     );
   await measureQuietly();
   if (Math.abs(offsetMs) > 1_000) logger.warn({ offsetMs }, "billing's clock and Redis' disagree");
-  const timer = setInterval(() => void measureQuietly(), REFRESH_MS);
-  timer.unref();
-  return { now: () => Date.now() + offsetMs, stop: () => clearInterval(timer) };
+  const refresh = startLoop({ name: "Redis clock", everyMs: REFRESH_MS, turn: measureQuietly, logger });
+  return { now: () => Date.now() + offsetMs, stop: () => refresh.stop() };
 }
