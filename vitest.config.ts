@@ -65,6 +65,13 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: a few workers keep the machine responsive for the servers the tests start.
     maxWorkers: 3,
+    // Each worker process runs its share of the files one after another, keeping the modules it
+    // loaded: a fresh process per file spent most of every layer's time loading the same modules
+    // again (for the stack layer, the whole in-process stack's); CONTRIBUTING.md#running-tests has
+    // the durations. Sound because no file changes anything process-wide that the next would inherit
+    // (test/architecture/shared-test-workers.test.ts): each starts its own servers in its own
+    // namespace and stops them, and metrics registries are per instance.
+    isolate: false,
     reporters: ["default"],
     projects: [
       { extends: true, test: { name: "unit", include: UNIT } },

@@ -23,7 +23,6 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
     "longest an answer is served again: data of the last 36 hours, settled data, user aggregates ([freshness](api.md#freshness))",
   CACHE_USER_S:
     "longest an answer is served again: data of the last 36 hours, settled data, user aggregates ([freshness](api.md#freshness))",
-  EXPORTS_ACK_WAIT_MS: "a job whose replica stopped answering returns to the queue after this",
   EXPORTS_BALANCE_RETRY_MS: "how soon a job paused at a zero balance looks again",
   EXPORTS_CONCURRENCY: "jobs one replica runs at once",
   EXPORTS_DIR: "the file store: a directory every replica shares (unless `EXPORTS_S3_BUCKET` is set)",
@@ -83,18 +82,13 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
   MONITORS_PER_ACCOUNT: "monitors one account may hold across its keys ([monitors](api.md#monitors))",
   MONITOR_BACKFILL_PAGES_PER_POLL:
     "backfill pages one monitor may take per poll: fairness between long windows and the rest",
-  MONITOR_LEASE_MS: "how long a replica holds a source while polling it before another may take it over",
   MONITOR_LOOKBACK_EVERY_MS:
     "how often a followed source's newest page is read again for items the archive ingested late (one page per source; 0: never)",
   MONITOR_MIN_INTERVAL_SECONDS:
     "the shortest interval a monitor may ask for, in seconds; lower only for development",
-  MONITOR_TICK_MS: "how often a replica looks for due sources",
-  MONITOR_WEBHOOK_LEASE_MS:
-    "how long a replica holds a monitor's deliveries; another takes over once it runs out",
   MONITOR_WEBHOOK_SEALING_KEY:
     "32 bytes (base64, or 64 hex digits) sealing monitors' webhook signing secrets at rest (AES-256-GCM); unset: monitors cannot have a `webhook_url` (pull still works)",
   MONITOR_WEBHOOK_SECRET_OVERLAP_S: "how long a rotated webhook secret still signs beside the new one",
-  MONITOR_WEBHOOK_TICK_MS: "how often a replica looks for due webhook deliveries",
   MONITOR_WEBHOOK_TIMEOUT_MS: "one webhook attempt's deadline",
   NATS_PASSWORD: "the service's own NATS identity, both or neither",
   NATS_REPLICAS:

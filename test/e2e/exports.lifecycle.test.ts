@@ -155,21 +155,27 @@ describe("a worker killed mid-job", () => {
   /** `pagesPerSecond`: the first replica goes slowly, so it is still mid-job however slowly the
    * second one starts on a busy machine. */
   function startReplica(pagesPerSecond = 5): ServiceProcess {
-    const replica = spawnService("exports", {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      RDA_NAMESPACE: stack.namespace,
-      REDIS_URL: testRedisUrl(),
-      NATS_URL: testNatsUrl(),
-      EXPORTS_DIR: dir,
-      EXPORTS_PORT: "0",
-      METRICS_PORT: "0",
-      EXPORTS_PAGES_PER_SECOND: String(pagesPerSecond),
-      EXPORTS_CONCURRENCY: "1",
-      EXPORTS_ACK_WAIT_MS: "2000",
-      LOG_LEVEL: "info",
-      LOG_FORMAT: "json",
-    });
+    const replica = spawnService(
+      "exports",
+      {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        RDA_NAMESPACE: stack.namespace,
+        REDIS_URL: testRedisUrl(),
+        NATS_URL: testNatsUrl(),
+        EXPORTS_DIR: dir,
+        EXPORTS_PORT: "0",
+        METRICS_PORT: "0",
+        EXPORTS_PAGES_PER_SECOND: String(pagesPerSecond),
+        EXPORTS_CONCURRENCY: "1",
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+      },
+      {
+        entry: "services/exports/test/support/replica-main.ts",
+        args: [JSON.stringify({ ackWaitMs: 2_000 })],
+      },
+    );
     replicas.push(replica);
     return replica;
   }

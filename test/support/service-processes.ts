@@ -23,14 +23,27 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
+export interface SpawnOptions {
+  /** Runs the JavaScript `pnpm build` made of main.ts. */
+  built?: boolean;
+  /**
+   * Runs this module (relative to the repository) instead of main.ts: a test's replica process that
+   * passes the service settings no deployment chooses (its loops' timings) in code, not as variables.
+   */
+  entry?: string;
+  /** Arguments after the module: the entry's settings, as JSON. */
+  args?: readonly string[];
+}
+
 export function spawnService(
   name: string,
   env: NodeJS.ProcessEnv,
-  options: { built?: boolean } = {},
+  options: SpawnOptions = {},
 ): ServiceProcess {
   const args = options.built
     ? ["--enable-source-maps", join(ROOT, "services", name, "dist", "main.mjs")]
-    : ["--import", "tsx", join(ROOT, "services", name, "src", "main.ts")];
+    : ["--import", "tsx", join(ROOT, options.entry ?? join("services", name, "src", "main.ts"))];
+  args.push(...(options.args ?? []));
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env,

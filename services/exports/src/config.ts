@@ -1,4 +1,4 @@
-/** The exports service's environment (docs/settings.md), validated once at start by main.ts. */
+/** The exports service's environment (docs/settings.md), validated once at start by serve.ts. */
 import { DEADLINE_DEFAULTS } from "@rda/contracts";
 import { env, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
@@ -31,8 +31,6 @@ export const exportsConfigShape = {
   EXPORTS_PAGES_PER_SECOND: env.positiveInt(2),
   /** Jobs one replica runs at once. */
   EXPORTS_CONCURRENCY: env.positiveInt(2),
-  /** A job whose worker stopped answering returns to the queue after this. */
-  EXPORTS_ACK_WAIT_MS: env.positiveInt(30_000),
   /** How long a finished export's file is kept. */
   EXPORTS_RETENTION_DAYS: env.positiveInt(7),
   /** How soon a job paused at a zero balance looks for credits again. */

@@ -1,4 +1,4 @@
-/** The monitors service's environment (docs/settings.md), validated once at start by main.ts. */
+/** The monitors service's environment (docs/settings.md), validated once at start by serve.ts. */
 import { env, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_MONITOR_LIMITS, DEFAULT_MONITOR_SETTINGS, DEFAULT_WEBHOOK_SETTINGS } from "./index.ts";
@@ -15,8 +15,6 @@ export const monitorsConfigShape = {
   MONITORS_PER_ACCOUNT: env.positiveInt(DEFAULT_MONITOR_LIMITS.maxMonitorsPerAccount),
   /** The shortest interval a monitor may ask for, in seconds. Lower only for development. */
   MONITOR_MIN_INTERVAL_SECONDS: env.positiveInt(DEFAULT_MONITOR_LIMITS.minIntervalSeconds),
-  /** How often a replica looks for due sources. */
-  MONITOR_TICK_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.tickMs),
   /** Backfill pages one monitor may take per poll (fairness between long windows and the rest). */
   MONITOR_BACKFILL_PAGES_PER_POLL: env.positiveInt(DEFAULT_MONITOR_SETTINGS.backfillPagesPerPoll),
   /**
@@ -24,8 +22,6 @@ export const monitorsConfigShape = {
    * (one page per source; 0: never).
    */
   MONITOR_LOOKBACK_EVERY_MS: env.nonNegativeInt(DEFAULT_MONITOR_SETTINGS.lookbackEveryMs),
-  /** How long a replica holds a source while polling it before another may take it over. */
-  MONITOR_LEASE_MS: env.positiveInt(DEFAULT_MONITOR_SETTINGS.leaseMs),
   /**
    * 32 bytes (base64, or 64 hex digits) sealing monitors' webhook secrets at rest (AES-256-GCM).
    * Unset: monitors cannot have a webhook_url (pull still works).
@@ -42,10 +38,6 @@ export const monitorsConfigShape = {
   MONITOR_WEBHOOK_TIMEOUT_MS: env.positiveInt(hooks.attemptTimeoutMs),
   /** How long a rotated secret still signs beside the new one. */
   MONITOR_WEBHOOK_SECRET_OVERLAP_S: env.positiveInt(hooks.secretOverlapMs / 1000),
-  /** How long a replica holds a monitor's deliveries; another takes over once it runs out. */
-  MONITOR_WEBHOOK_LEASE_MS: env.positiveInt(hooks.leaseMs),
-  /** How often a replica looks for due webhook deliveries. */
-  MONITOR_WEBHOOK_TICK_MS: env.positiveInt(hooks.tickMs),
   HEALTH_PORT: env.port(9111),
   HEALTH_HOST: env.host(),
   LOG_LEVEL: env.logLevel(),

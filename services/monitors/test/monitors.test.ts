@@ -20,6 +20,8 @@ afterAll(async () => {
 });
 
 const DAY = 86_400;
+/** The crashing replica: main.ts's process with short loops (support/replica-main.ts). */
+const REPLICA_MAIN = "services/monitors/test/support/replica-main.ts";
 /** Simulated time the test lets pass: the corpus keeps "arriving" posts for days after its start. */
 const LATER = 6 * 3600;
 
@@ -273,19 +275,21 @@ describe("a crash", () => {
     // The earlier tests' replicas would take the new source over and backfill it at once: only the
     // replica that is killed polls until it dies.
     await harness.stopReplicas();
-    const crashing = spawnService("monitors", {
-      ...process.env,
-      RDA_NAMESPACE: harness.namespace,
-      NATS_URL: testNatsUrl(),
-      REDIS_URL: testRedisUrl(),
-      HEALTH_PORT: "0",
-      METRICS_PORT: "0",
-      LOG_LEVEL: "info",
-      MONITOR_MIN_INTERVAL_SECONDS: "1",
-      MONITOR_TICK_MS: "150",
-      MONITOR_BACKFILL_PAGES_PER_POLL: "1",
-      MONITOR_LEASE_MS: "1500",
-    });
+    const crashing = spawnService(
+      "monitors",
+      {
+        ...process.env,
+        RDA_NAMESPACE: harness.namespace,
+        NATS_URL: testNatsUrl(),
+        REDIS_URL: testRedisUrl(),
+        HEALTH_PORT: "0",
+        METRICS_PORT: "0",
+        LOG_LEVEL: "info",
+        MONITOR_MIN_INTERVAL_SECONDS: "1",
+        MONITOR_BACKFILL_PAGES_PER_POLL: "1",
+      },
+      { entry: REPLICA_MAIN, args: [JSON.stringify({ tickMs: 150, leaseMs: 1_500 })] },
+    );
     try {
       await crashing.waitForLine(/monitors ready/);
       const { corpus } = harness.simulator;

@@ -13,11 +13,21 @@ export interface Infrastructure {
   stop(): Promise<void>;
 }
 
-const START_HINT = [
-  "start them, then run the tests again:",
-  '  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
-  "  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server",
-].join("\n");
+/**
+ * What to run when a server is missing: the repository's own starter (what `pnpm start` and
+ * `.ci/run` use), or the same commands by hand, on the ports the URLs name.
+ */
+function startHint(redisUrl: string, natsUrl: string): string {
+  const redisPort = new URL(redisUrl.split(",")[0]!.trim()).port || "6379";
+  const natsPort = new URL(natsUrl.split(",")[0]!.trim()).port || "4222";
+  return [
+    "start them, then run the tests again:",
+    "  pnpm exec tsx scripts/local-servers.ts    # starts whichever is missing, at REDIS_URL and NATS_URL",
+    "or by hand:",
+    `  redis-server --daemonize yes --bind 127.0.0.1 --port ${redisPort} --save "" --appendonly no`,
+    `  nohup nats-server -a 127.0.0.1 -p ${natsPort} -js -sd /tmp/nats-server-${natsPort} >/dev/null 2>&1 &`,
+  ].join("\n");
+}
 
 export async function findInfrastructure(env = process.env): Promise<Infrastructure> {
   const redisUrl = env.REDIS_URL || "redis://127.0.0.1:6379";
@@ -29,7 +39,7 @@ export async function findInfrastructure(env = process.env): Promise<Infrastruct
     .filter(Boolean)
     .join(" and ");
   throw new Error(
-    `integration tests need a real ${missing}, and no Docker engine is available; ${START_HINT}`,
+    `integration tests need a real ${missing}, and no Docker engine is available; ${startHint(redisUrl, natsUrl)}`,
   );
 }
 
