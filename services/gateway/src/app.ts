@@ -91,7 +91,10 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   readonly redis: Redis;
-  /** Where the adapters keep their answers (CACHE_REDIS_URL); default `redis`. */
+  /**
+   * Where the adapters keep their answers when it is a Redis of its own (CACHE_REDIS_URL), read by
+   * the gateway after admission; unset or `redis`: billing's admission serves them.
+   */
   readonly cacheRedis?: Redis;
   readonly nats: NatsConnection;
   readonly subjects: Subjects;
@@ -201,11 +204,10 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
-    cachedAnswers: createCachedAnswers({
-      redis: deps.cacheRedis ?? redis,
-      keys: deps.keys.upstreamCache,
-      metrics,
-    }),
+    cachedAnswers:
+      deps.cacheRedis === undefined || deps.cacheRedis === redis
+        ? undefined
+        : createCachedAnswers({ redis: deps.cacheRedis, keys: deps.keys.upstreamCache, metrics }),
     refunds: createRefunds(ends),
     settlement: createSettlement({ ends, logger }),
     idempotency,

@@ -5,7 +5,9 @@
  * sent the moment the answer arrived gets that answer; should the write fail, the record is
  * withdrawn with the refund. A request that fails after the debit is refunded before its answer is
  * sent, and the answer says so; a client that hangs up before its answer was written is refunded
- * too. Each charge ends exactly once.
+ * too. Each charge ends exactly once. A cache hit's debit is settled by billing at admission; its
+ * client hanging up before the answer was written is refunded all the same (billing refunds a hit's
+ * debit once, for the gateway that could not write it).
  */
 import { ERRORS } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -26,7 +28,13 @@ export function openCharge(
   request: FastifyRequest,
   reply: FastifyReply,
   key: KeyInfo,
-  debit: { credits: number; balance: number; claim: Claim | undefined },
+  debit: {
+    credits: number;
+    balance: number;
+    claim: Claim | undefined;
+    /** Settled by billing at admission (a cache hit): nothing to settle once written. */
+    settled?: boolean;
+  },
 ): Charge {
   let ended = false;
   let answered = false;
@@ -39,7 +47,7 @@ export function openCharge(
     if (ended) return;
     ended = true;
     if (reply.raw.writableFinished && answered) {
-      ctx.settlement.settle(key.id, request.id);
+      if (!debit.settled) ctx.settlement.settle(key.id, request.id);
     } else {
       void ctx.refunds.refundNow(refundMessage("client_closed"));
       keepClaim(debit.claim?.release());
