@@ -147,18 +147,6 @@ export const admitRequestSchema = z.object({
   credits: z.number().int().min(0).max(100),
   tokens: z.number().int().min(1).max(1_000).default(1),
   pending_ms: z.number().int().min(PENDING_DEBIT_LIMITS.minMs).max(PENDING_DEBIT_LIMITS.maxMs),
-  /**
-   * The request's name in the cache of answers (`answerRequestHash`), when the caller may be served
-   * a kept answer. Billing reads it only once the request is admitted; a kept answer fresh enough
-   * (its own bound, and `answer_max_age_s`) is charged settled at once and sent after the reply
-   * (`answered`). Absent (a `no-cache` request, or the cache in a Redis of its own): not read.
-   */
-  answer_hash: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional(),
-  /** The caller's `Cache-Control: max-age` bound on the kept answer, in seconds. */
-  answer_max_age_s: z.number().int().min(1).max(1e9).optional(),
 });
 export type AdmitRequest = z.input<typeof admitRequestSchema>;
 
@@ -199,11 +187,6 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     low_balance_threshold: z.number().int().min(0).optional(),
     /** The key's count of top-ups: each re-arms the low-balance line, so its next crossing is new. */
     low_balance_round: z.number().int().min(0).optional(),
-    /**
-     * The kept answer was served: the debit is settled already, and the reply's JSON is followed by
-     * a newline and the answer's frame, as the adapter sent it (contracts/adapter-frame.ts).
-     */
-    answered: z.literal(true).optional(),
   }),
   z.object({ outcome: z.literal("rate_limited"), retry_after_ms: waitMs, bucket: keyBucketSchema }),
   z.object({

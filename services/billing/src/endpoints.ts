@@ -85,13 +85,9 @@ export function billingEndpoints(deps: EndpointDeps): { subject: string; handler
   ];
 }
 
-/**
- * Admission, with its outcome counted for data requests (a request that takes credits). A cache hit
- * (the request named its answer, admission served the kept one) is answered as the reply's JSON, a
- * newline and the answer's frame, its bytes as the adapter sent them (admitReplySchema, `answered`).
- */
+/** Admission, with its outcome counted for data requests (a request that takes credits). */
 async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequestSchema>) {
-  const { reply, frame } = await decideAdmission(deps.context, {
+  const reply = await decideAdmission(deps.context, {
     keyId: r.key_id,
     keyHash: r.key_hash ?? "",
     requestId: r.request_id,
@@ -101,20 +97,12 @@ async function admitAndCount(deps: EndpointDeps, r: z.output<typeof admitRequest
     pendingMs: r.pending_ms,
     // The moment the endpoint stops waiting (`billingEndpoint` below) and answers 503.
     deadline: deps.redisClock.now() + deps.storeTimeoutMs,
-    ...(r.answer_hash !== undefined && {
-      answer: {
-        hash: r.answer_hash,
-        maxAgeMs: r.answer_max_age_s === undefined ? undefined : r.answer_max_age_s * 1000,
-      },
-    }),
   });
   if (reply.outcome === "expired")
     throw new ServiceError(503, "the admission reached the ledger store after billing stopped waiting");
   if (r.credits > 0) deps.metrics.debits.inc({ outcome: reply.outcome });
   if (reply.outcome === "admitted") publishCrossings(deps, r.key_id, crossingsOf(r.key_id, r.credits, reply));
-  // A hit's debit is final already: counted with the settlements, as its settle would have been.
-  if (frame) deps.metrics.settlements.inc({ outcome: "settled" });
-  return frame ? Buffer.concat([Buffer.from(`${JSON.stringify(reply)}\n`), frame]) : reply;
+  return reply;
 }
 
 /**
@@ -189,9 +177,7 @@ export function jsonEndpoint<S extends z.ZodType>(
       throw new ServiceError(400, `invalid request: ${request.error}`);
     }
     try {
-      const reply = await withTimeout(run(request.value), options.timeoutMs);
-      // Bytes are a reply encoded already (an admission that carries a kept answer).
-      return reply instanceof Uint8Array ? reply : JSON.stringify(reply);
+      return JSON.stringify(await withTimeout(run(request.value), options.timeoutMs));
     } catch (error) {
       if (error instanceof ServiceError) throw error;
       if (error instanceof StoreTimeout || isStoreFailure(error)) {
@@ -209,7 +195,7 @@ export function jsonEndpoint<S extends z.ZodType>(
 export function billingEndpoint<N extends BillingRpcName>(
   subjects: Subjects,
   name: N,
-  run: (request: BillingRpcDecoded<N>) => Promise<z.input<(typeof BILLING_RPC)[N]["reply"]> | Uint8Array>,
+  run: (request: BillingRpcDecoded<N>) => Promise<z.input<(typeof BILLING_RPC)[N]["reply"]>>,
   options: EndpointOptions,
 ): { subject: string; handler: RequestHandler } {
   // TypeScript cannot narrow an entry of the table by a generic name; the table pairs them.

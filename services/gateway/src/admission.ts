@@ -4,15 +4,11 @@
  * catalog's refusals. The key's bucket comes back with every answer, for the RateLimit headers.
  */
 import {
-  type AdapterReplyMeta,
   type AdmitReply,
   type AdmitRequest,
-  admitReplySchema,
   type BillingRpcName,
   type BillingRpcRequest,
   buildSubjects,
-  decodeJson,
-  err,
   type KeyBucket,
   type LookupKeyReply,
   type LookupKeyRequest,
@@ -27,10 +23,8 @@ import {
   billingCaller,
   type NatsConnection,
   type NatsRequestFailure,
-  requestRaw,
   type SpendingRefusal,
 } from "@rda/service-kit";
-import type { AdapterData } from "./adapter-client.ts";
 import type { GatewayContext } from "./context.ts";
 import { fail, type Step, succeed } from "./failure.ts";
 import type { KeyInfo } from "./key-directory.ts";
@@ -42,11 +36,6 @@ export interface AdmissionRequest {
   readonly credits: number;
   /** Tokens of the key's bucket to spend (1 per request; more for a batch of /mcp messages). */
   readonly tokens?: number;
-  /**
-   * The request's name in the cache of answers and the caller's bound on a kept answer's age:
-   * billing serves a kept answer with the admission, the debit settled (a cache hit).
-   */
-  readonly answer?: { readonly hash: string; readonly maxAgeS: number | undefined };
 }
 
 export interface Admitted {
@@ -57,8 +46,6 @@ export interface Admitted {
   readonly monthSpend?: MonthSpend;
   /** The balance below which the key's account is told, when billing reports it. */
   readonly lowBalanceThreshold?: number;
-  /** The kept answer billing served with the admission; its debit is settled already. */
-  readonly answer?: AdapterData;
 }
 
 /**
@@ -83,10 +70,6 @@ export async function admitThroughBilling(
     credits: request.credits,
     tokens: request.tokens ?? 1,
     pending_ms: ctx.settings.pendingDebitMs,
-    ...(request.answer && {
-      answer_hash: request.answer.hash,
-      ...(request.answer.maxAgeS !== undefined && { answer_max_age_s: request.answer.maxAgeS }),
-    }),
   });
   if (!reply.ok) {
     // No responders, or NATS offline: nobody received the request, nothing was taken. Any other
@@ -114,7 +97,6 @@ export async function admitThroughBilling(
           bucket: answer.bucket,
           monthSpend: answer.month_spend,
           lowBalanceThreshold: answer.low_balance_threshold,
-          ...(answer.frame && { answer: keptAnswer(answer.frame) }),
         }),
         bucket: answer.bucket,
       };
@@ -144,45 +126,6 @@ export async function admitThroughBilling(
 }
 
 /**
- * A kept answer's frame as billing served it: written by our adapters and found fresh by billing,
- * so its head is read as it is (no schema on the hot path) and its data bytes are handed on.
- */
-function keptAnswer(frame: Uint8Array): AdapterData {
-  const split = frame.indexOf(NEWLINE);
-  const meta = JSON.parse(Buffer.from(frame.buffer, frame.byteOffset, split).toString()) as AdapterReplyMeta;
-  if (meta.outcome !== "ok") throw new Error("billing served a kept answer that is not one");
-  return {
-    data: frame.subarray(split + 1),
-    cursor: meta.cursor ?? null,
-    has_more: meta.has_more ?? false,
-    fetchedAtMs: meta.fetched_at_ms,
-    maxAgeS: meta.max_age_s,
-    source: "cache",
-  };
-}
-
-const NEWLINE = 0x0a;
-
-/** An admission's reply; with a cache hit (`answered`), the kept answer's frame that follows it. */
-export type AdmitAnswer = AdmitReply & { readonly frame?: Uint8Array };
-
-/** billing.admit's reply: its JSON, then for a cache hit a newline and the kept answer's frame. */
-function readAdmitReply(bytes: Uint8Array): Result<AdmitAnswer, NatsRequestFailure> {
-  const split = bytes.indexOf(NEWLINE);
-  const head = decodeJson(split === -1 ? bytes : bytes.subarray(0, split), admitReplySchema);
-  if (!head.ok)
-    return err({ kind: "malformed_reply", message: `malformed reply on billing.admit: ${head.error}` });
-  const reply = head.value;
-  const answered = reply.outcome === "admitted" && reply.answered === true;
-  if (answered !== (split !== -1))
-    return err({
-      kind: "malformed_reply",
-      message: "billing.admit: a kept answer without its frame, or the other way round",
-    });
-  return { ok: true, value: answered ? { ...reply, frame: bytes.subarray(split + 1) } : reply };
-}
-
-/**
  * The gateway's side of billing's hot-path calls (BILLING_RPC in @rda/contracts), timed for the
  * metrics. Every way of not getting a usable answer (billing down, slow, or failing on its store)
  * arrives as a `NatsRequestFailure` value, never as an exception.
@@ -195,7 +138,7 @@ const METRIC_SUBJECTS = buildSubjects("").billing;
 export interface BillingClient {
   /** A key by the hash of a presented secret, or by its id for a caller bound to it (OAuth). */
   lookup(by: LookupKeyRequest): Answer<LookupKeyReply>;
-  admit(request: AdmitRequest): Answer<AdmitAnswer>;
+  admit(request: AdmitRequest): Answer<AdmitReply>;
   /** Every call, timed the same way; settles and refunds go through service-kit debit-ends.ts. */
   readonly rpc: BillingCaller;
 }
@@ -221,23 +164,7 @@ export function createBillingClient(deps: {
   };
   return {
     lookup: (by) => timed("lookupKey", by),
-    // Read as bytes: a cache hit's reply carries the kept answer after its JSON.
-    admit: async (request) => {
-      const started = performance.now();
-      const raw = await requestRaw(
-        deps.nats,
-        deps.subjects.billing.admit,
-        JSON.stringify(request),
-        deps.timeoutMs,
-      );
-      const answer = raw.ok ? readAdmitReply(raw.value) : raw;
-      const outcome = answer.ok ? "ok" : answer.error.kind;
-      metrics.natsRequestDuration.observe(
-        { subject: METRIC_SUBJECTS.admit, outcome },
-        (performance.now() - started) / 1000,
-      );
-      return answer;
-    },
+    admit: (request) => timed("admit", request),
     rpc: { call: (name, request) => timed(name, request) },
   };
 }

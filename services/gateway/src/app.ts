@@ -91,10 +91,7 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   readonly redis: Redis;
-  /**
-   * Where the adapters keep their answers when it is a Redis of its own (CACHE_REDIS_URL), read by
-   * the gateway after admission; unset or `redis`: billing's admission serves them.
-   */
+  /** Where the adapters keep their answers (CACHE_REDIS_URL); default `redis`. */
   readonly cacheRedis?: Redis;
   readonly nats: NatsConnection;
   readonly subjects: Subjects;
@@ -204,10 +201,11 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       onLookup: (result) => metrics.keyCache.inc({ result }),
     }),
     adapters: createAdapterClient({ nats, subjects, metrics, timeoutMs: settings.adapterTimeoutMs }),
-    cachedAnswers:
-      deps.cacheRedis === undefined || deps.cacheRedis === redis
-        ? undefined
-        : createCachedAnswers({ redis: deps.cacheRedis, keys: deps.keys.upstreamCache, metrics }),
+    cachedAnswers: createCachedAnswers({
+      redis: deps.cacheRedis ?? redis,
+      keys: deps.keys.upstreamCache,
+      metrics,
+    }),
     refunds: createRefunds(ends),
     settlement: createSettlement({ ends, logger }),
     idempotency,

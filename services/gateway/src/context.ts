@@ -28,11 +28,7 @@ export interface GatewayContext {
   readonly billing: BillingClient;
   readonly adapters: AdapterClient;
   /** The adapters' final answers, read after admission (adapter-client.ts). */
-  /**
-   * The cache of answers when it has a Redis of its own (CACHE_REDIS_URL), read after admission;
-   * undefined when it shares the ledger's Redis, where billing's admission serves it.
-   */
-  readonly cachedAnswers: CachedAnswers | undefined;
+  readonly cachedAnswers: CachedAnswers;
   readonly refunds: Refunds;
   readonly settlement: Settlement;
   readonly idempotency: IdempotencyStore;

@@ -6,7 +6,7 @@
  * request's, or a work debit's (work-debits.ts), which is the same admission with no bucket tokens,
  * under the work's id and with the work's deadline. Its state moves once from `pending` to `settled`
  * (the answer reached the client), `refunded` (the request failed, or the client left) or `voided` (nobody settled it in time); only a pending
- * debit, or a cache hit's settled at admission, can be refunded, so every refund is applied exactly once.
+ * debit can be refunded, so every refund is applied exactly once.
  *
  * Admission touches the key's slot and one global key (the pending index): fine on one Redis
  * primary, which the operator guide prescribes; see there for Redis Cluster. The upstream budget is
@@ -37,41 +37,12 @@ end
 `;
 
 /**
- * The cache of answers, read by admission only once a request is admitted (docs/architecture.md#one-requests-way):
- * the frame the adapter kept under the request's name (its key is ARGV[6]; '' reads none), served
- * when its head says it is an answer young enough for its own bound (`max_age_s`) and the caller's
- * (ARGV[7], ms; '' none), on Redis' clock. Anything else is a miss. Read-only: the adapters write it,
- * and billing's Redis user may only read it (`%R~`), which Redis checks per command; a key a script
- * declares must be one its user may also write, so this one is passed as an argument.
- */
-const KEPT_ANSWER = `
-local function kept_answer()
-  if ARGV[6] == '' then return nil end
-  local frame = redis.call('GET', ARGV[6])
-  if not frame then return nil end
-  local split = string.find(frame, '\\n', 1, true)
-  if not split then return nil end
-  local decoded, head = pcall(cjson.decode, string.sub(frame, 1, split - 1))
-  if not decoded or type(head) ~= 'table' or head.outcome ~= 'ok' then return nil end
-  local fetched, bound = tonumber(head.fetched_at_ms), tonumber(head.max_age_s)
-  if not fetched or not bound then return nil end
-  bound = bound * 1000
-  if ARGV[7] ~= '' then bound = math.min(bound, tonumber(ARGV[7])) end
-  if now - fetched > bound then return nil end
-  return frame
-end
-`;
-
-/**
  * KEYS: record, journal, debit marker, key bucket, (unused), pending index, (unused), monthly spend.
  * ARGV: request_id, key hash ('' for a caller bound to the key id, as an OAuth token's), operation,
- * credits, tokens, the kept answer's key ('' none), the caller's bound on its age (ms, or ''),
- * pending ms, marker ttl (s), usage key
+ * credits, tokens, (unused), (unused), pending ms, marker ttl (s), usage key
  * prefix, usage ttl (s), at (ms), day, pending member, deadline (ms on Redis' clock), month.
  * Replies {outcome, balance, retry_after_ms, qps, burst, tokens left, seconds to full}, and after
- * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round},
- * and for a kept answer served, {…, its frame}: then the debit is written settled (marked `hit`),
- * with no deadline, journaled and counted as any debit;
+ * the cap's step {…, cap (-1: none), month's spend}; admitted, also {…, low-balance line, its round};
  * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits). A debit
  * already recorded under the request id answers `already_debited` (pending or settled) or
  * `already_ended` (refunded or voided) with the balance it left, and takes nothing.
@@ -80,7 +51,7 @@ end
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
  */
 export const admitScript =
-  luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${DEBIT_RECORD}${SPEND_CAP}${LOW_BALANCE_LINE}${KEPT_ANSWER}
+  luaScript(`${JOURNAL_AND_USAGE}${TOKEN_BUCKETS}${DEBIT_RECORD}${SPEND_CAP}${LOW_BALANCE_LINE}
 if now > tonumber(ARGV[15]) then return {'expired'} end
 local record = redis.call('HMGET', KEYS[1], 'balance', 'revoked', 'hash', 'qps', 'burst')
 if not record[1] then return {'unknown_key'} end
@@ -118,12 +89,8 @@ spent = count_spend(credits)
 redis.call('HSET', KEYS[1], 'last_used_at', ARGV[12])
 journal('debit', -credits, balance, ARGV[1], ARGV[12])
 count(ARGV[10] .. ARGV[13], 'charged:' .. ARGV[3], 1, ARGV[11])
-local frame = kept_answer()
-write_debit(KEYS[3], { state = frame and 'settled' or 'pending', balance = balance, operation = ARGV[3],
-  day = ARGV[13], credits = credits, hit = frame ~= nil }, ARGV[9])
-if frame then
-  return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line(), low_balance_round(), frame}
-end
+write_debit(KEYS[3], { state = 'pending', balance = balance, operation = ARGV[3], day = ARGV[13],
+  credits = credits }, ARGV[9])
 redis.call('ZADD', KEYS[6], now + tonumber(ARGV[8]), ARGV[14])
 return {'admitted', balance, 0, qps, burst, left, full, cap, spent, low_balance_line(), low_balance_round()}
 `);
@@ -159,9 +126,7 @@ redis.call('ZREM', KEYS[4], ARGV[6])
 local function current() return tonumber(redis.call('HGET', KEYS[1], 'balance') or '-1') end
 local debit = read_debit(KEYS[3])
 if not debit then return {'expired', current()} end
--- A cache hit's debit, settled at admission, is refunded once when its answer could not be written.
-local refundable = debit.state == 'pending' or (debit.state == 'settled' and debit.hit)
-if not refundable then return {ended_as(debit.state), current()} end
+if debit.state ~= 'pending' then return {ended_as(debit.state), current()} end
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'expired', -1} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', debit.credits)
 journal('refund', debit.credits, balance, ARGV[1], ARGV[2])

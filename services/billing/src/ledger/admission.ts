@@ -34,11 +34,6 @@ export interface Admission {
    * runs the script only after it, nothing is decided and nothing taken.
    */
   readonly deadline: number;
-  /**
-   * The request's name in the cache of answers (`answerRequestHash`) and the caller's bound on the
-   * kept answer's age (ms); absent: the cache is not read.
-   */
-  readonly answer?: { readonly hash: string; readonly maxAgeMs: number | undefined };
 }
 
 /**
@@ -58,8 +53,6 @@ const UNUSED_SLOT = "";
 export interface AdmissionRun {
   readonly reply: [outcome: string, ...figures: number[]];
   readonly month: string;
-  /** The kept answer's frame, served with the debit settled (a cache hit). */
-  readonly frame?: Buffer;
 }
 
 /**
@@ -70,10 +63,7 @@ export async function runAdmission(context: LedgerContext, admission: Admission)
   const { keys } = context;
   const { keyId, requestId } = admission;
   const at = context.now();
-  const { answer } = admission;
-  // The frame comes back as bytes, handed on as they are; the rest of the reply is read as text.
-  const run = answer ? admitScript.runForBytes : admitScript.run;
-  const reply = await run(
+  const reply = await admitScript.run(
     context.redis,
     [
       keys.keyRecord(keyId),
@@ -91,8 +81,8 @@ export async function runAdmission(context: LedgerContext, admission: Admission)
       admission.operation,
       admission.credits,
       admission.tokens,
-      answer ? keys.upstreamCache.answer(answer.hash) : UNUSED_SLOT,
-      answer?.maxAgeMs ?? UNUSED_SLOT,
+      UNUSED_SLOT,
+      UNUSED_SLOT,
       admission.pendingMs,
       MARKER_TTL_SECONDS.debit,
       usagePrefix(context, keyId),
@@ -104,27 +94,15 @@ export async function runAdmission(context: LedgerContext, admission: Admission)
       calendarMonthOf(at),
     ],
   );
-  if (!answer) return { reply: scriptReply(reply), month: calendarMonthOf(at) };
-  const [outcome, ...rest] = reply as [Buffer, ...(number | Buffer)[]];
-  const frame = rest.length === ADMITTED_FIGURES + 1 ? (rest.pop() as Buffer) : undefined;
-  const figures = rest as number[];
-  return { reply: scriptReply([String(outcome), ...figures]), month: calendarMonthOf(at), frame };
+  return { reply: scriptReply(reply), month: calendarMonthOf(at) };
 }
-
-/** How many figures follow an admitted reply's outcome (balance … low-balance round). */
-const ADMITTED_FIGURES = 10;
-
-/** An admission's reply, and with a cache hit the kept answer's frame it served. */
-export type AdmissionDecision = { readonly reply: AdmitReply | LateAdmission; readonly frame?: Buffer };
 
 export async function decideAdmission(
   context: LedgerContext,
   admission: Admission,
-): Promise<AdmissionDecision> {
-  const { reply, month, frame } = await runAdmission(context, admission);
-  const decided = admitReply(reply, month);
-  if (!frame || decided.outcome !== "admitted") return { reply: decided };
-  return { reply: { ...decided, answered: true }, frame };
+): Promise<AdmitReply | LateAdmission> {
+  const { reply, month } = await runAdmission(context, admission);
+  return admitReply(reply, month);
 }
 
 function admitReply(

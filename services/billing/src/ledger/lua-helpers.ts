@@ -43,11 +43,9 @@ end
 
 /**
  * The debit record, one request's debit, and its only reader and writer. Stored as one string,
- * `<state>:<balance after>:<operation>:<day>:<credits>[:hit]`, split on ':' (no field may hold one: an
+ * `<state>:<balance after>:<operation>:<day>:<credits>`, split on ':' (no field may hold one: an
  * operation id is letters, digits and '_', a day is YYYY-MM-DD). Its state moves once, from
- * `pending` to `settled`, `refunded` or `voided` (docs/architecture.md#a-debits-life). A cache hit's
- * debit (`hit`) is written settled at admission; it may still be refunded once, by the gateway that
- * could not write its answer.
+ * `pending` to `settled`, `refunded` or `voided` (docs/architecture.md#a-debits-life).
  * `ended_as` names an ended debit as a later settle or refund finds it (DEBIT_ENDS, @rda/contracts).
  */
 export const DEBIT_RECORD = `
@@ -57,16 +55,14 @@ local function read_debit(key)
   local fields = {}
   for field in string.gmatch(stored .. ':', '([^:]*):') do fields[#fields + 1] = field end
   return { state = fields[1], balance = tonumber(fields[2]), operation = fields[3], day = fields[4],
-    credits = tonumber(fields[5]), hit = fields[6] == 'hit' }
+    credits = tonumber(fields[5]) }
 end
 local function ended_as(state)
   if state == 'voided' then return 'voided' end
   return 'already_' .. state
 end
 local function write_debit(key, debit, ttl_seconds)
-  local fields = { debit.state, debit.balance, debit.operation, debit.day, debit.credits }
-  if debit.hit then fields[6] = 'hit' end
-  local stored = table.concat(fields, ':')
+  local stored = table.concat({ debit.state, debit.balance, debit.operation, debit.day, debit.credits }, ':')
   if ttl_seconds then redis.call('SET', key, stored, 'EX', ttl_seconds)
   else redis.call('SET', key, stored, 'KEEPTTL') end
 end

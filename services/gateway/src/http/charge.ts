@@ -5,9 +5,7 @@
  * sent the moment the answer arrived gets that answer; should the write fail, the record is
  * withdrawn with the refund. A request that fails after the debit is refunded before its answer is
  * sent, and the answer says so; a client that hangs up before its answer was written is refunded
- * too. Each charge ends exactly once. A cache hit's debit is settled by billing at admission; its
- * client hanging up before the answer was written is refunded all the same (billing refunds a hit's
- * debit once, for the gateway that could not write it).
+ * too. Each charge ends exactly once.
  */
 import { ERRORS } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -28,13 +26,7 @@ export function openCharge(
   request: FastifyRequest,
   reply: FastifyReply,
   key: KeyInfo,
-  debit: {
-    credits: number;
-    balance: number;
-    claim: Claim | undefined;
-    /** Settled by billing at admission (a cache hit): nothing to settle once written. */
-    settled?: boolean;
-  },
+  debit: { credits: number; balance: number; claim: Claim | undefined },
 ): Charge {
   let ended = false;
   let answered = false;
@@ -47,7 +39,7 @@ export function openCharge(
     if (ended) return;
     ended = true;
     if (reply.raw.writableFinished && answered) {
-      if (!debit.settled) ctx.settlement.settle(key.id, request.id);
+      ctx.settlement.settle(key.id, request.id);
     } else {
       void ctx.refunds.refundNow(refundMessage("client_closed"));
       keepClaim(debit.claim?.release());

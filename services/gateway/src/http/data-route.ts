@@ -14,7 +14,6 @@ import {
   type OperationContract,
   parseHttpParams,
 } from "@rda/contracts";
-import { answerRequestHash } from "@rda/service-kit";
 import type { FastifyReply } from "fastify";
 import type { AdapterData } from "../adapter-client.ts";
 import { admitThroughBilling } from "../admission.ts";
@@ -46,17 +45,12 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
       if (!begun.ok) return sendError(reply, begun.error, ctx.errors);
       if ("answered" in begun.value) return begun.value.answered;
       const { claim } = begun.value;
-      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
       // Admission first (docs/architecture.md#one-requests-way): a key refused for its bucket, its
-      // balance or its cap costs no cache read and no adapter round trip. Admitted, billing serves
-      // the kept answer in the same step when there is a fresh one (`no-cache` asks for none).
-      const readsAnswer = ctx.cachedAnswers === undefined && maxAgeS !== 0;
-      const admittedAt = performance.now();
+      // balance or its cap costs no cache read and no adapter round trip.
       const admission = await admitThroughBilling(ctx, key.value, {
         requestId: request.id,
         operation: operationId,
         credits,
-        ...(readsAnswer && { answer: { hash: answerRequestHash(adapter, parsed.value), maxAgeS } }),
       });
       if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
       if (!admission.ok) {
@@ -67,14 +61,9 @@ export function dataRoute(operation: OperationContract): GatewayRoute {
         });
         return sendError(reply, admission.error, ctx.errors);
       }
-      const { balance, answer: kept } = admission.value;
-      const settled = kept !== undefined;
-      const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim, settled });
-      if (readsAnswer) ctx.metrics.cachedAnswerLookups.inc({ outcome: settled ? "hit" : "miss" });
-      if (kept) {
-        ctx.metrics.answerPathDuration.observe({ path: "hit" }, (performance.now() - admittedAt) / 1000);
-        return sendAnswer(reply, operation, charge, kept, balance, ctx);
-      }
+      const { balance } = admission.value;
+      const charge = openCharge(ctx, request, reply, key.value, { credits, balance, claim });
+      const maxAgeS = requestedMaxAge(request.headers["cache-control"]);
       const result = await answer(ctx, {
         adapter,
         requestId: request.id,
@@ -128,14 +117,13 @@ interface AnswerRequest {
 }
 
 /**
- * The admitted request's answer when billing served no kept one: the one the cache of answers keeps
- * in a Redis of its own (one read), else the adapter's. Timed from admission by the path it took
- * (docs/operations.md#metrics).
+ * The admitted request's answer: the one the cache of answers keeps (one read), else the adapter's.
+ * Timed from admission by the path it took (docs/operations.md#metrics).
  */
 async function answer(ctx: GatewayContext, request: AnswerRequest): Promise<Step<AdapterData>> {
   const admittedAt = performance.now();
   const { adapter, requestId, params, maxAgeS, account } = request;
-  const cached = await ctx.cachedAnswers?.read({ operation: adapter, params, maxAgeS });
+  const cached = await ctx.cachedAnswers.read({ operation: adapter, params, maxAgeS });
   const result =
     cached !== undefined
       ? succeed(cached)
