@@ -152,4 +152,39 @@ describe("the shared response cache through the stack", () => {
     expect(served.age).toBe("0");
     expect(served.service?.credits_remaining).toBe(9); // the failure was refunded, the answer charged
   });
+
+  it("asks the adapter again, never failing, when a kept answer is not an answer it can serve", async () => {
+    const { key } = await stack.createKey({ credits: 10 });
+    const subreddit = stack.simulator.probe.subredditNames()[6];
+    const path = `/v1/posts?subreddit=${subreddit}&limit=13`;
+    const kept = async () => new Set(await stack.redis.keys(stack.keys.upstreamCache.answer("*")));
+    const keptBefore = await kept();
+    const first = await get(path, key);
+    expect(first.status).toBe(200);
+    const [answerKey, ...others] = [...(await kept())].filter((name) => !keptBefore.has(name));
+    expect(answerKey).toBeDefined();
+    expect(others).toEqual([]);
+    let adapterMessages = 0;
+    const watch = stack.nats.subscribe(stack.subjects.adapter.listPosts, {
+      callback: () => {
+        adapterMessages += 1;
+      },
+    });
+    await stack.nats.flush();
+    // A head without its freshness, then bytes that are not a frame at all: each a miss.
+    const damaged = ['{"outcome":"ok","cursor":null,"has_more":false}\n[]', "not a frame"];
+    const served = [];
+    for (const value of damaged) {
+      await stack.redis.set(answerKey!, value, "KEEPTTL");
+      served.push(await get(path, key));
+    }
+    await stack.nats.flush();
+    watch.unsubscribe();
+    expect(adapterMessages).toBe(2);
+    for (const answer of served) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toEqual(first.body.data);
+    }
+    expect(served.map((answer) => answer.service?.credits_remaining)).toEqual([8, 7]);
+  });
 });

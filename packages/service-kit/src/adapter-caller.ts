@@ -86,8 +86,8 @@ export async function callAdapter(
   return readAdapterReply(reply.value);
 }
 
-/** An adapter's reply frame, as sent or as kept (the gateway's cache of answers). */
-export function readAdapterReply(frame: Uint8Array): AdapterOutcome {
+/** An adapter's reply frame, as sent. */
+function readAdapterReply(frame: Uint8Array): AdapterOutcome {
   const decoded = decodeAdapterReply(frame);
   if (!decoded.ok) return { outcome: "malformed_reply", message: decoded.error };
   const { meta, data } = decoded.value;

@@ -5,7 +5,6 @@ export {
   adapterJson,
   callAdapter,
   describeAdapterFailure,
-  readAdapterReply,
 } from "./adapter-caller.ts";
 export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } from "./api-keys.ts";
 export {

@@ -7,7 +7,7 @@
  * these happens after the debit, so the caller refunds. An adapter silent for
  * ADAPTER_PROGRESS.silenceMs (no progress message, no reply) is given up at once: it is gone.
  */
-import type { AdapterOperation, Subjects } from "@rda/contracts";
+import type { AdapterOperation, AdapterReplyMeta, Subjects } from "@rda/contracts";
 import {
   type AdapterOutcome,
   type AnswerSource,
@@ -15,7 +15,6 @@ import {
   callAdapter,
   type NatsConnection,
   type Redis,
-  readAdapterReply,
   type UpstreamCacheKeys,
 } from "@rda/service-kit";
 import { fail, type Step, succeed } from "./failure.ts";
@@ -83,11 +82,6 @@ export function createAdapterClient(deps: {
   };
 }
 
-/** An adapter's reply frame as kept in the cache of answers (`createCachedAnswers` below). */
-export function readAdapterFrame(frame: Uint8Array): Step<AdapterData> {
-  return stepOf(readAdapterReply(frame));
-}
-
 /** What an adapter's outcome means to the caller: data, or the error it is answered with. */
 function stepOf(answer: AdapterOutcome): Step<AdapterData> {
   switch (answer.outcome) {
@@ -135,7 +129,8 @@ function stripNamespace(subject: string): string {
  * Final answers the adapters keep (docs/upstream.md#cached-answers-and-the-budget): each ok reply
  * whose upstream answers may all be served again is kept, as the very frame the adapter sent, under
  * the name of the request it answers (`answerRequestHash`). After admission the gateway reads it in
- * one GET and splices it as it would the adapter's reply, so a cache hit costs no adapter round trip.
+ * one GET and splices it as it would the adapter's reply, so a cache hit costs no adapter round trip
+ * (and no schema: the frame is our adapters' own, `readKeptFrame`).
  *
  * The frame's head says when the upstream produced it (`fetched_at_ms`, the answer's `Age`) and how
  * long it may be served (`max_age_s`); the caller's `Cache-Control` can only shorten that, and
@@ -170,10 +165,40 @@ export function createCachedAnswers(deps: {
       const frame = await redis.getBuffer(key).catch(() => "error" as const);
       if (frame === "error") return counted("error");
       if (frame === null) return counted("miss");
-      const step = readAdapterFrame(frame);
-      if (!step.ok || !servable(step.value, maxAgeS)) return counted("miss");
-      return counted("hit", step.value);
+      const kept = readKeptFrame(frame);
+      if (kept === undefined || !servable(kept, maxAgeS)) return counted("miss");
+      return counted("hit", kept);
     },
+  };
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * A kept answer's frame (contracts/adapter-frame.ts). Our adapters wrote it, as the very frame they
+ * sent, so on this hot path its one-line head is read as JSON without the reply schema, and its
+ * data bytes are handed on untouched; a head that is not an ok answer with its freshness is a miss.
+ */
+function readKeptFrame(frame: Buffer): AdapterData | undefined {
+  const split = frame.indexOf(NEWLINE);
+  if (split === -1) return undefined;
+  let meta: unknown;
+  try {
+    meta = JSON.parse(frame.toString("utf8", 0, split));
+  } catch {
+    return undefined;
+  }
+  if (typeof meta !== "object" || meta === null) return undefined;
+  const head = meta as Partial<Extract<AdapterReplyMeta, { outcome: "ok" }>>;
+  if (head.outcome !== "ok" || typeof head.fetched_at_ms !== "number" || typeof head.max_age_s !== "number")
+    return undefined;
+  return {
+    data: frame.subarray(split + 1),
+    cursor: head.cursor ?? null,
+    has_more: head.has_more ?? false,
+    fetchedAtMs: head.fetched_at_ms,
+    maxAgeS: head.max_age_s,
+    source: head.source,
   };
 }
 
