@@ -5,8 +5,7 @@
  */
 
 import { type AdapterReplyMeta, adapterReplyMetaSchema } from "./adapter-messages.ts";
-import { decodeJson } from "./decode-json.ts";
-import { err, ok, type Result } from "./result.ts";
+import { decodeJson, err, ok, type Result } from "./result.ts";
 
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();

@@ -8,7 +8,6 @@ export * from "./billing-messages.ts";
 export * from "./billing-rpc.ts";
 export * from "./bounds.ts";
 export * from "./dates.ts";
-export * from "./decode-json.ts";
 export * from "./errors.ts";
 export * from "./exports.ts";
 export * from "./fields.ts";
