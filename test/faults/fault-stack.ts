@@ -83,6 +83,9 @@ interface ServiceSpec {
   readonly env: NodeJS.ProcessEnv;
   /** Its readiness endpoint. */
   readonly readyz?: string;
+  /** A test entry module run with tsx instead of the built service (settings passed in code). */
+  readonly entry?: string;
+  readonly args?: readonly string[];
 }
 
 export interface TrickleResult {
@@ -231,13 +234,15 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
     specs.set("exports", {
       service: "exports",
       ready: /exports listening/,
+      // The queue's ack wait is no deployment's setting: the test's replica entry passes it in code.
+      entry: "services/exports/test/support/replica-main.ts",
+      args: [JSON.stringify({ ackWaitMs: EXPORTS_ACK_WAIT_MS })],
       env: {
         ...common,
         EXPORTS_PORT: String(ports.exports),
         METRICS_PORT: await metricsPort(),
         EXPORTS_DIR: exportsDir,
         EXPORTS_PAGES_PER_SECOND: "20",
-        EXPORTS_ACK_WAIT_MS: String(EXPORTS_ACK_WAIT_MS),
         EXPORTS_BALANCE_RETRY_MS: "500",
         // A billing that does not answer is found out within a second, not five.
         BILLING_TIMEOUT_MS: "1000",
@@ -246,6 +251,9 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
     specs.set("monitors", {
       service: "monitors",
       ready: /monitors ready/,
+      // The loops' tick and lease lengths likewise, through the monitors' replica entry.
+      entry: "services/monitors/test/support/replica-main.ts",
+      args: [JSON.stringify({ tickMs: 200, leaseMs: 3_000, webhooks: { tickMs: 100, leaseMs: 2_000 } })],
       env: {
         ...common,
         HEALTH_PORT: String(ports.monitors),
@@ -254,10 +262,6 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
         MONITOR_WEBHOOK_SEALING_KEY: randomBytes(32).toString("base64"),
         WEBHOOKS_ALLOW_LOOPBACK: "1",
         MONITOR_MIN_INTERVAL_SECONDS: "1",
-        MONITOR_TICK_MS: "200",
-        MONITOR_LEASE_MS: "3000",
-        MONITOR_WEBHOOK_LEASE_MS: "2000",
-        MONITOR_WEBHOOK_TICK_MS: "100",
         MONITOR_WEBHOOK_TIMEOUT_MS: "5000",
       },
       readyz: `http://127.0.0.1:${ports.monitors}/readyz`,
@@ -267,7 +271,11 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
   const running = new Map<string, ServiceProcess>();
   const launch = async (name: string) => {
     const spec = specs.get(name)!;
-    const child = spawnService(spec.service, spec.env, { built: true });
+    const child = spawnService(
+      spec.service,
+      spec.env,
+      spec.entry ? { entry: spec.entry, args: spec.args } : { built: true },
+    );
     running.set(name, child);
     await child.waitForLine(spec.ready, 60_000);
   };
