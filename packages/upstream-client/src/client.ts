@@ -105,6 +105,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         }
         return fetched.result;
       };
+      // A cache that could not be read is not asked again for this call (no cross-replica claim):
+      // each stalled command costs its whole timeout, and they must not add up past the caller's.
+      let cacheReachable = cache !== undefined;
       if (cache) {
         const cached = await readCached(cache, request);
         options.observer?.cacheLookup?.({ operation: labels.operation, lookup: cached.lookup });
@@ -112,10 +115,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           cacheHits += 1;
           return answered(cached.fetched);
         }
+        cacheReachable = cached.lookup !== "error";
       }
       // Identical calls in this process share one promise; across replicas, fetchOnce's claim.
       const { promise, joined } = coalescer.run(key, () =>
-        cache
+        cache && cacheReachable
           ? fetchOnce(cache, request, upstream)
           : upstream().then((result) => ({ result, fetchedAtMs: Date.now(), source: "upstream" as const })),
       );

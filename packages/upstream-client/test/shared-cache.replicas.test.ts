@@ -224,4 +224,34 @@ describe("the response cache shared by adapter replicas", () => {
     // The two concurrent calls still share one request in this process; the later one is its own.
     expect(server?.paths).toHaveLength(2);
   });
+
+  it("asks a cache it could not read nothing more for that call: no claim, the fetch straight upstream", async () => {
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    // The store's read fails as a stalled Redis's would; every other command it is asked is counted.
+    const real = createRedisCacheStore(redis, redisKeys(namespace).upstreamCache, LIMITS);
+    const asked: string[] = [];
+    const failing = new Proxy(real, {
+      get(target, name, receiver) {
+        const method = Reflect.get(target, name, receiver);
+        if (typeof method !== "function") return method;
+        if (name === "read") return () => Promise.reject(new Error("Command timed out"));
+        return (...args: unknown[]) => {
+          asked.push(String(name));
+          return method.apply(target, args);
+        };
+      },
+    });
+    const client = createUpstreamClient({
+      baseUrl: server!.url,
+      cache: { store: failing, bounds: BOUNDS },
+      logger: silentLogger(),
+      deadlineMs: 4_000,
+    });
+    clients.push(client);
+    const { result, answer } = await ask(client, { subreddit: "pics", before: 1_600_000_100, limit: 100 });
+    expect(result).toMatchObject({ outcome: "ok", body: { data: POSTS } });
+    expect(answer?.source).toBe("upstream");
+    // Each stalled command costs a whole timeout: after the failed read, none is sent at all.
+    expect(asked).toEqual([]);
+  });
 });
