@@ -69,6 +69,12 @@ async function main(): Promise<void> {
   if (captureMail) startCaptureInbox(env, COLOURS.at(-1)!, format);
   for (const [index, name] of toStart.entries()) {
     startService(name, env, COLOURS[index % COLOURS.length]!, format);
+    // The portal's notices worker: its own process, with the portal's settings (notices-worker.ts).
+    if (name === "portal") {
+      const entry = join(ROOT, "services", "portal", "src", "notices-main.ts");
+      const noticesEnv = { ...env, METRICS_PORT: "9212" };
+      startProcess("notices", entry, [], noticesEnv, COLOURS[(index + 1) % COLOURS.length]!, format);
+    }
   }
   process.once("SIGINT", () => void stopAll(0));
   process.once("SIGTERM", () => void stopAll(0));
