@@ -6,19 +6,25 @@ import { buildSubjects } from "@rda/contracts";
 import {
   connectNats,
   createLogger,
+  isNatsConnected,
+  loadConfig,
   natsIdentity,
   onShutdown,
   openRedis,
   redisKeys,
+  redisResponds,
   runMain,
+  startHealthServer,
   startObservability,
 } from "@rda/service-kit";
-import { loadPortalConfig, settingsFrom, smtpUrlOf } from "./config.ts";
+import { loadPortalConfig, noticesConfigShape, settingsFrom, smtpUrlOf } from "./config.ts";
 import { createSmtpMailer } from "./mail/mailer.ts";
 import { startNoticesWorker } from "./notices-worker.ts";
 
 runMain("notices", async () => {
-  const config = loadPortalConfig();
+  // The portal's checks first (the Stripe variables go together), then the worker's own.
+  loadPortalConfig();
+  const config = loadConfig(noticesConfigShape);
   // METRICS_PORT as the portal's (9208) in its own pod; `pnpm start` gives it 9212 beside the portal.
   const observability = await startObservability("notices", import.meta.url, config);
   const logger = createLogger("notices", { level: config.LOG_LEVEL });
@@ -35,11 +41,16 @@ runMain("notices", async () => {
     keys: redisKeys(namespace).portal,
     settings: settingsFrom(config),
   });
+  const health = await startHealthServer(config.HEALTH_PORT, config.HEALTH_HOST, {
+    nats: () => isNatsConnected(nats),
+    redis: () => redisResponds(redis),
+  });
   const metrics = await observability.serveMetrics();
-  logger.info({ metricsPort: metrics.port }, "notices worker ready");
+  logger.info({ healthPort: health.port, metricsPort: metrics.port }, "notices worker ready");
   onShutdown(logger, [
     ["stop taking notice events and sending webhooks", () => worker.stop()],
     ["close the mail transport", () => mailer.close()],
+    ["close the health server", () => health.close()],
     ["drain NATS", () => nats.drain()],
     ["quit Redis", () => redis.quit()],
     ["close the metrics server", () => metrics.close()],
