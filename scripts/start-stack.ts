@@ -72,7 +72,13 @@ async function main(): Promise<void> {
     // The portal's notices worker: its own process, with the portal's settings (notices-worker.ts).
     if (name === "portal") {
       const entry = join(ROOT, "services", "portal", "src", "notices-main.ts");
-      const noticesEnv = { ...env, HEALTH_PORT: "9112", METRICS_PORT: "9212" };
+      // Its own ports beside the portal's (whose METRICS_PORT it would otherwise share), unless the
+      // environment names them for every service (0 in tests: any free port).
+      const noticesEnv = {
+        ...env,
+        HEALTH_PORT: env.HEALTH_PORT || "9112",
+        METRICS_PORT: env.METRICS_PORT || "9212",
+      };
       startProcess("notices", entry, [], noticesEnv, COLOURS[(index + 1) % COLOURS.length]!, format);
     }
   }
