@@ -268,7 +268,11 @@ async function step(deps: OutboxLoopDeps, owner: string): Promise<void> {
   }
   const message = { id: record.id, type: record.type, data: record.data };
   const attempt = await attemptOnce(endpoint, message, record.round, deps.attempt);
-  const tried = withAttemptKept(record, attempt);
+  // The window runs from the round's first attempt, not from when it was queued: a delivery that
+  // waited behind a failing one still gets its whole window.
+  const first = !record.attempts.some((each) => each.round === record.round);
+  const started = first ? { ...record, round_started_at: attempt.at } : record;
+  const tried = withAttemptKept(started, attempt);
   if (attempt.error === null) {
     await outbox.save(deps.holder, { ...tried, state: "delivered" }, true);
     return;
