@@ -11,6 +11,7 @@ export {
   type OutboxDelivery,
   type OutboxKeys,
   type OutboxLoopDeps,
+  saveUnderLease,
   sendDue,
   startOutboxLoop,
   WebhookOutbox,

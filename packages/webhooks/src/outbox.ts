@@ -79,6 +79,27 @@ return 1
 const saveScript = luaScript(SAVE);
 const enqueueScript = luaScript(ENQUEUE);
 
+/**
+ * Writes a delivery's record (kept for the log's 30 days) while `holder` still holds its endpoint's
+ * lease, in one script; `dequeue` also takes it out of the queue. False when the lease is gone
+ * (another replica took over): the caller's state is stale and is not written. Monitors' batch
+ * store writes through it too.
+ */
+export async function saveUnderLease(
+  redis: Redis,
+  keys: { readonly lease: string; readonly delivery: string; readonly queue: string },
+  holder: string,
+  record: { readonly id: string },
+  dequeue: boolean,
+): Promise<boolean> {
+  const saved = await saveScript.run(
+    redis,
+    [keys.lease, keys.delivery, keys.queue],
+    [holder, JSON.stringify(record), LOG_TTL_SECONDS, dequeue ? "1" : "0", record.id],
+  );
+  return saved === 1;
+}
+
 export function newOutboxDelivery(
   owner: string,
   id: string,
@@ -145,17 +166,14 @@ export class WebhookOutbox {
   }
 
   /** Writes the record while `holder` holds the owner's lease; `dequeue` also takes it out of line. */
-  async save(holder: string, record: OutboxDelivery, dequeue = false): Promise<boolean> {
+  save(holder: string, record: OutboxDelivery, dequeue = false): Promise<boolean> {
     const { owner, id } = record;
-    const keys = [this.#keys.lease(owner), this.#keys.delivery(owner, id), this.#keys.queue(owner)];
-    const saved = await saveScript.run(this.#redis, keys, [
-      holder,
-      JSON.stringify(record),
-      LOG_TTL_SECONDS,
-      dequeue ? "1" : "0",
-      id,
-    ]);
-    return saved === 1;
+    const keys = {
+      lease: this.#keys.lease(owner),
+      delivery: this.#keys.delivery(owner, id),
+      queue: this.#keys.queue(owner),
+    };
+    return saveUnderLease(this.#redis, keys, holder, record, dequeue);
   }
 
   owners(): Promise<string[]> {
