@@ -9,6 +9,8 @@ const healthPorts = {
   "adapter-communities": 9104,
   "adapter-users": 9105,
   monitors: 9111,
+  // The portal's image run as its notices worker (SERVICE=notices in its container).
+  notices: 9112,
 };
 
 function target() {

@@ -35,6 +35,10 @@ export function buildTargets(services = serviceNames()) {
     if (existsSync(join(ROOT, "services", name, "src", "cli", "main.ts"))) {
       targets.push([`services/${name}/dist/admin.mjs`, `services/${name}/src/cli/main.ts`]);
     }
+    // A second process of the same service (the portal's notices worker), run from the same image.
+    if (existsSync(join(ROOT, "services", name, "src", "notices-main.ts"))) {
+      targets.push([`services/${name}/dist/notices.mjs`, `services/${name}/src/notices-main.ts`]);
+    }
     return targets;
   });
 }

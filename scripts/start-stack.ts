@@ -69,6 +69,18 @@ async function main(): Promise<void> {
   if (captureMail) startCaptureInbox(env, COLOURS.at(-1)!, format);
   for (const [index, name] of toStart.entries()) {
     startService(name, env, COLOURS[index % COLOURS.length]!, format);
+    // The portal's notices worker: its own process, with the portal's settings (notices-worker.ts).
+    if (name === "portal") {
+      const entry = join(ROOT, "services", "portal", "src", "notices-main.ts");
+      // Its own ports beside the portal's (whose METRICS_PORT it would otherwise share), unless the
+      // environment names them for every service (0 in tests: any free port).
+      const noticesEnv = {
+        ...env,
+        HEALTH_PORT: env.HEALTH_PORT || "9112",
+        METRICS_PORT: env.METRICS_PORT || "9212",
+      };
+      startProcess("notices", entry, [], noticesEnv, COLOURS[(index + 1) % COLOURS.length]!, format);
+    }
   }
   process.once("SIGINT", () => void stopAll(0));
   process.once("SIGTERM", () => void stopAll(0));
@@ -119,10 +131,9 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     // a webhook saved in one run must be saved again in the next).
     GATEWAY_INTERNAL_SECRET: given.GATEWAY_INTERNAL_SECRET || randomBytes(32).toString("base64url"),
     OAUTH_SIGNING_KEY: given.OAUTH_SIGNING_KEY || newSigningKeyPem(),
-    NOTICES_SEALING_KEY: given.NOTICES_SEALING_KEY || randomBytes(32).toString("base64"),
     // Monitors' webhook secrets likewise: set it to keep a monitor's webhook across runs (without
     // it, a monitor saved in an earlier run logs that its secret cannot be read until rotated).
-    MONITOR_WEBHOOK_SEALING_KEY: given.MONITOR_WEBHOOK_SEALING_KEY || randomBytes(32).toString("base64"),
+    WEBHOOK_SEALING_KEY: given.WEBHOOK_SEALING_KEY || randomBytes(32).toString("base64"),
     BUILD_COMMIT: given.BUILD_COMMIT || currentCommit(),
     PORTAL_PORT: portalPort,
     PORTAL_URL: portalUrl,

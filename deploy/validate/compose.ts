@@ -71,6 +71,9 @@ function validateComposeSchema(file: unknown, where: string): Problem[] {
   );
 }
 
+/** Processes that run from another service's image: the portal's notices worker. */
+const SECOND_PROCESSES: Readonly<Record<string, string>> = { notices: "portal" };
+
 function validateComposeRules(file: ComposeFile, appServices: readonly string[], where: string) {
   const services = file.services ?? {};
   const problems: Problem[] = [];
@@ -79,7 +82,12 @@ function validateComposeRules(file: ComposeFile, appServices: readonly string[],
     const service = services[name];
     if (!service) continue; // reported by the inventory check
     const build = typeof service.build === "object" ? service.build : undefined;
-    if (build?.dockerfile !== "deploy/Dockerfile" || build.args?.SERVICE !== name) {
+    const imageOf = SECOND_PROCESSES[name];
+    if (imageOf !== undefined) {
+      // Runs from its service's image (built by that service's entry), with a command of its own.
+      if (!String(service.image ?? "").startsWith(`rda/${imageOf}:`) || service.command === undefined)
+        problems.push(problem(at(name), `must run the image rda/${imageOf} with a command of its own`));
+    } else if (build?.dockerfile !== "deploy/Dockerfile" || build.args?.SERVICE !== name) {
       problems.push(problem(at(name), `must build deploy/Dockerfile with args.SERVICE: ${name}`));
     }
     if (!service.healthcheck?.test || service.healthcheck.disable) {

@@ -13,11 +13,18 @@ const SIMULATORS: readonly string[] = ["upstream-sim", "payments-sim"];
 /** Not a service of ours: the dev overlay's capture inbox for the portal's mail. */
 const DEV_MAIL_INBOX = "mail";
 
+/**
+ * Every deployed process: each folder of services/, and the second process a service runs from its
+ * own image (the portal's notices worker, `src/notices-main.ts`), deployed under its own name.
+ */
 export function serviceFolders(servicesDir: string): string[] {
-  return readdirSync(servicesDir, { withFileTypes: true })
+  const folders = readdirSync(servicesDir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(servicesDir, entry.name, "package.json")))
-    .map((entry) => entry.name)
-    .sort();
+    .map((entry) => entry.name);
+  const workers = folders.some((name) => existsSync(join(servicesDir, name, "src", "notices-main.ts")))
+    ? ["notices"]
+    : [];
+  return [...folders, ...workers].sort();
 }
 
 export function composeAppServices(file: ComposeFile): string[] {

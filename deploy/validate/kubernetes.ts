@@ -146,7 +146,7 @@ const EXTERNAL_SECRETS = [
   "rda-stripe",
   "rda-oauth",
   "rda-exports",
-  "rda-monitors",
+  "rda-webhooks",
 ] as const;
 
 /** Single-replica development helpers of the dev overlay: no PodDisruptionBudget needed. */

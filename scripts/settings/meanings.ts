@@ -86,8 +86,6 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
     "how often a followed source's newest page is read again for items the archive ingested late (one page per source; 0: never)",
   MONITOR_MIN_INTERVAL_SECONDS:
     "the shortest interval a monitor may ask for, in seconds; lower only for development",
-  MONITOR_WEBHOOK_SEALING_KEY:
-    "32 bytes (base64, or 64 hex digits) sealing monitors' webhook signing secrets at rest (AES-256-GCM); unset: monitors cannot have a `webhook_url` (pull still works)",
   MONITOR_WEBHOOK_SECRET_OVERLAP_S: "how long a rotated webhook secret still signs beside the new one",
   MONITOR_WEBHOOK_TIMEOUT_MS: "one webhook attempt's deadline",
   NATS_PASSWORD: "the service's own NATS identity, both or neither",
@@ -97,8 +95,6 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
   NATS_USER: "the service's own NATS identity, both or neither",
   NOTICES_PER_ACCOUNT_PER_HOUR:
     "optional notices (low balance, cap warnings) one account may get per hour; receipts and payment problems always go",
-  NOTICES_SEALING_KEY:
-    "32 bytes (base64, or 64 hex digits) sealing webhook signing secrets at rest (AES-256-GCM), and (through a derived key) signing one-click unsubscribe links; unset, accounts cannot set a webhook and notice emails link the notifications page instead, email notices still go",
   OAUTH_JWKS_URL:
     "where the gateway reads the portal's token-signing public keys (an in-cluster address in production)",
   OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR:
@@ -187,6 +183,8 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
   UPSTREAM_URL: "base URL of the upstream API; when set, `pnpm start` does not run the simulator",
   UPSTREAM_USER_AGENT:
     "the `User-Agent` of every upstream request: name the product and a contact, such as `reddit-data-api/1.0 (ops@example.com)`; printable ASCII, at most 200 characters. Unset while `UPSTREAM_URL` is not a loopback address, the adapters warn at start-up",
+  WEBHOOK_SEALING_KEY:
+    "32 bytes (base64, or 64 hex digits) sealing every webhook signing secret at rest (AES-256-GCM): monitors' and accounts' notice webhooks, and (through a derived key) the portal's one-click unsubscribe links; the same on every replica of the monitors, portal and notices processes. Unset: monitors cannot have a `webhook_url` (pull still works), accounts cannot set a notice webhook and notice emails link the notifications page instead",
   WEBHOOKS_ALLOW_LOOPBACK:
     "`1`: webhooks may also go to `http://127.0.0.1` (each logs a warning at start); local development only, never in production",
 };

@@ -12,7 +12,7 @@ import { gatewayConfigShape } from "../../services/gateway/src/config.ts";
 import { mcpConfigShape, mcpObservabilityShape } from "../../services/mcp/src/config.ts";
 import { monitorsConfigShape } from "../../services/monitors/src/config.ts";
 import { paymentsSimConfigShape } from "../../services/payments-sim/src/config.ts";
-import { portalConfigShape } from "../../services/portal/src/config.ts";
+import { noticesConfigShape, portalConfigShape } from "../../services/portal/src/config.ts";
 import { simConfigShape } from "../../services/upstream-sim/src/config.ts";
 
 /** A zod schema, as much of it as the table needs: whether it takes "unset", and what to. */
@@ -49,6 +49,7 @@ export const SETTINGS_READERS: readonly SettingsReader[] = [
   adapter("adapter-communities"),
   { name: "mcp", shape: { ...mcpConfigShape, ...mcpObservabilityShape } },
   { name: "portal", shape: portalConfigShape },
+  { name: "notices", shape: noticesConfigShape },
   { name: "exports", shape: exportsConfigShape },
   { name: "monitors", shape: monitorsConfigShape },
   { name: "admin CLI", shape: adminCliConfigShape },

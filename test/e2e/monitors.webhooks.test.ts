@@ -444,7 +444,7 @@ describe("webhook delivery", () => {
         METRICS_PORT: "0",
         LOG_LEVEL: "info",
         MONITOR_MIN_INTERVAL_SECONDS: "1",
-        MONITOR_WEBHOOK_SEALING_KEY: SEALING_KEY.toString("base64"),
+        WEBHOOK_SEALING_KEY: SEALING_KEY.toString("base64"),
         WEBHOOKS_ALLOW_LOOPBACK: "1",
         MONITOR_WEBHOOK_TIMEOUT_MS: "30000",
       },

@@ -259,7 +259,7 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
         HEALTH_PORT: String(ports.monitors),
         HEALTH_HOST: "127.0.0.1",
         METRICS_PORT: await metricsPort(),
-        MONITOR_WEBHOOK_SEALING_KEY: randomBytes(32).toString("base64"),
+        WEBHOOK_SEALING_KEY: randomBytes(32).toString("base64"),
         WEBHOOKS_ALLOW_LOOPBACK: "1",
         MONITOR_MIN_INTERVAL_SECONDS: "1",
         MONITOR_WEBHOOK_TIMEOUT_MS: "5000",

@@ -120,6 +120,7 @@ describe("the pnpm start supervisor", () => {
       "mail",
       "mcp",
       "monitors",
+      "notices",
       "payments-sim",
       "portal",
       "upstream-sim",

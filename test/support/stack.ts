@@ -65,9 +65,11 @@ import { type RunningPaymentsSim, startPaymentsSim } from "../../services/paymen
 import {
   createSmtpMailer,
   generateSigningKey,
+  type NoticeWebhookSettings,
   type PaymentsSettings,
   type PortalSettings,
   type SigningKey,
+  startNoticesWorker,
   startPortal,
 } from "../../services/portal/src/index.ts";
 import { type RefusingSmtp, startRefusingSmtp } from "../../services/portal/test/support/refusing-smtp.ts";
@@ -111,6 +113,8 @@ export interface StackOptions {
   refusingSmtp?: boolean;
   /** Portal settings that differ from the stack's (e.g. `trustProxy` to test per-client limits). */
   portalSettings?: Partial<PortalSettings>;
+  /** The notices worker's webhook times (a shorter retry schedule), production's otherwise. */
+  noticeWebhooks?: Partial<NoticeWebhookSettings>;
   /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
   defaultRateLimit?: { qps: number; burst: number };
 }
@@ -298,6 +302,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     apiUrl: gateway.url,
     payments: sim?.settings,
     overrides: options.portalSettings,
+    noticeWebhooks: options.noticeWebhooks,
     refusingSmtp: options.refusingSmtp,
   };
   const portal = withPortal ? await startPortalParts({ ...portalDeps, port: portalPort }) : undefined;
@@ -413,6 +418,7 @@ async function startPortalParts(deps: {
   apiUrl: string;
   payments?: PaymentsSettings;
   overrides?: Partial<PortalSettings>;
+  noticeWebhooks?: Partial<NoticeWebhookSettings>;
   refusingSmtp?: boolean;
 }): Promise<PortalParts & { stop(): Promise<void> }> {
   const inbox = await startCaptureInbox();
@@ -428,34 +434,43 @@ async function startPortalParts(deps: {
     await smtp?.stop();
     await inbox.stop();
   };
-  const portal = await startPortal(
-    {
-      redis: deps.redis,
-      nats: deps.nats,
-      subjects: deps.subjects,
-      keys: deps.keys.portal,
-      logger: deps.logger,
-      mailer,
-      settings: {
-        publicUrl: url,
-        apiUrl: deps.apiUrl,
-        supportEmail: "help@test.example",
-        mailLimits: { perAddress: 20, perClient: 100, windowSeconds: 3_600 },
-        sessionTtlMs: 3_600_000,
-        trustProxy: false,
-        billingTimeoutMs: BILLING_TIMEOUT_MS,
-        payments: deps.payments,
-        oauthSigningKey: signingKey,
-        // Webhooks to the tests' own receivers on 127.0.0.1: the local switch, as in development.
-        notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
-        ...deps.overrides,
-      },
+  const settings: PortalSettings = {
+    publicUrl: url,
+    apiUrl: deps.apiUrl,
+    supportEmail: "help@test.example",
+    mailLimits: { perAddress: 20, perClient: 100, windowSeconds: 3_600 },
+    sessionTtlMs: 3_600_000,
+    trustProxy: false,
+    billingTimeoutMs: BILLING_TIMEOUT_MS,
+    payments: deps.payments,
+    oauthSigningKey: signingKey,
+    // Webhooks to the tests' own receivers on 127.0.0.1: the local switch, as in development.
+    notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
+    ...deps.overrides,
+  };
+  const processDeps = {
+    redis: deps.redis,
+    nats: deps.nats,
+    subjects: deps.subjects,
+    keys: deps.keys.portal,
+    logger: deps.logger,
+    mailer,
+    settings,
+  };
+  const portal = await startPortal(processDeps, { port: deps.port, host: "127.0.0.1" }).catch(
+    async (error: unknown) => {
+      await stopMail();
+      throw error;
     },
-    { port: deps.port, host: "127.0.0.1" },
-  ).catch(async (error: unknown) => {
-    await stopMail();
-    throw error;
-  });
+  );
+  // The notices worker, a process of its own in deployments: notice events in, webhooks out.
+  const worker = await startNoticesWorker({ ...processDeps, webhooks: deps.noticeWebhooks }).catch(
+    async (error: unknown) => {
+      await portal.stop();
+      await stopMail();
+      throw error;
+    },
+  );
   return {
     url,
     inbox,
@@ -463,6 +478,7 @@ async function startPortalParts(deps: {
     signingKey,
     routes: portal.routes,
     async stop() {
+      await worker.stop();
       await portal.stop();
       await stopMail();
     },

@@ -178,6 +178,16 @@ export interface PortalRedisKeys {
   noticeClaim(crossingHash: string): string;
   /** Counter (expiring): optional notices sent to an account in the current hour. */
   noticesThisHour(accountId: string): string;
+  /**
+   * The notice webhook's outbox (@rda/webhooks outbox.ts), per account under its hash tag: the
+   * queue of deliveries, each delivery's record, the delivery log (sorted set) and the sending
+   * replica's lease; `noticeWebhookOwners` is the set of accounts with deliveries queued.
+   */
+  noticeWebhookQueue(accountId: string): string;
+  noticeWebhookDelivery(accountId: string, deliveryId: string): string;
+  noticeWebhookLog(accountId: string): string;
+  noticeWebhookLease(accountId: string): string;
+  readonly noticeWebhookOwners: string;
 }
 
 /**
@@ -265,5 +275,11 @@ function portalKeys(root: string): PortalRedisKeys {
     notice: (crossingHash: string) => `${root}:notice:${crossingHash}`,
     noticeClaim: (crossingHash: string) => `${root}:notice-claim:${crossingHash}`,
     noticesThisHour: (accountId: string) => `${root}:notice-limit:{${accountId}}`,
+    noticeWebhookQueue: (accountId: string) => `${root}:account:{${accountId}}:notice-webhook:queue`,
+    noticeWebhookDelivery: (accountId: string, deliveryId: string) =>
+      `${root}:account:{${accountId}}:notice-webhook:delivery:${deliveryId}`,
+    noticeWebhookLog: (accountId: string) => `${root}:account:{${accountId}}:notice-webhook:log`,
+    noticeWebhookLease: (accountId: string) => `${root}:account:{${accountId}}:notice-webhook:lease`,
+    noticeWebhookOwners: `${root}:notice-webhook:accounts`,
   });
 }

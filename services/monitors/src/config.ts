@@ -26,7 +26,7 @@ export const monitorsConfigShape = {
    * 32 bytes (base64, or 64 hex digits) sealing monitors' webhook secrets at rest (AES-256-GCM).
    * Unset: monitors cannot have a webhook_url (pull still works).
    */
-  MONITOR_WEBHOOK_SEALING_KEY: z
+  WEBHOOK_SEALING_KEY: z
     .string()
     .refine((text) => (/^[0-9a-f]{64}$/i.test(text) ? true : Buffer.from(text, "base64").length === 32), {
       error: "must be 32 bytes as base64 or 64 hex digits (openssl rand -base64 32)",

@@ -47,9 +47,7 @@ export async function serveMonitors(overrides: MonitorsDeps["settings"] = {}): P
       backfillPagesPerPoll: config.MONITOR_BACKFILL_PAGES_PER_POLL,
       lookbackEveryMs: config.MONITOR_LOOKBACK_EVERY_MS,
       webhooks: {
-        sealingKey: config.MONITOR_WEBHOOK_SEALING_KEY
-          ? sealingKeyFrom(config.MONITOR_WEBHOOK_SEALING_KEY)
-          : undefined,
+        sealingKey: config.WEBHOOK_SEALING_KEY ? sealingKeyFrom(config.WEBHOOK_SEALING_KEY) : undefined,
         allowLoopback: ["1", "true"].includes(config.WEBHOOKS_ALLOW_LOOPBACK),
         // The retry schedule is part of what receivers are promised (docs/api.md#monitor-webhooks),
         // the same in every deployment; tests pass shorter ones to startMonitors in-process.

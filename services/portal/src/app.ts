@@ -32,10 +32,7 @@ import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import { createPortalMonitors } from "./monitors-client.ts";
-import { consumeNoticeEvents } from "./notices/crossing-notices.ts";
-import { noticeSettingsStore } from "./notices/notice-settings.ts";
-import { createNotifier } from "./notices/notifier.ts";
-import { unsubscribeLinks } from "./notices/unsubscribe-links.ts";
+import { buildNoticeParts } from "./notices/notices.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
 import { createPortalOAuth } from "./oauth/portal-oauth.ts";
 import { createStripeClient } from "./payments/stripe-client.ts";
@@ -122,18 +119,8 @@ export function buildPortal(deps: PortalDeps): FastifyInstance {
   app.register(async (scope) => registerUnsubscribe(scope, ctx));
   // Stripe's webhooks: the raw body, no session and no CSRF (Stripe's signature is the proof).
   app.register(async (scope) => registerStripeWebhook(scope, ctx));
-  let noticeEvents: { stop(): Promise<void> } | undefined;
-  app.addHook("onReady", async () => {
-    noticeEvents = await consumeNoticeEvents({
-      nats: deps.nats,
-      subjects: deps.subjects,
-      notifier: ctx.notices.notifier,
-      logger: deps.logger,
-      portalUrl: deps.settings.publicUrl,
-      replicas: deps.settings.natsReplicas ?? 1,
-    });
-  });
-  app.addHook("onClose", async () => noticeEvents?.stop());
+  // Notice events are taken, and notice webhooks sent, by the notices worker (notices-worker.ts),
+  // a process of its own: this one only queues (the test notice) and reads (the delivery log).
   return app;
 }
 
@@ -160,35 +147,12 @@ function buildContext(deps: PortalDeps): PortalContext {
     timeoutMs: settings.billingTimeoutMs,
   });
   const accounts = createAccountStore(store);
-  const noticeSettings = noticeSettingsStore(redis, keys, settings.notices?.sealingKey);
-  const allowLoopbackWebhooks = settings.notices?.allowLoopbackWebhooks ?? false;
-  if (allowLoopbackWebhooks)
-    logger.warn("WEBHOOKS_ALLOW_LOOPBACK is on: webhooks may go to http://127.0.0.1. Never in production.");
-  const sealingKey = settings.notices?.sealingKey;
-  const unsubscribe = sealingKey && unsubscribeLinks(redis, keys, sealingKey, settings.publicUrl);
-  const notifier = createNotifier({
-    redis,
-    keys,
-    accounts,
-    settings: noticeSettings,
-    mailer: deps.mailer,
-    logger,
-    portalUrl: settings.publicUrl,
-    unsubscribeUrl: unsubscribe ? unsubscribe.url : undefined,
-    perAccountPerHour: settings.notices?.perAccountPerHour ?? 20,
-    allowLoopbackWebhooks,
-  });
+  const notices = buildNoticeParts({ redis, keys, accounts, mailer: deps.mailer, logger, settings });
   return {
     logger,
     settings,
     monitors,
-    notices: {
-      settings: noticeSettings,
-      notifier,
-      ...(unsubscribe && { unsubscribe }),
-      webhooksEnabled: settings.notices?.sealingKey !== undefined,
-      allowLoopbackWebhooks,
-    },
+    notices,
     accounts,
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
     sessions: createSessionStore(store, settings.sessionTtlMs),

@@ -100,7 +100,7 @@ export const portalConfigShape = {
    * Seals webhook signing secrets at rest (AES-256-GCM): 32 bytes as base64 or 64 hex digits
    * (`openssl rand -base64 32`). Unset: accounts cannot set a webhook; email notices still go.
    */
-  NOTICES_SEALING_KEY: z
+  WEBHOOK_SEALING_KEY: z
     .string()
     .refine((text) => (/^[0-9a-f]{64}$/i.test(text) ? true : Buffer.from(text, "base64").length === 32), {
       error: "must be 32 bytes as base64 or 64 hex digits (openssl rand -base64 32)",
@@ -116,6 +116,16 @@ export const portalConfigShape = {
 } as const;
 
 export type PortalConfig = Readonly<z.output<z.ZodObject<typeof portalConfigShape>>>;
+
+/**
+ * The notices worker's settings (notices-main.ts): the portal's, and its health server (it has no
+ * page to answer `/readyz` from).
+ */
+export const noticesConfigShape = {
+  ...portalConfigShape,
+  HEALTH_PORT: env.port(9112),
+  HEALTH_HOST: env.host(),
+} as const;
 
 export function loadPortalConfig(environment: Record<string, string | undefined> = process.env) {
   const config = loadConfig(portalConfigShape, environment);
@@ -166,7 +176,7 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     oauthSigningKey: config.OAUTH_SIGNING_KEY,
     oauthRegistrationsPerClientPerHour: config.OAUTH_REGISTRATIONS_PER_CLIENT_PER_HOUR,
     notices: {
-      sealingKey: config.NOTICES_SEALING_KEY ? sealingKeyFrom(config.NOTICES_SEALING_KEY) : undefined,
+      sealingKey: config.WEBHOOK_SEALING_KEY ? sealingKeyFrom(config.WEBHOOK_SEALING_KEY) : undefined,
       perAccountPerHour: config.NOTICES_PER_ACCOUNT_PER_HOUR,
       allowLoopbackWebhooks: ["1", "true"].includes(config.WEBHOOKS_ALLOW_LOOPBACK),
     },

@@ -5,9 +5,7 @@ import type { PortalBilling } from "./billing-client.ts";
 import type { PortalExports } from "./exports-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PortalMonitors } from "./monitors-client.ts";
-import type { NoticeSettingsStore } from "./notices/notice-settings.ts";
-import type { Notifier } from "./notices/notifier.ts";
-import type { UnsubscribeLinks } from "./notices/unsubscribe-links.ts";
+import type { NoticeParts } from "./notices/notices.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
 import type { AccountStore } from "./store/accounts.ts";
@@ -47,15 +45,7 @@ export interface PortalContext {
     readonly checkoutOrigins: readonly string[];
   };
   /** Notices by email and signed webhook (notices/). */
-  readonly notices: {
-    readonly settings: NoticeSettingsStore;
-    readonly notifier: Notifier;
-    /** One-click unsubscribe links; absent without a sealing key (emails then link the settings page). */
-    readonly unsubscribe?: UnsubscribeLinks;
-    /** False without a sealing key: the page then says webhooks are not set up here. */
-    readonly webhooksEnabled: boolean;
-    readonly allowLoopbackWebhooks: boolean;
-  };
+  readonly notices: NoticeParts;
   /** Readiness checks: Redis ready, NATS connected. */
   readonly readiness: () => Record<string, boolean>;
 }

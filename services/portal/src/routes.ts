@@ -34,7 +34,9 @@ import { createMonitor, deleteMonitor, monitorsPage, previewMonitor } from "./ro
 import {
   noticeWebhookSecretPage,
   notificationsPage,
+  redeliverNotice,
   removeWebhook,
+  rotateNoticeWebhookSecret,
   saveKinds,
   saveThreshold,
   saveWebhook,
@@ -95,6 +97,8 @@ export function registerRoutes(app: FastifyInstance, ctx: PortalContext): void {
   app.post("/notifications/webhook", saveWebhook(ctx));
   app.get("/notifications/webhook/secret", noticeWebhookSecretPage(ctx));
   app.post("/notifications/webhook/remove", removeWebhook(ctx));
+  app.post("/notifications/webhook/rotate-secret", rotateNoticeWebhookSecret(ctx));
+  app.post("/notifications/webhook/deliveries/:deliveryId/redeliver", redeliverNotice(ctx));
   app.post("/notifications/test", sendTestNotice(ctx));
 
   app.get("/oauth/consent/:uid", consentPage(ctx));

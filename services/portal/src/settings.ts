@@ -49,7 +49,7 @@ export interface PortalSettings {
 }
 
 export interface NoticesSettings {
-  /** NOTICES_SEALING_KEY: seals webhook signing secrets at rest; unset, webhooks cannot be set up. */
+  /** WEBHOOK_SEALING_KEY: seals webhook signing secrets at rest; unset, webhooks cannot be set up. */
   readonly sealingKey?: Buffer;
   /** NOTICES_PER_ACCOUNT_PER_HOUR: optional notices one account may get per hour. */
   readonly perAccountPerHour?: number;

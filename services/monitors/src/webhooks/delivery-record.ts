@@ -10,18 +10,13 @@
  * Each round is debited once in billing under `<id>.r<round>` before its first attempt, settled on
  * a 2xx, refunded when the round fails for good.
  */
-export type DeliveryState = "pending" | "accepted" | "delivered" | "failed";
+import { type DeliveryAttempt, withAttemptKept } from "@rda/webhooks";
 
-export interface DeliveryAttempt {
-  /** Epoch ms the attempt started. */
-  readonly at: number;
-  readonly round: number;
-  /** The receiver's HTTP status; null when it never answered (refused, timed out, reset). */
-  readonly status: number | null;
-  readonly latency_ms: number;
-  /** Why it did not count as delivered; null on a 2xx. */
-  readonly error: string | null;
-}
+/** The shared retry schedule (@rda/webhooks schedule.ts). */
+export { retryDelayMs } from "@rda/webhooks";
+export type { DeliveryAttempt };
+
+export type DeliveryState = "pending" | "accepted" | "delivered" | "failed";
 
 export interface DeliveryRecord {
   readonly id: string;
@@ -37,11 +32,9 @@ export interface DeliveryRecord {
   readonly refunded: boolean;
   readonly round_started_at: number;
   readonly next_attempt_at: number;
-  /** The newest attempts, oldest first (at most MAX_ATTEMPTS_KEPT). */
+  /** The newest attempts, oldest first (the newest 50). */
   readonly attempts: readonly DeliveryAttempt[];
 }
-
-const MAX_ATTEMPTS_KEPT = 50;
 
 export function deliveryIdOf(monitorId: string, sequence: number): string {
   return `msg_${monitorId}_${sequence}`;
@@ -79,7 +72,7 @@ export function newDelivery(
 }
 
 export function withAttempt(record: DeliveryRecord, attempt: DeliveryAttempt): DeliveryRecord {
-  return { ...record, attempts: [...record.attempts, attempt].slice(-MAX_ATTEMPTS_KEPT) };
+  return withAttemptKept(record, attempt);
 }
 
 /** The next round of a delivery: sent again from now, with a fresh retry window and debit. */
@@ -92,20 +85,6 @@ export function nextRound(record: DeliveryRecord, now: number): DeliveryRecord {
     round_started_at: now,
     next_attempt_at: 0,
   };
-}
-
-/**
- * The pause before the next attempt: doubled per failed attempt of the round, capped, and then a
- * random part of it (between half and all), so many receivers failing together do not retry in step.
- */
-export function retryDelayMs(
-  failedAttempts: number,
-  settings: { firstRetryMs: number; maxRetryDelayMs: number },
-  random: () => number = Math.random,
-): number {
-  const exponent = Math.min(Math.max(failedAttempts - 1, 0), 30);
-  const full = Math.min(settings.maxRetryDelayMs, settings.firstRetryMs * 2 ** exponent);
-  return Math.round(full / 2 + (full / 2) * random());
 }
 
 export function attemptsInRound(record: DeliveryRecord): number {

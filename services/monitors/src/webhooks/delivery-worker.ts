@@ -9,6 +9,7 @@
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
 import { type Counter, type Logger, type Loop, type SpendingRefusal, startLoop } from "@rda/service-kit";
+import { nextAttemptAt } from "@rda/webhooks";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
 import type { sendDelivery } from "./batch-sender.ts";
@@ -20,7 +21,6 @@ import {
   debitIdOf,
   deliveryIdOf,
   newDelivery,
-  retryDelayMs,
   withAttempt,
 } from "./delivery-record.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
@@ -136,10 +136,9 @@ async function attempt(turn: Turn, record: DeliveryRecord): Promise<void> {
       await settleAndFinish(turn, { ...tried, state: "accepted" });
     return;
   }
-  const now = Date.now();
-  const delay = retryDelayMs(attemptsInRound(tried), deps.settings);
-  if (now + delay - tried.round_started_at <= deps.settings.retryWindowMs) {
-    await deps.webhooks.save(deps.owner, { ...tried, next_attempt_at: now + delay });
+  const at = nextAttemptAt(tried.round_started_at, attemptsInRound(tried), deps.settings, Date.now());
+  if (at !== undefined) {
+    await deps.webhooks.save(deps.owner, { ...tried, next_attempt_at: at });
     return;
   }
   const failed: DeliveryRecord = { ...tried, state: "failed", refunded: false };

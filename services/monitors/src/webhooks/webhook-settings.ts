@@ -2,7 +2,9 @@
  * How webhook delivery behaves, resolved once (main.ts reads the environment; tests shrink the
  * times). Defaults are production's: retries with backoff for up to 3 days.
  */
-export interface WebhookSettings {
+import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "@rda/webhooks";
+
+export interface WebhookSettings extends RetrySchedule {
   /**
    * Seals receivers' signing secrets at rest (AES-256-GCM, @rda/webhooks secrets.ts). Without it a
    * monitor cannot have a webhook (create and PATCH answer 400), pull still works.
@@ -10,12 +12,6 @@ export interface WebhookSettings {
   readonly sealingKey: Buffer | undefined;
   /** Local development only: receivers at http://127.0.0.1 or [::1] are allowed. */
   readonly allowLoopback: boolean;
-  /** How long a batch is retried, from its first attempt, before it fails for good. */
-  readonly retryWindowMs: number;
-  /** The pause after the first failed attempt; doubled each time, with jitter. */
-  readonly firstRetryMs: number;
-  /** The longest pause between two attempts. */
-  readonly maxRetryDelayMs: number;
   /** One attempt's deadline (connect, headers and body). */
   readonly attemptTimeoutMs: number;
   /** Most bytes of a receiver's answer read. */
@@ -35,9 +31,7 @@ const DAY_MS = 86_400_000;
 export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   sealingKey: undefined,
   allowLoopback: false,
-  retryWindowMs: 3 * DAY_MS,
-  firstRetryMs: 10_000,
-  maxRetryDelayMs: 3_600_000,
+  ...DEFAULT_RETRY_SCHEDULE,
   attemptTimeoutMs: 10_000,
   maxResponseBytes: 65_536,
   creditsRetryMs: 30_000,
@@ -46,5 +40,5 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   tickMs: 1_000,
 };
 
-/** The delivery log's retention (docs/api.md#monitor-webhooks). */
-export const DELIVERY_LOG_MS = 30 * DAY_MS;
+/** The delivery log's retention (docs/api.md#monitor-webhooks), the same for every webhook of ours. */
+export { DELIVERY_LOG_MS } from "@rda/webhooks";

@@ -2,10 +2,11 @@
  * Webhook delivery state in Redis: each monitor's receiver, its queue of deliveries, their records
  * (the delivery log, kept 30 days) and the lease of the replica sending them (service-kit's one
  * lease). Every write the delivery loop makes checks, in the same script, that its replica still
- * holds the monitor's lease (`LEASE_STILL_HELD`), so a replica that stalled past its lease (another
+ * holds the monitor's lease (`LEASE_STILL_HELD`; a record's write is @rda/webhooks' `saveUnderLease`), so a replica that stalled past its lease (another
  * took over) cannot write stale state back.
  */
 import { LEASE_STILL_HELD, type Lease, luaScript, type Redis, takeLease } from "@rda/service-kit";
+import { saveUnderLease } from "@rda/webhooks";
 import type { DeliveryRecord } from "./delivery-record.ts";
 import type { WebhookKeys } from "./webhook-keys.ts";
 import { DELIVERY_LOG_MS } from "./webhook-settings.ts";
@@ -27,15 +28,6 @@ export interface Endpoint {
 }
 
 const LOG_TTL_SECONDS = Math.ceil(DELIVERY_LOG_MS / 1000);
-
-// KEYS: lease, delivery. ARGV: owner, record JSON, ttl (s), then 1 to also drop it from the queue.
-// KEYS[3] (queue) only when dropping.
-const SAVE = `
-${LEASE_STILL_HELD}
-redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
-if ARGV[4] == '1' then redis.call('LREM', KEYS[3], 1, ARGV[5]) end
-return 1
-`;
 
 // KEYS: lease, endpoint, queue, delivery, log. ARGV: owner, expected cursor ('' for none), new
 // cursor, sequence, record JSON, ttl (s), delivery id, created ms, oldest kept ms.
@@ -60,7 +52,6 @@ redis.call('LPUSH', KEYS[1], ARGV[1])
 return 1
 `;
 
-const saveScript = luaScript(SAVE);
 const createBatchScript = luaScript(CREATE_BATCH);
 const enqueueFirstScript = luaScript(ENQUEUE_FIRST);
 
@@ -190,17 +181,14 @@ export class WebhookStore {
   }
 
   /** Writes the record while `owner` holds the lease; `dequeue` also takes it out of the queue. */
-  async save(owner: string, record: DeliveryRecord, dequeue = false): Promise<boolean> {
+  save(owner: string, record: DeliveryRecord, dequeue = false): Promise<boolean> {
     const id = record.monitor_id;
-    const keys = [this.#keys.lease(id), this.#keys.delivery(id, record.id), this.#keys.queue(id)];
-    const saved = await saveScript.run(this.#redis, keys, [
-      owner,
-      JSON.stringify(record),
-      LOG_TTL_SECONDS,
-      dequeue ? "1" : "0",
-      record.id,
-    ]);
-    return saved === 1;
+    const keys = {
+      lease: this.#keys.lease(id),
+      delivery: this.#keys.delivery(id, record.id),
+      queue: this.#keys.queue(id),
+    };
+    return saveUnderLease(this.#redis, keys, owner, record, dequeue);
   }
 
   /** Puts a delivery first in the queue again; false when it is queued already. */

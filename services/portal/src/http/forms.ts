@@ -22,7 +22,10 @@ export const NOTICES = {
   "notice-webhook-secret-shown":
     "The webhook's signing secret is shown only once, and it was shown already. If you did not copy it, save the webhook's URL again to get a new one.",
   "test-sent": "A test notice is on its way.",
-  "test-webhook-failed": "The test notice was emailed, but your webhook did not accept it.",
+  "test-queued":
+    "A test notice is on its way: emailed, and queued for your webhook. The delivery log below shows each attempt.",
+  "notice-redelivering": "The notice is queued again for your webhook, with the same webhook-id.",
+  "notice-not-redelivered": "That notice is being sent already, or no longer in the log.",
   "test-limited":
     "No test notice was sent: your account has had its most notices for this hour (test notices count with the optional ones). Try again within the hour.",
   "test-not-sent":

@@ -4,7 +4,7 @@
  * optional kinds it switched off. The email address is the account's own.
  */
 import type { PortalRedisKeys, Redis } from "@rda/service-kit";
-import { newWebhookSecret, openSecret, sealSecret } from "@rda/webhooks";
+import { newWebhookSecret, openSecret, type SealedSecrets, sealSecret } from "@rda/webhooks";
 import type { NoticeKind } from "./notice-kinds.ts";
 
 export interface NoticeSettings {
@@ -21,6 +21,13 @@ export interface NoticeSettingsStore {
   /** A new endpoint and a new secret, returned this once to show. */
   setWebhook(accountId: string, url: string): Promise<string>;
   removeWebhook(accountId: string): Promise<void>;
+  /**
+   * A new secret (returned, to be shown once); the old one still signs for `overlapMs`, so a
+   * receiver can switch without losing a delivery. Undefined when there is no webhook.
+   */
+  rotateSecret(accountId: string, overlapMs: number): Promise<string | undefined>;
+  /** Where the webhook outbox sends: the URL and its sealed secrets; undefined without a webhook. */
+  endpoint(accountId: string): Promise<(SealedSecrets & { url: string }) | undefined>;
   setThreshold(accountId: string, threshold: number | null): Promise<void>;
   setKinds(accountId: string, off: readonly NoticeKind[], optional: readonly NoticeKind[]): Promise<void>;
   /** One kind off (an unsubscribe link). */
@@ -58,13 +65,45 @@ export function noticeSettingsStore(
       };
     },
     async setWebhook(accountId, url) {
-      if (!sealingKey) throw new Error("webhooks need NOTICES_SEALING_KEY");
+      if (!sealingKey) throw new Error("webhooks need WEBHOOK_SEALING_KEY");
       const secret = newWebhookSecret();
-      await redis.hset(key(accountId), { webhook_url: url, webhook_secret: sealSecret(sealingKey, secret) });
+      await redis.hset(key(accountId), {
+        webhook_url: url,
+        webhook_secret: sealSecret(sealingKey, secret),
+        webhook_previous_secret: "",
+        webhook_previous_until: 0,
+      });
       return secret;
     },
     async removeWebhook(accountId) {
-      await redis.hset(key(accountId), { webhook_url: "", webhook_secret: "" });
+      await redis.hset(key(accountId), {
+        webhook_url: "",
+        webhook_secret: "",
+        webhook_previous_secret: "",
+        webhook_previous_until: 0,
+      });
+    },
+    async rotateSecret(accountId, overlapMs) {
+      if (!sealingKey) throw new Error("webhooks need WEBHOOK_SEALING_KEY");
+      const fields = await redis.hgetall(key(accountId));
+      if (!fields.webhook_url || !fields.webhook_secret) return undefined;
+      const secret = newWebhookSecret();
+      await redis.hset(key(accountId), {
+        webhook_secret: sealSecret(sealingKey, secret),
+        webhook_previous_secret: fields.webhook_secret,
+        webhook_previous_until: Date.now() + overlapMs,
+      });
+      return secret;
+    },
+    async endpoint(accountId) {
+      const fields = await redis.hgetall(key(accountId));
+      if (!fields.webhook_url || !fields.webhook_secret) return undefined;
+      return {
+        url: fields.webhook_url,
+        secret: fields.webhook_secret,
+        previous_secret: fields.webhook_previous_secret || null,
+        previous_until: Number(fields.webhook_previous_until || 0),
+      };
     },
     async setThreshold(accountId, threshold) {
       await redis.hset(key(accountId), {

@@ -1,17 +1,18 @@
 /**
  * Sends a notice to an account: once per crossing however many replicas see it or however often it
  * is delivered, optional kinds (and test notices) within a per-account hourly limit, optional ones only when not switched off, by
- * email (plain text and HTML) and, where the account set one, by a signed webhook (@rda/webhooks).
+ * email (plain text and HTML) and, where the account set one, by a signed webhook: queued in the
+ * account's webhook outbox (notice-webhook.ts), which retries it and logs every attempt.
  * Receipts and payment problems are always sent.
  *
  * Each crossing has a record (a Redis hash, kept 90 days) of what was done: a step is marked only
  * after it succeeded, so a mail server that refuses leaves the email to do, and the caller retries
- * (`not_yet`); one replica at a time works on a crossing (service-kit's lease, held briefly). The webhook is tried once
- * per crossing (its delivery retries on its own), the email until it goes.
+ * (`not_yet`); one replica at a time works on a crossing (service-kit's lease, held briefly). The webhook is queued
+ * once per crossing (the outbox retries it), the email is tried until it goes.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { type Logger, type PortalRedisKeys, type Redis, withLease } from "@rda/service-kit";
-import { type DeliveryResult, deliverWebhook } from "@rda/webhooks";
+import { newOutboxDelivery, type WebhookOutbox } from "@rda/webhooks";
 import type { Mailer } from "../mail/mailer.ts";
 import type { AccountStore } from "../store/accounts.ts";
 import { noticeEmail } from "./notice-email.ts";
@@ -25,7 +26,7 @@ import {
 import type { NoticeSettingsStore } from "./notice-settings.ts";
 
 const RECORD_TTL_SECONDS = 90 * 86_400;
-/** Longer than one email and one webhook delivery with its retries take. */
+/** Longer than one email takes to send. */
 const CLAIM_TTL_MS = 120_000;
 
 export interface NotifierDeps {
@@ -41,12 +42,12 @@ export interface NotifierDeps {
   readonly unsubscribeUrl?: (accountId: string, kind: NoticeKind) => Promise<string>;
   /** Optional notices an account may get per hour (NOTICES_PER_ACCOUNT_PER_HOUR). */
   readonly perAccountPerHour: number;
-  /** WEBHOOKS_ALLOW_LOOPBACK: local development only. */
-  readonly allowLoopbackWebhooks: boolean;
+  /** The notice webhooks' outbox (notice-webhook.ts): a notice's webhook is queued there. */
+  readonly outbox: WebhookOutbox;
 }
 
 export type NotifyOutcome =
-  | { readonly outcome: "sent"; readonly email: boolean; readonly webhook: DeliveryResult | null }
+  | { readonly outcome: "sent"; readonly email: boolean; readonly webhookQueued: boolean }
   /** Not sent yet (the mail server refused, or another replica is at it): ask again later. */
   | { readonly outcome: "not_yet"; readonly reason: string }
   | { readonly outcome: "already_sent" | "switched_off" | "rate_limited" | "no_account" };
@@ -97,19 +98,14 @@ async function sendClaimed(
     }
     await mark({ admitted: "1" });
   }
-  let webhook: DeliveryResult | null = null;
+  let webhookQueued = false;
   if (!done.webhook && settings.webhookUrl && settings.webhookSecret) {
-    webhook = await deliverWebhook(
-      { url: settings.webhookUrl, secret: settings.webhookSecret },
-      { id: `ntc_${crossing.slice(0, 32)}`, type: WEBHOOK_TYPES[notice.kind], data: notice.data },
-      { allowLoopback: deps.allowLoopbackWebhooks },
+    const id = `ntc_${crossing.slice(0, 32)}`;
+    await deps.outbox.enqueue(
+      newOutboxDelivery(accountId, id, WEBHOOK_TYPES[notice.kind], notice.data, Date.now()),
     );
-    await mark({ webhook: webhook.outcome });
-    if (webhook.outcome !== "delivered")
-      deps.logger.warn(
-        { account_id: accountId, kind: notice.kind, ...webhook },
-        "notice webhook not delivered",
-      );
+    await mark({ webhook: "queued" });
+    webhookQueued = true;
   }
   if (!done.email) {
     const unsubscribe = optional ? await deps.unsubscribeUrl?.(accountId, notice.kind) : undefined;
@@ -125,10 +121,10 @@ async function sendClaimed(
   }
   await mark({ done: "sent" });
   deps.logger.info(
-    { account_id: accountId, kind: notice.kind, webhook: webhook?.outcome ?? done.webhook },
+    { account_id: accountId, kind: notice.kind, webhook: webhookQueued ? "queued" : done.webhook },
     "notice sent",
   );
-  return { outcome: "sent", email: true, webhook };
+  return { outcome: "sent", email: true, webhookQueued };
 }
 
 /** A fixed one-hour window per account, shared by every replica. */

@@ -1,7 +1,7 @@
 /**
  * One-click unsubscribe links (RFC 8058) for the optional notice kinds: the link names the account
  * and the kind and carries an HMAC of both, so following it needs no sign-in and nothing is stored
- * per email. The HMAC key is derived from NOTICES_SEALING_KEY (its own purpose, so neither key
+ * per email. The HMAC key is derived from WEBHOOK_SEALING_KEY (its own purpose, so neither key
  * tells anything about the other). A link does not expire; it is revoked by the kind's generation
  * (`unsubscribe:<kind>` in the account's notice settings, absent until first replaced): switching
  * the kind back on replaces it, so an old email cannot switch it off again behind the person's back.

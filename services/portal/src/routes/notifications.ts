@@ -1,20 +1,59 @@
 /**
  * The notifications page: where notices go (the account's email, a webhook URL whose signing secret
  * is shown once), the low-balance threshold (billing applies it to every key of the account), which
- * optional notices are on, and a button that sends a test notice through both.
+ * optional notices are on, a button that sends a test notice through both, and the webhook's
+ * delivery log (each attempt's time, status code and error; @rda/webhooks outbox), with redelivery
+ * and secret rotation, as a monitor's webhook has.
  */
 import { KEY_LIMITS } from "@rda/contracts";
-import { urlProblem } from "@rda/webhooks";
+import { type OutboxDelivery, urlProblem } from "@rda/webhooks";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { field, noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { NOTICE_KINDS, OPTIONAL_KINDS } from "../notices/notice-kinds.ts";
+import { NOTICE_SECRET_OVERLAP_MS } from "../notices/notice-webhook.ts";
 import { uniqueCrossing } from "../notices/notifier.ts";
 import { billingFailed } from "./keys.ts";
 
 const URL_MAX = 2_000;
+/** Deliveries the page lists at most. */
+const LOG_PAGE = 50;
+
+const DELIVERY_STATE_LABELS: Record<OutboxDelivery["state"], string> = {
+  pending: "Sending",
+  delivered: "Delivered",
+  failed: "Failed",
+};
+
+/** Epoch ms as the page shows them, to the second, with the machine-readable form beside. */
+function timeOf(epochMs: number) {
+  const iso = new Date(epochMs).toISOString();
+  return { iso, text: `${iso.slice(0, 19).replace("T", " ")} UTC` };
+}
+
+/** The webhook's log as the page lists it: newest delivery first, each attempt in order. */
+function logRows(deliveries: readonly OutboxDelivery[]) {
+  return deliveries.map((delivery) => ({
+    id: delivery.id,
+    type: delivery.type,
+    state: delivery.state,
+    stateLabel: DELIVERY_STATE_LABELS[delivery.state],
+    created: timeOf(delivery.created_at),
+    nextAttempt:
+      delivery.state === "pending" && delivery.next_attempt_at > 0
+        ? timeOf(delivery.next_attempt_at)
+        : undefined,
+    redeliverable: delivery.state !== "pending",
+    attempts: delivery.attempts.map((attempt) => ({
+      at: timeOf(attempt.at),
+      statusCode: attempt.status,
+      latencyMs: attempt.latency_ms,
+      error: attempt.error,
+    })),
+  }));
+}
 
 async function renderNotifications(
   ctx: PortalContext,
@@ -26,6 +65,7 @@ async function renderNotifications(
   const account = await ctx.accounts.get(signedIn.accountId);
   if (!account) return sendPageError(ctx, reply, "not_found");
   const settings = await ctx.notices.settings.read(signedIn.accountId);
+  const log = await ctx.notices.outbox.log(signedIn.accountId, LOG_PAGE, Date.now());
   return renderPage(
     ctx,
     reply,
@@ -42,6 +82,7 @@ async function renderNotifications(
       })),
       webhooksEnabled: ctx.notices.webhooksEnabled,
       thresholdValue: settings.lowBalanceThreshold ?? "",
+      log: logRows(log),
       ...extra,
     },
     status,
@@ -143,15 +184,43 @@ export function sendTestNotice(ctx: PortalContext) {
       ],
       data: { message: "test notice" },
     });
-    const webhook = sent.outcome === "sent" ? sent.webhook : null;
     const done =
       sent.outcome === "not_yet"
         ? "test-not-sent"
         : sent.outcome === "rate_limited"
           ? "test-limited"
-          : webhook && webhook.outcome !== "delivered"
-            ? "test-webhook-failed"
+          : sent.outcome === "sent" && sent.webhookQueued
+            ? "test-queued"
             : "test-sent";
     return reply.redirect(`/notifications?done=${done}`, 303);
+  };
+}
+
+/** A new signing secret, shown once; the old one still signs for a day (NOTICE_SECRET_OVERLAP_MS). */
+export function rotateNoticeWebhookSecret(ctx: PortalContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    if (!ctx.notices.webhooksEnabled) return sendPageError(ctx, reply, "not_found");
+    const secret = await ctx.notices.settings.rotateSecret(signedIn.accountId, NOTICE_SECRET_OVERLAP_MS);
+    if (secret === undefined) return reply.redirect("/notifications?done=webhook-removed", 303);
+    request.log.info({ account_id: signedIn.accountId }, "notice webhook secret rotated");
+    await ctx.pendingSecrets.keep(signedIn.id, NOTICE_WEBHOOK_SECRET, { secret, made: "rotated" });
+    return reply.redirect("/notifications/webhook/secret", 303);
+  };
+}
+
+/** A logged delivery sent again, first in line, with the same `webhook-id`. */
+export function redeliverNotice(ctx: PortalContext) {
+  return async (request: FastifyRequest<{ Params: { deliveryId: string } }>, reply: FastifyReply) => {
+    const signedIn = requireSignIn(request, reply);
+    if (!signedIn) return reply;
+    const { deliveryId } = request.params;
+    if (!/^ntc_[0-9a-f]{1,64}$/.test(deliveryId)) return sendPageError(ctx, reply, "not_found");
+    const queued = await ctx.notices.outbox.redeliver(signedIn.accountId, deliveryId, Date.now());
+    return reply.redirect(
+      `/notifications?done=${queued ? "notice-redelivering" : "notice-not-redelivered"}`,
+      303,
+    );
   };
 }

@@ -24,6 +24,7 @@ import {
   type MailLimits,
   type PortalSettings,
   type RunningPortal,
+  startNoticesWorker,
   startPortal,
 } from "../../src/index.ts";
 import { BrowserlessClient } from "./client.ts";
@@ -111,20 +112,24 @@ export async function startPortalHarness(
   // Links in emails must point at this very portal, so its port is chosen before it starts.
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const start = () =>
-    startPortal(
-      {
-        redis,
-        nats,
-        subjects,
-        keys: keys.portal,
-        mailer,
-        logger,
-        now: () => Date.now() + clockOffset,
-        settings: { ...settings, publicUrl: url },
-      },
+  // The web process and its notices worker (a process of its own in deployments) start and stop
+  // together here: "no portal runs" means neither takes notice events.
+  const start = async (): Promise<RunningPortal> => {
+    const processDeps = { redis, nats, subjects, keys: keys.portal, mailer, logger };
+    const portalSettings = { ...settings, publicUrl: url };
+    const web = await startPortal(
+      { ...processDeps, now: () => Date.now() + clockOffset, settings: portalSettings },
       { port, host: "127.0.0.1" },
     );
+    const worker = await startNoticesWorker({ ...processDeps, settings: portalSettings });
+    return {
+      ...web,
+      async stop() {
+        await worker.stop();
+        await web.stop();
+      },
+    };
+  };
   let portal: RunningPortal = await start();
   let portalRunning = true;
   return {

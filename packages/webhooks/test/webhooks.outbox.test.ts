@@ -1,0 +1,144 @@
+/**
+ * The webhook outbox on real Redis and a real HTTP receiver: a delivery whose receiver never accepts
+ * is retried until its retry window is over, then fails for good, leaves the queue (the next one is
+ * sent) and stays in the log with every attempt; redelivered, it is sent again first in line with
+ * the same `webhook-id`; two loops (two replicas) never send one attempt twice.
+ */
+import { createServer, type Server } from "node:http";
+import type { Redis } from "@rda/service-kit";
+import {
+  connectTestRedis,
+  deleteNamespaceKeys,
+  freePort,
+  silentLogger,
+  testNamespace,
+  waitFor,
+} from "@rda/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  newOutboxDelivery,
+  newWebhookSecret,
+  type OutboxLoopDeps,
+  sealingKeyFrom,
+  sealSecret,
+  startOutboxLoop,
+  WebhookOutbox,
+} from "../src/index.ts";
+
+const namespace = testNamespace("outbox");
+const sealingKey = sealingKeyFrom(Buffer.alloc(32, 7).toString("base64"));
+let redis: Redis;
+let receiver: Server;
+let receiverUrl: string;
+/** Whether the receiver accepts now; every request it got, by webhook-id. */
+let accepting = false;
+const got: { id: string; status: number }[] = [];
+
+beforeAll(async () => {
+  redis = await connectTestRedis();
+  const port = await freePort();
+  receiver = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      const status = accepting ? 204 : 500;
+      got.push({ id: String(request.headers["webhook-id"]), status });
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
+  receiverUrl = `http://127.0.0.1:${port}/hook`;
+});
+afterAll(async () => {
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => receiver?.close(resolve));
+  await deleteNamespaceKeys(redis, namespace);
+  redis.disconnect();
+});
+
+function outboxFor(root: string): WebhookOutbox {
+  return new WebhookOutbox(redis, {
+    queue: (owner) => `${root}:{${owner}}:queue`,
+    delivery: (owner, id) => `${root}:{${owner}}:delivery:${id}`,
+    log: (owner) => `${root}:{${owner}}:log`,
+    lease: (owner) => `${root}:{${owner}}:lease`,
+    owners: `${root}:owners`,
+  });
+}
+
+function loopDeps(outbox: WebhookOutbox, holder: string, retryWindowMs: number): OutboxLoopDeps {
+  const sealed = sealSecret(sealingKey, newWebhookSecret());
+  return {
+    name: "test outbox",
+    outbox,
+    endpoint: async () => ({ url: receiverUrl, secret: sealed, previous_secret: null, previous_until: 0 }),
+    schedule: { retryWindowMs, firstRetryMs: 20, maxRetryDelayMs: 50 },
+    attempt: { sealingKey, allowLoopback: true, timeoutMs: 2_000, maxResponseBytes: 1_024 },
+    logger: silentLogger(),
+    holder,
+    leaseMs: 5_000,
+    tickMs: 10,
+  };
+}
+
+describe("the webhook outbox", () => {
+  it("fails a delivery for good after its window, sends the next, and redelivers it with the same id", async () => {
+    accepting = false;
+    got.length = 0;
+    const outbox = outboxFor(`${namespace}:rda:window`);
+    const now = Date.now();
+    await outbox.enqueue(newOutboxDelivery("acct_1", "msg_a", "test.event", { n: 1 }, now));
+    await outbox.enqueue(newOutboxDelivery("acct_1", "msg_b", "test.event", { n: 2 }, now + 1));
+    const loop = startOutboxLoop(loopDeps(outbox, "replica-a", 300));
+    try {
+      const failed = await waitFor(async () => {
+        const record = await outbox.delivery("acct_1", "msg_a");
+        return record?.state === "failed" ? record : undefined;
+      }, "msg_a to fail for good");
+      expect(failed!.attempts.length).toBeGreaterThan(1);
+      expect(failed!.attempts.every((attempt) => attempt.status === 500)).toBe(true);
+      // The failed one is out of line: the next is being tried.
+      await waitFor(() => got.some((each) => each.id === "msg_b") || undefined, "msg_b to be tried");
+      accepting = true;
+      await waitFor(
+        async () => (await outbox.delivery("acct_1", "msg_b"))?.state === "delivered" || undefined,
+        "msg_b delivered",
+      );
+      expect(await outbox.redeliver("acct_1", "msg_a", Date.now())).toBe(true);
+      const again = await waitFor(async () => {
+        const record = await outbox.delivery("acct_1", "msg_a");
+        return record?.state === "delivered" ? record : undefined;
+      }, "msg_a redelivered");
+      expect(again!.round).toBe(1);
+      expect(got.filter((each) => each.id === "msg_a" && each.status === 204)).toHaveLength(1);
+      const log = await outbox.log("acct_1", 10, Date.now());
+      expect(log.map((record) => [record.id, record.state])).toEqual([
+        ["msg_b", "delivered"],
+        ["msg_a", "delivered"],
+      ]);
+    } finally {
+      await loop.stop();
+    }
+  });
+
+  it("sends each delivery once while two replicas' loops run", async () => {
+    accepting = true;
+    got.length = 0;
+    const outbox = outboxFor(`${namespace}:rda:replicas`);
+    const ids = Array.from({ length: 20 }, (_, index) => `msg_${index}`);
+    for (const [index, id] of ids.entries())
+      await outbox.enqueue(newOutboxDelivery(`acct_${index % 3}`, id, "test.event", {}, Date.now() + index));
+    const loops = ["replica-a", "replica-b"].map((holder) =>
+      startOutboxLoop(loopDeps(outbox, holder, 60_000)),
+    );
+    try {
+      await waitFor(
+        () => new Set(got.map((each) => each.id)).size === ids.length || undefined,
+        "every delivery",
+      );
+      await Promise.all(loops.map((loop) => loop.stop()));
+      expect(got.map((each) => each.id).sort()).toEqual([...ids].sort());
+    } finally {
+      await Promise.all(loops.map((loop) => loop.stop()));
+    }
+  });
+});
