@@ -8,9 +8,9 @@
 import { API_KEY_PATTERN } from "@rda/contracts";
 import { presentedKey, readApiKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
-import type { GatewayContext } from "../context.ts";
-import { fail, type Step } from "../failure.ts";
-import type { KeyInfo } from "../key-directory.ts";
+import type { GatewayContext } from "../core/context.ts";
+import { fail, type Step } from "../core/failure.ts";
+import type { KeyInfo } from "../core/key-directory.ts";
 import { isInternalRequest } from "./internal-listener.ts";
 
 export async function authenticate(request: FastifyRequest, ctx: GatewayContext): Promise<Step<KeyInfo>> {

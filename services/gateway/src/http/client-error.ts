@@ -7,7 +7,7 @@
  */
 import type { Socket } from "node:net";
 import { ERRORS, type ErrorCode, errorBody, publicErrorMessage } from "@rda/contracts";
-import type { GatewayContext } from "../context.ts";
+import type { GatewayContext } from "../core/context.ts";
 import { generateRequestId, SECURITY_HEADERS } from "./response-headers.ts";
 
 /** Time a refused client gets to read the answer before its connection is cut. */
