@@ -91,6 +91,8 @@ export {
   publicOnlyLookup,
 } from "./outbound-guard.ts";
 export {
+  CACHE_READ_TIMEOUT_MS,
+  cacheRead,
   connectRedis,
   isRedisReady,
   isStoreFailure,
