@@ -61,8 +61,14 @@ afterAll(async () => {
 
 /** Kills the node leading `stream` with SIGKILL; returns it, to be started again. */
 async function killLeaderOf(stream: string): Promise<PrivateServer> {
-  const leader = (await jsm.streams.info(stream)).cluster?.leader;
-  const node = leader === undefined ? undefined : cluster.nodes.get(leader);
+  // Right after a node rejoined, the cluster's JetStream API may miss an answer while its meta
+  // group catches up: the operator asks again, as an operator would.
+  const leader = await waitFor(
+    async () => (await jsm.streams.info(stream).catch(() => undefined))?.cluster?.leader,
+    `the leader of ${stream}`,
+    30_000,
+  );
+  const node = cluster.nodes.get(leader);
   if (node === undefined) throw new Error(`${stream} has no leader among ${[...cluster.nodes.keys()]}`);
   await node.stop("SIGKILL");
   await waitFor(
@@ -81,12 +87,16 @@ async function rejoin(node: PrivateServer): Promise<void> {
   await node.start();
   await waitFor(
     async () => {
-      for await (const stream of jsm.streams.list()) {
-        const replicas = stream.cluster?.replicas ?? [];
-        if (replicas.length !== NODES - 1 || replicas.some((peer) => !peer.current || peer.offline))
-          return false;
+      try {
+        for await (const stream of jsm.streams.list()) {
+          const replicas = stream.cluster?.replicas ?? [];
+          if (replicas.length !== NODES - 1 || replicas.some((peer) => !peer.current || peer.offline))
+            return false;
+        }
+        return true;
+      } catch {
+        return false; // the API missed an answer while the node caught up: asked again
       }
-      return true;
     },
     "every stream's copies current again",
     60_000,
