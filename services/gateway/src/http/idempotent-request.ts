@@ -12,7 +12,7 @@ import type { GatewayContext } from "../core/context.ts";
 import { fail, type Step, succeed } from "../core/failure.ts";
 import type { Claim, StoredResponse } from "../core/idempotency.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
-import { sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
+import { sendEnvelope, setRateLimitHeaders } from "./answers.ts";
 import { sendError } from "./send-error.ts";
 
 /** A claim to carry through the request, or the answer already sent. */

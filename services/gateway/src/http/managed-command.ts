@@ -14,8 +14,8 @@ import type { GatewayContext } from "../core/context.ts";
 import type { Failure } from "../core/failure.ts";
 import { type Claim, readIdempotencyKey } from "../core/idempotency.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "./answers.ts";
 import { authenticate } from "./authenticate.ts";
-import { envelope, sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
 import { sendError } from "./send-error.ts";
 

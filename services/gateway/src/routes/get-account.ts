@@ -7,8 +7,8 @@
  */
 import { type Account, type MonthlySpend, type MonthSpend, monthResetsAt, OPERATIONS } from "@rda/contracts";
 import { admitThroughBilling } from "../core/admission.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
 import { authenticate } from "../http/authenticate.ts";
-import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/envelope.ts";
 import { sendError } from "../http/send-error.ts";
 import type { GatewayRoute } from "./index.ts";
 

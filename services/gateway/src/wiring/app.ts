@@ -24,9 +24,9 @@ import { createIdempotencyStore, type IdempotencyLimits } from "../core/idempote
 import { createInternalCredentials } from "../core/internal-credential.ts";
 import { createKeyDirectory } from "../core/key-directory.ts";
 import { createMetrics, type GatewayMetrics } from "../core/metrics.ts";
+import { generateRequestId, installResponseHeaders } from "../http/answers.ts";
 import { answerClientError } from "../http/client-error.ts";
 import { answerFrameworkError, declareRequestFields, installHooks, refuseBodyOnGet } from "../http/hooks.ts";
-import { generateRequestId, installResponseHeaders } from "../http/response-headers.ts";
 import { serverLimits } from "../http/server-limits.ts";
 import { createAccessTokenVerifier } from "../oauth/access-tokens.ts";
 import { protectedResource, registerProtectedResourceMetadata } from "../oauth/protected-resource.ts";
