@@ -79,9 +79,16 @@ interface Walk {
 
 /** One request: the product files that ran and the service subjects asked, until its debit was settled. */
 async function walk(path: string, key: string): Promise<Walk> {
-  await session.post("Profiler.takePreciseCoverage"); // counts from here
-  seen = [];
-  await answered(path, key);
+  // A walk measures a served request. Under precise coverage on a loaded machine the in-process
+  // stack is many times slower, and a miss may end 502 (refunded); such a walk is taken again, once,
+  // and said. What callers get from a failing adapter is tested elsewhere.
+  for (let attempt = 1; ; attempt++) {
+    await session.post("Profiler.takePreciseCoverage"); // counts from here
+    seen = [];
+    const failed = await answered(path, key, attempt === 2);
+    if (failed === undefined) break;
+    console.warn(`request walk: ${path} answered ${failed}; taken again`);
+  }
   const { result } = await session.post("Profiler.takePreciseCoverage");
   const files = new Set<string>();
   for (const script of result) {
@@ -100,10 +107,14 @@ async function walk(path: string, key: string): Promise<Walk> {
   return { files, subjects: seen.map(({ subject }) => subject.slice(prefix.length)) };
 }
 
-/** One request answered 200, and its debit's settlement sent (batched, after the answer is written). */
-async function answered(path: string, key: string): Promise<void> {
+/**
+ * One request answered 200, and its debit's settlement sent (batched, after the answer is written);
+ * else, unless it must succeed, the 5xx it got.
+ */
+async function answered(path: string, key: string, mustSucceed = true): Promise<string | undefined> {
   const answer = await getJson(`${stack.gatewayUrl}${path}`, withKey(key));
-  expect(answer.status).toBe(200);
+  if (!mustSucceed && answer.status >= 500) return `${answer.status} ${JSON.stringify(answer.body)}`;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   const requestId = answer.headers.get("x-request-id")!;
   const settle = stack.subjects.billing.settle;
   await waitFor(
@@ -111,6 +122,7 @@ async function answered(path: string, key: string): Promise<void> {
     "the debit settled",
   );
   await stack.nats.flush();
+  return undefined;
 }
 
 /** What every walk shared: the files all of them ran, the fewest round trips any made. */
