@@ -21,6 +21,7 @@ import {
   createdMonitorSchema,
   deletedMonitorSchema,
   monitorDeliveriesSchema,
+  monitorEstimateSchema,
   monitorItemsPageSchema,
   monitorListSchema,
   oneDeliverySchema,
@@ -186,6 +187,18 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     body: { schema: createMonitorSchema(limits), required: true },
     answers: [answer("Created. Costs nothing.", createdMonitorSchema, 201)],
     idempotent: true,
+    refusals: ["monitor_limit_reached"],
+  }),
+  route({
+    operationId: "estimateMonitor",
+    method: "POST",
+    path: "/v1/monitors/estimate",
+    tag: MONITORS,
+    summary: "Estimate a monitor's backfill without creating it",
+    description:
+      "Free. The body is a create's, checked as a create checks it (400 naming every bad field; 409 when the account has no room for another monitor); the answer is the backfill's estimate a create would answer. Nothing is created, so it takes no `Idempotency-Key`.",
+    body: { schema: createMonitorSchema(limits), required: true },
+    answers: [answer("The estimate. Costs nothing.", monitorEstimateSchema)],
     refusals: ["monitor_limit_reached"],
   }),
   route({

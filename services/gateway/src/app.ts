@@ -7,6 +7,8 @@ import type { Subjects } from "@rda/contracts";
 import {
   createDebitEnds,
   createFailedAuthLimiter,
+  createInternalCredentials,
+  createPortalCredentials,
   type FailedAuthLimits,
   type Logger,
   type NatsConnection,
@@ -25,7 +27,6 @@ import { declareRequestFields } from "./http/request-fields.ts";
 import { generateRequestId, installResponseHeaders } from "./http/response-headers.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createIdempotencyStore, type IdempotencyLimits } from "./idempotency.ts";
-import { createInternalCredentials } from "./internal-credential.ts";
 import { createKeyDirectory } from "./key-directory.ts";
 import { createMetrics, type GatewayMetrics } from "./metrics.ts";
 import { createAccessTokenVerifier } from "./oauth/access-tokens.ts";
@@ -87,6 +88,11 @@ export interface GatewaySettings {
    * same. Unset: a random one, which works only while one gateway serves both sides.
    */
   readonly internalSecret: string | undefined;
+  /**
+   * PORTAL_GATEWAY_SECRET: verifies the developer portal's credentials (internal listener, its
+   * monitor and export pages only). Unset: none is accepted.
+   */
+  readonly portalSecret?: string | undefined;
 }
 
 export interface GatewayDeps {
@@ -193,6 +199,9 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     internalCredentials: createInternalCredentials(
       settings.internalSecret ?? randomBytes(32).toString("base64url"),
     ),
+    ...(settings.portalSecret === undefined
+      ? {}
+      : { portalCredentials: createPortalCredentials(settings.portalSecret) }),
     keys: createKeyDirectory({
       nats,
       subjects,

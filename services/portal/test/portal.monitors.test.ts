@@ -41,7 +41,7 @@ const startMonitorsService = async () =>
   });
 
 beforeAll(async () => {
-  h = await startPortalHarness("portal-monitors");
+  h = await startPortalHarness("portal-monitors", { gateway: true });
   nats = await connectTestNats();
   monitors = await startMonitorsService();
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));

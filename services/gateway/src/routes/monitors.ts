@@ -54,6 +54,8 @@ interface Managed {
   readonly route: ManagementRoute;
   readonly action: MonitorAction;
   readonly status?: number;
+  /** A create that only validates and estimates: the service creates nothing. */
+  readonly estimateOnly?: true;
 }
 
 const managed = (operationId: string, action: MonitorAction, status?: number): Managed => ({
@@ -63,6 +65,7 @@ const managed = (operationId: string, action: MonitorAction, status?: number): M
 });
 
 const MANAGED: readonly Managed[] = [
+  { ...managed("estimateMonitor", "create"), estimateOnly: true },
   managed("createMonitor", "create", 201),
   managed("listMonitors", "list"),
   managed("getMonitor", "get"),
@@ -111,7 +114,7 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   const { key } = taken.managed;
   const { id, delivery_id } = request.params as Params;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const asked = { ...owner(key), id, body: body?.value, delivery_id };
+  const asked = { ...owner(key), id, body: body?.value, delivery_id, estimate_only: route.estimateOnly };
   const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   return answerManaged(
     ctx,

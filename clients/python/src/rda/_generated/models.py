@@ -533,6 +533,10 @@ class ListMonitorsData(TypedDict):
     limit_used: NotRequired[int]
 
 
+class EstimateMonitorData(TypedDict):
+    backfill_estimate: MonitorBackfillEstimate
+
+
 class GetMonitorData(TypedDict):
     monitor: Monitor
 

@@ -41,6 +41,7 @@ OPERATIONS: dict[str, Operation] = {
     "getAccount": Operation("getAccount", "GET", "/v1/account", "result", None, ()),
     "createMonitor": Operation("createMonitor", "POST", "/v1/monitors", "result", None, (("kind", "kind", "body"), ("subreddit", "subreddit", "body"), ("author", "author", "body"), ("phrase", "phrase", "body"), ("interval_seconds", "interval_seconds", "body"), ("webhook_url", "webhook_url", "body"), ("backfill_from", "backfill_from", "body"))),
     "listMonitors": Operation("listMonitors", "GET", "/v1/monitors", "result", None, ()),
+    "estimateMonitor": Operation("estimateMonitor", "POST", "/v1/monitors/estimate", "result", None, (("kind", "kind", "body"), ("subreddit", "subreddit", "body"), ("author", "author", "body"), ("phrase", "phrase", "body"), ("interval_seconds", "interval_seconds", "body"), ("webhook_url", "webhook_url", "body"), ("backfill_from", "backfill_from", "body"))),
     "getMonitor": Operation("getMonitor", "GET", "/v1/monitors/{id}", "result", None, (("id", "id", "path"),)),
     "updateMonitor": Operation("updateMonitor", "PATCH", "/v1/monitors/{id}", "result", None, (("id", "id", "path"), ("phrase", "phrase", "body"), ("interval_seconds", "interval_seconds", "body"), ("paused", "paused", "body"), ("webhook_url", "webhook_url", "body"))),
     "deleteMonitor": Operation("deleteMonitor", "DELETE", "/v1/monitors/{id}", "result", None, (("id", "id", "path"),)),
@@ -118,6 +119,10 @@ class SyncOperations:
     def list_monitors(self, *, idempotency_key: str | None = None) -> Result[ListMonitorsData]:
         """List the key's monitors (`GET /v1/monitors`, listMonitors)."""
         return cast("Result[ListMonitorsData]", self._call("listMonitors", {}, idempotency_key))
+
+    def estimate_monitor(self, *, kind: Literal["post", "comment"], subreddit: str = OMITTED, author: str = OMITTED, phrase: str = OMITTED, interval_seconds: int = OMITTED, webhook_url: str = OMITTED, backfill_from: str | float = OMITTED, idempotency_key: str | None = None) -> Result[EstimateMonitorData]:
+        """Estimate a monitor's backfill without creating it (`POST /v1/monitors/estimate`, estimateMonitor)."""
+        return cast("Result[EstimateMonitorData]", self._call("estimateMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key))
 
     def get_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[GetMonitorData]:
         """Read a monitor (`GET /v1/monitors/{id}`, getMonitor)."""
@@ -229,6 +234,10 @@ class AsyncOperations:
     async def list_monitors(self, *, idempotency_key: str | None = None) -> Result[ListMonitorsData]:
         """List the key's monitors (`GET /v1/monitors`, listMonitors)."""
         return cast("Result[ListMonitorsData]", await self._call("listMonitors", {}, idempotency_key))
+
+    async def estimate_monitor(self, *, kind: Literal["post", "comment"], subreddit: str = OMITTED, author: str = OMITTED, phrase: str = OMITTED, interval_seconds: int = OMITTED, webhook_url: str = OMITTED, backfill_from: str | float = OMITTED, idempotency_key: str | None = None) -> Result[EstimateMonitorData]:
+        """Estimate a monitor's backfill without creating it (`POST /v1/monitors/estimate`, estimateMonitor)."""
+        return cast("Result[EstimateMonitorData]", await self._call("estimateMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key))
 
     async def get_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[GetMonitorData]:
         """Read a monitor (`GET /v1/monitors/{id}`, getMonitor)."""
