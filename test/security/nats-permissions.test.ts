@@ -522,6 +522,13 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
     expect(asked).toMatch(permissionDenied("Publish", `$JS.API.STREAM.INFO.${stream}`));
   });
 
+  it("refuses the portal every monitors and exports subject: its pages are clients of the gateway", async () => {
+    const owned = [...Object.values(subjects.monitors), ...Object.values(subjects.exports.commands)];
+    expect(owned.length).toBeGreaterThan(10);
+    const payload = { key_id: "key_0000000000000000", account_id: `acct_${"0".repeat(16)}` };
+    for (const subject of owned) await publishRefused("portal", subject, payload);
+  });
+
   it("refuses every identity a subscription to everything, to the shared inbox, or to another's private inbox", async () => {
     const attempts = await Promise.all(
       [

@@ -12,8 +12,10 @@ import {
   EXPORT_FORMATS,
   EXPORT_ID_PATTERN,
   EXPORT_LIMITS,
+  EXPORT_LIST_LIMIT,
   exportBodySchema,
   exportJobSchema,
+  exportListSchema,
   resumeBodySchema,
 } from "./exports.ts";
 import {
@@ -335,6 +337,15 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     ],
     idempotent: true,
     refusals: ["insufficient_credits", "quote_rate_limited", "export_limit_reached", "global_rate_limited"],
+  }),
+  route({
+    operationId: "listExports",
+    method: "GET",
+    path: "/v1/exports",
+    tag: EXPORTS,
+    summary: "List the key's exports",
+    description: `${FREE_JOB_COMMAND} The key's ${EXPORT_LIST_LIMIT} most recent exports, newest first, each as \`GET /v1/exports/{id}\` answers it.`,
+    answers: [answer("The key's exports. Costs nothing.", exportListSchema)],
   }),
   route({
     operationId: "getExport",

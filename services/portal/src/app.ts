@@ -26,7 +26,6 @@ import { Eta } from "eta";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { createPortalBilling } from "./billing-client.ts";
 import type { PortalContext } from "./context.ts";
-import { createPortalExports } from "./exports-client.ts";
 import { createPortalGateway } from "./gateway-client.ts";
 import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
@@ -157,7 +156,6 @@ function buildContext(deps: PortalDeps): PortalContext {
     mailer: deps.mailer,
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
     billing,
-    exports: createPortalExports({ nats, subjects: deps.subjects }),
     oauth: createPortalOAuth({
       redis,
       nats,

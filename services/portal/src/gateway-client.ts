@@ -36,6 +36,14 @@ export interface CallOptions {
   readonly requestId?: string;
 }
 
+/** A file the gateway streams (an export's): its headers and body, read on by the page. */
+export interface GatewayFile {
+  readonly ok: true;
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: ReadableStream<Uint8Array>;
+}
+
 export interface PortalGateway {
   call(
     caller: PortalCaller,
@@ -43,6 +51,11 @@ export interface PortalGateway {
     path: string,
     options?: CallOptions,
   ): Promise<GatewayAnswer | GatewayUnavailable>;
+  /** A GET answered with a file: the stream on success, else the refusal as `call` answers it. */
+  file(
+    caller: PortalCaller,
+    path: string,
+  ): Promise<GatewayFile | Extract<GatewayAnswer, { ok: false }> | GatewayUnavailable>;
 }
 
 /**
@@ -56,27 +69,52 @@ export function createPortalGateway(settings: {
   readonly secret: string | undefined;
 }): PortalGateway {
   const credentials = settings.secret === undefined ? undefined : createPortalCredentials(settings.secret);
+  /** The response once its headers arrived (the body may stream on), or why there is none. */
+  const send = async (
+    caller: PortalCaller,
+    method: string,
+    path: string,
+    options: CallOptions,
+  ): Promise<Response | GatewayUnavailable> => {
+    if (credentials === undefined) return { unavailable: "PORTAL_GATEWAY_SECRET is unset" };
+    const headers: Record<string, string> = { authorization: `Bearer ${await credentials.mint(caller)}` };
+    if (options.body !== undefined) headers["content-type"] = "application/json";
+    if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey;
+    if (options.requestId !== undefined) headers["x-request-id"] = options.requestId;
+    // The deadline is for the answer to start: a file may then take as long as it takes to stream.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error("no answer in time")), CALL_TIMEOUT_MS);
+    try {
+      return await fetch(`${settings.url}${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: abort.signal,
+      });
+    } catch (error) {
+      return { unavailable: `gateway ${method} ${path}: ${(error as Error).message}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const read = async (response: Response, what: string): Promise<GatewayAnswer | GatewayUnavailable> => {
+    const body: unknown = await response.json().catch(() => undefined);
+    if (body === undefined) return { unavailable: `gateway ${what}: answered ${response.status}, not JSON` };
+    return answerOf(response.status, body, response.headers.get("retry-after"));
+  };
   return {
     async call(caller, method, path, options = {}) {
-      if (credentials === undefined) return { unavailable: "PORTAL_GATEWAY_SECRET is unset" };
-      const headers: Record<string, string> = {
-        accept: "application/json",
-        authorization: `Bearer ${await credentials.mint(caller)}`,
-      };
-      if (options.body !== undefined) headers["content-type"] = "application/json";
-      if (options.idempotencyKey !== undefined) headers["idempotency-key"] = options.idempotencyKey;
-      if (options.requestId !== undefined) headers["x-request-id"] = options.requestId;
-      try {
-        const response = await fetch(`${settings.url}${path}`, {
-          method,
-          headers,
-          body: options.body === undefined ? undefined : JSON.stringify(options.body),
-          signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-        });
-        return answerOf(response.status, await response.json(), response.headers.get("retry-after"));
-      } catch (error) {
-        return { unavailable: `gateway ${method} ${path}: ${(error as Error).message}` };
-      }
+      const response = await send(caller, method, path, options);
+      return response instanceof Response ? read(response, `${method} ${path}`) : response;
+    },
+    async file(caller, path) {
+      const response = await send(caller, "GET", path, {});
+      if (!(response instanceof Response)) return response;
+      if (response.status === 200 && response.body !== null)
+        return { ok: true, status: 200, headers: response.headers, body: response.body };
+      const answer = await read(response, `GET ${path}`);
+      if (isUnavailable(answer) || !answer.ok) return answer;
+      return { unavailable: `gateway GET ${path}: answered ${answer.status} without a file` };
     },
   };
 }
@@ -101,6 +139,8 @@ function answerOf(
   };
 }
 
-export function isUnavailable(answer: GatewayAnswer | GatewayUnavailable): answer is GatewayUnavailable {
+export function isUnavailable<T extends object>(
+  answer: T | GatewayUnavailable,
+): answer is GatewayUnavailable {
   return "unavailable" in answer;
 }

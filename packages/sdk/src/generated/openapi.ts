@@ -359,7 +359,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the key's exports
+         * @description Free; rate limited by the key's own bucket, like /v1/account. The key's 50 most recent exports, newest first, each as `GET /v1/exports/{id}` answers it.
+         */
+        get: operations["listExports"];
         put?: never;
         /**
          * Quote an export, and start it with confirm
@@ -2448,6 +2452,44 @@ export interface operations {
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's exports. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            jobs: components["schemas"]["ExportJob"][];
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];

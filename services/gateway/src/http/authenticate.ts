@@ -33,6 +33,14 @@ export const PORTAL_OPERATIONS = [
   "testMonitorWebhook",
   "redeliverMonitorBatch",
   "rotateMonitorWebhookSecret",
+  "listExports",
+  "createExport",
+  "getExport",
+  "startExport",
+  "pauseExport",
+  "resumeExport",
+  "cancelExport",
+  "downloadExport",
 ] as const;
 
 const PORTAL_ROUTES = new Set(

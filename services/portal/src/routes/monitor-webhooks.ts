@@ -15,7 +15,7 @@ import { pythonWebhookVerificationSnippet, webhookVerificationSnippet } from "..
 import type { PendingSecret } from "../store/pending-secrets.ts";
 import { sdkTarballUrl } from "./keys.ts";
 import {
-  askGateway,
+  askMonitors,
   type Loaded,
   MONITOR_ID,
   MONITOR_STATUS_LABELS,
@@ -104,7 +104,7 @@ async function findMonitor(
   monitorId: string,
 ): Promise<{ readonly sent: FastifyReply } | { readonly monitor: MonitorView }> {
   if (!MONITOR_ID.test(monitorId)) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const read = await askGateway(ctx, reply, loaded, "GET", monitorApi(monitorId));
+  const read = await askMonitors(ctx, reply, loaded, "GET", monitorApi(monitorId));
   if ("sent" in read) return read;
   if ("refused" in read)
     return { sent: await sendRefusal(ctx, reply, read.refused, "The monitor cannot be shown") };
@@ -141,7 +141,7 @@ async function renderMonitor(
   const hasWebhook = typeof monitor.webhook_url === "string";
   let deliveries: DeliveryView[] = [];
   if (hasWebhook) {
-    const log = await askGateway(ctx, reply, loaded, "GET", monitorApi(monitor.id, "/deliveries"));
+    const log = await askMonitors(ctx, reply, loaded, "GET", monitorApi(monitor.id, "/deliveries"));
     if ("sent" in log) return log.sent;
     if ("refused" in log) return sendRefusal(ctx, reply, log.refused, "The delivery log cannot be shown");
     deliveries = (log.data as { deliveries: DeliveryView[] }).deliveries;
@@ -169,18 +169,42 @@ async function renderMonitor(
   );
 }
 
-/** A refusal on the monitor's page (not found is the 404 page already): its sentence above the log. */
-function refused(
+/**
+ * A refusal of a button on the monitor's page (not found is the 404 page already): its sentence
+ * above the log, the monitor read only now, to draw the page.
+ */
+async function refused(
   ctx: PortalContext,
   reply: FastifyReply,
   loaded: Loaded,
-  monitor: MonitorView,
+  monitorId: string,
   answer: Refusal,
   title: string,
 ) {
+  const found = await findMonitor(ctx, reply, loaded, monitorId);
+  if ("sent" in found) return found.sent;
   if (answer.retryAfterSeconds !== undefined) reply.header("retry-after", String(answer.retryAfterSeconds));
   const error = { title, message: answer.error, param: answer.param };
-  return renderMonitor(ctx, reply, loaded, monitor, { error }, answer.status);
+  return renderMonitor(ctx, reply, loaded, found.monitor, { error }, answer.status);
+}
+
+/**
+ * A button's request: the key and the monitor's id, without reading the monitor first (each call
+ * spends the key's rate limit as its API calls do): the button's own call says whether the key
+ * holds it.
+ */
+async function loadButton(
+  ctx: PortalContext,
+  request: FastifyRequest<MonitorParams>,
+  reply: FastifyReply,
+): Promise<{ readonly sent: FastifyReply } | { signedIn: SignedIn; loaded: Loaded; monitorId: string }> {
+  const signedIn = requireSignIn(request, reply);
+  if (!signedIn) return { sent: reply };
+  const loaded = await ownerOf(ctx, reply, signedIn, request.params.id);
+  if ("sent" in loaded) return { sent: loaded.sent };
+  const { monitorId } = request.params;
+  if (!MONITOR_ID.test(monitorId)) return { sent: await sendPageError(ctx, reply, "not_found") };
+  return { signedIn, loaded, monitorId };
 }
 
 export function monitorPage(ctx: PortalContext) {
@@ -194,51 +218,51 @@ export function monitorPage(ctx: PortalContext) {
 /** Sends a signed test event now; the page it leads back to lists it in the delivery log. */
 export function sendTestEvent(ctx: PortalContext) {
   return async (request: FastifyRequest<MonitorParams>, reply: FastifyReply) => {
-    const found = await loadMonitor(ctx, request, reply);
+    const found = await loadButton(ctx, request, reply);
     if ("sent" in found) return found.sent;
-    const { loaded, monitor } = found;
-    const answer = await askGateway(ctx, reply, loaded, "POST", monitorApi(monitor.id, "/test"));
+    const { loaded, monitorId } = found;
+    const answer = await askMonitors(ctx, reply, loaded, "POST", monitorApi(monitorId, "/test"));
     if ("sent" in answer) return answer.sent;
     if ("refused" in answer)
-      return refused(ctx, reply, loaded, monitor, answer.refused, "The test event was not sent");
+      return refused(ctx, reply, loaded, monitorId, answer.refused, "The test event was not sent");
     const { delivery } = answer.data as { delivery: DeliveryView };
     const done = delivery.state === "delivered" ? "webhook-test-delivered" : "webhook-test-failed";
-    return reply.redirect(`${monitorPath(loaded, monitor.id)}?done=${done}#delivery-log`, 303);
+    return reply.redirect(`${monitorPath(loaded, monitorId)}?done=${done}#delivery-log`, 303);
   };
 }
 
 export function redeliver(ctx: PortalContext) {
   return async (request: FastifyRequest<DeliveryParams>, reply: FastifyReply) => {
-    const found = await loadMonitor(ctx, request, reply);
+    const found = await loadButton(ctx, request, reply);
     if ("sent" in found) return found.sent;
-    const { loaded, monitor } = found;
+    const { loaded, monitorId } = found;
     const { deliveryId } = request.params;
     if (!MONITOR_DELIVERY_ID.test(deliveryId)) return sendPageError(ctx, reply, "not_found");
-    const path = monitorApi(monitor.id, `/deliveries/${deliveryId}/redeliver`);
-    const answer = await askGateway(ctx, reply, loaded, "POST", path);
+    const path = monitorApi(monitorId, `/deliveries/${deliveryId}/redeliver`);
+    const answer = await askMonitors(ctx, reply, loaded, "POST", path);
     if ("sent" in answer) return answer.sent;
     if ("refused" in answer)
-      return refused(ctx, reply, loaded, monitor, answer.refused, "The batch was not sent again");
-    request.log.info({ key_id: loaded.key.id, monitor_id: monitor.id }, "monitor batch redelivered");
-    return reply.redirect(`${monitorPath(loaded, monitor.id)}?done=redelivery-queued#delivery-log`, 303);
+      return refused(ctx, reply, loaded, monitorId, answer.refused, "The batch was not sent again");
+    request.log.info({ key_id: loaded.key.id, monitor_id: monitorId }, "monitor batch redelivered");
+    return reply.redirect(`${monitorPath(loaded, monitorId)}?done=redelivery-queued#delivery-log`, 303);
   };
 }
 
 export function rotateWebhookSecret(ctx: PortalContext) {
   return async (request: FastifyRequest<MonitorParams>, reply: FastifyReply) => {
-    const found = await loadMonitor(ctx, request, reply);
+    const found = await loadButton(ctx, request, reply);
     if ("sent" in found) return found.sent;
-    const { signedIn, loaded, monitor } = found;
-    const answer = await askGateway(ctx, reply, loaded, "POST", monitorApi(monitor.id, "/rotate-secret"));
+    const { signedIn, loaded, monitorId } = found;
+    const answer = await askMonitors(ctx, reply, loaded, "POST", monitorApi(monitorId, "/rotate-secret"));
     if ("sent" in answer) return answer.sent;
     if ("refused" in answer)
-      return refused(ctx, reply, loaded, monitor, answer.refused, "The secret was not rotated");
+      return refused(ctx, reply, loaded, monitorId, answer.refused, "The secret was not rotated");
     const { webhook_secret, previous_secret_expires_at } = answer.data as {
       webhook_secret: string;
       previous_secret_expires_at: number;
     };
-    request.log.info({ key_id: loaded.key.id, monitor_id: monitor.id }, "monitor webhook secret rotated");
-    return showWebhookSecretAfterRedirect(ctx, reply, signedIn, loaded.key.id, monitor.id, {
+    request.log.info({ key_id: loaded.key.id, monitor_id: monitorId }, "monitor webhook secret rotated");
+    return showWebhookSecretAfterRedirect(ctx, reply, signedIn, loaded.key.id, monitorId, {
       secret: webhook_secret,
       made: "rotated",
       previous_expires_at: previous_secret_expires_at,

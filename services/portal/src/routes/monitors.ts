@@ -14,7 +14,7 @@ import { field, noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
 import {
-  askGateway,
+  askMonitors,
   type Loaded,
   MONITOR_ID,
   MONITOR_STATUS_LABELS,
@@ -81,7 +81,7 @@ async function renderMonitors(
   extra: Partial<PageLocals> = {},
   status = 200,
 ) {
-  const listed = await askGateway(ctx, reply, loaded, "GET", "/v1/monitors");
+  const listed = await askMonitors(ctx, reply, loaded, "GET", "/v1/monitors");
   if ("sent" in listed) return listed.sent;
   if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your monitors cannot be shown");
   const { monitors, limit, limit_used } = listed.data as {
@@ -156,7 +156,7 @@ async function sendForm(
   // The confirm page's token: a second submit of the same form is the first one's answer.
   const token = field(request.body, "idempotency_key");
   const idempotencyKey = path === "/v1/monitors" && token !== undefined && token !== "" ? token : undefined;
-  const answer = await askGateway(ctx, reply, loaded, "POST", path, { body: bodyOf(form), idempotencyKey });
+  const answer = await askMonitors(ctx, reply, loaded, "POST", path, { body: bodyOf(form), idempotencyKey });
   if ("sent" in answer) return answer;
   if ("refused" in answer) {
     const refused = refusal(answer.refused, form);
@@ -211,7 +211,7 @@ export function deleteMonitor(ctx: PortalContext) {
     if ("sent" in loaded) return loaded.sent;
     const { monitorId } = request.params;
     if (!MONITOR_ID.test(monitorId)) return sendPageError(ctx, reply, "not_found");
-    const answer = await askGateway(ctx, reply, loaded, "DELETE", `/v1/monitors/${monitorId}`);
+    const answer = await askMonitors(ctx, reply, loaded, "DELETE", `/v1/monitors/${monitorId}`);
     if ("sent" in answer) return answer.sent;
     if ("refused" in answer) return sendRefusal(ctx, reply, answer.refused, "The monitor was not deleted");
     return reply.redirect(`/keys/${loaded.key.id}/monitors?done=monitor-deleted`, 303);

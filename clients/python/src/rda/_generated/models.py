@@ -572,4 +572,8 @@ class RotateMonitorWebhookSecretData(TypedDict):
     previous_secret_expires_at: int
 
 
+class ListExportsData(TypedDict):
+    jobs: list[ExportJob]
+
+
 CommentTreeNode: TypeAlias = "CommentNode | MoreNode"
