@@ -122,6 +122,35 @@ describe("the monitors page", () => {
     expect((await owner.get(`/keys/${key.id}/monitors`)).body).toContain(`data-monitor-id="${id}"`);
   });
 
+  it("makes one monitor of a confirm form sent twice (its token is the Idempotency-Key)", async () => {
+    const client = await signedInClient();
+    const key = await client.createKey("twice");
+    const page = `/keys/${key.id}/monitors`;
+    const preview = await client.submit(page, `${page}/preview`, {
+      kind: "post",
+      watch: "subreddit",
+      name: "pics",
+      interval_seconds: "300",
+      backfill_from: "",
+    });
+    const token = /name="idempotency_key" value="([^"]+)"/.exec(preview.body)?.[1];
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    const form = {
+      kind: "post",
+      watch: "subreddit",
+      name: "pics",
+      phrase: "",
+      interval_seconds: "300",
+      backfill_from: "",
+      webhook_url: "",
+      idempotency_key: token!,
+    };
+    const first = await client.submit(page, page, form);
+    const second = await client.submit(page, page, form);
+    expect([first.status, second.status]).toEqual([303, 303]);
+    expect(await listedIds(client, key.id)).toHaveLength(1);
+  });
+
   it("answers a clear 503 when the monitors service does not answer", async () => {
     const client = await signedInClient();
     const key = await client.createKey("offline");
