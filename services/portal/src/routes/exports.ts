@@ -81,7 +81,10 @@ async function renderList(
 ) {
   const owned = await ownerOf(ctx, reply, signedIn, keyId);
   if ("sent" in owned) return owned.sent;
-  const listed = await askExports(ctx, reply, owned, "GET", "/v1/exports");
+  // A revoked key's exports stopped for good; the gateway answers nothing for it, and the page says so.
+  const listed = owned.key.revoked
+    ? { data: { jobs: [] } }
+    : await askExports(ctx, reply, owned, "GET", "/v1/exports");
   if ("sent" in listed) return listed.sent;
   if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your exports cannot be shown");
   return renderPage(

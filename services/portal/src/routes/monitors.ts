@@ -81,6 +81,15 @@ async function renderMonitors(
   extra: Partial<PageLocals> = {},
   status = 200,
 ) {
+  // A revoked key's monitors stopped for good; the gateway answers nothing for it, and says why.
+  if (loaded.key.revoked)
+    return renderPage(
+      ctx,
+      reply,
+      "monitors",
+      { title: `Monitors of ${loaded.key.label || loaded.key.id}`, nav: "keys", key: loaded.key },
+      status,
+    );
   const listed = await askMonitors(ctx, reply, loaded, "GET", "/v1/monitors");
   if ("sent" in listed) return listed.sent;
   if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your monitors cannot be shown");
