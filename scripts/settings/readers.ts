@@ -8,7 +8,7 @@ import { adapterEnvShape } from "../../packages/adapter-kit/src/index.ts";
 import { adminCliConfigShape } from "../../services/billing/src/cli/config.ts";
 import { billingConfigShape } from "../../services/billing/src/settings.ts";
 import { exportsConfigShape } from "../../services/exports/src/config.ts";
-import { gatewayConfigShape } from "../../services/gateway/src/config.ts";
+import { gatewayConfigShape } from "../../services/gateway/src/wiring/config.ts";
 import { mcpConfigShape, mcpObservabilityShape } from "../../services/mcp/src/config.ts";
 import { monitorsConfigShape } from "../../services/monitors/src/config.ts";
 import { paymentsSimConfigShape } from "../../services/payments-sim/src/config.ts";

@@ -423,7 +423,16 @@ describe("clients without the Apps extension", () => {
         ).toEqual([]);
         expect((await client.listResources()).resources).toEqual([]);
       }
-      const args = { subreddit: corpus.subreddit, kind: "posts", interval: "week", after: "30d" };
+      // A fixed window: a relative one ("30d") read a second apart is a window a second apart.
+      const today = new Date().toISOString().slice(0, 10);
+      const monthAgo = new Date(Date.parse(today) - 30 * 86_400_000).toISOString().slice(0, 10);
+      const args = {
+        subreddit: corpus.subreddit,
+        kind: "posts",
+        interval: "week",
+        after: monthAgo,
+        before: today,
+      };
       const plain = await modern.callTool({ name: "get_activity", arguments: args });
       const withApps = await host.callTool({ name: "get_activity", arguments: args });
       const data = (result: unknown) =>

@@ -10,7 +10,7 @@ import { PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
 import { createGatewayClient } from "@rda/sdk";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refuseUndeclaredRoutes } from "../../services/gateway/src/routes.ts";
+import { refuseUndeclaredRoutes } from "../../services/gateway/src/routes/index.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 const SDK_TYPES = readFileSync(

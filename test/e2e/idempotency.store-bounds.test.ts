@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IdempotencyLimits } from "../../services/gateway/src/idempotency.ts";
+import type { IdempotencyLimits } from "../../services/gateway/src/core/idempotency.ts";
 import { createMetrics } from "../../services/gateway/src/index.ts";
 import { balanceOf, getJson, withKey } from "../support/http.ts";
 import { type Stack, startStack } from "../support/stack.ts";

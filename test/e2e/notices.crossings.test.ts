@@ -109,7 +109,11 @@ describe("notices of crossings", () => {
     });
   });
 
-  it("tell a crossing of the low-balance line once, and once more after a top-up lifts the balance back over it", async () => {
+  // A top-up buys at least 3,333 credits, so telling the second crossing takes that many requests:
+  // 13 s alone, longer beside other tests; the bound is for a hang, not for speed.
+  it("tell a crossing of the low-balance line once, and once more after a top-up lifts the balance back over it", {
+    timeout: 120_000,
+  }, async () => {
     const email = `rearm-${randomBytes(4).toString("hex")}@example.com`;
     const portal = stack.portal!;
     const client = new BrowserlessClient(portal.url);

@@ -363,12 +363,15 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
         everyMs,
       ),
     async settled() {
-      const jsm = await jetstreamManager(client);
       await waitFor(
         async () => {
           if ((await ledger.zcard(keys.pendingDebits)) > 0) return false;
-          const consumer = await jsm.consumers.info(subjects.refundStream, subjects.refundConsumer);
-          return consumer.num_pending === 0 && consumer.num_ack_pending === 0;
+          // Just after a NATS node died, the JetStream API may miss an answer while the stream
+          // elects its leader: that is asked again, not taken for an answer.
+          const consumer = await jetstreamManager(client)
+            .then((jsm) => jsm.consumers.info(subjects.refundStream, subjects.refundConsumer))
+            .catch(() => undefined);
+          return consumer !== undefined && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
         },
         "no pending debit and no refund waiting",
         30_000,

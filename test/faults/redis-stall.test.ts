@@ -21,7 +21,8 @@ async function pauseRedis(seconds: number): Promise<void> {
   const resumesAt = Date.now() + seconds * 1000;
   await operator.call("CLIENT", "PAUSE", String(seconds * 1000), "ALL");
   operator.disconnect();
-  // The gateway and billing both say so while it lasts (the adapter does not use Redis).
+  // The gateway and billing both say so while it lasts (an adapter fetches without its cache and
+  // pacer's Redis: it stays ready, and answers 503 when it cannot ask the pacer for a turn).
   await waitFor(
     async () => {
       const ready = await stack.readiness();

@@ -64,9 +64,12 @@ export const exportBodySchema = z.strictObject({
     .meta({ type: "string", description: "The author (give this or subreddit)." }),
   after: z.unknown().meta({
     type: ["integer", "string"],
-    description: `Start of the window (exclusive): the forms of the listing endpoints' after. At most ${EXPORT_LIMITS.maxWindowDays} days before before.`,
+    description: `Start of the window (exclusive): epoch seconds, an ISO date, or a relative form such as 30d, as the listing endpoints' after. At most ${EXPORT_LIMITS.maxWindowDays} days before before.`,
   }),
-  before: z.unknown().meta({ type: ["integer", "string"], description: "End of the window (exclusive)." }),
+  before: z.unknown().meta({
+    type: ["integer", "string"],
+    description: "End of the window (exclusive), in the same forms as after.",
+  }),
   q: z
     .unknown()
     .optional()

@@ -99,6 +99,8 @@ export {
   publicOnlyLookup,
 } from "./outbound-guard.ts";
 export {
+  CACHE_READ_TIMEOUT_MS,
+  cacheRead,
   connectRedis,
   isRedisReady,
   isStoreFailure,

@@ -86,6 +86,44 @@ export async function redisResponds(client: Redis, timeoutMs = 500): Promise<boo
   }
 }
 
+/**
+ * How long a read of the response cache may take before it counts as a miss. A cache only saves
+ * work: waiting the full command timeout on a stalled cache, once in the gateway and again in the
+ * adapter, would cost a caller more than the fetch it was meant to save.
+ */
+export const CACHE_READ_TIMEOUT_MS = 250;
+
+/**
+ * A cache read, or a rejection once `timeoutMs` passed without its answer (the command itself may
+ * still complete later; its answer is then ignored). When the timer fires the reply may already sit
+ * unread on the socket (the process was busy, not Redis): the decision waits one turn of the event
+ * loop, so such a reply is read first and a busy process never mistakes itself for a stalled cache.
+ */
+export function cacheRead<T>(command: Promise<T>, timeoutMs = CACHE_READ_TIMEOUT_MS): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!settled) reject(new Error(`cache read took over ${timeoutMs} ms`));
+        }),
+      timeoutMs,
+    );
+    command.then(
+      (value) => {
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Drops any password from a Redis, NATS or SMTP URL (or a comma-separated list of them) before it is logged. */
 export function redactUrl(url: string): string {
   return url

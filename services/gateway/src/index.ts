@@ -1,4 +1,6 @@
-export { buildGateway, type GatewayDeps, type GatewaySettings } from "./app.ts";
+export { createMetrics, type GatewayMetrics } from "./core/metrics.ts";
+export { API_ROUTES, MCP_PREFIX, SYSTEM_PATHS } from "./routes/index.ts";
+export { buildGateway, type GatewayDeps, type GatewaySettings } from "./wiring/app.ts";
 export {
   type GatewayConfig,
   gatewayConfigShape,
@@ -6,7 +8,5 @@ export {
   gatewaySettingsOf,
   loadGatewayConfig,
   topUpUrlOf,
-} from "./config.ts";
-export { createMetrics, type GatewayMetrics } from "./metrics.ts";
-export { API_ROUTES, MCP_PREFIX, SYSTEM_PATHS } from "./routes.ts";
-export { type RunningGateway, startGateway } from "./start.ts";
+} from "./wiring/config.ts";
+export { type RunningGateway, startGateway } from "./wiring/start.ts";

@@ -11,9 +11,9 @@ import {
   runMain,
   startObservability,
 } from "@rda/service-kit";
-import { gatewaySettingsOf, loadGatewayConfig } from "./config.ts";
-import { createMetrics } from "./metrics.ts";
-import { startGateway } from "./start.ts";
+import { createMetrics } from "./core/metrics.ts";
+import { gatewaySettingsOf, loadGatewayConfig } from "./wiring/config.ts";
+import { startGateway } from "./wiring/start.ts";
 
 runMain("gateway", async () => {
   const config = loadGatewayConfig();

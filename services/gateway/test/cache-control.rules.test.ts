@@ -3,7 +3,7 @@
  * and the Age the answer then carries.
  */
 import { describe, expect, it } from "vitest";
-import { ageSeconds, requestedMaxAge } from "../src/http/data-route.ts";
+import { ageSeconds, requestedMaxAge } from "../src/routes/data.ts";
 
 describe("Cache-Control on a data request", () => {
   it("asks for a fresh fetch with no-cache or no-store, and for at most N seconds with max-age=N", () => {

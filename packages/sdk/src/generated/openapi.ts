@@ -2528,9 +2528,9 @@ export interface operations {
                     subreddit?: string;
                     /** @description The author (give this or subreddit). */
                     author?: string;
-                    /** @description Start of the window (exclusive): the forms of the listing endpoints' after. At most 366 days before before. */
+                    /** @description Start of the window (exclusive): epoch seconds, an ISO date, or a relative form such as 30d, as the listing endpoints' after. At most 366 days before before. */
                     after: number | string;
-                    /** @description End of the window (exclusive). */
+                    /** @description End of the window (exclusive), in the same forms as after. */
                     before: number | string;
                     /** @description Exact-phrase filter, as on the listing endpoints. */
                     q?: string;

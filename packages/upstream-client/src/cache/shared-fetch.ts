@@ -9,7 +9,14 @@
  * fetched directly (still paced, still billed and refunded as always).
  */
 import { randomUUID } from "node:crypto";
-import { type Logger, luaScript, type Redis, sha256Hex, type UpstreamCacheKeys } from "@rda/service-kit";
+import {
+  cacheRead,
+  type Logger,
+  luaScript,
+  type Redis,
+  sha256Hex,
+  type UpstreamCacheKeys,
+} from "@rda/service-kit";
 import { classifyAnswer } from "../retry-policy.ts";
 import type { UpstreamBody, UpstreamQuery, UpstreamResult } from "../types.ts";
 import { CLAIM_FETCH, FINISH_FETCH, STORE_ENTRY, WATCH_FETCH } from "./cache-scripts.ts";
@@ -314,7 +321,7 @@ export function createRedisCacheStore(
   return {
     limits,
     async read(hash) {
-      const text = await redis.get(keys.entry(hash));
+      const text = await cacheRead(redis.get(keys.entry(hash)));
       return text === null ? undefined : parseEntry(text);
     },
     async store(hash, entry) {

@@ -3,52 +3,17 @@
  * resolved to its id, within the limit on refused keys per client address (below). Shared by
  * the data routes, the account route and the /mcp gate; admission (admission.ts) follows. On the
  * internal listener the credential may instead be the internal credential the gateway handed the MCP
- * service for an OAuth caller, or, on the portal's few routes (PORTAL_OPERATIONS), the developer
- * portal's credential for a signed-in person's key (packages/service-kit/src/gateway-credentials.ts).
+ * service for an OAuth caller, or, on the portal's few routes (routes/index.ts' PORTAL_OPERATIONS,
+ * marked `config.portal`), the developer portal's credential for a signed-in person's key (both in
+ * packages/service-kit/src/gateway-credentials.ts).
  */
-import { API_KEY_PATTERN, managementRoute } from "@rda/contracts";
+import { API_KEY_PATTERN } from "@rda/contracts";
 import { type PortalCaller, presentedKey, readApiKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
-import type { GatewayContext } from "../context.ts";
-import { fail, type Step } from "../failure.ts";
-import type { KeyInfo } from "../key-directory.ts";
+import type { GatewayContext } from "../core/context.ts";
+import { fail, type Step } from "../core/failure.ts";
+import type { KeyInfo } from "../core/key-directory.ts";
 import { isInternalRequest } from "./internal-listener.ts";
-import { fastifyPath } from "./route.ts";
-
-/**
- * The routes the developer portal's monitor and export pages call, and the only ones its credential
- * opens: listing, estimating, creating, reading and deleting a key's monitors, and its webhook's
- * delivery log, test event, redelivery and secret rotation; listing, quoting, reading, starting,
- * pausing, resuming, cancelling and downloading its exports. Never a data route, never pulling a
- * monitor's items (both spend credits), never /v1/account or a change of a monitor's definition,
- * which no page makes.
- */
-export const PORTAL_OPERATIONS = [
-  "listMonitors",
-  "estimateMonitor",
-  "createMonitor",
-  "getMonitor",
-  "deleteMonitor",
-  "listMonitorDeliveries",
-  "testMonitorWebhook",
-  "redeliverMonitorBatch",
-  "rotateMonitorWebhookSecret",
-  "listExports",
-  "createExport",
-  "getExport",
-  "startExport",
-  "pauseExport",
-  "resumeExport",
-  "cancelExport",
-  "downloadExport",
-] as const;
-
-const PORTAL_ROUTES = new Set(
-  PORTAL_OPERATIONS.map((operationId) => {
-    const route = managementRoute(operationId);
-    return `${route.method} ${fastifyPath(route.path)}`;
-  }),
-);
 
 export async function authenticate(request: FastifyRequest, ctx: GatewayContext): Promise<Step<KeyInfo>> {
   const key = isInternalRequest(request)
@@ -100,7 +65,7 @@ async function portalCaller(
   ctx: GatewayContext,
   caller: PortalCaller,
 ): Promise<Step<KeyInfo>> {
-  if (!PORTAL_ROUTES.has(`${request.method} ${request.routeOptions.url}`))
+  if (request.routeOptions.config.portal !== true)
     return fail("invalid_api_key", { detail: "the portal's credential opens only its pages' routes" });
   const key = await ctx.keys.resolveById(caller.keyId);
   if (!key.ok) return key.error.code === "invalid_token" ? fail("invalid_api_key") : key;

@@ -9,10 +9,10 @@
  */
 import { ERRORS } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../context.ts";
-import type { Failure } from "../failure.ts";
-import type { Claim, StoredResponse } from "../idempotency.ts";
-import type { KeyInfo } from "../key-directory.ts";
+import type { GatewayContext } from "../core/context.ts";
+import type { Failure } from "../core/failure.ts";
+import type { Claim, StoredResponse } from "../core/idempotency.ts";
+import type { KeyInfo } from "../core/key-directory.ts";
 
 export interface Charge {
   /** The answer about to be written: recorded for the idempotency claim before it is written. */

@@ -7,8 +7,8 @@
  */
 import type { Socket } from "node:net";
 import { ERRORS, type ErrorCode, errorBody, publicErrorMessage } from "@rda/contracts";
-import type { GatewayContext } from "../context.ts";
-import { generateRequestId, SECURITY_HEADERS } from "./response-headers.ts";
+import type { GatewayContext } from "../core/context.ts";
+import { generateRequestId, SECURITY_HEADERS } from "./answers.ts";
 
 /** Time a refused client gets to read the answer before its connection is cut. */
 const LINGER_MS = 1_000;

@@ -3,16 +3,18 @@
  * the access log line and metrics, and the catalog answer for unknown paths (404), other methods
  * (405) and anything fastify itself rejects. These hold for every request, so they are installed on
  * the root; a rule for some routes only (no body on a GET: `refuseBodyOnGet`) is installed in the
- * scope of those routes (app.ts), never chosen here by looking at the URL. Every non-200 body is exactly
- * `{error}` (docs/api.md#errors), and never echoes what was sent. Requests that fail before fastify
- * has a route for them (a URL that is not valid percent-encoding) and requests Node's parser refuses
- * (client-error.ts) get the same: a catalog answer, a request id, an access line and metrics.
+ * scope of those routes (app.ts), never chosen here by looking at the URL. Every non-200 body is the
+ * catalog's `{error, code, param?}` (docs/api.md#errors), and never echoes what was sent. Requests
+ * that fail before fastify has a route for them (a URL that is not valid percent-encoding) and
+ * requests Node's parser refuses (client-error.ts) get the same: a catalog answer, a request id, an
+ * access line and metrics. The fields these hooks and the routes add to a request are declared here
+ * too (`declareRequestFields`).
  */
 import { tracingActive } from "@rda/service-kit";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../context.ts";
-import type { Failure } from "../failure.ts";
-import { correlationId, SECURITY_HEADERS } from "./response-headers.ts";
+import type { GatewayContext } from "../core/context.ts";
+import type { Failure } from "../core/failure.ts";
+import { correlationId, SECURITY_HEADERS } from "./answers.ts";
 import { sendError } from "./send-error.ts";
 import { URL_LIMIT_BYTES } from "./server-limits.ts";
 import { endRequestSpan, inRequestContext, startRequestSpan } from "./tracing.ts";
@@ -116,4 +118,32 @@ function recordAnswer(ctx: GatewayContext, request: FastifyRequest, reply: Fasti
     },
     "request completed",
   );
+}
+
+/**
+ * What the gateway adds to a request and a reply, declared once on the root instance with
+ * `decorateRequest`/`decorateReply` so every request object keeps one shape (fastify adds the fields
+ * to the prototype instead of to each object on first write), and typed below for every module.
+ */
+export function declareRequestFields(app: FastifyInstance): void {
+  app.decorateRequest("keyId", undefined);
+  app.decorateRequest("internalCredential", undefined);
+  app.decorateReply("errorCode", undefined);
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The id of the key the request authenticated with, once it did (http/authenticate.ts). */
+    keyId?: string;
+    /** For an OAuth caller of /mcp: the internal credential forwarded in place of its token. */
+    internalCredential?: string;
+  }
+  interface FastifyContextConfig {
+    /** The developer portal's credential opens this route (routes/index.ts' PORTAL_OPERATIONS). */
+    portal?: boolean;
+  }
+  interface FastifyReply {
+    /** The catalog code of a failed request, for the access log and metrics (http/send-error.ts). */
+    errorCode?: string;
+  }
 }

@@ -7,12 +7,12 @@
  */
 import { sha256Hex } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { admitThroughBilling } from "../admission.ts";
-import type { GatewayContext } from "../context.ts";
-import { fail, type Step, succeed } from "../failure.ts";
-import type { Claim, StoredResponse } from "../idempotency.ts";
-import type { KeyInfo } from "../key-directory.ts";
-import { sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
+import { admitThroughBilling } from "../core/admission.ts";
+import type { GatewayContext } from "../core/context.ts";
+import { fail, type Step, succeed } from "../core/failure.ts";
+import type { Claim, StoredResponse } from "../core/idempotency.ts";
+import type { KeyInfo } from "../core/key-directory.ts";
+import { sendEnvelope, setRateLimitHeaders } from "./answers.ts";
 import { sendError } from "./send-error.ts";
 
 /** A claim to carry through the request, or the answer already sent. */

@@ -9,13 +9,13 @@
 import { type ErrorCode, parseQuery, type ServiceRefusalCode } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { z } from "zod";
-import { type Admitted, admitThroughBilling } from "../admission.ts";
-import type { GatewayContext } from "../context.ts";
-import type { Failure } from "../failure.ts";
-import { type Claim, readIdempotencyKey } from "../idempotency.ts";
-import type { KeyInfo } from "../key-directory.ts";
+import { type Admitted, admitThroughBilling } from "../core/admission.ts";
+import type { GatewayContext } from "../core/context.ts";
+import type { Failure } from "../core/failure.ts";
+import { type Claim, readIdempotencyKey } from "../core/idempotency.ts";
+import type { KeyInfo } from "../core/key-directory.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "./answers.ts";
 import { authenticate } from "./authenticate.ts";
-import { envelope, sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
 import { sendError } from "./send-error.ts";
 

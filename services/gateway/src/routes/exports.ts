@@ -23,8 +23,8 @@ import {
 } from "@rda/contracts";
 import { type RpcCaller, rpcCaller } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../context.ts";
-import type { Failure } from "../failure.ts";
+import type { GatewayContext } from "../core/context.ts";
+import type { Failure } from "../core/failure.ts";
 import {
   answerManaged,
   type Managed,
@@ -33,8 +33,8 @@ import {
   takeIn,
 } from "../http/managed-command.ts";
 import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
-import { fastifyPath } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
+import { fastifyPath, portalConfig } from "./index.ts";
 
 /** Quoting samples the upstream: a few pages, each within the adapter timeout. */
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -127,16 +127,19 @@ export async function registerExportRoutes(
     app.route({
       method: served.route.method,
       url: fastifyPath(served.route.path),
+      config: portalConfig(served.route.operationId),
       handler: (request, reply) => answerJob(ctx, served, request, reply),
     });
   app.route({
     method: DOWNLOAD.method,
     url: fastifyPath(DOWNLOAD.path),
+    config: portalConfig(DOWNLOAD.operationId),
     handler: (request, reply) => download(ctx, request, reply),
   });
   app.route({
     method: LIST.method,
     url: fastifyPath(LIST.path),
+    config: portalConfig(LIST.operationId),
     handler: (request, reply) => list(ctx, request, reply),
   });
 }

@@ -6,11 +6,11 @@
  * billing, where no honest 200 or 401 can be given (docs/api.md#amendments-to-the-original-contract).
  */
 import { type Account, type MonthlySpend, type MonthSpend, monthResetsAt, OPERATIONS } from "@rda/contracts";
-import { admitThroughBilling } from "../admission.ts";
+import { admitThroughBilling } from "../core/admission.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
 import { authenticate } from "../http/authenticate.ts";
-import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/envelope.ts";
-import type { GatewayRoute } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
+import type { GatewayRoute } from "./index.ts";
 
 const operation = OPERATIONS.getAccount;
 

@@ -23,17 +23,17 @@ import {
 } from "@rda/contracts";
 import { type RpcCaller, rpcCaller, tellSpendingPaused } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { admitThroughBilling, type WithBucket } from "../admission.ts";
-import type { GatewayContext } from "../context.ts";
-import type { Failure } from "../failure.ts";
+import { admitThroughBilling, type WithBucket } from "../core/admission.ts";
+import type { GatewayContext } from "../core/context.ts";
+import type { Failure } from "../core/failure.ts";
+import type { KeyInfo } from "../core/key-directory.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
 import { authenticate } from "../http/authenticate.ts";
 import { openCharge } from "../http/charge.ts";
-import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/envelope.ts";
 import { answerManaged, refusedBy, serviceUnavailable, takeIn } from "../http/managed-command.ts";
 import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
-import { fastifyPath, type RawParams } from "../http/route.ts";
 import { sendError } from "../http/send-error.ts";
-import type { KeyInfo } from "../key-directory.ts";
+import { fastifyPath, portalConfig, type RawParams } from "./index.ts";
 
 /** A monitor's definition is a few hundred bytes; anything far larger is refused unread. */
 export const MONITOR_BODY_LIMIT_BYTES = 8_192;
@@ -90,12 +90,14 @@ export async function registerMonitorRoutes(
     app.route({
       method: entry.route.method,
       url: fastifyPath(entry.route.path),
+      config: portalConfig(entry.route.operationId),
       handler: (request, reply) => manage(ctx, entry, request, reply),
     });
   }
   app.route({
     method: PULL.method,
     url: fastifyPath(PULL.path),
+    config: portalConfig(PULL.operationId),
     handler: (request, reply) => pullItems(ctx, request, reply),
   });
 }

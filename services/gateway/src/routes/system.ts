@@ -8,7 +8,7 @@
 import { buildOpenApiDocument, type OpenApiOptions } from "@rda/contracts";
 import { isNatsConnected, redisResponds } from "@rda/service-kit";
 import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "../context.ts";
+import type { GatewayContext } from "../core/context.ts";
 import { sendError } from "../http/send-error.ts";
 
 export const OPENAPI_PATH = "/openapi.json";

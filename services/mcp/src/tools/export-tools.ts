@@ -6,76 +6,33 @@
  * export's pages are charged as it fetches them.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { EXPORT_FORMATS, EXPORT_ID_PATTERN, EXPORT_KINDS, EXPORT_LIMITS } from "@rda/contracts";
+import {
+  EXPORT_ID_PATTERN,
+  EXPORT_LIMITS,
+  exportBodySchema,
+  exportJobSchema,
+  exportManifestSchema,
+} from "@rda/contracts";
 import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
 import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
 import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
-const timeBound = z
-  .union([z.number().int(), z.string()])
-  .meta({ description: "Epoch seconds, an ISO date, or a relative form such as 30d (exclusive)." });
-
-const startInput = z.strictObject({
-  kind: z.enum(EXPORT_KINDS).meta({ description: "posts or comments." }),
-  subreddit: z.string().optional().meta({ description: "The community, without r/ (give this or author)." }),
-  author: z.string().optional().meta({ description: "The author, without u/ (give this or subreddit)." }),
-  after: timeBound,
-  before: timeBound,
-  q: z.string().optional().meta({ description: "Exact-phrase filter, as in search_posts." }),
-  fields: z
-    .string()
-    .optional()
-    .meta({ description: "Comma-separated fields to keep; id and created_utc always stay." }),
-  format: z.enum(EXPORT_FORMATS).default("jsonl"),
-  gzip: z.boolean().default(false).meta({ description: "Gzip a jsonl or csv file." }),
-  max_credits: z
-    .number()
-    .int()
-    .min(1)
-    .max(EXPORT_LIMITS.maxCeilingCredits)
-    .optional()
-    .meta({ description: "The most the export may spend; default the quote's ceiling." }),
-  confirm: z.boolean().default(false).meta({
-    description: "false (default): only the free quote. true: start the export, charging 1 credit per page.",
-  }),
-});
+// The API's own schemas: the tool takes what POST /v1/exports takes, and answers the export as the
+// API does, without its query (the agent sent it) and with its file's link and manifest lifted up.
+const startInput = exportBodySchema;
 
 const getInput = z.strictObject({
   id: z.string().regex(EXPORT_ID_PATTERN, { error: "must be an export id as start_export returned it" }),
 });
 
-const count = z.number().int();
-const exportShape = z
-  .looseObject({
-    id: z.string(),
-    state: z.string().meta({ description: "quoted, queued, running, paused, done, failed or cancelled." }),
-    quote: z.looseObject({
-      estimated_rows: count,
-      estimated_pages: count,
-      method: z.string(),
-      ceiling_credits: count,
-      eta_seconds: count,
-    }),
-    progress: z.looseObject({
-      pages_done: count,
-      rows_done: count,
-      credits_spent: count,
-      percent: z.number(),
-    }),
-  })
-  .meta({ description: "The export: id, state, quote, progress, and why it is paused or failed." });
-
 const exportOutput = z.object({
-  export: exportShape,
+  export: exportJobSchema.omit({ query: true, result: true }),
   file_url: z
     .string()
     .optional()
     .meta({ description: "Once done: the file's path on the API, downloaded with the same API key." }),
-  manifest: z
-    .looseObject({ rows: count, bytes: count, sha256: z.string(), pages: count })
-    .optional()
-    .meta({ description: "Once done: what the file holds (rows, bytes, sha256, pages, the span covered)." }),
+  manifest: exportManifestSchema.optional(),
 });
 
 function present(result: GatewayResult<ExportJob>): CallToolResult {

@@ -12,7 +12,8 @@
  *   or as a number; it is declared as a string (every number can be written as text) and a number
  *   is still accepted; likewise an upstream-style boolean filter (`true` or the text forms `yes`,
  *   `1`…) is declared a boolean, and its text forms are still accepted;
- * - zod's safe-integer bounds on every integer say nothing and are left out;
+ * - zod's safe-integer bounds on every integer say nothing and are left out, and so are the API's
+ *   `examples` (documentation for the OpenAPI page, which not every vendor takes);
  * - a boolean literal (`edited` is `false` or a time) keeps its `type: "boolean"` and loses its
  *   `const`, which Gemini refuses: the schema says a little less, never something untrue.
  * Any other keyword stops the service at start: a schema change that a vendor would refuse fails the
@@ -37,7 +38,7 @@ const KEPT_AS_IS = new Set([
   "maxItems",
 ]);
 
-const DROPPED = new Set(["$schema", "additionalProperties", "propertyNames", "$defs"]);
+const DROPPED = new Set(["$schema", "additionalProperties", "propertyNames", "$defs", "examples"]);
 
 export function portableJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const raw = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "throw" }) as JsonSchema;
@@ -91,7 +92,8 @@ function nullable(node: JsonSchema, defs: Record<string, JsonSchema>, at: string
 function singleType(value: unknown, at: string): string {
   if (typeof value === "string") return value;
   const types = value as string[];
-  if (types.length === 2 && types.includes("string") && types.includes("number")) return "string";
+  const numeric = types.includes("number") || types.includes("integer");
+  if (types.length === 2 && types.includes("string") && numeric) return "string";
   if (types.length === 2 && types.includes("string") && types.includes("boolean")) return "boolean";
   throw new Error(`${at}: a property has several types (${JSON.stringify(value)}); Gemini takes one`);
 }

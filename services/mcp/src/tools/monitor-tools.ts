@@ -7,11 +7,14 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import {
+  createdMonitorSchema,
   createMonitorSchema,
   DEFAULT_MONITOR_LIMITS,
   MONITOR_DELIVERY_CREDITS,
   MONITOR_ID_PATTERN,
   MONITOR_PAGE_ITEMS,
+  monitorItemsPageSchema,
+  monitorListSchema,
 } from "@rda/contracts";
 import type { GatewayError, GatewayResult, ResourceAnswer } from "@rda/sdk";
 import { z } from "zod";
@@ -38,7 +41,8 @@ export function readLimitFor(budgetBytes: number): number {
   return Math.max(1, Math.min(MONITOR_PAGE_ITEMS, fits));
 }
 
-// The API's own body schema: what the tool accepts is exactly what POST /v1/monitors accepts.
+// The API's own schemas: what the tool accepts is exactly what POST /v1/monitors accepts, and it
+// answers a monitor, a list or a page of items in the API's shapes (a page's items in their lean form).
 const createInput = createMonitorSchema(DEFAULT_MONITOR_LIMITS);
 const listInput = z.strictObject({});
 const readInput = z.strictObject({
@@ -55,15 +59,6 @@ const readInput = z.strictObject({
     .max(MONITOR_PAGE_ITEMS)
     .optional()
     .meta({ description: "The most items to return; at most what the result budget holds (the default)." }),
-});
-
-const monitorShape = z.looseObject({
-  id: z.string(),
-  kind: z.string(),
-  status: z.string().meta({
-    description:
-      "backfilling, live, paused, paused_for_credits, or revoked (its key was revoked: stopped for good).",
-  }),
 });
 
 /** The API's refusal in words an agent can act on; a monitor of another key is simply unknown. */
@@ -94,13 +89,7 @@ export const createMonitor: ResourceTool = {
     "Create a monitor",
     `Free. Watches a community's or an author's new posts or comments, optionally only those holding a phrase, every interval_seconds (at least ${DEFAULT_MONITOR_LIMITS.minIntervalSeconds}); with backfill_from it first collects the matches since then, oldest first. Returns the monitor and its backfill's estimated pages and most credits. An account holds at most ${DEFAULT_MONITOR_LIMITS.maxMonitorsPerAccount} monitors. Read what it collects with read_monitor_items.`,
     createInput,
-    z.object({
-      monitor: monitorShape,
-      backfill_estimate: z.looseObject({
-        upstream_pages: z.number().nullable(),
-        max_credits: z.number().nullable(),
-      }),
-    }),
+    createdMonitorSchema,
     { readOnly: false, idempotent: false },
   ),
   // Checked by the same schema the service uses; a relative backfill_from arrives as epoch seconds.
@@ -125,7 +114,7 @@ export const listMonitors: ResourceTool = {
     "List monitors",
     "Free. The monitors of this API key, oldest first, each with its status (backfilling, live, paused, paused_for_credits when the key cannot pay for a read: it keeps collecting, and reads continue after a top-up, or revoked when its key was revoked: stopped for good), and the account's limit.",
     listInput,
-    z.object({ monitors: z.array(monitorShape), limit: z.number(), limit_used: z.number().optional() }),
+    monitorListSchema,
     { readOnly: true, idempotent: true },
   ),
   run: async (client, _args, call) => {
@@ -148,7 +137,7 @@ export const readMonitorItems: ResourceTool = {
     `The items a monitor collected after \`cursor\`, in the order it found them. ${MONITOR_DELIVERY_CREDITS} credit when it returns at least one item; a read that finds nothing new is free. Pass the returned cursor to the next read (\`next\` holds its arguments). Long texts are shortened to fit the result; search_posts or search_comments with ids returns them whole.`,
     readInput,
     z.object({
-      data: z.object({ items: z.array(z.looseObject({ id: z.string() })), cursor: z.string().nullable() }),
+      data: monitorItemsPageSchema,
       _service: z.looseObject({ credits_used: z.number(), credits_remaining: z.number() }),
     }),
     { readOnly: true, idempotent: false },

@@ -20,8 +20,7 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import { billingSettingsFromEnv, startBilling } from "../../../billing/src/index.ts";
-import { gatewaySettingsFromEnv } from "../../../gateway/src/config.ts";
-import { type RunningGateway, startGateway } from "../../../gateway/src/index.ts";
+import { gatewaySettingsFromEnv, type RunningGateway, startGateway } from "../../../gateway/src/index.ts";
 import {
   createSmtpMailer,
   type MailLimits,

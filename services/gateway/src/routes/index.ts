@@ -8,14 +8,62 @@
  * `refuseUndeclaredRoutes` keeps the gateway from serving one that is not.
  */
 import { OPERATIONS, type OperationContract, PUBLIC_ROUTES } from "@rda/contracts";
-import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "./context.ts";
-import { dataRoute } from "./http/data-route.ts";
-import { fastifyPath, type GatewayRoute } from "./http/route.ts";
-import { getAccount } from "./routes/get-account.ts";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { GatewayContext } from "../core/context.ts";
+import { dataRoute } from "./data.ts";
+import { getAccount } from "./get-account.ts";
 
-export { MCP_PREFIX } from "./routes/mcp-proxy.ts";
-export { SYSTEM_PATHS } from "./routes/system.ts";
+/** A route's handler, built from the context. */
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/** A route as this file lists it: the spec's path and a handler built from the context. */
+export interface GatewayRoute {
+  /** The path as the spec and the OpenAPI document write it (`/v1/users/{name}`). */
+  readonly path: string;
+  readonly operation: OperationContract;
+  readonly build: (ctx: GatewayContext) => Handler;
+}
+
+/** `/v1/users/{name}` → `/v1/users/:name`, fastify's syntax. */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ":$1");
+}
+
+export type RawParams = Record<string, string | string[] | undefined>;
+
+/**
+ * The routes the developer portal's monitor and export pages call, and the only ones its credential
+ * opens (http/authenticate.ts, through each route's `config.portal`): listing, estimating, creating,
+ * reading and deleting a key's monitors, and its webhook's delivery log, test event, redelivery and
+ * secret rotation; listing, quoting, reading, starting, pausing, resuming, cancelling and downloading
+ * its exports. Never a data route or a pull of a monitor's items (both spend credits), never
+ * /v1/account or a change of a monitor's definition, which no page makes.
+ */
+export const PORTAL_OPERATIONS: ReadonlySet<string> = new Set([
+  "listMonitors",
+  "estimateMonitor",
+  "createMonitor",
+  "getMonitor",
+  "deleteMonitor",
+  "listMonitorDeliveries",
+  "testMonitorWebhook",
+  "redeliverMonitorBatch",
+  "rotateMonitorWebhookSecret",
+  "listExports",
+  "createExport",
+  "getExport",
+  "startExport",
+  "pauseExport",
+  "resumeExport",
+  "cancelExport",
+  "downloadExport",
+]);
+
+/** A management route's fastify config: whether the portal's credential opens it. */
+export const portalConfig = (operationId: string) => ({ portal: PORTAL_OPERATIONS.has(operationId) });
+
+export { MCP_PREFIX } from "./mcp-proxy.ts";
+export { SYSTEM_PATHS } from "./system.ts";
 
 /**
  * The nine public endpoints (docs/api.md#endpoints), one per OPERATIONS entry: each served by an

@@ -15,17 +15,17 @@ import {
   parseHttpParams,
 } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
-import type { AdapterData } from "../adapter-client.ts";
-import { admitThroughBilling } from "../admission.ts";
-import type { GatewayContext } from "../context.ts";
-import { type Failure, type Step, succeed } from "../failure.ts";
-import { readIdempotencyKey } from "../idempotency.ts";
-import { authenticate } from "./authenticate.ts";
-import { type Charge, openCharge } from "./charge.ts";
-import { envelope, sendEnvelope, setRateLimitHeaders } from "./envelope.ts";
-import { beginIdempotent } from "./idempotent-request.ts";
-import type { GatewayRoute, RawParams } from "./route.ts";
-import { sendError } from "./send-error.ts";
+import type { AdapterData } from "../core/adapter-client.ts";
+import { admitThroughBilling } from "../core/admission.ts";
+import type { GatewayContext } from "../core/context.ts";
+import { type Failure, type Step, succeed } from "../core/failure.ts";
+import { readIdempotencyKey } from "../core/idempotency.ts";
+import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
+import { authenticate } from "../http/authenticate.ts";
+import { type Charge, openCharge } from "../http/charge.ts";
+import { beginIdempotent } from "../http/idempotent-request.ts";
+import { sendError } from "../http/send-error.ts";
+import type { GatewayRoute, RawParams } from "./index.ts";
 
 export function dataRoute(operation: OperationContract): GatewayRoute {
   const adapter = operation.adapter;

@@ -7,16 +7,15 @@ import type {
   PortalCredentials,
   Redis,
 } from "@rda/service-kit";
+import type { AccessTokenVerifier } from "../oauth/access-tokens.ts";
+import type { ProtectedResource } from "../oauth/protected-resource.ts";
+import type { RevokedGrants } from "../oauth/revoked-grants.ts";
 import type { AdapterClient, CachedAnswers } from "./adapter-client.ts";
 import type { BillingClient } from "./admission.ts";
+import type { Refunds, Settlement } from "./debits.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
 import type { KeyDirectory } from "./key-directory.ts";
 import type { GatewayMetrics } from "./metrics.ts";
-import type { AccessTokenVerifier } from "./oauth/access-tokens.ts";
-import type { ProtectedResource } from "./oauth/protected-resource.ts";
-import type { RevokedGrants } from "./oauth/revoked-grants.ts";
-import type { Refunds } from "./refunds.ts";
-import type { Settlement } from "./settlement.ts";
 
 /** What an error answer quotes besides the catalog's message (http/send-error.ts). */
 export interface ErrorContext {

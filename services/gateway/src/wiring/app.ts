@@ -18,28 +18,26 @@ import {
   trustProxyOption,
 } from "@rda/service-kit";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
-import { createAdapterClient, createCachedAnswers } from "./adapter-client.ts";
-import { createBillingClient } from "./admission.ts";
-import type { GatewayContext } from "./context.ts";
-import { answerClientError } from "./http/client-error.ts";
-import { answerFrameworkError, installHooks, refuseBodyOnGet } from "./http/hooks.ts";
-import { declareRequestFields } from "./http/request-fields.ts";
-import { generateRequestId, installResponseHeaders } from "./http/response-headers.ts";
-import { serverLimits } from "./http/server-limits.ts";
-import { createIdempotencyStore, type IdempotencyLimits } from "./idempotency.ts";
-import { createKeyDirectory } from "./key-directory.ts";
-import { createMetrics, type GatewayMetrics } from "./metrics.ts";
-import { createAccessTokenVerifier } from "./oauth/access-tokens.ts";
-import { protectedResource, registerProtectedResourceMetadata } from "./oauth/protected-resource.ts";
-import { watchRevokedGrants } from "./oauth/revoked-grants.ts";
-import { createRefunds } from "./refunds.ts";
-import { DOCS_PREFIX, registerDocs } from "./routes/docs.ts";
-import { registerExportRoutes } from "./routes/exports.ts";
-import { registerMcpProxy } from "./routes/mcp-proxy.ts";
-import { registerMonitorRoutes } from "./routes/monitors.ts";
-import { OPENAPI_PATH, registerSystemRoutes } from "./routes/system.ts";
-import { refuseUndeclaredRoutes, registerDataApi, V1_PREFIX } from "./routes.ts";
-import { createSettlement } from "./settlement.ts";
+import { createAdapterClient, createCachedAnswers } from "../core/adapter-client.ts";
+import { createBillingClient } from "../core/admission.ts";
+import type { GatewayContext } from "../core/context.ts";
+import { createRefunds, createSettlement } from "../core/debits.ts";
+import { createIdempotencyStore, type IdempotencyLimits } from "../core/idempotency.ts";
+import { createKeyDirectory } from "../core/key-directory.ts";
+import { createMetrics, type GatewayMetrics } from "../core/metrics.ts";
+import { generateRequestId, installResponseHeaders } from "../http/answers.ts";
+import { answerClientError } from "../http/client-error.ts";
+import { answerFrameworkError, declareRequestFields, installHooks, refuseBodyOnGet } from "../http/hooks.ts";
+import { serverLimits } from "../http/server-limits.ts";
+import { createAccessTokenVerifier } from "../oauth/access-tokens.ts";
+import { protectedResource, registerProtectedResourceMetadata } from "../oauth/protected-resource.ts";
+import { watchRevokedGrants } from "../oauth/revoked-grants.ts";
+import { DOCS_PREFIX, registerDocs } from "../routes/docs.ts";
+import { registerExportRoutes } from "../routes/exports.ts";
+import { refuseUndeclaredRoutes, registerDataApi, V1_PREFIX } from "../routes/index.ts";
+import { registerMcpProxy } from "../routes/mcp-proxy.ts";
+import { registerMonitorRoutes } from "../routes/monitors.ts";
+import { OPENAPI_PATH, registerSystemRoutes } from "../routes/system.ts";
 
 /**
  * Everything `buildGateway` is configured with, all resolved: `gatewaySettingsOf` (config.ts) is the

@@ -3,8 +3,8 @@
  * MCP service's inner calls); `stop()` stops accepting on both and finishes in-flight work.
  */
 import type { AddressInfo } from "node:net";
+import { listenInternal } from "../http/internal-listener.ts";
 import { buildGateway, type GatewayDeps } from "./app.ts";
-import { listenInternal } from "./http/internal-listener.ts";
 
 export interface RunningGateway {
   readonly url: string;

@@ -7,9 +7,9 @@
 import { DEADLINE_DEFAULTS, deadlinesWithDefaults, PENDING_DEBIT_LIMITS } from "@rda/contracts";
 import { assertDeadlineOrder, ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
+import { DEFAULT_IDEMPOTENCY_LIMITS, REPLAY_SECONDS } from "../core/idempotency.ts";
+import { KEY_CACHE_TTL_MS } from "../core/key-directory.ts";
 import type { GatewaySettings } from "./app.ts";
-import { DEFAULT_IDEMPOTENCY_LIMITS, REPLAY_SECONDS } from "./idempotency.ts";
-import { KEY_CACHE_TTL_MS } from "./key-directory.ts";
 
 export const gatewayConfigShape = {
   PORT: env.port(8080),
