@@ -124,12 +124,14 @@ function stackEnvironment(): NodeJS.ProcessEnv {
     UPSTREAM_URL: given.UPSTREAM_URL || `http://127.0.0.1:${simPort}`,
     MCP_URL: given.MCP_URL || `http://127.0.0.1:${mcpPort}`,
     GATEWAY_INTERNAL_PORT: internalPort,
-    // The MCP service calls the gateway's internal listener.
+    // The MCP service and the portal's monitor and export pages call the gateway's internal listener.
     GATEWAY_URL: given.GATEWAY_URL || `http://127.0.0.1:${internalPort}`,
     // Made for this run, never written anywhere: the gateway's internal credentials, the portal's
-    // OAuth signing key and the key sealing notice webhooks' secrets (docs/operations.md#environment;
-    // a webhook saved in one run must be saved again in the next).
+    // credentials at the gateway (a secret of its own), the portal's OAuth signing key and the key
+    // sealing notice webhooks' secrets (docs/operations.md#environment; a webhook saved in one run
+    // must be saved again in the next).
     GATEWAY_INTERNAL_SECRET: given.GATEWAY_INTERNAL_SECRET || randomBytes(32).toString("base64url"),
+    PORTAL_GATEWAY_SECRET: given.PORTAL_GATEWAY_SECRET || randomBytes(32).toString("base64url"),
     OAUTH_SIGNING_KEY: given.OAUTH_SIGNING_KEY || newSigningKeyPem(),
     // Monitors' webhook secrets likewise: set it to keep a monitor's webhook across runs (without
     // it, a monitor saved in an earlier run logs that its secret cannot be read until rotated).

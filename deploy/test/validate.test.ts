@@ -352,6 +352,40 @@ describe("internal plane checks: identities, credentials, network policies", () 
     expect(text).toMatch(/services.portal: REDIS_URL must carry its own ACL user/);
   });
 
+  it("reject a portal whose gateway credentials' secret is not the gateway's, or is the MCP service's", async () => {
+    const copy = brokenCopy(({ compose, k8s }) => {
+      replaceIn(
+        join(k8s, "base", "portal.yaml"),
+        /( {16}secretKeyRef:\n {18}name: rda-oauth\n {18}key: )portal-gateway-secret\n/,
+        "$1signing-key\n",
+      );
+      replaceIn(
+        join(k8s, "base", "gateway.yaml"),
+        /( {18}name: rda-oauth\n {18}key: )portal-gateway-secret\n/,
+        "$1gateway-internal-secret\n",
+      );
+      replaceIn(
+        compose,
+        /( {6}PORTAL_GATEWAY_SECRET: \$\{)PORTAL_GATEWAY_SECRET:-dev-only-portal-gateway-secret-0123456789(\}\n {6}# Unset)/,
+        "$1GATEWAY_INTERNAL_SECRET:-$2",
+      );
+      replaceIn(
+        compose,
+        "      GATEWAY_URL: http://gateway:8081\n      PORTAL_GATEWAY",
+        "      GATEWAY_URL: http://gateway:8080\n      PORTAL_GATEWAY",
+      );
+    });
+    const text = messages((await validateDeployment(copy)).problems);
+    expect(text).toMatch(/base Deployment\/portal: PORTAL_GATEWAY_SECRET must be the gateway's Secret key/);
+    expect(text).toMatch(
+      /base Deployment\/gateway: PORTAL_GATEWAY_SECRET must not be GATEWAY_INTERNAL_SECRET's/,
+    );
+    expect(text).toMatch(
+      /services.portal: PORTAL_GATEWAY_SECRET must be the gateway's, with the same default/,
+    );
+    expect(text).toMatch(/services.portal: GATEWAY_URL must be the gateway's internal listener/);
+  });
+
   it("reject chart values whose Redis rules differ from users.acl, or whose NATS lacks auth.conf or TLS", async () => {
     const copy = brokenCopy(({ k8s }) => {
       const dependencies = join(k8s, "dependencies");

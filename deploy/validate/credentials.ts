@@ -113,6 +113,46 @@ export function kubernetesCredentialProblems(
       problems.push(...redisProblems(env, identities.redis, where));
     }
   }
+  problems.push(...portalSecretProblems(objects, source));
+  return problems;
+}
+
+/**
+ * The portal's credentials at the gateway (PORTAL_GATEWAY_SECRET): the gateway and the portal read
+ * the one Secret key, required, and never the key of GATEWAY_INTERNAL_SECRET, so a portal can
+ * never mint the MCP service's credentials (which spend on the data routes).
+ */
+function portalSecretProblems(objects: readonly K8sObject[], source: string): Problem[] {
+  type SecretRef = { name: string; key: string; optional?: boolean };
+  const refOf = (name: string, variable: string) => {
+    const object = objects.find(
+      (candidate) => podSpecOf(candidate) && podLabelsOf(candidate)["app.kubernetes.io/name"] === name,
+    );
+    if (object === undefined) return undefined;
+    const containers = (podSpecOf(object).containers ?? []) as Container[];
+    const env = containers.flatMap((container) => (container.env ?? []) as EnvVar[]);
+    const ref = env.find((item) => item.name === variable)?.valueFrom?.secretKeyRef as SecretRef | undefined;
+    return { where: `${source} ${object.kind}/${object.metadata.name}`, ref };
+  };
+  const gateway = refOf("gateway", "PORTAL_GATEWAY_SECRET");
+  const portal = refOf("portal", "PORTAL_GATEWAY_SECRET");
+  if (gateway === undefined || portal === undefined) return [];
+  const problems: Problem[] = [];
+  for (const side of [gateway, portal]) {
+    if (side.ref === undefined || side.ref.optional === true)
+      problems.push(problem(side.where, "PORTAL_GATEWAY_SECRET must come from a Secret, not optional"));
+  }
+  if (
+    gateway.ref &&
+    portal.ref &&
+    (gateway.ref.name !== portal.ref.name || gateway.ref.key !== portal.ref.key)
+  )
+    problems.push(problem(portal.where, "PORTAL_GATEWAY_SECRET must be the gateway's Secret key"));
+  const internal = refOf("gateway", "GATEWAY_INTERNAL_SECRET")?.ref;
+  if (internal && gateway.ref && internal.name === gateway.ref.name && internal.key === gateway.ref.key)
+    problems.push(
+      problem(gateway.where, "PORTAL_GATEWAY_SECRET must not be GATEWAY_INTERNAL_SECRET's Secret key"),
+    );
   return problems;
 }
 
@@ -258,9 +298,44 @@ export function composeCredentialProblems(
   for (const variable of identities.nats.values()) {
     if (!(variable in natsServer)) problems.push(problem(`${where} services.nats`, `needs ${variable}`));
   }
+  problems.push(...composePortalSecretProblems(file, where));
   for (const { variable } of identities.redis.values()) {
     if (!(variable in redisServer)) problems.push(problem(`${where} services.redis`, `needs ${variable}`));
   }
+  return problems;
+}
+
+/**
+ * The portal's monitor and export pages call the gateway's internal listener with credentials
+ * signed by PORTAL_GATEWAY_SECRET: the gateway and the portal take the same variable and default,
+ * never GATEWAY_INTERNAL_SECRET's, and the portal's GATEWAY_URL is that listener.
+ */
+function composePortalSecretProblems(file: ComposeFile, where: string): Problem[] {
+  const gateway = environmentOf(file, "gateway");
+  const portal = environmentOf(file, "portal");
+  if (!("PORTAL_PORT" in portal) || !("PORT" in gateway || "GATEWAY_INTERNAL_PORT" in gateway)) return [];
+  const problems: Problem[] = [];
+  const secret = String(gateway.PORTAL_GATEWAY_SECRET ?? "");
+  if (!secret.startsWith("${PORTAL_GATEWAY_SECRET:-"))
+    problems.push(
+      problem(`${where} services.gateway`, `PORTAL_GATEWAY_SECRET must be \${PORTAL_GATEWAY_SECRET:-…}`),
+    );
+  if (portal.PORTAL_GATEWAY_SECRET !== gateway.PORTAL_GATEWAY_SECRET)
+    problems.push(
+      problem(
+        `${where} services.portal`,
+        "PORTAL_GATEWAY_SECRET must be the gateway's, with the same default",
+      ),
+    );
+  if (secret !== "" && secret === String(gateway.GATEWAY_INTERNAL_SECRET ?? ""))
+    problems.push(
+      problem(`${where} services.gateway`, "PORTAL_GATEWAY_SECRET must not be GATEWAY_INTERNAL_SECRET"),
+    );
+  const internal = `http://gateway:${String(gateway.GATEWAY_INTERNAL_PORT ?? "8081")}`;
+  if (portal.GATEWAY_URL !== internal)
+    problems.push(
+      problem(`${where} services.portal`, `GATEWAY_URL must be the gateway's internal listener, ${internal}`),
+    );
   return problems;
 }
 

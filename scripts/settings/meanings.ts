@@ -52,14 +52,16 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
     "refused keys one client address may send in a row, and per second after that (the portal: to its usage JSON) ([rate limits](api.md#rate-limits))",
   FREE_CREDITS: "credits granted to a new key",
   GATEWAY_INTERNAL_HOST: "bind address of the internal listener",
-  GATEWAY_INTERNAL_PORT: "the internal listener: where the MCP service calls; never route it publicly",
+  GATEWAY_INTERNAL_PORT:
+    "the internal listener: where the MCP service and the portal call; never route it publicly",
   GATEWAY_INTERNAL_SECRET:
     "secret (32+ characters, the same on every replica) signing the MCP service's seconds-lived credentials for OAuth callers; set it whenever more than one gateway runs",
   GATEWAY_TIMEOUT_MS:
     "deadline of one tool's call to the gateway; must exceed `ADAPTER_TIMEOUT_MS` (which mcp reads to check)",
   GATEWAY_TRUST_PROXY:
     "whose `X-Forwarded-For` names the client: `true`, a hop count (`1`: one proxy) or CIDRs",
-  GATEWAY_URL: "where tool calls go: the gateway's internal listener",
+  GATEWAY_URL:
+    "the gateway's internal listener: where tool calls (mcp) and the monitor and export pages' calls (portal) go",
   HEALTH_HOST: "bind address of the health server (0.0.0.0 in the container images)",
   HEALTH_PORT: "port of `/livez` and `/readyz`",
   HOST: "bind address",
@@ -110,6 +112,8 @@ export const SETTING_MEANINGS: Readonly<Record<string, string>> = {
     "a debit nobody settled by then is voided (refunded); must be longer than `ADAPTER_TIMEOUT_MS` (checked at start), at most 600000",
   PENDING_SWEEP_MS: "how often pending debits past their deadline are voided (refunded)",
   PORT: "public HTTP port",
+  PORTAL_GATEWAY_SECRET:
+    "secret (32+ characters, the same on the portal and every gateway, never `GATEWAY_INTERNAL_SECRET`'s value) signing the portal's seconds-lived credentials for its monitor and export pages' calls to the gateway's internal listener; unset, those pages answer unavailable. Required in production",
   PORTAL_HOST: "bind address of the portal alone",
   PORTAL_MAIL_PER_ADDRESS_ALL_CLIENTS_PER_HOUR:
     "sign-in emails one address may receive per hour from all clients, browsers that signed in to it before excepted (services/portal/README.md)",

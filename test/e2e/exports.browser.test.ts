@@ -71,10 +71,26 @@ describe("a key's exports in the portal", () => {
     await page.getByLabel("Community").fill("dataisbeautiful");
     await page.getByLabel("First day (UTC)").fill(isoDay(firstDay));
     await page.getByLabel("Last day (UTC)").fill(isoDay(lastDay));
+    // The form as the browser sends it, its one-time token (the Idempotency-Key) included.
+    const sent = (await page
+      .locator(`form[action="/keys/${keyId}/exports"]`)
+      .evaluate((form) => [
+        ...new (
+          globalThis as unknown as { FormData: new (form: unknown) => Iterable<[string, string]> }
+        ).FormData(form),
+      ])) as [string, string][];
+    expect(sent.find(([name]) => name === "idempotency_key")?.[1]).toMatch(/^[0-9a-f-]{36}$/);
     await page.getByRole("button", { name: "Get a quote" }).click();
 
     // The quote comes first: nothing is fetched or charged until the developer starts it.
     await page.getByRole("button", { name: "Start the export" }).waitFor();
+    // The same form sent again (a double submit) is the first one's answer: the same export.
+    const again = await page.request.post(`${portal.url}/keys/${keyId}/exports`, {
+      form: Object.fromEntries(sent),
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(303);
+    expect(again.headers().location).toBe(new URL(page.url()).pathname);
     await expectAccessibleBasics(page);
     expect(await page.locator("#quote-estimate").textContent()).toMatch(/rows in \d+ pages/);
     const ceiling = Number((await page.locator("#quote-ceiling").textContent())!.replace(/\D/g, ""));

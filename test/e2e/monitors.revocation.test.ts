@@ -53,6 +53,8 @@ describe("revoking a key in the portal", () => {
     expect((await call(stack, revoked.secret, "GET", "/v1/monitors")).status).toBe(401);
     const page = await client.get(`/keys/${revoked.id}/monitors`);
     expect(page.status).toBe(200);
+    // The gateway answers nothing for a revoked key, the portal's pages included: the page says why.
+    expect(page.body).toContain('id="key-revoked"');
     expect(page.body).toContain("Stopped: its key was revoked");
   }, 90_000);
 });

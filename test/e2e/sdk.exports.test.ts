@@ -65,5 +65,9 @@ describe("export jobs through the SDK", () => {
     const theirs = await stranger.getExport(mine.value.id);
     expect(theirs.ok).toBe(false);
     if (!theirs.ok) expect(theirs.error).toMatchObject({ status: 404, message: "no such export" });
+    // Each key lists its own exports only, newest first.
+    const listed = await api.listExports();
+    expect(listed.ok && listed.value.jobs[0]?.id).toBe(mine.value.id);
+    expect(await stranger.listExports()).toMatchObject({ ok: true, value: { jobs: [] } });
   });
 });

@@ -35,6 +35,12 @@ afterAll(async () => {
 describe("monitors through the SDK", () => {
   it("creates, follows, pulls small pages in order, changes and deletes a monitor", async () => {
     const subreddit = stack.simulator.corpus.subreddits[0]!.name;
+    // The estimate a create would answer, and nothing created.
+    const estimate = await api.estimateMonitor({ kind: "post", subreddit, backfill_from: "3d" });
+    if (!estimate.ok) throw new Error(estimate.error.message);
+    expect(estimate.value.data.backfill_estimate.upstream_pages).toBeGreaterThan(0);
+    expect(estimate.value._service.credits_used).toBe(0);
+    expect(await api.listMonitors()).toMatchObject({ ok: true, value: { data: { monitors: [] } } });
     const created = await api.createMonitor({
       kind: "post",
       subreddit,

@@ -4,6 +4,7 @@
  * as its own NATS and Redis user (serving the gateway's requests, asking adapter-posts, keeping its
  * sources' leases in its key-value bucket, its monitors in its Redis family), and is refused
  * everything else: billing's subjects, serving the adapters, deleting its bucket, the ledger's keys.
+ * The portal's identity is refused every monitors subject: its pages are the gateway's clients.
  */
 
 import { randomBytes } from "node:crypto";
@@ -14,7 +15,6 @@ import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAdapterPosts } from "../../services/adapter-posts/src/index.ts";
 import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
-import { createPortalMonitors } from "../../services/portal/src/monitors-client.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
 import {
   NATS_IDENTITIES,
@@ -192,59 +192,9 @@ describe("the monitors service's shipped identities", () => {
     expect(String(await impostor.closed)).toMatch(/Permissions Violation for Subscription/);
   });
 
-  it("lets the portal estimate, create, list and delete a key's monitors and work their webhooks, and refuses it pulls and changes", async () => {
-    const received: string[] = [];
-    const receiver = createServer((request, response) => {
-      received.push(String(request.headers["webhook-id"]));
-      request.resume().on("end", () => response.writeHead(204).end());
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    stoppers.push(() => new Promise((resolve) => receiver.close(resolve)));
-    const port = (receiver.address() as { port: number }).port;
+  it("refuses the portal every monitors subject: its pages ask the gateway instead", async () => {
     const portalNats = await natsAs("portal");
-    const portal = createPortalMonitors({ nats: portalNats, subjects, timeoutMs: 15_000 });
-    const owner = { keyId: "key_portal", accountId: `acct_${"p".repeat(16)}` } as const;
-    const body = {
-      kind: "post",
-      subreddit: simulator.corpus.subreddits[1]!.name,
-      webhook_url: `http://127.0.0.1:${port}/hooks`,
-    };
-    expect(await portal.estimate(owner, body)).toMatchObject({ ok: true, value: { ok: true } });
-    const created = await portal.create(owner, body);
-    const value = created.ok && created.value.ok ? created.value.value : undefined;
-    const { monitor, webhook_secret } = value as { monitor: { id: string }; webhook_secret: string };
-    const id = monitor.id;
-    expect(webhook_secret).toMatch(/^whsec_/);
-    const listed = await portal.list(owner);
-    expect(listed.ok && listed.value.ok && listed.value.value).toMatchObject({
-      monitors: [{ id }],
-      limit_used: 1,
-    });
-    // The monitor's page: a test event, its log, a redelivery (of no such batch) and a new secret.
-    expect(await portal.test(owner, id)).toMatchObject({
-      ok: true,
-      value: { ok: true, value: { delivery: { state: "delivered" } } },
-    });
-    expect(received).toHaveLength(1);
-    const log = await portal.deliveries(owner, id);
-    const deliveries =
-      log.ok && log.value.ok ? (log.value.value as { deliveries: unknown[] }).deliveries : [];
-    expect(deliveries).toContainEqual(
-      expect.objectContaining({
-        type: "monitor.test",
-        attempts: [expect.objectContaining({ status_code: 204 })],
-      }),
-    );
-    expect(await portal.redeliver(owner, id, `msg_${id}_999`)).toMatchObject({
-      ok: true,
-      value: { ok: false, status: 404 },
-    });
-    const rotated = await portal.rotateSecret(owner, id);
-    const newSecret = rotated.ok && rotated.value.ok && rotated.value.value;
-    expect((newSecret as { webhook_secret: string }).webhook_secret).toMatch(/^whsec_/);
-    expect((newSecret as { webhook_secret: string }).webhook_secret).not.toBe(webhook_secret);
-    expect(await portal.delete(owner, id)).toMatchObject({ ok: true, value: { ok: true } });
-    for (const subject of [subjects.monitors.items, subjects.monitors.update, subjects.monitors.get])
+    for (const subject of Object.values(subjects.monitors))
       expect(await publishOutcome(portalNats, subject)).toMatch(/Permissions Violation for Publish/);
   });
 

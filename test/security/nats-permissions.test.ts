@@ -5,7 +5,9 @@
  * denied what it must not do: create, top up or revoke keys, forge refunds, impersonate billing or
  * another adapter, use JetStream's API, or read anyone else's replies (a new key's secret among them).
  */
+
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -50,7 +52,9 @@ import {
   type RunningGateway,
   startGateway,
 } from "../../services/gateway/src/index.ts";
+import { startMonitors } from "../../services/monitors/src/index.ts";
 import { createPortalBilling } from "../../services/portal/src/billing-client.ts";
+import { createPortalGateway } from "../../services/portal/src/gateway-client.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
 import {
   NATS_IDENTITIES,
@@ -78,6 +82,8 @@ let nats: ShippedServer;
 let redis: Redis;
 let simulator: RunningSimulator;
 let gateway: RunningGateway;
+/** The portal's and the gateway's secret for the portal's credentials at the internal listener. */
+const portalSecret = randomBytes(32).toString("base64url");
 const billings: Billing[] = [];
 const connections = new Map<NatsIdentityName, NatsConnection>();
 const stoppers: (() => Promise<unknown>)[] = [];
@@ -254,6 +260,7 @@ beforeAll(async () => {
         UPSTREAM_DEADLINE_MS: "2000",
         ADAPTER_TIMEOUT_MS: "4000",
         MCP_URL: "http://127.0.0.1:9",
+        PORTAL_GATEWAY_SECRET: portalSecret,
       }),
     },
     { port: 0, host: "127.0.0.1" },
@@ -520,6 +527,47 @@ describe("NATS with the shipped permissions: what each identity is denied", () =
     for (const [user, subject] of attempts) await publishRefused(user, subject);
     const asked = await ask("gateway", `$JS.API.STREAM.INFO.${stream}`, {});
     expect(asked).toMatch(permissionDenied("Publish", `$JS.API.STREAM.INFO.${stream}`));
+  });
+
+  it("lets the portal's monitor pages work through the gateway while its identity is refused the monitors subjects", async () => {
+    const monitors = await startMonitors({
+      nats: await as("monitors"),
+      redis,
+      namespace,
+      subjects,
+      logger,
+      settings: { tickMs: 100 },
+    });
+    stoppers.push(() => monitors.stop());
+    const accountId = `acct_${randomBytes(8).toString("hex")}`;
+    const portalBilling = createPortalBilling({ nats: await as("portal"), subjects, timeoutMs: TIMEOUT_MS });
+    const created = await portalBilling.createKey(accountId, "pages");
+    if (!created.ok || created.value.outcome !== "created") throw new Error("no key");
+    // As the portal's pages ask (services/portal/src/gateway-client.ts), with its own secret only.
+    const pages = createPortalGateway({ url: gateway.internalUrl, secret: portalSecret });
+    const caller = { keyId: created.value.id, accountId };
+    const body = { kind: "post", subreddit: simulator.corpus.subreddits[0]!.name, interval_seconds: 60 };
+    expect(await pages.call(caller, "POST", "/v1/monitors/estimate", { body })).toMatchObject({
+      ok: true,
+      data: { backfill_estimate: { max_credits: 0 } },
+    });
+    const made = await pages.call(caller, "POST", "/v1/monitors", { body, idempotencyKey: "form-1" });
+    expect(made).toMatchObject({ ok: true, status: 201 });
+    const id = (made as { data: { monitor: { id: string } } }).data.monitor.id;
+    expect(await pages.call(caller, "GET", "/v1/monitors")).toMatchObject({
+      ok: true,
+      data: { monitors: [{ id }] },
+    });
+    expect(await pages.call(caller, "DELETE", `/v1/monitors/${id}`)).toMatchObject({ ok: true });
+    for (const subject of [subjects.monitors.list, subjects.monitors.create, subjects.monitors.delete])
+      await publishRefused("portal", subject, { key_id: caller.keyId, account_id: accountId });
+  });
+
+  it("refuses the portal every monitors and exports subject: its pages are clients of the gateway", async () => {
+    const owned = [...Object.values(subjects.monitors), ...Object.values(subjects.exports.commands)];
+    expect(owned.length).toBeGreaterThan(10);
+    const payload = { key_id: "key_0000000000000000", account_id: `acct_${"0".repeat(16)}` };
+    for (const subject of owned) await publishRefused("portal", subject, payload);
   });
 
   it("refuses every identity a subscription to everything, to the shared inbox, or to another's private inbox", async () => {

@@ -146,20 +146,16 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
       exportReplySchema,
       5_000,
     );
-    await gateway.close();
-    // The portal asks for a key's exports (its list, read from the exports service's own Redis family).
-    const portal = await connectNats(nats.url, "test-portal", silentLogger(), {
-      user: "portal",
-      password: natsPasswords.portal,
-    });
+    // A key's exports (`GET /v1/exports`, the portal's list too), read from the exports service's own
+    // Redis family.
     const listed = await requestJson(
-      portal,
+      gateway,
       buildSubjects("").exports.commands.list,
       { key_id: "key_0000000000000000" },
       exportListSchema,
       5_000,
     );
-    await portal.close();
+    await gateway.close();
     const ready = await fetch(`http://127.0.0.1:${exportsPort}/readyz`);
     await exports.stop();
 

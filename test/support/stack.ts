@@ -216,6 +216,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // tokens for, and the replicas share the secret of the MCP service's internal credentials.
   const gatewayPort = await freePort();
   const internalSecret = randomBytes(32).toString("base64url");
+  // The portal's and the gateways' own secret for the portal's credentials (never the MCP service's).
+  const portalSecret = randomBytes(32).toString("base64url");
   const upstreamDeadlineMs = options.upstreamDeadlineMs ?? 1_500;
   // The upstream client's own rule when no attempt timeout is given: half the call's deadline.
   const upstreamAttemptMs = options.upstreamAttemptMs ?? Math.ceil(upstreamDeadlineMs / 2);
@@ -234,6 +236,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     PORTAL_URL: portalUrl,
     PUBLIC_API_URL: `http://127.0.0.1:${gatewayPort}`,
     GATEWAY_INTERNAL_SECRET: internalSecret,
+    PORTAL_GATEWAY_SECRET: portalSecret,
   };
   const billingDeps = { nats, redis, subjects, keys, logger, settings: billingSettingsFromEnv(environment) };
   let billing = await startBilling(billingDeps);
@@ -300,6 +303,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     keys,
     logger,
     apiUrl: gateway.url,
+    gateway: { url: gateway.internalUrl, secret: portalSecret },
     payments: sim?.settings,
     overrides: options.portalSettings,
     noticeWebhooks: options.noticeWebhooks,
@@ -416,6 +420,7 @@ async function startPortalParts(deps: {
   logger: Logger;
   port: number;
   apiUrl: string;
+  gateway: PortalSettings["gateway"];
   payments?: PaymentsSettings;
   overrides?: Partial<PortalSettings>;
   noticeWebhooks?: Partial<NoticeWebhookSettings>;
@@ -437,6 +442,7 @@ async function startPortalParts(deps: {
   const settings: PortalSettings = {
     publicUrl: url,
     apiUrl: deps.apiUrl,
+    gateway: deps.gateway,
     supportEmail: "help@test.example",
     mailLimits: { perAddress: 20, perClient: 100, windowSeconds: 3_600 },
     sessionTtlMs: 3_600_000,

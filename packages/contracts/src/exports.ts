@@ -371,7 +371,7 @@ export const EXPORTS_RPC = {
   cancel: rpc(z.strictObject(aboutJob), exportReplySchema, true),
   /** The file's storage location and a short-lived signed URL, for the key's own finished job. */
   file: rpc(z.strictObject(aboutJob), exportReplySchema, true),
-  /** The key's most recent exports, newest first (the developer portal's list). */
+  /** The key's most recent exports, newest first (`GET /v1/exports`). */
   list: rpc(z.strictObject(asker), exportListSchema, true),
 } as const;
 

@@ -12,8 +12,10 @@ import {
   EXPORT_FORMATS,
   EXPORT_ID_PATTERN,
   EXPORT_LIMITS,
+  EXPORT_LIST_LIMIT,
   exportBodySchema,
   exportJobSchema,
+  exportListSchema,
   resumeBodySchema,
 } from "./exports.ts";
 import {
@@ -21,6 +23,7 @@ import {
   createdMonitorSchema,
   deletedMonitorSchema,
   monitorDeliveriesSchema,
+  monitorEstimateSchema,
   monitorItemsPageSchema,
   monitorListSchema,
   oneDeliverySchema,
@@ -189,6 +192,18 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     refusals: ["monitor_limit_reached"],
   }),
   route({
+    operationId: "estimateMonitor",
+    method: "POST",
+    path: "/v1/monitors/estimate",
+    tag: MONITORS,
+    summary: "Estimate a monitor's backfill without creating it",
+    description:
+      "Free. The body is a create's, checked as a create checks it (400 naming every bad field; 409 when the account has no room for another monitor); the answer is the backfill's estimate a create would answer. Nothing is created, so it takes no `Idempotency-Key`.",
+    body: { schema: createMonitorSchema(limits), required: true },
+    answers: [answer("The estimate. Costs nothing.", monitorEstimateSchema)],
+    refusals: ["monitor_limit_reached"],
+  }),
+  route({
     operationId: "listMonitors",
     method: "GET",
     path: "/v1/monitors",
@@ -322,6 +337,15 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     ],
     idempotent: true,
     refusals: ["insufficient_credits", "quote_rate_limited", "export_limit_reached", "global_rate_limited"],
+  }),
+  route({
+    operationId: "listExports",
+    method: "GET",
+    path: "/v1/exports",
+    tag: EXPORTS,
+    summary: "List the key's exports",
+    description: `${FREE_JOB_COMMAND} The key's ${EXPORT_LIST_LIMIT} most recent exports, newest first, each as \`GET /v1/exports/{id}\` answers it.`,
+    answers: [answer("The key's exports. Costs nothing.", exportListSchema)],
   }),
   route({
     operationId: "getExport",

@@ -116,6 +116,9 @@ export const monitorDeliverySchema = z
   })
   .meta({ id: "MonitorDelivery" });
 
+/** What `POST /v1/monitors/estimate` answers: the estimate a create would answer, nothing created. */
+export const monitorEstimateSchema = z.object({ backfill_estimate: monitorBackfillEstimateSchema });
+
 export const createdMonitorSchema = z.object({
   monitor: monitorViewSchema,
   backfill_estimate: monitorBackfillEstimateSchema,

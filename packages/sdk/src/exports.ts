@@ -49,6 +49,8 @@ export type ExportCallOptions = ResourceCallOptions;
 
 export interface ExportsClient {
   createExport(request: ExportRequest, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  /** The key's most recent exports, newest first. Free. */
+  listExports(options?: ExportCallOptions): Promise<GatewayResult<{ jobs: ExportJob[] }>>;
   getExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   startExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   pauseExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
@@ -83,6 +85,10 @@ export function createExportsClient(options: ResourceClientOptions): ExportsClie
   const path = (id: string, action = "") => `/v1/exports/${encodeURIComponent(id)}${action}`;
   const client: ExportsClient = {
     createExport: (request, call) => job("POST", "/v1/exports", request, call),
+    async listExports(call) {
+      const answer = await request<{ jobs: ExportJob[] }>("GET", "/v1/exports", undefined, call);
+      return answer.ok ? { ...answer, value: answer.value.data } : answer;
+    },
     getExport: (id, call) => job("GET", path(id), undefined, call),
     startExport: (id, call) => job("POST", path(id, "/start"), undefined, call),
     pauseExport: (id, call) => job("POST", path(id, "/pause"), undefined, call),

@@ -26,6 +26,7 @@ export type {
   MonitorChange,
   MonitorDeliveries,
   MonitorDelivery,
+  MonitorEstimate,
   MonitorItemsPage,
   MonitorList,
   MonitorRequest,

@@ -25,6 +25,7 @@ export type MonitorRequest = operations["createMonitor"]["requestBody"]["content
 /** The body of `PATCH /v1/monitors/{id}`. */
 export type MonitorChange = operations["updateMonitor"]["requestBody"]["content"]["application/json"];
 export type CreatedMonitor = DataOf<"createMonitor", 201>;
+export type MonitorEstimate = DataOf<"estimateMonitor", 200>;
 export type Monitor = CreatedMonitor["monitor"];
 export type MonitorList = DataOf<"listMonitors", 200>;
 export type MonitorItemsPage = DataOf<"pullMonitorItems", 200>;
@@ -43,6 +44,8 @@ type Answer<T> = Promise<GatewayResult<ResourceAnswer<T>>>;
 
 export interface MonitorsClient {
   createMonitor(request: MonitorRequest, options?: ResourceCallOptions): Answer<CreatedMonitor>;
+  /** What creating `request` would estimate for its backfill; nothing is created. Free. */
+  estimateMonitor(request: MonitorRequest, options?: ResourceCallOptions): Answer<MonitorEstimate>;
   listMonitors(options?: ResourceCallOptions): Answer<MonitorList>;
   getMonitor(id: string, options?: ResourceCallOptions): Answer<{ monitor: Monitor }>;
   updateMonitor(
@@ -72,6 +75,7 @@ export function createMonitorsClient(options: ResourceClientOptions): MonitorsCl
   const path = (id: string, rest = "") => `/v1/monitors/${encodeURIComponent(id)}${rest}`;
   return {
     createMonitor: (body, call) => request("POST", "/v1/monitors", body, call),
+    estimateMonitor: (body, call) => request("POST", "/v1/monitors/estimate", body, call),
     listMonitors: (call) => request("GET", "/v1/monitors", undefined, call),
     getMonitor: (id, call) => request("GET", path(id), undefined, call),
     updateMonitor: (id, change, call) => request("PATCH", path(id), change, call),

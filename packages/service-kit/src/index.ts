@@ -37,6 +37,14 @@ export {
   type FailedAuthLimiter,
   type FailedAuthLimits,
 } from "./failed-auth-limiter.ts";
+export {
+  createInternalCredentials,
+  createPortalCredentials,
+  INTERNAL_CREDENTIAL_SECONDS,
+  type InternalCredentials,
+  type PortalCaller,
+  type PortalCredentials,
+} from "./gateway-credentials.ts";
 export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthServer } from "./health.ts";
 export * from "./jetstream.ts";
 export * from "./jetstream-setup.ts";

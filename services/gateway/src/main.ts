@@ -55,6 +55,11 @@ runMain("gateway", async () => {
       "GATEWAY_INTERNAL_SECRET is unset: a random one is used, so OAuth callers' tool calls work only while this one gateway serves them (set it on every replica)",
     );
   }
+  if (!config.PORTAL_GATEWAY_SECRET) {
+    logger.warn(
+      "PORTAL_GATEWAY_SECRET is unset: the developer portal's monitor and export pages are refused (set the portal's value here)",
+    );
+  }
   const metrics = await observability.serveMetrics();
   logger.info(
     {

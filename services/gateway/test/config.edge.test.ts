@@ -26,6 +26,20 @@ describe("the gateway's edge settings", () => {
     );
   });
 
+  it("refuses at start a PORTAL_GATEWAY_SECRET that is GATEWAY_INTERNAL_SECRET, and takes a distinct one", () => {
+    const secret = "s".repeat(40);
+    expect(() =>
+      loadGatewayConfig({ GATEWAY_INTERNAL_SECRET: secret, PORTAL_GATEWAY_SECRET: secret }),
+    ).toThrow(/PORTAL_GATEWAY_SECRET: must differ from GATEWAY_INTERNAL_SECRET/);
+    expect(() => loadGatewayConfig({ PORTAL_GATEWAY_SECRET: "short" })).toThrow(/at least 32 characters/);
+    const settings = gatewaySettingsFromEnv({
+      GATEWAY_INTERNAL_SECRET: secret,
+      PORTAL_GATEWAY_SECRET: "p".repeat(40),
+    });
+    expect(settings.portalSecret).toBe("p".repeat(40));
+    expect(gatewaySettingsFromEnv({}).portalSecret).toBeUndefined();
+  });
+
   it("refuses at start an ADAPTER_TIMEOUT_MS the adapters' upstream deadline does not fit in", () => {
     expect(() => loadGatewayConfig({ ADAPTER_TIMEOUT_MS: "10000" })).toThrow(
       /UPSTREAM_DEADLINE_MS \(30000\) must be below ADAPTER_TIMEOUT_MS \(10000\)/,

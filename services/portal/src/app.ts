@@ -26,12 +26,11 @@ import { Eta } from "eta";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { createPortalBilling } from "./billing-client.ts";
 import type { PortalContext } from "./context.ts";
-import { createPortalExports } from "./exports-client.ts";
+import { createPortalGateway } from "./gateway-client.ts";
 import { cookieAttributes, cookieSettings } from "./http/cookies.ts";
 import { installHooks, installSecurityHeaders } from "./http/hooks.ts";
 import { installSessionHook } from "./http/session.ts";
 import type { Mailer } from "./mail/mailer.ts";
-import { createPortalMonitors } from "./monitors-client.ts";
 import { buildNoticeParts } from "./notices/notices.ts";
 import { registerOAuthServer, renderProviderError } from "./oauth/mount.ts";
 import { createPortalOAuth } from "./oauth/portal-oauth.ts";
@@ -141,17 +140,12 @@ function buildContext(deps: PortalDeps): PortalContext {
     subjects: deps.subjects,
     timeoutMs: settings.billingTimeoutMs,
   });
-  const monitors = createPortalMonitors({
-    nats,
-    subjects: deps.subjects,
-    timeoutMs: settings.billingTimeoutMs,
-  });
   const accounts = createAccountStore(store);
   const notices = buildNoticeParts({ redis, keys, accounts, mailer: deps.mailer, logger, settings });
   return {
     logger,
     settings,
-    monitors,
+    gateway: createPortalGateway(settings.gateway),
     notices,
     accounts,
     links: createLoginLinks(store, settings.loginLinkTtlMs ?? LOGIN_LINK_TTL_MS),
@@ -162,7 +156,6 @@ function buildContext(deps: PortalDeps): PortalContext {
     mailer: deps.mailer,
     failedAuth: createFailedAuthLimiter(settings.failedAuth ?? DEFAULT_FAILED_AUTH),
     billing,
-    exports: createPortalExports({ nats, subjects: deps.subjects }),
     oauth: createPortalOAuth({
       redis,
       nats,

@@ -48,6 +48,19 @@ export const portalConfigShape = {
     .default("http://127.0.0.1:8060"),
   /** The public API's base URL, written into the "first request" snippets. */
   PUBLIC_API_URL: env.httpUrl().default("http://127.0.0.1:8080"),
+  /**
+   * The gateway's internal listener (GATEWAY_INTERNAL_PORT), where the monitor and export pages'
+   * calls go: the MCP service's setting, the same address.
+   */
+  GATEWAY_URL: env.httpUrl().default("http://127.0.0.1:8081"),
+  /**
+   * Signs the portal's seconds-lived credentials for those calls; the gateways hold the same value.
+   * Unset: the monitor and export pages answer "unavailable" (the gateway takes no portal credential).
+   */
+  PORTAL_GATEWAY_SECRET: z
+    .string()
+    .min(32, { error: "must be at least 32 characters (openssl rand -base64 32)" })
+    .optional(),
   REDIS_URL: env.redisUrl(),
   NATS_URL: env.natsUrl(),
   NATS_USER: env.natsUser(),
@@ -160,6 +173,7 @@ export function settingsFrom(config: PortalConfig): PortalSettings {
     publicUrl: config.PORTAL_URL.replace(/\/+$/, ""),
     natsReplicas: config.NATS_REPLICAS,
     apiUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
+    gateway: { url: config.GATEWAY_URL.replace(/\/+$/, ""), secret: config.PORTAL_GATEWAY_SECRET },
     supportEmail: config.SUPPORT_EMAIL ?? fromAddress,
     mailLimits: {
       perAddress: config.PORTAL_MAIL_PER_ADDRESS_PER_HOUR,

@@ -2,9 +2,8 @@
 import type { FailedAuthLimiter, Logger } from "@rda/service-kit";
 import type Stripe from "stripe";
 import type { PortalBilling } from "./billing-client.ts";
-import type { PortalExports } from "./exports-client.ts";
+import type { PortalGateway } from "./gateway-client.ts";
 import type { Mailer } from "./mail/mailer.ts";
-import type { PortalMonitors } from "./monitors-client.ts";
 import type { NoticeParts } from "./notices/notices.ts";
 import type { PortalOAuth } from "./oauth/portal-oauth.ts";
 import type { PortalSettings } from "./settings.ts";
@@ -27,10 +26,8 @@ export interface PortalContext {
   readonly devices: DeviceStore;
   readonly mailer: Mailer;
   readonly billing: PortalBilling;
-  /** A key's export jobs, through the exports service (routes/exports.ts). */
-  readonly exports: PortalExports;
-  /** A key's monitors, asked of the monitors service once billing confirmed the key is the account's. */
-  readonly monitors: PortalMonitors;
+  /** A signed-in person's key's monitors and exports, asked of the gateway as the key's API calls are. */
+  readonly gateway: PortalGateway;
   /** Refused keys per client address at the usage JSON: the gateway's limit (service-kit). */
   readonly failedAuth: FailedAuthLimiter;
   /** The OAuth authorization server of the MCP endpoint (oauth/). */

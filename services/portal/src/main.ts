@@ -42,6 +42,11 @@ runMain("portal", async () => {
       "OAUTH_SIGNING_KEY is unset: OAuth access tokens are signed with a key made at start, so they stop working when this process restarts and are refused by other portal replicas' keys (set it in production)",
     );
   }
+  if (!config.PORTAL_GATEWAY_SECRET) {
+    logger.warn(
+      "PORTAL_GATEWAY_SECRET is unset: the monitor and export pages cannot ask the gateway and answer unavailable (set the same value on the portal and the gateways)",
+    );
+  }
   const metrics = await observability.serveMetrics();
   logger.info(
     {

@@ -22,6 +22,12 @@ export interface PortalSettings {
   readonly natsReplicas?: number;
   /** PUBLIC_API_URL: the API base written into the "first request" snippets. */
   readonly apiUrl: string;
+  /**
+   * GATEWAY_URL and PORTAL_GATEWAY_SECRET: the gateway's internal listener, where the monitor and
+   * export pages ask for a signed-in person's key (gateway-client.ts), and the secret the portal's
+   * credentials are signed with. No secret: those pages answer "unavailable".
+   */
+  readonly gateway: { readonly url: string; readonly secret: string | undefined };
   /** Where developers write to, e.g. to have credits added when card payments are not set up. */
   readonly supportEmail: string;
   readonly mailLimits: MailLimits;

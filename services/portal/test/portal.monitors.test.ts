@@ -41,7 +41,7 @@ const startMonitorsService = async () =>
   });
 
 beforeAll(async () => {
-  h = await startPortalHarness("portal-monitors");
+  h = await startPortalHarness("portal-monitors", { gateway: true });
   nats = await connectTestNats();
   monitors = await startMonitorsService();
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -120,6 +120,35 @@ describe("the monitors page", () => {
     const id = /data-monitor-id="(mon_[A-Za-z0-9]+)"/.exec(listed.body)?.[1];
     expect((await stranger.submit(ownPage, `/keys/${key.id}/monitors/${id}/delete`, {})).status).toBe(404);
     expect((await owner.get(`/keys/${key.id}/monitors`)).body).toContain(`data-monitor-id="${id}"`);
+  });
+
+  it("makes one monitor of a confirm form sent twice (its token is the Idempotency-Key)", async () => {
+    const client = await signedInClient();
+    const key = await client.createKey("twice");
+    const page = `/keys/${key.id}/monitors`;
+    const preview = await client.submit(page, `${page}/preview`, {
+      kind: "post",
+      watch: "subreddit",
+      name: "pics",
+      interval_seconds: "300",
+      backfill_from: "",
+    });
+    const token = /name="idempotency_key" value="([^"]+)"/.exec(preview.body)?.[1];
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    const form = {
+      kind: "post",
+      watch: "subreddit",
+      name: "pics",
+      phrase: "",
+      interval_seconds: "300",
+      backfill_from: "",
+      webhook_url: "",
+      idempotency_key: token!,
+    };
+    const first = await client.submit(page, page, form);
+    const second = await client.submit(page, page, form);
+    expect([first.status, second.status]).toEqual([303, 303]);
+    expect(await listedIds(client, key.id)).toHaveLength(1);
   });
 
   it("answers a clear 503 when the monitors service does not answer", async () => {

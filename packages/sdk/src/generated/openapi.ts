@@ -204,6 +204,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/monitors/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate a monitor's backfill without creating it
+         * @description Free. The body is a create's, checked as a create checks it (400 naming every bad field; 409 when the account has no room for another monitor); the answer is the backfill's estimate a create would answer. Nothing is created, so it takes no `Idempotency-Key`.
+         */
+        post: operations["estimateMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/monitors/{id}": {
         parameters: {
             query?: never;
@@ -339,7 +359,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the key's exports
+         * @description Free; rate limited by the key's own bucket, like /v1/account. The key's 50 most recent exports, newest first, each as `GET /v1/exports/{id}` answers it.
+         */
+        get: operations["listExports"];
         put?: never;
         /**
          * Quote an export, and start it with confirm
@@ -2008,6 +2032,60 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    estimateMonitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "post" | "comment";
+                    subreddit?: string;
+                    author?: string;
+                    phrase?: string;
+                    /** @default 300 */
+                    interval_seconds?: number;
+                    webhook_url?: string;
+                    backfill_from?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description The estimate. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            backfill_estimate: components["schemas"]["MonitorBackfillEstimate"];
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     getMonitor: {
         parameters: {
             query?: never;
@@ -2374,6 +2452,44 @@ export interface operations {
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
+            414: components["responses"]["Error414"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    listExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key's exports. Costs nothing. */
+            200: {
+                headers: {
+                    "x-credits-used": components["headers"]["CreditsUsed"];
+                    "x-credits-remaining": components["headers"]["CreditsRemaining"];
+                    "x-request-id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            jobs: components["schemas"]["ExportJob"][];
+                        };
+                        _service: components["schemas"]["CreditServiceMeta"];
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
             414: components["responses"]["Error414"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];

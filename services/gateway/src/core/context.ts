@@ -1,5 +1,12 @@
 /** What every route handler needs, built once in `buildGateway`. */
-import type { FailedAuthLimiter, Logger, NatsConnection, Redis } from "@rda/service-kit";
+import type {
+  FailedAuthLimiter,
+  InternalCredentials,
+  Logger,
+  NatsConnection,
+  PortalCredentials,
+  Redis,
+} from "@rda/service-kit";
 import type { AccessTokenVerifier } from "../oauth/access-tokens.ts";
 import type { ProtectedResource } from "../oauth/protected-resource.ts";
 import type { RevokedGrants } from "../oauth/revoked-grants.ts";
@@ -7,7 +14,6 @@ import type { AdapterClient, CachedAnswers } from "./adapter-client.ts";
 import type { BillingClient } from "./admission.ts";
 import type { Refunds, Settlement } from "./debits.ts";
 import type { IdempotencyStore } from "./idempotency.ts";
-import type { InternalCredentials } from "./internal-credential.ts";
 import type { KeyDirectory } from "./key-directory.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
@@ -48,6 +54,8 @@ export interface GatewayContext {
   };
   /** The MCP service's credentials for OAuth callers' inner calls (internal listener only). */
   readonly internalCredentials: InternalCredentials;
+  /** The developer portal's credentials for its pages' calls (internal listener, a few routes only). */
+  readonly portalCredentials?: PortalCredentials;
   /** The most a request body may weigh, and how long it may take to arrive. */
   readonly body: { readonly limitBytes: number; readonly timeoutMs: number };
 }

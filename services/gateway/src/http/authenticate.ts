@@ -2,11 +2,13 @@
  * Step 2 of a request (docs/architecture.md): the key from `x-api-key` or `Authorization: Bearer`,
  * resolved to its id, within the limit on refused keys per client address (below). Shared by
  * the data routes, the account route and the /mcp gate; admission (admission.ts) follows. On the
- * internal listener (the MCP service's calls) the credential may instead be the internal credential
- * the gateway handed the MCP service for an OAuth caller.
+ * internal listener the credential may instead be the internal credential the gateway handed the MCP
+ * service for an OAuth caller, or, on the portal's few routes (routes/index.ts' PORTAL_OPERATIONS,
+ * marked `config.portal`), the developer portal's credential for a signed-in person's key (both in
+ * packages/service-kit/src/gateway-credentials.ts).
  */
 import { API_KEY_PATTERN } from "@rda/contracts";
-import { presentedKey, readApiKey } from "@rda/service-kit";
+import { type PortalCaller, presentedKey, readApiKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
 import type { GatewayContext } from "../core/context.ts";
 import { fail, type Step } from "../core/failure.ts";
@@ -29,12 +31,16 @@ async function authenticatePublic(request: FastifyRequest, ctx: GatewayContext):
 }
 
 /**
- * The MCP service's calls. No limit on refused keys by address here: every call comes from the MCP
- * service's own address, and the caller's key was already held to that limit at the public /mcp.
+ * The MCP service's and the portal's calls. No limit on refused keys by address here: every call
+ * comes from one of those services' own addresses; the MCP caller's key was already held to that
+ * limit at the public /mcp, and the portal's caller is a signed-in person.
  */
 async function authenticateInternal(request: FastifyRequest, ctx: GatewayContext): Promise<Step<KeyInfo>> {
   const presented = presentedKey(request.headers);
-  if (presented !== undefined && !API_KEY_PATTERN.test(presented)) return internalCaller(ctx, presented);
+  if (presented !== undefined && !API_KEY_PATTERN.test(presented)) {
+    const portal = await ctx.portalCredentials?.verify(presented);
+    return portal === undefined ? internalCaller(ctx, presented) : portalCaller(request, ctx, portal);
+  }
   const apiKey = readApiKey(request.headers);
   if (!apiKey.ok) return fail(apiKey.error === "missing" ? "missing_api_key" : "invalid_api_key");
   return ctx.keys.resolve(apiKey.value);
@@ -45,6 +51,26 @@ async function internalCaller(ctx: GatewayContext, credential: string): Promise<
   if (keyId === undefined) return fail("invalid_api_key");
   const key = await ctx.keys.resolveById(keyId);
   if (!key.ok) return key.error.code === "invalid_token" ? fail("invalid_api_key") : key;
+  return key;
+}
+
+/**
+ * The portal's call for a signed-in person: only on the portal's routes, and only for a key that is
+ * not revoked and is the account's the portal names, so a portal can never act for another account's
+ * key whatever it asks. Which monitor or export the key may touch is then the owning service's to
+ * say, as for the key's own calls; rate limits and `Idempotency-Key` hold as for them too.
+ */
+async function portalCaller(
+  request: FastifyRequest,
+  ctx: GatewayContext,
+  caller: PortalCaller,
+): Promise<Step<KeyInfo>> {
+  if (request.routeOptions.config.portal !== true)
+    return fail("invalid_api_key", { detail: "the portal's credential opens only its pages' routes" });
+  const key = await ctx.keys.resolveById(caller.keyId);
+  if (!key.ok) return key.error.code === "invalid_token" ? fail("invalid_api_key") : key;
+  if (key.value.account_id !== caller.accountId)
+    return fail("invalid_api_key", { internal: "portal credential for a key of another account" });
   return key;
 }
 

@@ -138,6 +138,10 @@ declare module "fastify" {
     /** For an OAuth caller of /mcp: the internal credential forwarded in place of its token. */
     internalCredential?: string;
   }
+  interface FastifyContextConfig {
+    /** The developer portal's credential opens this route (routes/index.ts' PORTAL_OPERATIONS). */
+    portal?: boolean;
+  }
   interface FastifyReply {
     /** The catalog code of a failed request, for the access log and metrics (http/send-error.ts). */
     errorCode?: string;

@@ -1,9 +1,11 @@
 /**
  * The gateway's internal listener (GATEWAY_INTERNAL_PORT): where the MCP service makes its inner
- * `/v1` calls. It is the same app (the same routes, limits and billing) on a second socket, which the
- * deployment exposes to the MCP service only, never publicly. Only here does the gateway accept the
- * internal credentials it hands the MCP service for OAuth callers (internal-credential.ts); API keys
- * work here as everywhere. It serves the data and account endpoints and health, nothing else.
+ * `/v1` calls, and the developer portal its monitor and export pages' calls. It is the same app (the
+ * same routes, limits and billing) on a second socket, which the deployment exposes to those two
+ * services only, never publicly. Only here does the gateway accept the internal credentials it hands
+ * the MCP service for OAuth callers, and the portal's credentials (on the portal's routes only:
+ * authenticate.ts; both in packages/service-kit/src/gateway-credentials.ts); API keys work here as
+ * everywhere. It serves the `/v1` endpoints and health, nothing else.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -2,7 +2,7 @@
  * Who calls `/mcp`: an API key (`x-api-key`, or `Authorization: Bearer rdk_…`), exactly as on every
  * endpoint, or an OAuth access token (`Authorization: Bearer <JWT>`), told apart by their formats.
  * A token is validated here and resolved to the key its grant is bound to; the MCP service then gets
- * a short-lived internal credential for that key instead of the token (internal-credential.ts).
+ * a short-lived internal credential for that key instead of the token (service-kit's gateway-credentials.ts).
  * A token in the query string is refused: it would end up in logs and browser histories.
  */
 import { API_KEY_PATTERN } from "@rda/contracts";

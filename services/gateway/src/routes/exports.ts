@@ -1,5 +1,5 @@
 /**
- * Export jobs (docs/api.md#exports): `POST /v1/exports`, `GET /v1/exports/{id}`,
+ * Export jobs (docs/api.md#exports): `POST /v1/exports`, `GET /v1/exports`, `GET /v1/exports/{id}`,
  * `POST /v1/exports/{id}/start|pause|resume|cancel` and `GET /v1/exports/{id}/file`. These manage a
  * job and are free: like `GET /v1/account`, each is authenticated and spends one token of the key's
  * own bucket (no credit); the pages an export fetches are charged
@@ -34,7 +34,7 @@ import {
 } from "../http/managed-command.ts";
 import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
 import { sendError } from "../http/send-error.ts";
-import { fastifyPath } from "./index.ts";
+import { fastifyPath, portalConfig } from "./index.ts";
 
 /** Quoting samples the upstream: a few pages, each within the adapter timeout. */
 const COMMAND_TIMEOUT_MS = 30_000;
@@ -43,7 +43,7 @@ const EXPORT_BODY_LIMIT_BYTES = 1_048_576;
 
 type ExportsContext = GatewayContext & { readonly exports: RpcCaller<ExportsRpc> };
 
-/** A call about jobs (not the portal's list), with its request. */
+/** A call about one job (the list is answered on its own), with its request. */
 type JobCallName = Exclude<keyof ExportsRpc, "list">;
 type JobCall = {
   [N in JobCallName]: { readonly name: N; readonly request: RpcRequest<ExportsRpc, N> };
@@ -113,6 +113,7 @@ const SERVED: readonly Served[] = [
   },
 ];
 const DOWNLOAD = managementRoute("downloadExport");
+const LIST = managementRoute("listExports");
 
 export async function registerExportRoutes(
   app: FastifyInstance,
@@ -126,13 +127,33 @@ export async function registerExportRoutes(
     app.route({
       method: served.route.method,
       url: fastifyPath(served.route.path),
+      config: portalConfig(served.route.operationId),
       handler: (request, reply) => answerJob(ctx, served, request, reply),
     });
   app.route({
     method: DOWNLOAD.method,
     url: fastifyPath(DOWNLOAD.path),
+    config: portalConfig(DOWNLOAD.operationId),
     handler: (request, reply) => download(ctx, request, reply),
   });
+  app.route({
+    method: LIST.method,
+    url: fastifyPath(LIST.path),
+    config: portalConfig(LIST.operationId),
+    handler: (request, reply) => list(ctx, request, reply),
+  });
+}
+
+/** The key's most recent exports: the exports service lists only the asking key's own. */
+async function list(ctx: ExportsContext, request: FastifyRequest, reply: FastifyReply) {
+  const operation = { operation: "exports", query: noQuerySchema, idempotent: LIST.idempotent };
+  const taken = await takeIn(ctx, operation, request, reply);
+  if ("sent" in taken) return taken.sent;
+  const answer = await ctx.exports.call("list", { key_id: taken.managed.key.id });
+  const outcome = answer.ok
+    ? { value: answer.value, status: 200 }
+    : { failure: serviceUnavailable(`exports: ${answer.error.message}`) };
+  return answerManaged(ctx, request, reply, taken.managed, outcome);
 }
 
 async function answerJob(ctx: ExportsContext, served: Served, request: FastifyRequest, reply: FastifyReply) {
@@ -164,7 +185,7 @@ async function forward(
 }
 
 async function ask(ctx: ExportsContext, { name, request }: JobCall): Promise<Answered> {
-  // Every call but the portal's list answers an ExportReply; the table pairs each name with its request.
+  // Every call but the list answers an ExportReply; the table pairs each name with its request.
   const answer = await ctx.exports.call<JobCallName>(name, request as RpcRequest<ExportsRpc, JobCallName>);
   if (!answer.ok) return { failure: serviceUnavailable(`exports: ${answer.error.message}`) };
   const value = answer.value;

@@ -31,6 +31,37 @@ export function fastifyPath(path: string): string {
 
 export type RawParams = Record<string, string | string[] | undefined>;
 
+/**
+ * The routes the developer portal's monitor and export pages call, and the only ones its credential
+ * opens (http/authenticate.ts, through each route's `config.portal`): listing, estimating, creating,
+ * reading and deleting a key's monitors, and its webhook's delivery log, test event, redelivery and
+ * secret rotation; listing, quoting, reading, starting, pausing, resuming, cancelling and downloading
+ * its exports. Never a data route or a pull of a monitor's items (both spend credits), never
+ * /v1/account or a change of a monitor's definition, which no page makes.
+ */
+export const PORTAL_OPERATIONS: ReadonlySet<string> = new Set([
+  "listMonitors",
+  "estimateMonitor",
+  "createMonitor",
+  "getMonitor",
+  "deleteMonitor",
+  "listMonitorDeliveries",
+  "testMonitorWebhook",
+  "redeliverMonitorBatch",
+  "rotateMonitorWebhookSecret",
+  "listExports",
+  "createExport",
+  "getExport",
+  "startExport",
+  "pauseExport",
+  "resumeExport",
+  "cancelExport",
+  "downloadExport",
+]);
+
+/** A management route's fastify config: whether the portal's credential opens it. */
+export const portalConfig = (operationId: string) => ({ portal: PORTAL_OPERATIONS.has(operationId) });
+
 export { MCP_PREFIX } from "./mcp-proxy.ts";
 export { SYSTEM_PATHS } from "./system.ts";
 

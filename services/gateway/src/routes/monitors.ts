@@ -33,7 +33,7 @@ import { openCharge } from "../http/charge.ts";
 import { answerManaged, refusedBy, serviceUnavailable, takeIn } from "../http/managed-command.ts";
 import { acceptJsonObjectBodies, jsonObjectBody } from "../http/read-body.ts";
 import { sendError } from "../http/send-error.ts";
-import { fastifyPath, type RawParams } from "./index.ts";
+import { fastifyPath, portalConfig, type RawParams } from "./index.ts";
 
 /** A monitor's definition is a few hundred bytes; anything far larger is refused unread. */
 export const MONITOR_BODY_LIMIT_BYTES = 8_192;
@@ -54,6 +54,8 @@ interface Managed {
   readonly route: ManagementRoute;
   readonly action: MonitorAction;
   readonly status?: number;
+  /** A create that only validates and estimates: the service creates nothing. */
+  readonly estimateOnly?: true;
 }
 
 const managed = (operationId: string, action: MonitorAction, status?: number): Managed => ({
@@ -63,6 +65,7 @@ const managed = (operationId: string, action: MonitorAction, status?: number): M
 });
 
 const MANAGED: readonly Managed[] = [
+  { ...managed("estimateMonitor", "create"), estimateOnly: true },
   managed("createMonitor", "create", 201),
   managed("listMonitors", "list"),
   managed("getMonitor", "get"),
@@ -87,12 +90,14 @@ export async function registerMonitorRoutes(
     app.route({
       method: entry.route.method,
       url: fastifyPath(entry.route.path),
+      config: portalConfig(entry.route.operationId),
       handler: (request, reply) => manage(ctx, entry, request, reply),
     });
   }
   app.route({
     method: PULL.method,
     url: fastifyPath(PULL.path),
+    config: portalConfig(PULL.operationId),
     handler: (request, reply) => pullItems(ctx, request, reply),
   });
 }
@@ -111,7 +116,7 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   const { key } = taken.managed;
   const { id, delivery_id } = request.params as Params;
   const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const asked = { ...owner(key), id, body: body?.value, delivery_id };
+  const asked = { ...owner(key), id, body: body?.value, delivery_id, estimate_only: route.estimateOnly };
   const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
   return answerManaged(
     ctx,

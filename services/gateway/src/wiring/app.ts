@@ -7,6 +7,8 @@ import type { Subjects } from "@rda/contracts";
 import {
   createDebitEnds,
   createFailedAuthLimiter,
+  createInternalCredentials,
+  createPortalCredentials,
   type FailedAuthLimits,
   type Logger,
   type NatsConnection,
@@ -21,7 +23,6 @@ import { createBillingClient } from "../core/admission.ts";
 import type { GatewayContext } from "../core/context.ts";
 import { createRefunds, createSettlement } from "../core/debits.ts";
 import { createIdempotencyStore, type IdempotencyLimits } from "../core/idempotency.ts";
-import { createInternalCredentials } from "../core/internal-credential.ts";
 import { createKeyDirectory } from "../core/key-directory.ts";
 import { createMetrics, type GatewayMetrics } from "../core/metrics.ts";
 import { generateRequestId, installResponseHeaders } from "../http/answers.ts";
@@ -85,6 +86,11 @@ export interface GatewaySettings {
    * same. Unset: a random one, which works only while one gateway serves both sides.
    */
   readonly internalSecret: string | undefined;
+  /**
+   * PORTAL_GATEWAY_SECRET: verifies the developer portal's credentials (internal listener, its
+   * monitor and export pages only). Unset: none is accepted.
+   */
+  readonly portalSecret?: string | undefined;
 }
 
 export interface GatewayDeps {
@@ -191,6 +197,9 @@ function buildContext(deps: GatewayDeps): GatewayContext {
     internalCredentials: createInternalCredentials(
       settings.internalSecret ?? randomBytes(32).toString("base64url"),
     ),
+    ...(settings.portalSecret === undefined
+      ? {}
+      : { portalCredentials: createPortalCredentials(settings.portalSecret) }),
     keys: createKeyDirectory({
       nats,
       subjects,

@@ -5,7 +5,7 @@
  * the gateway shares with another process, in `@rda/contracts`' bounds).
  */
 import { DEADLINE_DEFAULTS, deadlinesWithDefaults, PENDING_DEBIT_LIMITS } from "@rda/contracts";
-import { assertDeadlineOrder, env, loadConfig, observabilityEnv } from "@rda/service-kit";
+import { assertDeadlineOrder, ConfigError, env, loadConfig, observabilityEnv } from "@rda/service-kit";
 import { z } from "zod";
 import { DEFAULT_IDEMPOTENCY_LIMITS, REPLAY_SECONDS } from "../core/idempotency.ts";
 import { KEY_CACHE_TTL_MS } from "../core/key-directory.ts";
@@ -23,6 +23,15 @@ export const gatewayConfigShape = {
    * replica. Unset: a random one per process, which works only with a single gateway.
    */
   GATEWAY_INTERNAL_SECRET: z
+    .string()
+    .min(32, { error: "must be at least 32 characters (openssl rand -base64 32)" })
+    .optional(),
+  /**
+   * Signs the developer portal's credentials (its monitor and export pages' calls on the internal
+   * listener), shared by the portal and the gateways only, and never GATEWAY_INTERNAL_SECRET's value.
+   * Unset: the gateway accepts no portal credential, so those pages answer "unavailable".
+   */
+  PORTAL_GATEWAY_SECRET: z
     .string()
     .min(32, { error: "must be at least 32 characters (openssl rand -base64 32)" })
     .optional(),
@@ -90,6 +99,7 @@ export type GatewayConfig = Readonly<z.output<z.ZodObject<typeof gatewayConfigSh
 export function loadGatewayConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
   const config = loadConfig(gatewayConfigShape, source);
   assertDeadlineOrder(config);
+  assertDistinctSecrets(config);
   return config;
 }
 
@@ -117,7 +127,22 @@ export function gatewaySettingsOf(config: GatewayConfig): GatewaySettings {
     publicUrl: config.PUBLIC_API_URL.replace(/\/+$/, ""),
     oauthJwksUrl: config.OAUTH_JWKS_URL ?? `${portalUrl}/oauth/jwks`,
     internalSecret: config.GATEWAY_INTERNAL_SECRET,
+    portalSecret: config.PORTAL_GATEWAY_SECRET,
   };
+}
+
+/**
+ * The portal holds PORTAL_GATEWAY_SECRET; were it GATEWAY_INTERNAL_SECRET's value too, a portal that
+ * leaked it would leak the MCP service's credentials (which spend on the data routes) with it.
+ */
+function assertDistinctSecrets(config: GatewayConfig): void {
+  if (
+    config.PORTAL_GATEWAY_SECRET !== undefined &&
+    config.PORTAL_GATEWAY_SECRET === config.GATEWAY_INTERNAL_SECRET
+  )
+    throw new ConfigError([
+      "PORTAL_GATEWAY_SECRET: must differ from GATEWAY_INTERNAL_SECRET (the portal must never hold the MCP service's secret)",
+    ]);
 }
 
 /** The settings production would run with under this environment (tests pass their own few). */

@@ -2,26 +2,23 @@
  * A key's exports (docs/api.md#exports) in the portal: the list with a form that asks for a quote,
  * one export's page with its quote before it is started, a progress bar that htmx refreshes every
  * second while the job moves (no reload, no inline script: the CSP stays as it is), pause, resume
- * and cancel, and the download once done. Billing says first that the key is the signed-in
- * account's; the exports service then answers only for that key's own jobs.
+ * and cancel, and the download once done. Each through the gateway, as the key's own API calls
+ * (key-pages.ts): the gateway checks the key is the signed-in account's, the exports service that
+ * the job is the key's, and admission reads the balance a start needs.
  */
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import type { ReadableStream } from "node:stream/web";
-import {
-  EXPORT_FORMATS,
-  EXPORT_ID_PATTERN,
-  type ExportJob,
-  type ExportReply,
-  KEY_ID_PATTERN,
-} from "@rda/contracts";
-import type { NatsRequestFailure } from "@rda/service-kit";
+import { EXPORT_FORMATS, EXPORT_ID_PATTERN, type ExportJob } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
+import type { CallOptions } from "../gateway-client.ts";
+import { isUnavailable } from "../gateway-client.ts";
 import { field } from "../http/forms.ts";
 import { renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { words } from "../http/words.ts";
-import { billingFailed } from "./keys.ts";
+import { askGateway, type Loaded, ownerOf, sendRefusal } from "./key-pages.ts";
 
 type Params = { id: string; exportId?: string };
 const ACTIONS = ["start", "pause", "resume", "cancel"] as const;
@@ -53,21 +50,16 @@ const EMPTY_FORM: ExportForm = {
   max_credits: "",
 };
 
-function exportsFailed(ctx: PortalContext, reply: FastifyReply, failure: NatsRequestFailure, json = false) {
-  return sendPageError(ctx, reply, "exports_unavailable", {
-    retryAfterSeconds: 5,
-    internal: `${failure.kind}: ${failure.message}`,
-    json,
-  });
-}
-
-/** The key, if it is the signed-in account's; otherwise the answer already sent (404 or 503). */
-async function ownKey(ctx: PortalContext, reply: FastifyReply, signedIn: SignedIn, keyId: string) {
-  if (!KEY_ID_PATTERN.test(keyId)) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const shown = await ctx.billing.showKey(signedIn.accountId, keyId);
-  if (!shown.ok) return { sent: await billingFailed(ctx, reply, shown.error) };
-  if (shown.value === undefined) return { sent: await sendPageError(ctx, reply, "not_found") };
-  return { key: shown.value };
+/** A call about the key's exports (key-pages.ts' askGateway). */
+function askExports(
+  ctx: PortalContext,
+  reply: FastifyReply,
+  loaded: Loaded,
+  method: "GET" | "POST",
+  path: string,
+  options: CallOptions & { json?: boolean } = {},
+) {
+  return askGateway(ctx, reply, loaded, method, path, { ...options, unavailable: "exports_unavailable" });
 }
 
 export function exportsPage(ctx: PortalContext) {
@@ -87,10 +79,14 @@ async function renderList(
   fieldError?: string,
   status = 200,
 ) {
-  const owned = await ownKey(ctx, reply, signedIn, keyId);
+  const owned = await ownerOf(ctx, reply, signedIn, keyId);
   if ("sent" in owned) return owned.sent;
-  const listed = await ctx.exports.call("list", { key_id: keyId });
-  if (!listed.ok) return exportsFailed(ctx, reply, listed.error);
+  // A revoked key's exports stopped for good; the gateway answers nothing for it, and the page says so.
+  const listed = owned.key.revoked
+    ? { data: { jobs: [] } }
+    : await askExports(ctx, reply, owned, "GET", "/v1/exports");
+  if ("sent" in listed) return listed.sent;
+  if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your exports cannot be shown");
   return renderPage(
     ctx,
     reply,
@@ -99,10 +95,12 @@ async function renderList(
       title: `Exports of ${owned.key.label || owned.key.id}`,
       nav: "keys",
       key: owned.key,
-      jobs: listed.value.jobs.map(describe),
+      jobs: (listed.data as { jobs: ExportJob[] }).jobs.map(describe),
       form,
       formats: EXPORT_FORMATS,
       fieldError,
+      // One token per form shown: sent twice, it quotes one export (Idempotency-Key).
+      idempotencyKey: randomUUID(),
     },
     status,
   );
@@ -152,21 +150,23 @@ export function createExport(ctx: PortalContext) {
     const read = readForm(request.body);
     if (read.request === undefined)
       return renderList(ctx, reply, signedIn, keyId, read.form, read.problem, 400);
-    const owned = await ownKey(ctx, reply, signedIn, keyId);
+    const owned = await ownerOf(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
-    const answer = await ctx.exports.call("create", {
-      key_id: keyId,
-      balance: Math.max(0, owned.key.credits_balance),
+    const token = field(request.body, "idempotency_key");
+    const answer = await askExports(ctx, reply, owned, "POST", "/v1/exports", {
       body: read.request,
+      ...(token === undefined || token === "" ? {} : { idempotencyKey: token }),
     });
-    if (!answer.ok) return exportsFailed(ctx, reply, answer.error);
-    if (answer.value.outcome === "refused") {
-      const { status, message } = answer.value;
-      if (status === 503) return sendPageError(ctx, reply, "exports_unavailable", { detail: message });
-      return renderList(ctx, reply, signedIn, keyId, read.form, sentence(message), status);
+    if ("sent" in answer) return answer.sent;
+    if ("refused" in answer) {
+      const { status, error } = answer.refused;
+      if (answer.refused.retryAfterSeconds !== undefined)
+        reply.header("retry-after", String(answer.refused.retryAfterSeconds));
+      return renderList(ctx, reply, signedIn, keyId, read.form, sentence(error), status);
     }
-    request.log.info({ key_id: keyId, export_id: answer.value.job.id }, "export quoted");
-    return reply.redirect(`/keys/${keyId}/exports/${answer.value.job.id}`, 303);
+    const job = answer.data as ExportJob;
+    request.log.info({ key_id: keyId, export_id: job.id }, "export quoted");
+    return reply.redirect(`/keys/${keyId}/exports/${job.id}`, 303);
   };
 }
 
@@ -193,25 +193,23 @@ async function renderJob(
   exportId: string,
   page: {
     panelOnly?: boolean;
-    answer?: ExportReply;
     error?: { title: string; message: string };
     status?: number;
   },
 ) {
-  if (!EXPORT_ID_PATTERN.test(exportId))
-    return sendPageError(ctx, reply, "not_found", { json: page.panelOnly });
-  const owned = await ownKey(ctx, reply, signedIn, keyId);
+  const json = page.panelOnly;
+  if (!EXPORT_ID_PATTERN.test(exportId)) return sendPageError(ctx, reply, "not_found", { json });
+  const owned = await ownerOf(ctx, reply, signedIn, keyId, json);
   if ("sent" in owned) return owned.sent;
-  let answer = page.answer;
-  if (answer === undefined || answer.outcome !== "ok") {
-    const shown = await ctx.exports.call("show", { key_id: keyId, id: exportId });
-    if (!shown.ok) return exportsFailed(ctx, reply, shown.error, page.panelOnly);
-    answer = shown.value;
+  const shown = await askExports(ctx, reply, owned, "GET", `/v1/exports/${exportId}`, { json });
+  if ("sent" in shown) return shown.sent;
+  if ("refused" in shown) {
+    if (json) return reply.code(shown.refused.status).send({ error: shown.refused.error });
+    return sendRefusal(ctx, reply, shown.refused, "The export cannot be shown");
   }
-  if (answer.outcome === "refused") return sendPageError(ctx, reply, "not_found", { json: page.panelOnly });
   const locals = {
     key: owned.key,
-    job: describe(answer.job),
+    job: describe(shown.data as ExportJob),
     csrf: reply.generateCsrf(),
     words,
   };
@@ -235,17 +233,14 @@ export function exportAction(ctx: PortalContext, action: ExportAction) {
     if (!signedIn) return reply;
     const { id: keyId, exportId = "" } = request.params;
     if (!EXPORT_ID_PATTERN.test(exportId)) return sendPageError(ctx, reply, "not_found");
-    const owned = await ownKey(ctx, reply, signedIn, keyId);
+    const owned = await ownerOf(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
-    const balance = Math.max(0, owned.key.credits_balance);
-    const answer =
-      action === "start" || action === "resume"
-        ? await ctx.exports.call(action, { key_id: keyId, id: exportId, balance })
-        : await ctx.exports.call(action, { key_id: keyId, id: exportId });
-    if (!answer.ok) return exportsFailed(ctx, reply, answer.error);
-    if (answer.value.outcome === "refused") {
-      const { status, message } = answer.value;
-      if (status === 404) return sendPageError(ctx, reply, "not_found");
+    // A job starts once: its id names the start, so a second click is the first one's answer.
+    const start = action === "start" ? { idempotencyKey: `portal-start-${exportId}` } : {};
+    const answer = await askExports(ctx, reply, owned, "POST", `/v1/exports/${exportId}/${action}`, start);
+    if ("sent" in answer) return answer.sent;
+    if ("refused" in answer) {
+      const { status, error: message } = answer.refused;
       const error = { title: REFUSAL_TITLES[status] ?? "That could not be done", message: sentence(message) };
       return renderJob(ctx, reply, signedIn, keyId, exportId, { error, status });
     }
@@ -260,32 +255,35 @@ const REFUSAL_TITLES: Record<number, string> = {
   429: "Too many exports at once",
 };
 
-/** `GET /keys/:id/exports/:exportId/file`: the finished file, streamed from the exports service. */
+/** `GET /keys/:id/exports/:exportId/file`: the finished file, streamed on from the gateway. */
 export function exportFile(ctx: PortalContext) {
   return async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const signedIn = requireSignIn(request, reply);
     if (!signedIn) return reply;
     const { id: keyId, exportId = "" } = request.params;
     if (!EXPORT_ID_PATTERN.test(exportId)) return sendPageError(ctx, reply, "not_found");
-    const owned = await ownKey(ctx, reply, signedIn, keyId);
+    const owned = await ownerOf(ctx, reply, signedIn, keyId);
     if ("sent" in owned) return owned.sent;
-    const answer = await ctx.exports.call("file", { key_id: keyId, id: exportId });
-    if (!answer.ok) return exportsFailed(ctx, reply, answer.error);
-    if (answer.value.outcome === "refused" || answer.value.file === undefined)
-      return sendPageError(ctx, reply, "not_found");
-    const { file } = answer.value;
-    const fetched = await fetch(file.download_url).catch((error: unknown) => error as Error);
-    if (fetched instanceof Error || !fetched.ok || fetched.body === null) {
-      const why = fetched instanceof Error ? fetched.message : `status ${fetched.status}`;
-      return sendPageError(ctx, reply, "exports_unavailable", { internal: `export file: ${why}` });
+    const file = await ctx.gateway.file(owned.caller, `/v1/exports/${exportId}/file`);
+    if (isUnavailable(file))
+      return sendPageError(ctx, reply, "exports_unavailable", {
+        retryAfterSeconds: 5,
+        internal: file.unavailable,
+      });
+    if (!("body" in file)) {
+      if (file.status >= 500)
+        return sendPageError(ctx, reply, "exports_unavailable", { internal: `${file.code}: ${file.error}` });
+      if (file.status === 401 || file.status === 404) return sendPageError(ctx, reply, "not_found");
+      return sendRefusal(ctx, reply, file, "The file cannot be downloaded");
+    }
+    for (const name of ["content-type", "content-length", "content-disposition", "x-export-sha256"]) {
+      const value = file.headers.get(name);
+      if (value !== null) reply.header(name, value);
     }
     return reply
       .code(200)
-      .type(file.content_type)
-      .header("content-length", String(file.bytes))
-      .header("content-disposition", `attachment; filename="${file.filename}"`)
       .header("cache-control", "private, no-store")
-      .send(Readable.fromWeb(fetched.body as ReadableStream));
+      .send(Readable.fromWeb(file.body as ReadableStream));
   };
 }
 

@@ -1,16 +1,14 @@
 /**
- * What every monitor page starts with: the key, once billing confirmed it is the signed-in
- * account's (another account's key is a 404 before the monitors service is asked anything), and
- * who asks for its monitors. Whether they show `paused_for_credits` is the monitors service's to say.
+ * What every monitor page shares: the status labels, the monitor id's shape, and asking the gateway
+ * about the key's monitors (key-pages.ts), a silent service being the monitors' "unavailable" page.
  */
-import { KEY_ID_PATTERN, type KeyDetails, MONITOR_ID_PATTERN } from "@rda/contracts";
-import type { NatsRequestFailure } from "@rda/service-kit";
+import { MONITOR_ID_PATTERN } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
 import type { PortalContext } from "../context.ts";
-import { sendPageError } from "../http/render.ts";
-import type { SignedIn } from "../http/session.ts";
-import type { MonitorOwner } from "../monitors-client.ts";
-import { billingFailed } from "./keys.ts";
+import type { CallOptions } from "../gateway-client.ts";
+import { askGateway, type Loaded } from "./key-pages.ts";
+
+export { type Loaded, ownerOf, type Refusal, sendRefusal } from "./key-pages.ts";
 
 export type MonitorParams = { Params: { id: string; monitorId: string } };
 
@@ -26,31 +24,14 @@ export const MONITOR_STATUS_LABELS: Record<string, string> = {
   revoked: "Stopped: its key was revoked",
 };
 
-export function monitorsFailed(ctx: PortalContext, reply: FastifyReply, failure: NatsRequestFailure) {
-  return sendPageError(ctx, reply, "monitors_unavailable", {
-    retryAfterSeconds: 5,
-    internal: `${failure.kind}: ${failure.message}`,
-  });
-}
-
-/** A key of the signed-in account, and who asks the monitors service for its monitors. */
-export interface Loaded {
-  readonly key: KeyDetails;
-  readonly owner: MonitorOwner;
-}
-
-/** The key, when it is the signed-in account's, and who asks for its monitors; else the answer sent. */
-export async function ownerOf(
+/** A call about the key's monitors (key-pages.ts' askGateway). */
+export function askMonitors(
   ctx: PortalContext,
   reply: FastifyReply,
-  signedIn: SignedIn,
-  keyId: string,
-): Promise<Loaded | { readonly sent: FastifyReply }> {
-  if (!KEY_ID_PATTERN.test(keyId)) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const shown = await ctx.billing.showKey(signedIn.accountId, keyId);
-  if (!shown.ok) return { sent: await billingFailed(ctx, reply, shown.error) };
-  if (!shown.value) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const key: KeyDetails = shown.value;
-  const owner: MonitorOwner = { keyId, accountId: signedIn.accountId };
-  return { key, owner };
+  loaded: Loaded,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  options: CallOptions = {},
+) {
+  return askGateway(ctx, reply, loaded, method, path, { ...options, unavailable: "monitors_unavailable" });
 }

@@ -2,10 +2,10 @@
  * A monitor's own page (docs/api.md#monitor-webhooks): its status, its webhook's URL and delivery
  * log (each attempt's time, status code, latency and error), with buttons to send a test event,
  * redeliver a failed batch and rotate the signing secret; and the page that shows a new signing
- * secret once. Every request starts with billing confirming the key is the signed-in account's
- * (monitor-owner.ts); a monitor the key does not hold is a 404, as an unknown one is.
+ * secret once. Every request asks the gateway as the key's own API calls do (monitor-owner.ts); a
+ * monitor the key does not hold is the monitors service's 404, as an unknown one is.
  */
-import { MONITOR_DELIVERY_ID, type MonitorReply } from "@rda/contracts";
+import { MONITOR_DELIVERY_ID } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { noticeFor } from "../http/forms.ts";
@@ -15,12 +15,14 @@ import { pythonWebhookVerificationSnippet, webhookVerificationSnippet } from "..
 import type { PendingSecret } from "../store/pending-secrets.ts";
 import { sdkTarballUrl } from "./keys.ts";
 import {
+  askMonitors,
   type Loaded,
   MONITOR_ID,
   MONITOR_STATUS_LABELS,
   type MonitorParams,
-  monitorsFailed,
   ownerOf,
+  type Refusal,
+  sendRefusal,
 } from "./monitor-owner.ts";
 
 type DeliveryParams = { Params: { id: string; monitorId: string; deliveryId: string } };
@@ -92,7 +94,9 @@ function logRows(deliveries: readonly DeliveryView[]) {
 
 const monitorPath = (loaded: Loaded, monitorId: string) => `/keys/${loaded.key.id}/monitors/${monitorId}`;
 
-/** The key's monitor with this id (found in the key's list), or undefined when it holds none. */
+const monitorApi = (monitorId: string, rest = "") => `/v1/monitors/${monitorId}${rest}`;
+
+/** The key's monitor with this id; another key's, or an unknown one, is the not-found page. */
 async function findMonitor(
   ctx: PortalContext,
   reply: FastifyReply,
@@ -100,12 +104,11 @@ async function findMonitor(
   monitorId: string,
 ): Promise<{ readonly sent: FastifyReply } | { readonly monitor: MonitorView }> {
   if (!MONITOR_ID.test(monitorId)) return { sent: await sendPageError(ctx, reply, "not_found") };
-  const listed = await ctx.monitors.list(loaded.owner);
-  if (!listed.ok) return { sent: await monitorsFailed(ctx, reply, listed.error) };
-  const monitors = listed.value.ok ? (listed.value.value as { monitors: MonitorView[] }).monitors : [];
-  const monitor = monitors.find((candidate) => candidate.id === monitorId);
-  if (!monitor) return { sent: await sendPageError(ctx, reply, "not_found") };
-  return { monitor };
+  const read = await askMonitors(ctx, reply, loaded, "GET", monitorApi(monitorId));
+  if ("sent" in read) return read;
+  if ("refused" in read)
+    return { sent: await sendRefusal(ctx, reply, read.refused, "The monitor cannot be shown") };
+  return { monitor: (read.data as { monitor: MonitorView }).monitor };
 }
 
 type MonitorLoaded =
@@ -138,10 +141,10 @@ async function renderMonitor(
   const hasWebhook = typeof monitor.webhook_url === "string";
   let deliveries: DeliveryView[] = [];
   if (hasWebhook) {
-    const log = await ctx.monitors.deliveries(loaded.owner, monitor.id);
-    if (!log.ok) return monitorsFailed(ctx, reply, log.error);
-    if (!log.value.ok) return sendPageError(ctx, reply, "not_found");
-    deliveries = (log.value.value as { deliveries: DeliveryView[] }).deliveries;
+    const log = await askMonitors(ctx, reply, loaded, "GET", monitorApi(monitor.id, "/deliveries"));
+    if ("sent" in log) return log.sent;
+    if ("refused" in log) return sendRefusal(ctx, reply, log.refused, "The delivery log cannot be shown");
+    deliveries = (log.data as { deliveries: DeliveryView[] }).deliveries;
   }
   const watches = `${monitor.kind === "comment" ? "Comments" : "Posts"} of ${
     monitor.subreddit !== undefined ? `r/${monitor.subreddit}` : `u/${monitor.author}`
@@ -166,18 +169,42 @@ async function renderMonitor(
   );
 }
 
-/** A refusal of the monitors service on the monitor's page: not found is the 404 page. */
-function refused(
+/**
+ * A refusal of a button on the monitor's page (not found is the 404 page already): its sentence
+ * above the log, the monitor read only now, to draw the page.
+ */
+async function refused(
   ctx: PortalContext,
   reply: FastifyReply,
   loaded: Loaded,
-  monitor: MonitorView,
-  answer: Extract<MonitorReply, { ok: false }>,
+  monitorId: string,
+  answer: Refusal,
   title: string,
 ) {
-  if (answer.status === 404) return sendPageError(ctx, reply, "not_found");
-  const status = answer.status === 409 ? 409 : 400;
-  return renderMonitor(ctx, reply, loaded, monitor, { error: { title, message: answer.error } }, status);
+  const found = await findMonitor(ctx, reply, loaded, monitorId);
+  if ("sent" in found) return found.sent;
+  if (answer.retryAfterSeconds !== undefined) reply.header("retry-after", String(answer.retryAfterSeconds));
+  const error = { title, message: answer.error, param: answer.param };
+  return renderMonitor(ctx, reply, loaded, found.monitor, { error }, answer.status);
+}
+
+/**
+ * A button's request: the key and the monitor's id, without reading the monitor first (each call
+ * spends the key's rate limit as its API calls do): the button's own call says whether the key
+ * holds it.
+ */
+async function loadButton(
+  ctx: PortalContext,
+  request: FastifyRequest<MonitorParams>,
+  reply: FastifyReply,
+): Promise<{ readonly sent: FastifyReply } | { signedIn: SignedIn; loaded: Loaded; monitorId: string }> {
+  const signedIn = requireSignIn(request, reply);
+  if (!signedIn) return { sent: reply };
+  const loaded = await ownerOf(ctx, reply, signedIn, request.params.id);
+  if ("sent" in loaded) return { sent: loaded.sent };
+  const { monitorId } = request.params;
+  if (!MONITOR_ID.test(monitorId)) return { sent: await sendPageError(ctx, reply, "not_found") };
+  return { signedIn, loaded, monitorId };
 }
 
 export function monitorPage(ctx: PortalContext) {
@@ -191,50 +218,51 @@ export function monitorPage(ctx: PortalContext) {
 /** Sends a signed test event now; the page it leads back to lists it in the delivery log. */
 export function sendTestEvent(ctx: PortalContext) {
   return async (request: FastifyRequest<MonitorParams>, reply: FastifyReply) => {
-    const found = await loadMonitor(ctx, request, reply);
+    const found = await loadButton(ctx, request, reply);
     if ("sent" in found) return found.sent;
-    const { loaded, monitor } = found;
-    const answer = await ctx.monitors.test(loaded.owner, monitor.id);
-    if (!answer.ok) return monitorsFailed(ctx, reply, answer.error);
-    if (!answer.value.ok)
-      return refused(ctx, reply, loaded, monitor, answer.value, "The test event was not sent");
-    const { delivery } = answer.value.value as { delivery: DeliveryView };
+    const { loaded, monitorId } = found;
+    const answer = await askMonitors(ctx, reply, loaded, "POST", monitorApi(monitorId, "/test"));
+    if ("sent" in answer) return answer.sent;
+    if ("refused" in answer)
+      return refused(ctx, reply, loaded, monitorId, answer.refused, "The test event was not sent");
+    const { delivery } = answer.data as { delivery: DeliveryView };
     const done = delivery.state === "delivered" ? "webhook-test-delivered" : "webhook-test-failed";
-    return reply.redirect(`${monitorPath(loaded, monitor.id)}?done=${done}#delivery-log`, 303);
+    return reply.redirect(`${monitorPath(loaded, monitorId)}?done=${done}#delivery-log`, 303);
   };
 }
 
 export function redeliver(ctx: PortalContext) {
   return async (request: FastifyRequest<DeliveryParams>, reply: FastifyReply) => {
-    const found = await loadMonitor(ctx, request, reply);
+    const found = await loadButton(ctx, request, reply);
     if ("sent" in found) return found.sent;
-    const { loaded, monitor } = found;
+    const { loaded, monitorId } = found;
     const { deliveryId } = request.params;
     if (!MONITOR_DELIVERY_ID.test(deliveryId)) return sendPageError(ctx, reply, "not_found");
-    const answer = await ctx.monitors.redeliver(loaded.owner, monitor.id, deliveryId);
-    if (!answer.ok) return monitorsFailed(ctx, reply, answer.error);
-    if (!answer.value.ok)
-      return refused(ctx, reply, loaded, monitor, answer.value, "The batch was not sent again");
-    request.log.info({ key_id: loaded.key.id, monitor_id: monitor.id }, "monitor batch redelivered");
-    return reply.redirect(`${monitorPath(loaded, monitor.id)}?done=redelivery-queued#delivery-log`, 303);
+    const path = monitorApi(monitorId, `/deliveries/${deliveryId}/redeliver`);
+    const answer = await askMonitors(ctx, reply, loaded, "POST", path);
+    if ("sent" in answer) return answer.sent;
+    if ("refused" in answer)
+      return refused(ctx, reply, loaded, monitorId, answer.refused, "The batch was not sent again");
+    request.log.info({ key_id: loaded.key.id, monitor_id: monitorId }, "monitor batch redelivered");
+    return reply.redirect(`${monitorPath(loaded, monitorId)}?done=redelivery-queued#delivery-log`, 303);
   };
 }
 
 export function rotateWebhookSecret(ctx: PortalContext) {
   return async (request: FastifyRequest<MonitorParams>, reply: FastifyReply) => {
-    const found = await loadMonitor(ctx, request, reply);
+    const found = await loadButton(ctx, request, reply);
     if ("sent" in found) return found.sent;
-    const { signedIn, loaded, monitor } = found;
-    const answer = await ctx.monitors.rotateSecret(loaded.owner, monitor.id);
-    if (!answer.ok) return monitorsFailed(ctx, reply, answer.error);
-    if (!answer.value.ok)
-      return refused(ctx, reply, loaded, monitor, answer.value, "The secret was not rotated");
-    const { webhook_secret, previous_secret_expires_at } = answer.value.value as {
+    const { signedIn, loaded, monitorId } = found;
+    const answer = await askMonitors(ctx, reply, loaded, "POST", monitorApi(monitorId, "/rotate-secret"));
+    if ("sent" in answer) return answer.sent;
+    if ("refused" in answer)
+      return refused(ctx, reply, loaded, monitorId, answer.refused, "The secret was not rotated");
+    const { webhook_secret, previous_secret_expires_at } = answer.data as {
       webhook_secret: string;
       previous_secret_expires_at: number;
     };
-    request.log.info({ key_id: loaded.key.id, monitor_id: monitor.id }, "monitor webhook secret rotated");
-    return showWebhookSecretAfterRedirect(ctx, reply, signedIn, loaded.key.id, monitor.id, {
+    request.log.info({ key_id: loaded.key.id, monitor_id: monitorId }, "monitor webhook secret rotated");
+    return showWebhookSecretAfterRedirect(ctx, reply, signedIn, loaded.key.id, monitorId, {
       secret: webhook_secret,
       made: "rotated",
       previous_expires_at: previous_secret_expires_at,

@@ -1,25 +1,27 @@
 /**
  * A key's monitors page (docs/api.md#monitors): the key's monitors with their status and the items
  * each holds, a form to create one (optionally with a webhook URL) that first shows the backfill's
- * estimate and asks to confirm, and deleting. Billing first confirms the key is the signed-in
- * account's (another account's key is a 404), and its balance and spend cap say whether the
- * monitors show `paused_for_credits` (monitor-owner.ts). A monitor's own page, with its webhook's
- * delivery log and secret, is monitor-webhooks.ts.
+ * estimate and asks to confirm, and deleting; each through the gateway, as the key's own API calls
+ * (monitor-owner.ts). Billing shows the key (its label, and the balance notice above the list);
+ * each monitor's status, `paused_for_credits` included, is the monitors service's. A monitor's own
+ * page, with its webhook's delivery log and secret, is monitor-webhooks.ts.
  */
-import { DEFAULT_MONITOR_LIMITS, fundingOf, type MonitorReply } from "@rda/contracts";
+import { randomUUID } from "node:crypto";
+import { DEFAULT_MONITOR_LIMITS, fundingOf } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { PortalContext } from "../context.ts";
 import { field, noticeFor } from "../http/forms.ts";
 import { type PageLocals, renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
-import type { PortalMonitors } from "../monitors-client.ts";
 import {
+  askMonitors,
   type Loaded,
   MONITOR_ID,
   MONITOR_STATUS_LABELS,
   type MonitorParams,
-  monitorsFailed,
   ownerOf,
+  type Refusal,
+  sendRefusal,
 } from "./monitor-owner.ts";
 import { showWebhookSecretAfterRedirect } from "./monitor-webhooks.ts";
 
@@ -79,10 +81,19 @@ async function renderMonitors(
   extra: Partial<PageLocals> = {},
   status = 200,
 ) {
-  const listed = await ctx.monitors.list(loaded.owner);
-  if (!listed.ok) return monitorsFailed(ctx, reply, listed.error);
-  if (!listed.value.ok) return sendPageError(ctx, reply, "not_found");
-  const { monitors, limit, limit_used } = listed.value.value as {
+  // A revoked key's monitors stopped for good; the gateway answers nothing for it, and says why.
+  if (loaded.key.revoked)
+    return renderPage(
+      ctx,
+      reply,
+      "monitors",
+      { title: `Monitors of ${loaded.key.label || loaded.key.id}`, nav: "keys", key: loaded.key },
+      status,
+    );
+  const listed = await askMonitors(ctx, reply, loaded, "GET", "/v1/monitors");
+  if ("sent" in listed) return listed.sent;
+  if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your monitors cannot be shown");
+  const { monitors, limit, limit_used } = listed.data as {
     monitors: Record<string, unknown>[];
     limit: number;
     limit_used?: number;
@@ -109,12 +120,17 @@ async function renderMonitors(
   );
 }
 
-/** A refusal of the monitors service, shown above the form with what was typed. */
-function refusal(reply: Extract<MonitorReply, { ok: false }>, form: MonitorForm) {
-  const title = reply.status === 409 ? "No room for another monitor" : "Check the monitor's fields";
+/** A refusal of the gateway or the monitors service, shown above the form with what was typed. */
+function refusal(refused: Refusal, form: MonitorForm) {
+  const title =
+    refused.code === "monitor_limit_reached"
+      ? "No room for another monitor"
+      : refused.status === 429 || refused.status === 409
+        ? "Not now"
+        : "Check the monitor's fields";
   return {
-    extra: { error: { title, message: reply.error }, form },
-    status: reply.status === 409 ? 409 : 400,
+    extra: { error: { title, message: refused.error, param: refused.param }, form },
+    status: refused.status,
   };
 }
 
@@ -137,7 +153,7 @@ async function sendForm(
   ctx: PortalContext,
   request: FastifyRequest<KeyParams>,
   reply: FastifyReply,
-  ask: (owner: Loaded["owner"], body: Record<string, unknown>) => ReturnType<PortalMonitors["create"]>,
+  path: "/v1/monitors" | "/v1/monitors/estimate",
 ): Promise<
   { signedIn: SignedIn; loaded: Loaded; form: MonitorForm; value: unknown } | { sent: FastifyReply }
 > {
@@ -146,19 +162,22 @@ async function sendForm(
   const loaded = await ownerOf(ctx, reply, signedIn, request.params.id);
   if ("sent" in loaded) return loaded;
   const form = readForm(request.body);
-  const answer = await ask(loaded.owner, bodyOf(form));
-  if (!answer.ok) return { sent: await monitorsFailed(ctx, reply, answer.error) };
-  if (!answer.value.ok) {
-    const refused = refusal(answer.value, form);
+  // The confirm page's token: a second submit of the same form is the first one's answer.
+  const token = field(request.body, "idempotency_key");
+  const idempotencyKey = path === "/v1/monitors" && token !== undefined && token !== "" ? token : undefined;
+  const answer = await askMonitors(ctx, reply, loaded, "POST", path, { body: bodyOf(form), idempotencyKey });
+  if ("sent" in answer) return answer;
+  if ("refused" in answer) {
+    const refused = refusal(answer.refused, form);
     return { sent: await renderMonitors(ctx, reply, loaded, refused.extra, refused.status) };
   }
-  return { signedIn, loaded, form, value: answer.value.value };
+  return { signedIn, loaded, form, value: answer.data };
 }
 
 /** Step one of creating: the estimate of the backfill, and a button to confirm. Nothing is created. */
 export function previewMonitor(ctx: PortalContext) {
   return async (request: FastifyRequest<KeyParams>, reply: FastifyReply) => {
-    const sent = await sendForm(ctx, request, reply, (owner, body) => ctx.monitors.estimate(owner, body));
+    const sent = await sendForm(ctx, request, reply, "/v1/monitors/estimate");
     if ("sent" in sent) return sent.sent;
     const { backfill_estimate } = sent.value as {
       backfill_estimate: { upstream_pages: number | null; max_credits: number | null };
@@ -169,13 +188,14 @@ export function previewMonitor(ctx: PortalContext) {
       key: sent.loaded.key,
       form: sent.form,
       estimate: backfill_estimate,
+      idempotencyKey: randomUUID(),
     });
   };
 }
 
 export function createMonitor(ctx: PortalContext) {
   return async (request: FastifyRequest<KeyParams>, reply: FastifyReply) => {
-    const sent = await sendForm(ctx, request, reply, (owner, body) => ctx.monitors.create(owner, body));
+    const sent = await sendForm(ctx, request, reply, "/v1/monitors");
     if ("sent" in sent) return sent.sent;
     const { signedIn, loaded } = sent;
     request.log.info({ key_id: loaded.key.id, account_id: signedIn.accountId }, "monitor created");
@@ -200,9 +220,9 @@ export function deleteMonitor(ctx: PortalContext) {
     if ("sent" in loaded) return loaded.sent;
     const { monitorId } = request.params;
     if (!MONITOR_ID.test(monitorId)) return sendPageError(ctx, reply, "not_found");
-    const answer = await ctx.monitors.delete(loaded.owner, monitorId);
-    if (!answer.ok) return monitorsFailed(ctx, reply, answer.error);
-    if (!answer.value.ok) return sendPageError(ctx, reply, "not_found");
+    const answer = await askMonitors(ctx, reply, loaded, "DELETE", `/v1/monitors/${monitorId}`);
+    if ("sent" in answer) return answer.sent;
+    if ("refused" in answer) return sendRefusal(ctx, reply, answer.refused, "The monitor was not deleted");
     return reply.redirect(`/keys/${loaded.key.id}/monitors?done=monitor-deleted`, 303);
   };
 }

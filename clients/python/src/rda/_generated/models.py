@@ -533,6 +533,10 @@ class ListMonitorsData(TypedDict):
     limit_used: NotRequired[int]
 
 
+class EstimateMonitorData(TypedDict):
+    backfill_estimate: MonitorBackfillEstimate
+
+
 class GetMonitorData(TypedDict):
     monitor: Monitor
 
@@ -566,6 +570,10 @@ class RotateMonitorWebhookSecretData(TypedDict):
     webhook_secret: str
     #: Epoch seconds.
     previous_secret_expires_at: int
+
+
+class ListExportsData(TypedDict):
+    jobs: list[ExportJob]
 
 
 CommentTreeNode: TypeAlias = "CommentNode | MoreNode"

@@ -41,6 +41,7 @@ OPERATIONS: dict[str, Operation] = {
     "getAccount": Operation("getAccount", "GET", "/v1/account", "result", None, ()),
     "createMonitor": Operation("createMonitor", "POST", "/v1/monitors", "result", None, (("kind", "kind", "body"), ("subreddit", "subreddit", "body"), ("author", "author", "body"), ("phrase", "phrase", "body"), ("interval_seconds", "interval_seconds", "body"), ("webhook_url", "webhook_url", "body"), ("backfill_from", "backfill_from", "body"))),
     "listMonitors": Operation("listMonitors", "GET", "/v1/monitors", "result", None, ()),
+    "estimateMonitor": Operation("estimateMonitor", "POST", "/v1/monitors/estimate", "result", None, (("kind", "kind", "body"), ("subreddit", "subreddit", "body"), ("author", "author", "body"), ("phrase", "phrase", "body"), ("interval_seconds", "interval_seconds", "body"), ("webhook_url", "webhook_url", "body"), ("backfill_from", "backfill_from", "body"))),
     "getMonitor": Operation("getMonitor", "GET", "/v1/monitors/{id}", "result", None, (("id", "id", "path"),)),
     "updateMonitor": Operation("updateMonitor", "PATCH", "/v1/monitors/{id}", "result", None, (("id", "id", "path"), ("phrase", "phrase", "body"), ("interval_seconds", "interval_seconds", "body"), ("paused", "paused", "body"), ("webhook_url", "webhook_url", "body"))),
     "deleteMonitor": Operation("deleteMonitor", "DELETE", "/v1/monitors/{id}", "result", None, (("id", "id", "path"),)),
@@ -50,6 +51,7 @@ OPERATIONS: dict[str, Operation] = {
     "testMonitorWebhook": Operation("testMonitorWebhook", "POST", "/v1/monitors/{id}/test", "result", None, (("id", "id", "path"),)),
     "rotateMonitorWebhookSecret": Operation("rotateMonitorWebhookSecret", "POST", "/v1/monitors/{id}/rotate-secret", "result", None, (("id", "id", "path"),)),
     "createExport": Operation("createExport", "POST", "/v1/exports", "result", None, (("kind", "kind", "body"), ("subreddit", "subreddit", "body"), ("author", "author", "body"), ("after", "after", "body"), ("before", "before", "body"), ("q", "q", "body"), ("fields", "fields", "body"), ("format", "format", "body"), ("gzip", "gzip", "body"), ("max_credits", "max_credits", "body"), ("confirm", "confirm", "body"))),
+    "listExports": Operation("listExports", "GET", "/v1/exports", "result", None, ()),
     "getExport": Operation("getExport", "GET", "/v1/exports/{id}", "result", None, (("id", "id", "path"),)),
     "startExport": Operation("startExport", "POST", "/v1/exports/{id}/start", "result", None, (("id", "id", "path"),)),
     "pauseExport": Operation("pauseExport", "POST", "/v1/exports/{id}/pause", "result", None, (("id", "id", "path"),)),
@@ -119,6 +121,10 @@ class SyncOperations:
         """List the key's monitors (`GET /v1/monitors`, listMonitors)."""
         return cast("Result[ListMonitorsData]", self._call("listMonitors", {}, idempotency_key))
 
+    def estimate_monitor(self, *, kind: Literal["post", "comment"], subreddit: str = OMITTED, author: str = OMITTED, phrase: str = OMITTED, interval_seconds: int = OMITTED, webhook_url: str = OMITTED, backfill_from: str | float = OMITTED, idempotency_key: str | None = None) -> Result[EstimateMonitorData]:
+        """Estimate a monitor's backfill without creating it (`POST /v1/monitors/estimate`, estimateMonitor)."""
+        return cast("Result[EstimateMonitorData]", self._call("estimateMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key))
+
     def get_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[GetMonitorData]:
         """Read a monitor (`GET /v1/monitors/{id}`, getMonitor)."""
         return cast("Result[GetMonitorData]", self._call("getMonitor", {"id": id}, idempotency_key))
@@ -154,6 +160,10 @@ class SyncOperations:
     def create_export(self, *, kind: Literal["posts", "comments"], subreddit: str = OMITTED, author: str = OMITTED, after: int | str, before: int | str, q: str = OMITTED, fields: str = OMITTED, format: Literal["jsonl", "csv", "parquet"] = OMITTED, gzip: bool = OMITTED, max_credits: int = OMITTED, confirm: bool = OMITTED, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Quote an export, and start it with confirm (`POST /v1/exports`, createExport)."""
         return cast("Result[ExportJob]", self._call("createExport", {"kind": kind, "subreddit": subreddit, "author": author, "after": after, "before": before, "q": q, "fields": fields, "format": format, "gzip": gzip, "max_credits": max_credits, "confirm": confirm}, idempotency_key))
+
+    def list_exports(self, *, idempotency_key: str | None = None) -> Result[ListExportsData]:
+        """List the key's exports (`GET /v1/exports`, listExports)."""
+        return cast("Result[ListExportsData]", self._call("listExports", {}, idempotency_key))
 
     def get_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """An export's state, progress and, once done, its manifest (`GET /v1/exports/{id}`, getExport)."""
@@ -230,6 +240,10 @@ class AsyncOperations:
         """List the key's monitors (`GET /v1/monitors`, listMonitors)."""
         return cast("Result[ListMonitorsData]", await self._call("listMonitors", {}, idempotency_key))
 
+    async def estimate_monitor(self, *, kind: Literal["post", "comment"], subreddit: str = OMITTED, author: str = OMITTED, phrase: str = OMITTED, interval_seconds: int = OMITTED, webhook_url: str = OMITTED, backfill_from: str | float = OMITTED, idempotency_key: str | None = None) -> Result[EstimateMonitorData]:
+        """Estimate a monitor's backfill without creating it (`POST /v1/monitors/estimate`, estimateMonitor)."""
+        return cast("Result[EstimateMonitorData]", await self._call("estimateMonitor", {"kind": kind, "subreddit": subreddit, "author": author, "phrase": phrase, "interval_seconds": interval_seconds, "webhook_url": webhook_url, "backfill_from": backfill_from}, idempotency_key))
+
     async def get_monitor(self, id: str, *, idempotency_key: str | None = None) -> Result[GetMonitorData]:
         """Read a monitor (`GET /v1/monitors/{id}`, getMonitor)."""
         return cast("Result[GetMonitorData]", await self._call("getMonitor", {"id": id}, idempotency_key))
@@ -265,6 +279,10 @@ class AsyncOperations:
     async def create_export(self, *, kind: Literal["posts", "comments"], subreddit: str = OMITTED, author: str = OMITTED, after: int | str, before: int | str, q: str = OMITTED, fields: str = OMITTED, format: Literal["jsonl", "csv", "parquet"] = OMITTED, gzip: bool = OMITTED, max_credits: int = OMITTED, confirm: bool = OMITTED, idempotency_key: str | None = None) -> Result[ExportJob]:
         """Quote an export, and start it with confirm (`POST /v1/exports`, createExport)."""
         return cast("Result[ExportJob]", await self._call("createExport", {"kind": kind, "subreddit": subreddit, "author": author, "after": after, "before": before, "q": q, "fields": fields, "format": format, "gzip": gzip, "max_credits": max_credits, "confirm": confirm}, idempotency_key))
+
+    async def list_exports(self, *, idempotency_key: str | None = None) -> Result[ListExportsData]:
+        """List the key's exports (`GET /v1/exports`, listExports)."""
+        return cast("Result[ListExportsData]", await self._call("listExports", {}, idempotency_key))
 
     async def get_export(self, id: str, *, idempotency_key: str | None = None) -> Result[ExportJob]:
         """An export's state, progress and, once done, its manifest (`GET /v1/exports/{id}`, getExport)."""
