@@ -20,7 +20,13 @@ import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
 // The API's own schemas: the tool takes what POST /v1/exports takes, and answers the export as the
 // API does, without its query (the agent sent it) and with its file's link and manifest lifted up.
-const startInput = exportBodySchema;
+// The window's bounds are declared as the listing tools declare theirs (a number or a text), which
+// every model vendor reads; the API's body leaves their forms to the listing schema.
+const timeBound = (key: "after" | "before") =>
+  z
+    .union([z.number().int(), z.string()])
+    .meta({ description: exportBodySchema.shape[key].meta()?.description });
+const startInput = exportBodySchema.extend({ after: timeBound("after"), before: timeBound("before") });
 
 const getInput = z.strictObject({
   id: z.string().regex(EXPORT_ID_PATTERN, { error: "must be an export id as start_export returned it" }),

@@ -92,8 +92,7 @@ function nullable(node: JsonSchema, defs: Record<string, JsonSchema>, at: string
 function singleType(value: unknown, at: string): string {
   if (typeof value === "string") return value;
   const types = value as string[];
-  const numeric = types.includes("number") || types.includes("integer");
-  if (types.length === 2 && types.includes("string") && numeric) return "string";
+  if (types.length === 2 && types.includes("string") && types.includes("number")) return "string";
   if (types.length === 2 && types.includes("string") && types.includes("boolean")) return "boolean";
   throw new Error(`${at}: a property has several types (${JSON.stringify(value)}); Gemini takes one`);
 }

@@ -137,7 +137,8 @@ export const readMonitorItems: ResourceTool = {
     `The items a monitor collected after \`cursor\`, in the order it found them. ${MONITOR_DELIVERY_CREDITS} credit when it returns at least one item; a read that finds nothing new is free. Pass the returned cursor to the next read (\`next\` holds its arguments). Long texts are shortened to fit the result; search_posts or search_comments with ids returns them whole.`,
     readInput,
     z.object({
-      data: monitorItemsPageSchema,
+      // A page as the API answers it, each item in its lean form, named by its id.
+      data: monitorItemsPageSchema.extend({ items: z.array(z.looseObject({ id: z.string() })) }),
       _service: z.looseObject({ credits_used: z.number(), credits_remaining: z.number() }),
     }),
     { readOnly: true, idempotent: false },
