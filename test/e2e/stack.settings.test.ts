@@ -19,6 +19,8 @@ const GATEWAY_CHOICES = [
   "publicUrl",
   "oauthJwksUrl",
   "internalSecret",
+  // The secret the stack's portal signs its gateway calls with (PORTAL_GATEWAY_SECRET).
+  "portalSecret",
 ];
 
 let stack: Stack;
