@@ -99,8 +99,8 @@ export {
   publicOnlyLookup,
 } from "./outbound-guard.ts";
 export {
-  CACHE_READ_TIMEOUT_MS,
-  cacheRead,
+  CACHE_CALL_TIMEOUT_MS,
+  cacheCall,
   connectRedis,
   isRedisReady,
   isStoreFailure,

@@ -87,25 +87,27 @@ export async function redisResponds(client: Redis, timeoutMs = 500): Promise<boo
 }
 
 /**
- * How long a read of the response cache may take before it counts as a miss. A cache only saves
- * work: waiting the full command timeout on a stalled cache, once in the gateway and again in the
- * adapter, would cost a caller more than the fetch it was meant to save.
+ * How long a call to the response cache is waited for. A cache only saves work: waiting the full
+ * command timeout on a stalled cache, to read before the fetch and again to keep the answer after
+ * it, in the gateway and in the adapter, would cost a caller more than the fetch it was meant to save.
  */
-export const CACHE_READ_TIMEOUT_MS = 250;
+export const CACHE_CALL_TIMEOUT_MS = 250;
 
 /**
- * A cache read, or a rejection once `timeoutMs` passed without its answer (the command itself may
- * still complete later; its answer is then ignored). When the timer fires the reply may already sit
- * unread on the socket (the process was busy, not Redis): the decision waits one turn of the event
- * loop, so such a reply is read first and a busy process never mistakes itself for a stalled cache.
+ * A call to the response cache, or a rejection once `timeoutMs` passed without its answer. The
+ * command itself still runs when Redis gets to it, so only calls whose late effect is harmless go
+ * through here: reads, and writes of what may be kept (never the claim of a fetch, which others then
+ * wait on). When the timer fires the reply may already sit unread on the socket (the process was
+ * busy, not Redis): the decision waits one turn of the event loop, so such a reply is read first and
+ * a busy process never mistakes itself for a stalled cache.
  */
-export function cacheRead<T>(command: Promise<T>, timeoutMs = CACHE_READ_TIMEOUT_MS): Promise<T> {
+export function cacheCall<T>(command: Promise<T>, timeoutMs = CACHE_CALL_TIMEOUT_MS): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(
       () =>
         setImmediate(() => {
-          if (!settled) reject(new Error(`cache read took over ${timeoutMs} ms`));
+          if (!settled) reject(new Error(`the response cache did not answer within ${timeoutMs} ms`));
         }),
       timeoutMs,
     );

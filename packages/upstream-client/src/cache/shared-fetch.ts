@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  cacheRead,
+  cacheCall,
   type Logger,
   luaScript,
   type Redis,
@@ -321,27 +321,31 @@ export function createRedisCacheStore(
   return {
     limits,
     async read(hash) {
-      const text = await cacheRead(redis.get(keys.entry(hash)));
+      const text = await cacheCall(redis.get(keys.entry(hash)));
       return text === null ? undefined : parseEntry(text);
     },
     async store(hash, entry) {
       const value = `${JSON.stringify({ at: entry.fetchedAtMs, max: entry.maxAgeS, q: entry.query })}\n${entry.body}`;
-      return storeCapped(keys.entry(hash), Buffer.from(value), entry.maxAgeS * 1000);
+      return cacheCall(storeCapped(keys.entry(hash), Buffer.from(value), entry.maxAgeS * 1000));
     },
     async storeAnswer(requestHash, frame, ttlMs) {
       if (ttlMs <= 0) return false;
-      return storeCapped(keys.answer(requestHash), Buffer.from(frame), Math.ceil(ttlMs));
+      return cacheCall(storeCapped(keys.answer(requestHash), Buffer.from(frame), Math.ceil(ttlMs)));
     },
+    // Waited for in full: a claim that landed unseen would hold others waiting on a fetch never shared.
     async claim(hash, token, leaseMs) {
       return String(await claimFetch.run(redis, [keys.lock(hash)], [token, leaseMs]));
     },
     async finish(hash, token, outcome, outcomeTtlMs) {
       const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
-      await finishFetch.run(redis, scriptKeys, [token, outcome, outcomeTtlMs]);
+      await cacheCall(finishFetch.run(redis, scriptKeys, [token, outcome, outcomeTtlMs]));
     },
     async watch(hash, token) {
       const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];
-      const [outcome, claimed] = (await watchFetch.run(redis, scriptKeys, [token])) as [string, number];
+      const [outcome, claimed] = (await cacheCall(watchFetch.run(redis, scriptKeys, [token]))) as [
+        string,
+        number,
+      ];
       return { outcome: outcome === "" ? undefined : outcome, claimed: claimed === 1 };
     },
   };

@@ -12,7 +12,7 @@ import {
   type AdapterOutcome,
   type AnswerSource,
   answerRequestHash,
-  cacheRead,
+  cacheCall,
   callAdapter,
   type NatsConnection,
   type Redis,
@@ -163,7 +163,7 @@ export function createCachedAnswers(deps: {
     async read({ operation, params, maxAgeS }) {
       if (maxAgeS === 0) return undefined;
       const key = keys.answer(answerRequestHash(operation, params));
-      const frame = await cacheRead(redis.getBuffer(key)).catch(() => "error" as const);
+      const frame = await cacheCall(redis.getBuffer(key)).catch(() => "error" as const);
       if (frame === "error") return counted("error");
       if (frame === null) return counted("miss");
       const kept = readKeptFrame(frame);
