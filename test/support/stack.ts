@@ -80,6 +80,9 @@ import {
   startSimulator,
 } from "../../services/upstream-sim/src/index.ts";
 
+/** How long one part of the stack may take to stop before the others go on without it. */
+const PART_STOP_MS = 10_000;
+
 export interface StackOptions {
   /** Billing's sweep for pending debits past their deadline, in ms; default 1000. */
   pendingSweepMs?: number;
@@ -385,7 +388,25 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await fetch(`${simulator.url}/__sim/faults`, { method: "DELETE" });
     },
     async stop() {
-      for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
+      // Each part gets a bound, as each shutdown step of a service does (service-kit onShutdown): a
+      // part that hangs is named and passed over, and the rest still stop.
+      for (const stop of stoppers.reverse()) {
+        let timer: NodeJS.Timeout | undefined;
+        const overran = await Promise.race([
+          stop().then(
+            () => false,
+            () => false,
+          ),
+          new Promise<true>((resolve) => {
+            timer = setTimeout(() => resolve(true), PART_STOP_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (overran)
+          console.warn(
+            `test stack: a part did not stop within ${PART_STOP_MS} ms: ${String(stop).slice(0, 120)}`,
+          );
+      }
       const jsm = await jetstreamManager(nats);
       for (const stream of [subjects.refundStream, subjects.noticeStream, subjects.exports.jobStream])
         await jsm.streams.delete(stream).catch(() => false);
@@ -395,7 +416,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
   };
 }
-
 /**
  * Starts something that must know its port before it listens (a portal's links name it). The port
  * is free when picked, but a process elsewhere on the machine may take it before the listen: then
