@@ -17,7 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ACCOUNT_ID_PATTERN, KEY_ID_PATTERN } from "@rda/contracts";
-import { type JWTPayload, jwtVerify, SignJWT } from "jose";
+import { decodeProtectedHeader, type JWTPayload, jwtVerify, SignJWT } from "jose";
 
 /** Long enough for the slowest tool call's inner request to start; short enough to be useless if copied. */
 export const INTERNAL_CREDENTIAL_SECONDS = 30;
@@ -66,6 +66,19 @@ function signer(secret: string, kind: Kind) {
 
 const keyIdOf = (payload: JWTPayload | undefined) =>
   typeof payload?.sub === "string" && KEY_ID_PATTERN.test(payload.sub) ? payload.sub : undefined;
+
+/**
+ * Which of the two a presented credential claims to be, read from its header without checking it,
+ * so the gateway verifies it once, with the one secret that kind is signed with.
+ */
+export function credentialKind(credential: string): "portal" | "internal" | undefined {
+  try {
+    const { typ } = decodeProtectedHeader(credential);
+    return typ === PORTAL_KIND.type ? "portal" : typ === MCP_KIND.type ? "internal" : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface InternalCredentials {
   mint(keyId: string): Promise<string>;

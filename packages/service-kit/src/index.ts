@@ -40,6 +40,7 @@ export {
 export {
   createInternalCredentials,
   createPortalCredentials,
+  credentialKind,
   INTERNAL_CREDENTIAL_SECONDS,
   type InternalCredentials,
   type PortalCaller,

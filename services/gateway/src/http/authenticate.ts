@@ -8,7 +8,7 @@
  * packages/service-kit/src/gateway-credentials.ts).
  */
 import { API_KEY_PATTERN } from "@rda/contracts";
-import { type PortalCaller, presentedKey, readApiKey } from "@rda/service-kit";
+import { credentialKind, type PortalCaller, presentedKey, readApiKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
 import type { GatewayContext } from "../core/context.ts";
 import { fail, type Step } from "../core/failure.ts";
@@ -38,8 +38,9 @@ async function authenticatePublic(request: FastifyRequest, ctx: GatewayContext):
 async function authenticateInternal(request: FastifyRequest, ctx: GatewayContext): Promise<Step<KeyInfo>> {
   const presented = presentedKey(request.headers);
   if (presented !== undefined && !API_KEY_PATTERN.test(presented)) {
+    if (credentialKind(presented) !== "portal") return internalCaller(ctx, presented);
     const portal = await ctx.portalCredentials?.verify(presented);
-    return portal === undefined ? internalCaller(ctx, presented) : portalCaller(request, ctx, portal);
+    return portal === undefined ? fail("invalid_api_key") : portalCaller(request, ctx, portal);
   }
   const apiKey = readApiKey(request.headers);
   if (!apiKey.ok) return fail(apiKey.error === "missing" ? "missing_api_key" : "invalid_api_key");
