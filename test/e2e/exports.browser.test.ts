@@ -164,5 +164,5 @@ describe("a key's exports in the portal", () => {
     }
     await stranger.close();
     await context.close();
-  });
+  }, 120_000);
 });

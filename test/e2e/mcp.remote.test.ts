@@ -156,5 +156,5 @@ describe("mcp-remote with a bad key", { timeout: 60_000 }, () => {
     } finally {
       child.kill();
     }
-  });
+  }, 60_000);
 });

@@ -200,5 +200,5 @@ describe("/v1/monitors", () => {
     expect(badCursor.status).toBe(400);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await stack.balanceOf(key.id)).toBe(10 - pages);
-  });
+  }, 60_000);
 });

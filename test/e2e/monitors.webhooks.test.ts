@@ -247,7 +247,7 @@ describe("webhook delivery", () => {
     monitors = undefined;
     expect(await stack.balanceOf(owner.id)).toBe(10);
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
-  }, 60_000);
+  }, 90_000);
 
   it("signs with both secrets during a rotation's overlap, and logs test events", async () => {
     monitors = await startMonitorsBeside(stack);

@@ -142,7 +142,7 @@ describe("the monitors service's shipped identities", () => {
     expect(
       listed.ok && (listed.value as { monitors: { items_collected: number }[] }).monitors[0]?.items_collected,
     ).toBeGreaterThan(0);
-  });
+  }, 90_000);
 
   it("keeps a webhook's receiver, sends a test event and queues batches under its own identities", async () => {
     const received: string[] = [];
