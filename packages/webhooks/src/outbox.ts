@@ -76,8 +76,16 @@ if ARGV[7] == '1' then redis.call('LPUSH', KEYS[3], ARGV[4]) else redis.call('RP
 redis.call('SADD', KEYS[4], ARGV[5])
 return 1
 `;
+// KEYS: queue, owners. ARGV: owner. Forgets the owner only while its queue is empty, in one step: an
+// ENQUEUE landing between a separate length check and the removal would leave its delivery queued
+// under an owner no loop walks.
+const FORGET_IF_IDLE = `
+if redis.call('LLEN', KEYS[1]) == 0 then return redis.call('SREM', KEYS[2], ARGV[1]) end
+return 0
+`;
 const saveScript = luaScript(SAVE);
 const enqueueScript = luaScript(ENQUEUE);
+const forgetIfIdleScript = luaScript(FORGET_IF_IDLE);
 
 /**
  * Writes a delivery's record (kept for the log's 30 days) while `holder` still holds its endpoint's
@@ -195,8 +203,7 @@ export class WebhookOutbox {
 
   /** Drops the owner from the loop's walk once its queue is empty (a later enqueue adds it back). */
   async forgetIfIdle(owner: string): Promise<void> {
-    if ((await this.#redis.llen(this.#keys.queue(owner))) === 0)
-      await this.#redis.srem(this.#keys.owners, owner);
+    await forgetIfIdleScript.run(this.#redis, [this.#keys.queue(owner), this.#keys.owners], [owner]);
   }
 
   async delivery(owner: string, id: string): Promise<OutboxDelivery | undefined> {

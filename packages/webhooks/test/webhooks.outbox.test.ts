@@ -120,6 +120,26 @@ describe("the webhook outbox", () => {
     }
   });
 
+  it("keeps walking an owner whose delivery is queued just as its empty queue is forgotten", async () => {
+    const outbox = outboxFor(`${namespace}:rda:forget`);
+    const owners = `${namespace}:rda:forget:owners`;
+    // The loop finds acct_1's queue empty and forgets it while a notice for acct_1 is being queued:
+    // both on one connection, the forgetting sent first. The queued notice keeps its owner walked.
+    await outbox.enqueue(newOutboxDelivery("acct_1", "msg_old", "test.event", {}, Date.now()));
+    await outbox.dropMissing("acct_1", "msg_old");
+    const [, queued] = await Promise.all([
+      outbox.forgetIfIdle("acct_1"),
+      outbox.enqueue(newOutboxDelivery("acct_1", "msg_new", "test.event", {}, Date.now())),
+    ]);
+    expect(queued).toBe(true);
+    expect(await outbox.head("acct_1")).toBe("msg_new");
+    expect(await redis.sismember(owners, "acct_1")).toBe(1);
+    // With its queue empty for real, it is forgotten.
+    await outbox.dropMissing("acct_1", "msg_new");
+    await outbox.forgetIfIdle("acct_1");
+    expect(await redis.sismember(owners, "acct_1")).toBe(0);
+  });
+
   it("sends each delivery once while two replicas' loops run", async () => {
     accepting = true;
     got.length = 0;

@@ -92,6 +92,13 @@ const appendScript = luaScript(APPEND);
 const pullPageScript = luaScript(PULL_PAGE);
 const replaceIfUnchangedScript = luaScript(REPLACE_IF_UNCHANGED);
 const createScript = luaScript(CREATE);
+// KEYS: the source's watchers, sources. ARGV: the source key. Drops the source only while nobody
+// watches it, in one step: a CREATE landing between a separate count and the removal would leave its
+// monitor watching a source no poller walks.
+const forgetSourceIfUnwatchedScript = luaScript(`
+if redis.call('SCARD', KEYS[1]) == 0 then return redis.call('SREM', KEYS[2], ARGV[1]) end
+return 0
+`);
 
 export class MonitorStore {
   readonly #redis: Redis;
@@ -172,10 +179,13 @@ export class MonitorStore {
     return this.#redis.smembers(this.#keys.sources);
   }
 
-  /** Drops a source nobody watches any more (checked again at once, so a new watcher keeps it). */
+  /** Drops a source nobody watches any more (a watcher added meanwhile keeps it). */
   async forgetSourceIfUnwatched(sourceKey: string): Promise<void> {
-    const watchers = await this.#redis.scard(this.#keys.watching(sourceKey));
-    if (watchers === 0) await this.#redis.srem(this.#keys.sources, sourceKey);
+    await forgetSourceIfUnwatchedScript.run(
+      this.#redis,
+      [this.#keys.watching(sourceKey), this.#keys.sources],
+      [sourceKey],
+    );
   }
 
   async delete(monitor: MonitorRecord): Promise<void> {

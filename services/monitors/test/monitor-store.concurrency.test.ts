@@ -5,7 +5,7 @@
 import type { Redis } from "@rda/service-kit";
 import { connectTestRedis, deleteNamespaceKeys, testNamespace } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MonitorRecord } from "../src/monitor.ts";
+import { type MonitorRecord, sourceKeyOf } from "../src/monitor.ts";
 import { monitorKeys } from "../src/monitor-keys.ts";
 import { MonitorStore } from "../src/monitor-store.ts";
 
@@ -63,6 +63,25 @@ describe("the monitor store", () => {
     // Every writer's change is on the record: the last phrase written is one of the PATCHes', never the old.
     expect(final?.phrase).toMatch(/^phrase \d+$/);
     expect(final?.interval_seconds).toBe(60 + Number(final?.phrase?.split(" ")[1]));
+  });
+
+  it("keeps a source polled when a monitor watching it is created just as the last one's source is dropped", async () => {
+    const store = new MonitorStore(redis, keys);
+    const gone = { ...record("mon_src_old"), subreddit: "sourcerace" };
+    await store.create(gone, 25);
+    await store.delete(gone);
+    // The poller drops the unwatched source while a new monitor of it is created: both on one
+    // connection, the dropping sent first. The new monitor's source stays walked.
+    const fresh = { ...record("mon_src_new"), subreddit: "sourcerace" };
+    const [, created] = await Promise.all([
+      store.forgetSourceIfUnwatched(sourceKeyOf(gone)),
+      store.create(fresh, 25),
+    ]);
+    expect(created).toBe(true);
+    expect(await store.sources()).toContain(sourceKeyOf(fresh));
+    await store.delete(fresh);
+    await store.forgetSourceIfUnwatched(sourceKeyOf(fresh));
+    expect(await store.sources()).not.toContain(sourceKeyOf(fresh));
   });
 
   it("leaves a deleted monitor deleted when an update arrives after the delete", async () => {
