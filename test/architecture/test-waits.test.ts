@@ -43,7 +43,8 @@ function calleeName(call: ts.CallExpression): string | undefined {
   const callee = call.expression;
   if (ts.isIdentifier(callee)) return callee.text;
   // `it.skip(...)`, `it.concurrent(...)`: the test function's own name.
-  if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) return callee.expression.text;
+  if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression))
+    return callee.expression.text;
   return undefined;
 }
 
@@ -56,9 +57,11 @@ function overlongWaits(file: string): string[] {
     if (ts.isCallExpression(node)) {
       const name = calleeName(node);
       if (name !== undefined && TESTS.has(name) && node.arguments.length >= 2)
-        limit = literalMs(node.arguments[2]) ?? (node.arguments[2] === undefined ? DEFAULT_TEST_MS : Infinity);
+        limit =
+          literalMs(node.arguments[2]) ?? (node.arguments[2] === undefined ? DEFAULT_TEST_MS : Infinity);
       else if (name !== undefined && HOOKS.has(name))
-        limit = literalMs(node.arguments[1]) ?? (node.arguments[1] === undefined ? DEFAULT_HOOK_MS : Infinity);
+        limit =
+          literalMs(node.arguments[1]) ?? (node.arguments[1] === undefined ? DEFAULT_HOOK_MS : Infinity);
       else if (name === "waitFor" && limit !== undefined) {
         const waitMs = literalMs(node.arguments[2]);
         if (waitMs !== undefined && waitMs >= limit) {
@@ -75,7 +78,9 @@ function overlongWaits(file: string): string[] {
 
 describe("waits in tests", () => {
   it("are each shorter than the test or hook they run in", () => {
-    const files = ["test", "services", "packages", "deploy"].flatMap((top) => [...testFiles(join(ROOT, top))]);
+    const files = ["test", "services", "packages", "deploy"].flatMap((top) => [
+      ...testFiles(join(ROOT, top)),
+    ]);
     expect(files.length).toBeGreaterThan(100);
     expect(files.flatMap(overlongWaits)).toEqual([]);
   });
