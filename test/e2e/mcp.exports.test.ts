@@ -1,6 +1,7 @@
 /**
  * The export tools through the gateway's /mcp, with the exports service running: a free quote, a
- * started export followed to the end, and a result that carries the file's link, never its rows.
+ * started export followed to the end and then listed, and a result that carries the file's link,
+ * never its rows.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { waitFor } from "@rda/service-kit/testing";
@@ -33,7 +34,7 @@ type ExportResult = {
   file_url?: string;
 };
 
-describe("start_export and get_export", () => {
+describe("start_export, get_export and list_exports", () => {
   it("quote for free, start, follow to done, and hand back the link, never the data", async () => {
     const args = { kind: "posts", subreddit: "dataisbeautiful", after: before - 7 * 86_400, before };
     const quote = await agent.callTool({ name: "start_export", arguments: args });
@@ -51,6 +52,16 @@ describe("start_export and get_export", () => {
     }, "the export to finish")) as ExportResult;
     expect(done.file_url).toBe(`/v1/exports/${id}/file`);
     expect(JSON.stringify(done)).not.toMatch(/"title"/);
+    expect(await stack.balanceOf(keyId)).toBe(100 - done.export.progress.credits_spent);
+
+    // Listed, newest first, with the quote started later than the first export: free, no rows.
+    const listed = await agent.callTool({ name: "list_exports", arguments: {} });
+    expect(listed.isError).toBeFalsy();
+    const { exports } = listed.structuredContent as { exports: ExportResult["export"][] };
+    expect(exports.map((each) => each.id)).toContain(id);
+    expect(exports.find((each) => each.id === id)?.state).toBe("done");
+    expect(firstText(listed)).toMatch(new RegExp(`${id}: done, 100% of the window`));
+    expect(JSON.stringify(listed)).not.toMatch(/"title"/);
     expect(await stack.balanceOf(keyId)).toBe(100 - done.export.progress.credits_spent);
   }, 60_000);
 

@@ -91,7 +91,7 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
     expect(existsSync(INSPECTOR)).toBe(true);
   });
 
-  it("lists the fourteen tools, whose schemas pass the Inspector's own portability check", async () => {
+  it("lists the fifteen tools, whose schemas pass the Inspector's own portability check", async () => {
     const outcome = await inspect(apiKey, "--method", "tools/list", "--strict");
     // --strict writes each finding, errors and warnings alike, to stderr; there is none.
     expect(outcome.code).toBe(0);
@@ -105,6 +105,7 @@ describe("the MCP Inspector CLI against the gateway's /mcp", { timeout: 120_000 
       "get_export",
       "get_subreddit_rules",
       "get_user_profile",
+      "list_exports",
       "list_monitors",
       "read_monitor_items",
       "search_comments",

@@ -96,9 +96,9 @@ describe("an agent behind mcp-remote", { timeout: 120_000 }, () => {
   });
   afterAll(async () => agent?.close());
 
-  it("lists the fourteen tools (nine data tools, two export tools, three monitor tools), each stating the budget", async () => {
+  it("lists the fifteen tools (nine data tools, three export tools, three monitor tools), each stating the budget", async () => {
     const { tools } = await agent.client.listTools();
-    expect(tools).toHaveLength(14);
+    expect(tools).toHaveLength(15);
     expect(statedBudget(tools)).toBe(DEFAULT_RESULT_BUDGET_BYTES);
   });
 

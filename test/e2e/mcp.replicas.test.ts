@@ -82,7 +82,7 @@ describe("two MCP replicas behind one gateway", () => {
     const agent: ModernClient = await connectModernClient(endpoint, key);
     try {
       expect(agent.getNegotiatedProtocolVersion()).toBe("2026-07-28");
-      expect((await agent.listTools()).tools).toHaveLength(14);
+      expect((await agent.listTools()).tools).toHaveLength(15);
       expect(await fourPaidCalls((params) => agent.callTool(params))).toEqual([49, 48, 47, 46]);
     } finally {
       await agent.close();

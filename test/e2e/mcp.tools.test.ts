@@ -180,10 +180,10 @@ const CALLS: {
 ];
 
 describe("the nine data tools through the gateway's /mcp", () => {
-  it("lists nine read-only data tools, the two export tools and the three monitor tools, each with an input and an output schema", async () => {
+  it("lists nine read-only data tools, the three export tools and the three monitor tools, each with an input and an output schema", async () => {
     const { tools } = await agent.listTools();
-    expect(tools).toHaveLength(14);
-    for (const tool of tools.filter((listed) => !/_export$|monitor/.test(listed.name))) {
+    expect(tools).toHaveLength(15);
+    for (const tool of tools.filter((listed) => !/_exports?$|monitor/.test(listed.name))) {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.properties).toHaveProperty("_service");
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -312,7 +312,7 @@ describe("the nine data tools through the gateway's /mcp", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(14);
+    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(15);
   });
 
   it("refuses a web page's request from an origin not configured, through the gateway, with 403", async () => {

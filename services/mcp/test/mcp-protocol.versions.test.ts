@@ -65,7 +65,7 @@ describe("the v2 client on protocol 2026-07-28", () => {
     expect((v1.transport as { protocolVersion?: string }).protocolVersion).toBe("2025-11-25");
     const names = (tools: { name: string }[]) => tools.map((tool) => tool.name).sort();
     const modernTools = (await v2.listTools()).tools;
-    expect(modernTools).toHaveLength(14);
+    expect(modernTools).toHaveLength(15);
     expect(names(modernTools)).toEqual(names((await v1.listTools()).tools));
   });
 

@@ -122,8 +122,8 @@ beforeAll(async () => {
 afterAll(async () => fixture.close());
 
 describe("the tools' schemas, as clients receive them", () => {
-  it("are fourteen (nine data tools, two export tools, three monitor tools), each with an input and an output schema", () => {
-    expect(tools).toHaveLength(14);
+  it("are fifteen (nine data tools, three export tools, three monitor tools), each with an input and an output schema", () => {
+    expect(tools).toHaveLength(15);
     for (const tool of tools) expect(tool.outputSchema).toBeDefined();
   });
 
@@ -211,6 +211,7 @@ describe("the tools' schemas, as clients receive them", () => {
         format: "csv",
       },
       get_export: { id: `exp_${"a".repeat(24)}` },
+      list_exports: {},
       create_monitor: { kind: "post", subreddit: "AskReddit", phrase: "new phone", backfill_from: "30d" },
       list_monitors: {},
       read_monitor_items: { id: `mon_${"a".repeat(24)}`, cursor: "1700000000000-0", limit: 20 },

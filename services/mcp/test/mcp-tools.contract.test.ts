@@ -17,12 +17,13 @@ describe("the tools' contract", () => {
   });
   afterAll(async () => fixture.close());
 
-  it("lists the nine tools of OPERATIONS, read-only, with both schemas, the two export tools and the three monitor tools", async () => {
+  it("lists the nine tools of OPERATIONS, read-only, with both schemas, the three export tools and the three monitor tools", async () => {
     const { tools } = await agent.listTools();
     const dataTools = Object.values(OPERATIONS).map((op) => op.mcpTool);
     const resourceTools = [
       "get_export",
       "start_export",
+      "list_exports",
       "create_monitor",
       "list_monitors",
       "read_monitor_items",
@@ -63,13 +64,19 @@ describe("the tools' contract", () => {
     expect(schema?.properties?.over_18).toMatchObject({ type: "boolean" });
   });
 
-  it("marks only the free check_credits, get_export and list_monitors as idempotent and says they cost nothing", async () => {
+  it("marks only the free check_credits, get_export, list_exports and list_monitors as idempotent and says they cost nothing", async () => {
     const { tools } = await agent.listTools();
     const free = tools.filter((tool) => tool.annotations?.idempotentHint === true);
-    expect(free.map((tool) => tool.name)).toEqual(["check_credits", "get_export", "list_monitors"]);
+    expect(free.map((tool) => tool.name)).toEqual([
+      "check_credits",
+      "get_export",
+      "list_exports",
+      "list_monitors",
+    ]);
     expect(free[0]?.description).toMatch(/^Free \(0 credits\)/);
     expect(free[1]?.description).toMatch(/^Free\. .*never the data/);
-    expect(free[2]?.description).toMatch(/^Free\. /);
+    expect(free[2]?.description).toMatch(/^Free\. .*Returns no data/);
+    expect(free[3]?.description).toMatch(/^Free\. /);
   });
 
   it("returns lean items once, as structuredContent, and a short text with the cost and the next call", async () => {

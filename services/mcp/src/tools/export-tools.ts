@@ -1,8 +1,8 @@
 /**
- * The export tools, `start_export` and `get_export` (docs/api.md#exports). Unlike the seven tools
+ * The export tools, `start_export`, `get_export` and `list_exports` (docs/api.md#exports). Unlike the seven tools
  * of OPERATIONS they manage a background job: a result is the export's state, quote and progress,
  * and once it is done the path of its file, which the agent's user downloads with the same key.
- * Never the data itself: an export can be far larger than any tool result. Both are free; the
+ * Never the data itself: an export can be far larger than any tool result. All three are free; the
  * export's pages are charged as it fetches them.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
@@ -31,6 +31,8 @@ const startInput = exportBodySchema.extend({ after: timeBound("after"), before: 
 const getInput = z.strictObject({
   id: z.string().regex(EXPORT_ID_PATTERN, { error: "must be an export id as start_export returned it" }),
 });
+
+const listInput = z.strictObject({});
 
 const exportOutput = z.object({
   export: exportJobSchema.omit({ query: true, result: true }),
@@ -92,4 +94,41 @@ export const getExport: ResourceTool = {
   run: (client, args, call) => client.getExport(String(args.id), call).then(present),
 };
 
-export const EXPORT_TOOLS: readonly ResourceTool[] = [startExport, getExport];
+const listOutput = z.object({
+  exports: z.array(exportJobSchema.omit({ result: true })),
+});
+
+export const listExports: ResourceTool = {
+  name: "list_exports",
+  input: listInput,
+  listing: resourceListing(
+    "list_exports",
+    "List exports",
+    "Free. The most recent exports of this API key, newest first: each one's id, query, state, progress and credits spent. Follow one with get_export, which gives a finished one's link. Returns no data.",
+    listInput,
+    listOutput,
+    { readOnly: true, idempotent: true },
+  ),
+  run: async (client, _args, call, budgetBytes) => {
+    const answer = await client.listExports(call);
+    if (!answer.ok) return errorResult(describeGatewayError(answer.error));
+    const jobs = answer.value.jobs.map(({ result: _result, ...lean }) => lean);
+    // Newest first, as many as fit the result budget; the older ones left out are counted.
+    for (let shown = jobs.length; ; shown -= 1) {
+      const result = listResult(jobs.slice(0, shown), jobs.length - shown);
+      if (shown === 0 || JSON.stringify(result).length <= budgetBytes) return result;
+    }
+  },
+};
+
+function listResult(jobs: readonly Omit<ExportJob, "result">[], leftOut: number): CallToolResult {
+  const lines = jobs.map(
+    (job) =>
+      `${job.id}: ${job.state}, ${job.progress.percent}% of the window, ${job.progress.credits_spent} credits`,
+  );
+  const older = leftOut > 0 ? ` The ${leftOut} older ones are left out to fit the result.` : "";
+  const text = `${jobs.length + leftOut === 1 ? "1 export" : `${jobs.length + leftOut} exports`} on this key, newest first. Nothing was charged.${older}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}`;
+  return { content: [{ type: "text", text }], structuredContent: { exports: jobs } };
+}
+
+export const EXPORT_TOOLS: readonly ResourceTool[] = [startExport, getExport, listExports];
