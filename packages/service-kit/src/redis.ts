@@ -43,7 +43,9 @@ export async function openRedis(
   options: RedisOptions = {},
 ): Promise<Redis> {
   const client = connectRedis(url, name, logger, options);
-  const timer = setTimeout(() => client.disconnect(), options.connectTimeoutMs ?? 10_000);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const giveUpAt = Date.now() + connectTimeoutMs;
+  const timer = setTimeout(() => client.disconnect(), connectTimeoutMs);
   // The connection's own error says why (WRONGPASS, NOAUTH, refused…); the failed call only that it closed.
   let problem: string | undefined;
   const noteProblem = (error: Error) => {
@@ -51,9 +53,20 @@ export async function openRedis(
   };
   client.on("error", noteProblem);
   try {
-    await client.connect();
-    await client.ping();
-    return client;
+    // A Redis (or a host) busy as we start may let the connection's first commands or a PING outlast
+    // the command timeout. The client then reconnects on its own: only the connect bound gives up.
+    for (;;) {
+      problem = undefined; // each attempt is judged by its own failure
+      try {
+        if (client.status === "wait") await client.connect();
+        else if (!(await readyBefore(client, giveUpAt))) throw new Error(problem ?? "not ready in time");
+        await client.ping();
+        return client;
+      } catch (error) {
+        const slow = isCommandTimeout(error) || problem === COMMAND_TIMED_OUT;
+        if (!slow || client.status === "end" || Date.now() >= giveUpAt) throw error;
+      }
+    }
   } catch (error) {
     client.disconnect();
     throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${problem ?? String(error)}`);
@@ -61,6 +74,25 @@ export async function openRedis(
     client.off("error", noteProblem);
     clearTimeout(timer);
   }
+}
+
+const COMMAND_TIMED_OUT = "Command timed out";
+const isCommandTimeout = (error: unknown) => error instanceof Error && error.message === COMMAND_TIMED_OUT;
+
+/** Whether the client, reconnecting on its own, is ready before `giveUpAt` (false once it ended). */
+function readyBefore(client: Redis, giveUpAt: number): Promise<boolean> {
+  if (client.status === "ready") return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const settle = (ready: boolean) => {
+      clearTimeout(timer);
+      client.off("ready", onReady).off("end", onEnd);
+      resolve(ready);
+    };
+    const onReady = () => settle(true);
+    const onEnd = () => settle(false);
+    const timer = setTimeout(() => settle(false), Math.max(0, giveUpAt - Date.now()));
+    client.on("ready", onReady).on("end", onEnd);
+  });
 }
 
 export function isRedisReady(client: Redis): boolean {

@@ -80,6 +80,31 @@ describe("a service's connections under faults", () => {
     await waitFor(() => redisResponds(redis), "Redis answering again", 5_000);
   });
 
+  it("starts on a Redis that answers its first PING only after the command timeout, within the connect bound", async () => {
+    // Paused from before the service connects: the first PING outlasts the 300 ms command timeout.
+    await operator.call("CLIENT", "PAUSE", "1200", "ALL");
+    const started = await openRedis(redisServer.url, "faults-test-start", silentLogger(), {
+      commandTimeoutMs: 300,
+      connectTimeoutMs: 5_000,
+    });
+    try {
+      expect(await started.ping()).toBe("PONG");
+    } finally {
+      started.disconnect();
+    }
+  });
+
+  it("gives up starting on a Redis that stays silent past the connect bound, saying so", async () => {
+    await operator.call("CLIENT", "PAUSE", "2000", "ALL");
+    await expect(
+      openRedis(redisServer.url, "faults-test-start", silentLogger(), {
+        commandTimeoutMs: 200,
+        connectTimeoutMs: 700,
+      }),
+    ).rejects.toThrow(/cannot reach Redis at .*: Command timed out|Connection is closed/);
+    await waitFor(() => redisResponds(redis), "Redis answering again", 5_000);
+  });
+
   it("gives a cache read up after its bound while Redis is paused, well before the command timeout", async () => {
     await operator.call("CLIENT", "PAUSE", "1000", "ALL");
     const started = performance.now();
