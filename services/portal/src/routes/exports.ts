@@ -18,7 +18,7 @@ import { field } from "../http/forms.ts";
 import { renderPage, sendPageError } from "../http/render.ts";
 import { requireSignIn, type SignedIn } from "../http/session.ts";
 import { words } from "../http/words.ts";
-import { askGateway, type Loaded, ownerOf, sendRefusal } from "./key-pages.ts";
+import { askGateway, type Loaded, ownerOf, renderRefusalPage } from "./key-pages.ts";
 
 type Params = { id: string; exportId?: string };
 const ACTIONS = ["start", "pause", "resume", "cancel"] as const;
@@ -86,7 +86,8 @@ async function renderList(
     ? { data: { jobs: [] } }
     : await askExports(ctx, reply, owned, "GET", "/v1/exports");
   if ("sent" in listed) return listed.sent;
-  if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your exports cannot be shown");
+  if ("refused" in listed)
+    return renderRefusalPage(ctx, reply, listed.refused, "Your exports cannot be shown");
   return renderPage(
     ctx,
     reply,
@@ -205,7 +206,7 @@ async function renderJob(
   if ("sent" in shown) return shown.sent;
   if ("refused" in shown) {
     if (json) return reply.code(shown.refused.status).send({ error: shown.refused.error });
-    return sendRefusal(ctx, reply, shown.refused, "The export cannot be shown");
+    return renderRefusalPage(ctx, reply, shown.refused, "The export cannot be shown");
   }
   const locals = {
     key: owned.key,
@@ -274,7 +275,7 @@ export function exportFile(ctx: PortalContext) {
       if (file.status >= 500)
         return sendPageError(ctx, reply, "exports_unavailable", { internal: `${file.code}: ${file.error}` });
       if (file.status === 401 || file.status === 404) return sendPageError(ctx, reply, "not_found");
-      return sendRefusal(ctx, reply, file, "The file cannot be downloaded");
+      return renderRefusalPage(ctx, reply, file, "The file cannot be downloaded");
     }
     for (const name of ["content-type", "content-length", "content-disposition", "x-export-sha256"]) {
       const value = file.headers.get(name);

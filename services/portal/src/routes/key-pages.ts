@@ -78,8 +78,8 @@ export async function askGateway(
   return { refused: answer };
 }
 
-/** A refusal on a page without a form: the gateway's sentence, with its status. */
-export function sendRefusal(ctx: PortalContext, reply: FastifyReply, refused: Refusal, title: string) {
+/** A page for the gateway's refusal where there is no form to show it on: its catalog sentence, with its status. */
+export function renderRefusalPage(ctx: PortalContext, reply: FastifyReply, refused: Refusal, title: string) {
   if (refused.retryAfterSeconds !== undefined) reply.header("retry-after", String(refused.retryAfterSeconds));
   return renderPage(ctx, reply, "error", { title, error: { title, message: refused.error } }, refused.status);
 }

@@ -8,7 +8,7 @@ import type { PortalContext } from "../context.ts";
 import type { CallOptions } from "../gateway-client.ts";
 import { askGateway, type Loaded } from "./key-pages.ts";
 
-export { type Loaded, ownerOf, type Refusal, sendRefusal } from "./key-pages.ts";
+export { type Loaded, ownerOf, type Refusal, renderRefusalPage } from "./key-pages.ts";
 
 export type MonitorParams = { Params: { id: string; monitorId: string } };
 

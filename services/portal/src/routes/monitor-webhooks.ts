@@ -22,7 +22,7 @@ import {
   type MonitorParams,
   ownerOf,
   type Refusal,
-  sendRefusal,
+  renderRefusalPage,
 } from "./monitor-owner.ts";
 
 type DeliveryParams = { Params: { id: string; monitorId: string; deliveryId: string } };
@@ -107,7 +107,7 @@ async function findMonitor(
   const read = await askMonitors(ctx, reply, loaded, "GET", monitorApi(monitorId));
   if ("sent" in read) return read;
   if ("refused" in read)
-    return { sent: await sendRefusal(ctx, reply, read.refused, "The monitor cannot be shown") };
+    return { sent: await renderRefusalPage(ctx, reply, read.refused, "The monitor cannot be shown") };
   return { monitor: (read.data as { monitor: MonitorView }).monitor };
 }
 
@@ -143,7 +143,8 @@ async function renderMonitor(
   if (hasWebhook) {
     const log = await askMonitors(ctx, reply, loaded, "GET", monitorApi(monitor.id, "/deliveries"));
     if ("sent" in log) return log.sent;
-    if ("refused" in log) return sendRefusal(ctx, reply, log.refused, "The delivery log cannot be shown");
+    if ("refused" in log)
+      return renderRefusalPage(ctx, reply, log.refused, "The delivery log cannot be shown");
     deliveries = (log.data as { deliveries: DeliveryView[] }).deliveries;
   }
   const watches = `${monitor.kind === "comment" ? "Comments" : "Posts"} of ${

@@ -21,7 +21,7 @@ import {
   type MonitorParams,
   ownerOf,
   type Refusal,
-  sendRefusal,
+  renderRefusalPage,
 } from "./monitor-owner.ts";
 import { showWebhookSecretAfterRedirect } from "./monitor-webhooks.ts";
 
@@ -92,7 +92,8 @@ async function renderMonitors(
     );
   const listed = await askMonitors(ctx, reply, loaded, "GET", "/v1/monitors");
   if ("sent" in listed) return listed.sent;
-  if ("refused" in listed) return sendRefusal(ctx, reply, listed.refused, "Your monitors cannot be shown");
+  if ("refused" in listed)
+    return renderRefusalPage(ctx, reply, listed.refused, "Your monitors cannot be shown");
   const { monitors, limit, limit_used } = listed.data as {
     monitors: Record<string, unknown>[];
     limit: number;
@@ -222,7 +223,8 @@ export function deleteMonitor(ctx: PortalContext) {
     if (!MONITOR_ID.test(monitorId)) return sendPageError(ctx, reply, "not_found");
     const answer = await askMonitors(ctx, reply, loaded, "DELETE", `/v1/monitors/${monitorId}`);
     if ("sent" in answer) return answer.sent;
-    if ("refused" in answer) return sendRefusal(ctx, reply, answer.refused, "The monitor was not deleted");
+    if ("refused" in answer)
+      return renderRefusalPage(ctx, reply, answer.refused, "The monitor was not deleted");
     return reply.redirect(`/keys/${loaded.key.id}/monitors?done=monitor-deleted`, 303);
   };
 }
