@@ -41,8 +41,12 @@ export function createLogger(service: string, options: LoggerOptions = {}): Logg
     hooks: { streamWrite: maskApiKeys },
     mixin: requestFields,
   };
-  return pino(settings, (options.destination as pino.DestinationStream | undefined) ?? bufferedStdout());
+  const destination = options.destination as pino.DestinationStream | undefined;
+  // A silent logger writes nothing, so it needs no buffer on standard output, nor its flush timer.
+  return pino(settings, destination ?? (settings.level === "silent" ? DISCARD : bufferedStdout()));
 }
+
+const DISCARD: pino.DestinationStream = { write: () => {} };
 
 /**
  * Standard output written in batches: a write per log line would cost a system call per request.
