@@ -4,9 +4,12 @@
  * once as a cache miss and once as a cache hit. V8's precise coverage counts the product files
  * (`services/*\/src`, `packages/*\/src`) whose code ran for it, and a subscription to the stack's
  * subjects counts its NATS round trips (each request on a service subject is one; replies travel
- * on inboxes), the settlement included. Each walk is taken three times on fresh windows and only
- * what all three share is counted, so a timer of some service that fires during one walk is not.
- * The test fails when the path grows past the bounds below.
+ * on inboxes), the settlement included. Code that runs on its own is not the request's: after each
+ * walk the stack is watched idle for as long again, and a function that ran then too is left out
+ * (billing's sweep, a flush timer: on a busy machine a walk outlasts their period). Each walk is
+ * taken three times on fresh windows and only what all three share is counted. The stack's own
+ * sweep is set far apart, as the walk needs none. The test fails when the path grows past the
+ * bounds below.
  */
 import { Session } from "node:inspector/promises";
 import { waitFor } from "@rda/service-kit/testing";
@@ -57,7 +60,7 @@ beforeAll(async () => {
   await session.post("Debugger.enable"); // for the sources of the scripts that ran
   // Before the stack starts, so every product function it compiles is counted.
   await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
-  stack = await startStack({ responseCache: {} });
+  stack = await startStack({ responseCache: {}, pendingSweepMs: 600_000 });
   subscription = stack.nats.subscribe(`${stack.namespace}.>`, {
     callback: (_error, message) => {
       seen.push({ subject: message.subject, data: message.string() });
@@ -82,29 +85,46 @@ async function walk(path: string, key: string): Promise<Walk> {
   // A walk measures a served request. Under precise coverage on a loaded machine the in-process
   // stack is many times slower, and a miss may end 502 (refunded); such a walk is taken again, once,
   // and said. What callers get from a failing adapter is tested elsewhere.
+  let startedMs = 0;
   for (let attempt = 1; ; attempt++) {
     await session.post("Profiler.takePreciseCoverage"); // counts from here
     seen = [];
+    startedMs = performance.now();
     const failed = await answered(path, key, attempt === 2);
     if (failed === undefined) break;
     console.warn(`request walk: ${path} answered ${failed}; taken again`);
   }
-  const { result } = await session.post("Profiler.takePreciseCoverage");
+  const walked = await productFunctionsRun();
+  // The same stretch again with no request: what runs then runs on its own.
+  const idleMs = performance.now() - startedMs;
+  await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const onItsOwn = await productFunctionsRun();
   const files = new Set<string>();
+  for (const [fn, file] of walked) if (!onItsOwn.has(fn)) files.add(file);
+  const prefix = `${stack.namespace}.`;
+  return { files, subjects: seen.map(({ subject }) => subject.slice(prefix.length)) };
+}
+
+/**
+ * The product functions that ran since the last call, each named by its script and place, with its
+ * file: the runner's export accessors left out.
+ */
+async function productFunctionsRun(): Promise<Map<string, string>> {
+  const { result } = await session.post("Profiler.takePreciseCoverage");
+  const functions = new Map<string, string>();
   for (const script of result) {
     const file = PRODUCT_FILE.exec(script.url)?.[1];
     if (file === undefined || NOT_ON_THE_PATH.test(file)) continue;
     const ran = script.functions.filter((fn) => (fn.ranges[0]?.count ?? 0) > 0);
     if (ran.length === 0) continue;
     const source = await sourceOf(script.scriptId);
-    const own = ran.filter(
-      (fn) => !EXPORT_ACCESSOR.test(source.slice(fn.ranges[0]!.startOffset, fn.ranges[0]!.endOffset)),
-    );
-    if (own.length === 0) continue;
-    files.add(file);
+    for (const fn of ran) {
+      const { startOffset, endOffset } = fn.ranges[0]!;
+      if (!EXPORT_ACCESSOR.test(source.slice(startOffset, endOffset)))
+        functions.set(`${script.url}:${startOffset}`, file);
+    }
   }
-  const prefix = `${stack.namespace}.`;
-  return { files, subjects: seen.map(({ subject }) => subject.slice(prefix.length)) };
+  return functions;
 }
 
 /**
