@@ -189,8 +189,12 @@ describe("limits and bad input", () => {
       for (let i = 0; i <= DEFAULT_QUOTES_PER_MINUTE; i += 1) answers.push(await quote(keys[i % 2]!.key));
       if (Math.floor(Date.now() / 60_000) === minute) break;
     }
-    // Each of the minute's first ten is quoted (or, with the upstream busy, a 503 to try again).
-    for (const answer of answers.slice(0, -1)) expect([201, 503]).toContain(answer.status);
+    // Each of the minute's first ten is quoted, or told to try again: the upstream busy (503), or
+    // our upstream budget spent for the moment (429 global_rate_limited), as a busy machine can make it.
+    for (const answer of answers.slice(0, -1)) {
+      if (answer.status === 429) expect(answer.body.code).toBe("global_rate_limited");
+      else expect([201, 503]).toContain(answer.status);
+    }
     const refused = answers.at(-1)!;
     expect(refused.status).toBe(429);
     // Until the minute turns, as the limit counts.

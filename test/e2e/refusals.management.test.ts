@@ -265,23 +265,32 @@ describe("Idempotency-Key on the POSTs that create", () => {
 describe("a GET retried the moment its answer arrives", () => {
   it("gets that answer, 1,000 times out of 1,000", async () => {
     const { key, id } = await stack.createKey({ credits: 1_000, qps: 1_000, burst: 1_000 });
-    // A settled window (ended days ago): kept for the settled bound, so the thousand answers are
-    // served from the cache however long the loop takes, never needing an upstream turn that a busy
-    // machine could see refused (a 429 is no answer to replay).
+    // A settled window (ended days ago), kept for the settled bound, so the answers are cache hits
+    // however long the loop takes.
     const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
     const path = `/v1/posts?subreddit=${subreddit()}&before=${before}&limit=1`;
     let replayed = 0;
-    for (let i = 0; i < 1_000; i += 1) {
+    // A first ask refused for the moment (429 or 503: on a busy machine a cache read may give up
+    // after its bound, and the fetch then find the budget spent) is no answer: nothing is kept or
+    // charged, and its retry would be a new request. It is counted, and the next round asks anew.
+    let refusedFirst = 0;
+    for (let i = 0; replayed < 1_000; i += 1) {
       const headers = { "idempotency-key": `race-${id}-${i}` };
       const first = await fetch(`${stack.gatewayUrl}${path}`, { headers: { ...withKey(key), ...headers } });
       const firstBody = await first.text();
+      if (first.status === 429 || first.status === 503) {
+        refusedFirst += 1;
+        expect(refusedFirst, `round ${i}: ${first.status} ${firstBody}`).toBeLessThanOrEqual(50);
+        continue;
+      }
       const retry = await fetch(`${stack.gatewayUrl}${path}`, { headers: { ...withKey(key), ...headers } });
       const retryBody = await retry.text();
       if (retry.status === 200 && retryBody === firstBody && retry.headers.get("idempotent-replayed"))
         replayed += 1;
-      else expect.fail(`attempt ${i}: ${first.status} then ${retry.status} ${retryBody.slice(0, 200)}`);
+      else expect.fail(`round ${i}: ${first.status} then ${retry.status} ${retryBody.slice(0, 200)}`);
     }
     expect(replayed).toBe(1_000);
+    // Exactly the thousand answers were charged: no refused ask, and no replay.
     expect(await stack.balanceOf(id)).toBe(0);
   }, 300_000);
 });
