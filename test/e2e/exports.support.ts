@@ -114,6 +114,10 @@ export async function waitForState(
   const job = await waitFor(
     async () => {
       const answer = await call(stack, key, "GET", `/v1/exports/${id}`);
+      // Told to try again (a busy machine: 429, 503) is asked again; anything else is the test's failure.
+      if (answer.status === 429 || answer.status === 503) return undefined;
+      if (answer.status !== 200)
+        throw new Error(`GET /v1/exports/${id}: ${answer.status} ${JSON.stringify(answer.body)}`);
       const job = jobOf(answer);
       return states.includes(job.state) ? job : undefined;
     },

@@ -184,7 +184,7 @@ describe("the stack's traces and metrics", () => {
       expect(promtoolCheckMetrics(text), name).toEqual({ status: 0, output: "" });
       expect(text, name).toContain(`rda_build_info{service="${name}",version="1.0.0",commit="c0ffee1"} 1`);
     }
-  });
+  }, 90_000); // a promtool run per service: a bound for a hang, not for speed
 
   it("counts what the request did: gateway traffic, billing's debit and the adapter's upstream call", async () => {
     const scrape = async (name: string) =>
