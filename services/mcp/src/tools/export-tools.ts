@@ -15,6 +15,7 @@ import {
 } from "@rda/contracts";
 import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
+import { count, cutSentence, fitToBudget } from "../results/presentation.ts";
 import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
 import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
@@ -114,21 +115,23 @@ export const listExports: ResourceTool = {
     if (!answer.ok) return errorResult(describeGatewayError(answer.error));
     const jobs = answer.value.jobs.map(({ result: _result, ...lean }) => lean);
     // Newest first, as many as fit the result budget; the older ones left out are counted.
-    for (let shown = jobs.length; ; shown -= 1) {
-      const result = listResult(jobs.slice(0, shown), jobs.length - shown);
-      if (shown === 0 || JSON.stringify(result).length <= budgetBytes) return result;
-    }
+    return fitToBudget(jobs.length, (shown) => listResult(jobs, shown, budgetBytes), budgetBytes);
   },
 };
 
-function listResult(jobs: readonly Omit<ExportJob, "result">[], leftOut: number): CallToolResult {
-  const lines = jobs.map(
+function listResult(
+  jobs: readonly Omit<ExportJob, "result">[],
+  shown: number,
+  budgetBytes: number,
+): CallToolResult {
+  const listed = jobs.slice(0, shown);
+  const lines = listed.map(
     (job) =>
-      `${job.id}: ${job.state}, ${job.progress.percent}% of the window, ${job.progress.credits_spent} credits`,
+      `${job.id}: ${job.state}, ${job.progress.percent}% of the window, ${count(job.progress.credits_spent, "credit")}`,
   );
-  const older = leftOut > 0 ? ` The ${leftOut} older ones are left out to fit the result.` : "";
-  const text = `${jobs.length + leftOut === 1 ? "1 export" : `${jobs.length + leftOut} exports`} on this key, newest first. Nothing was charged.${older}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}`;
-  return { content: [{ type: "text", text }], structuredContent: { exports: jobs } };
+  const cut = shown < jobs.length ? ` ${cutSentence(budgetBytes, shown, jobs.length, "exports")}` : "";
+  const text = `${count(jobs.length, "export")} on this key, newest first. Nothing was charged.${cut}${lines.length > 0 ? `\n${lines.join("\n")}` : ""}`;
+  return { content: [{ type: "text", text }], structuredContent: { exports: listed } };
 }
 
 export const EXPORT_TOOLS: readonly ResourceTool[] = [startExport, getExport, listExports];
