@@ -7,7 +7,7 @@ import { refundReplySchema, settleReplySchema } from "@rda/contracts";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, journalTypes, startHarness, TEST_SETTINGS } from "./harness.ts";
-import { admit, balanceOf, createKey, newRequestId, verify } from "./ops.ts";
+import { admit, balanceOf, createKey, debitWork, newRequestId, verify } from "./ops.ts";
 
 let h: Harness;
 beforeAll(async () => {
@@ -54,6 +54,27 @@ describe("pending debits", () => {
     expect(await settle(key.id, requestIds)).toEqual({ settled: 0, ignored: 2, ends: ["voided", "voided"] });
     expect(await refundNow(key.id, requestIds[0]!)).toEqual({ outcome: "voided", balance: 5 });
     expect((await verify(h)).ok).toBe(true);
+  });
+
+  it("renews a pending work debit's deadline when it is asked again, and never brings a settled one back", async () => {
+    const key = await createKey(h, { credits: 5 });
+    const workId = "exp_renewal.p1.a0";
+    const member = `${key.id}|${workId}`;
+    const deadline = async () => Number(await h.redis.zscore(h.keys.pendingDebits, member));
+    expect(await debitWork(h, key.id, workId, "exportPage", 60_000)).toMatchObject({ outcome: "debited" });
+    const first = await deadline();
+    // A replica that takes a dead worker's page over asks for the same debit: charged once, and
+    // given a whole deadline from now for the page it is about to fetch.
+    await waitFor(async () => (await h.redis.time())[0] * 1_000 > first - 60_000 + 1_000, "a second to pass");
+    expect(await debitWork(h, key.id, workId, "exportPage", 60_000)).toMatchObject({
+      outcome: "already_debited",
+      balance: 4,
+    });
+    expect(await deadline()).toBeGreaterThan(first);
+    expect(await settle(key.id, [workId])).toEqual({ settled: 1, ignored: 0, ends: ["settled"] });
+    expect(await debitWork(h, key.id, workId, "exportPage", 60_000)).toMatchObject({ outcome: "already_debited" });
+    expect(await h.redis.zscore(h.keys.pendingDebits, member)).toBeNull();
+    expect(await balanceOf(h, key)).toBe(4);
   });
 
   it("refunds a pending debit at once, answers its balance, and never twice", async () => {

@@ -21,6 +21,12 @@ export interface Checkpoint {
   attempt: number;
   /** The page debit asked and not yet settled or refunded; refunded if the job ends first. */
   inflightDebit: string | null;
+  /**
+   * The last kept page's debit until its settle is known to have ended it: a worker that died
+   * between keeping the page and settling it leaves it here, for the next run to settle. Absent in
+   * records written before it existed.
+   */
+  unsettledDebit?: string | null;
   credits: number;
   failures: number;
   firstCreated: number | null;

@@ -145,6 +145,7 @@ export async function runJob(
   stopping: () => boolean,
 ): Promise<RunOutcome> {
   const { jobs, settings, logger } = deps;
+  await settleLeftPage(deps, job.id);
   const started = await jobs.update(job.id, (record) => {
     if (record.run !== job.run || !ACTIVE_STATES.has(record.state)) return undefined;
     if (record.state === "paused" && (record.pausedBy === "caller" || record.pausedBy === "revoked"))
@@ -315,6 +316,7 @@ async function keepPage(
     seamIds: rows.filter((row) => row.created_utc === lastSecond).map((row) => String(row.id)),
     attempt: 0,
     inflightDebit: null,
+    unsettledDebit: debitId,
     credits: cp.credits + 1,
     failures: 0,
     firstCreated: cp.firstCreated ?? (times.length > 0 ? Math.min(...times) : null),
@@ -341,17 +343,38 @@ async function keepPage(
 
 /**
  * The page is written and checkpointed: its debit becomes final. Billing not answering is the
- * settle path's to retry; a debit that ended otherwise first (voided at its deadline) leaves the
- * page free, which is said in the log.
+ * settle path's to retry. A debit that ended otherwise first (voided at its deadline while its
+ * worker stalled) leaves the page free: the job's credits say so, once, so that what it reports
+ * spent is what the ledger took.
  */
-async function settlePage(deps: Pick<JobRunDeps, "billing" | "logger">, record: JobRecord, debitId: string) {
+async function settlePage(
+  deps: Pick<JobRunDeps, "billing" | "jobs" | "logger">,
+  record: JobRecord,
+  debitId: string,
+) {
   const settled = await deps.billing.settle(record.keyId, debitId);
-  if (!settled.ok) return;
-  if (settled.value !== "settled" && settled.value !== "already_settled")
+  if (!settled.ok || settled.value === "settled" || settled.value === "already_settled") return;
+  const corrected = await deps.jobs.update(record.id, (r) =>
+    r.checkpoint.unsettledDebit === debitId
+      ? { ...r, checkpoint: { ...r.checkpoint, unsettledDebit: null, credits: r.checkpoint.credits - 1 } }
+      : undefined,
+  );
+  if (corrected !== undefined)
     deps.logger.warn(
       { export_id: record.id, debit_id: debitId, end: settled.value },
       "export page not charged",
     );
+}
+
+/**
+ * A worker that died between keeping a page and settling it left the page's debit pending: the next
+ * run settles it before anything else (settling is idempotent), whatever state the job is in now,
+ * since the page is part of the job's rows.
+ */
+async function settleLeftPage(deps: Pick<JobRunDeps, "billing" | "jobs" | "logger">, jobId: string) {
+  const record = await deps.jobs.get(jobId);
+  const debitId = record?.checkpoint.unsettledDebit;
+  if (record !== undefined && debitId) await settlePage(deps, record, debitId);
 }
 
 async function finish(deps: JobRunDeps, record: JobRecord): Promise<RunOutcome> {

@@ -46,7 +46,7 @@ end
  * insufficient, {…, -1, -1, -1, the line's round} (the round names a pause for credits). A debit
  * already recorded under the request id answers `already_debited` (pending or settled) or
  * `already_ended` (refunded or voided) with the balance it left and the month's figures and the
- * low-balance line as they stand, and takes nothing.
+ * low-balance line as they stand, and takes nothing; a pending one's deadline is renewed from now.
  *
  * Past its deadline billing has stopped waiting and answered 503 ("nothing was charged"): a script
  * that Redis runs only then (it was stalled or paused meanwhile) is refused whole, as 'expired'.
@@ -66,6 +66,11 @@ if credits > 0 then
   local prior = read_debit(KEYS[3])
   if prior then
     local live = prior.state == 'pending' or prior.state == 'settled'
+    -- Asked again while pending, the debit's owner (or the replica that took its work over) is
+    -- alive: its deadline moves on, so the voider does not return a page that is being fetched.
+    if prior.state == 'pending' then
+      redis.call('ZADD', KEYS[6], 'XX', 'GT', now + tonumber(ARGV[8]), ARGV[14])
+    end
     local cap, spent = month_spend()
     return {live and 'already_debited' or 'already_ended', prior.balance, 0, qps, burst, 0, 0, cap, spent,
       low_balance_line(), low_balance_round()}

@@ -5,7 +5,7 @@
  * is pending in the pending index like a request's: its caller settles it once the work is done or
  * refunds it when the work failed, and the voider (debit-voider.ts) returns it when nobody did by
  * its deadline. A retry under the same id is charged once: `already_debited` while the debit is
- * pending or settled, `already_ended` once it was refunded or voided (the work goes on under a new
+ * pending (its deadline renewed: whoever asks is working on it) or settled, `already_ended` once it was refunded or voided (the work goes on under a new
  * id). A refusal says why, with what the caller needs to tell the key's account.
  */
 import type { WorkDebitReply, WorkDebitRequest } from "@rda/contracts";
