@@ -42,6 +42,7 @@ const UNIT = [
   "services/upstream-sim/test/dates.parse.test.ts",
   // Repository rules: source and docs read from disk.
   "test/architecture/**/*.test.ts",
+  "test/contract/deadline-settings.test.ts",
   "test/contract/error-catalog.test.ts",
   "test/docs/**/*.test.ts",
 ];

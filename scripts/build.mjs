@@ -6,6 +6,8 @@
  *
  *   pnpm build                  every service
  *   pnpm build gateway billing  only those
+ *   pnpm build --if-changed …   only what changed since its last build (the tests' way: several
+ *                               test files start the same built services, some at once)
  *
  * Plain JavaScript on purpose: `pnpm admin` (scripts/admin.mjs) imports it without any loader.
  */
@@ -18,6 +20,7 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -124,6 +127,48 @@ const BANNER = [
 const serviceOf = (entry) => entry.split("/")[1];
 
 /**
+ * What a built file was made from, beside it: each input's size and modification time, the bundle's
+ * inputs as esbuild reported them plus what else lands in dist/ (this script, the lockfile, which
+ * pins the native packages copied, and the service's run-time folders).
+ */
+const stampPath = (output) => join(ROOT, `${output}.inputs.json`);
+
+function filesUnder(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+function stampOf(files) {
+  const stamp = {};
+  for (const file of files.sort()) {
+    const stat = statSync(file, { throwIfNoEntry: false });
+    stamp[file] = stat === undefined ? null : `${stat.size}:${stat.mtimeMs}`;
+  }
+  return stamp;
+}
+
+const alwaysInputs = (entry) => [
+  fileURLToPath(import.meta.url),
+  join(ROOT, "pnpm-lock.yaml"),
+  ...RUNTIME_FOLDERS.flatMap((folder) => filesUnder(join(ROOT, "services", serviceOf(entry), "src", folder))),
+];
+
+/** The output exists and none of what it was made from changed since. */
+export function isUpToDate([output, entry]) {
+  if (!existsSync(join(ROOT, output))) return false;
+  let recorded;
+  try {
+    recorded = JSON.parse(readFileSync(stampPath(output), "utf8"));
+  } catch {
+    return false;
+  }
+  const files = [...new Set([...Object.keys(recorded), ...alwaysInputs(entry)])];
+  return JSON.stringify(stampOf(files)) === JSON.stringify(recorded);
+}
+
+/**
  * Builds one `[output, entry]` target; resolves when it is written. Each file is written beside its
  * place and renamed into it, so a process starting the old build meanwhile never reads half a file.
  */
@@ -141,17 +186,25 @@ export async function buildTarget([output, entry]) {
     banner: { js: BANNER },
     logLevel: "warning",
     write: false,
+    metafile: true,
   });
-  for (const file of result.outputFiles) {
-    mkdirSync(dirname(file.path), { recursive: true });
-    const partial = `${file.path}.${process.pid}.partial`;
-    writeFileSync(partial, file.contents);
-    renameSync(partial, file.path);
-  }
+  for (const file of result.outputFiles) writeInPlace(file.path, file.contents);
+  const bundled = Object.keys(result.metafile.inputs)
+    .filter((input) => !input.includes(":"))
+    .map((input) => resolve(input));
+  writeInPlace(stampPath(output), JSON.stringify(stampOf([...bundled, ...alwaysInputs(entry)])));
+}
+
+function writeInPlace(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  const partial = `${path}.${process.pid}.partial`;
+  writeFileSync(partial, contents);
+  renameSync(partial, path);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const wanted = process.argv.slice(2);
+  const ifChanged = process.argv.includes("--if-changed");
+  const wanted = process.argv.slice(2).filter((arg) => arg !== "--if-changed");
   const unknown = wanted.filter((name) => !serviceNames().includes(name));
   if (unknown.length > 0) {
     process.stderr.write(
@@ -161,10 +214,15 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   const started = Date.now();
   const services = wanted.length > 0 ? wanted : serviceNames();
-  const targets = buildTargets(services);
+  // A service is built again whole (its bundles and run-time files) when any of its targets changed.
+  const stale = services.filter((name) => !ifChanged || !buildTargets([name]).every(isUpToDate));
+  const targets = buildTargets(stale);
   await Promise.all(targets.map(buildTarget));
-  for (const name of services) copyRuntimeFiles(name);
+  for (const name of stale) copyRuntimeFiles(name);
+  const fresh = services.filter((name) => !stale.includes(name));
   process.stdout.write(
-    `built ${targets.map(([output]) => output).join(", ")} in ${Date.now() - started} ms\n`,
+    `built ${targets.map(([output]) => output).join(", ") || "nothing"} in ${Date.now() - started} ms${
+      fresh.length > 0 ? ` (up to date: ${fresh.join(", ")})` : ""
+    }\n`,
   );
 }

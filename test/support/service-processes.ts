@@ -109,9 +109,13 @@ function parseJsonLine(line: string): Record<string, unknown>[] {
   }
 }
 
-/** Builds services to JavaScript with `pnpm build`'s script (scripts/build.mjs). */
+/**
+ * Builds services to JavaScript with `pnpm build`'s script (scripts/build.mjs), those whose sources
+ * changed since their last build only: several test files start the same built services, and a
+ * service another file is running keeps its files.
+ */
 export function buildServices(names: readonly string[]): void {
-  execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), ...names], {
+  execFileSync(process.execPath, [join(ROOT, "scripts", "build.mjs"), "--if-changed", ...names], {
     cwd: ROOT,
     stdio: "pipe",
   });

@@ -51,16 +51,22 @@ async function objectStoreOf(config: ExportsConfig): Promise<ObjectStore | undef
   });
 }
 
-type ExportsConfig = ReturnType<typeof loadConfig<typeof exportsConfigShape>>;
+type ExportsConfig = ReturnType<typeof loadExportsConfig>;
+
+/** The exports service's settings; a page asked of an adapter must outlast the adapter's own upstream
+ * deadline (contracts' bounds.ts). */
+export function loadExportsConfig(source: Record<string, string | undefined> = process.env) {
+  const config = loadConfig(exportsConfigShape, source);
+  assertDeadlineOrder(config);
+  return config;
+}
 
 /**
  * `overrides`: settings that are no deployment's to choose (the queue's ack wait), which a test's
  * replica process passes in code to make a crash's takeover quick.
  */
 export async function serveExports(overrides: ExportSettings = {}): Promise<void> {
-  const config = loadConfig(exportsConfigShape);
-  // A page asked of an adapter must outlast the adapter's own upstream deadline (contracts' bounds.ts).
-  assertDeadlineOrder(config);
+  const config = loadExportsConfig();
   const observability = await startObservability("exports", import.meta.url, config);
   const logger = createLogger("exports", { level: config.LOG_LEVEL });
   const namespace = config.RDA_NAMESPACE ?? "";
