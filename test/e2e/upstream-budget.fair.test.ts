@@ -266,8 +266,11 @@ describe("a no-cache flood from one operator key", () => {
     expectVictimServed(victimAnswers, "no-cache flood");
     const attackServed = attackAnswers.filter((answer) => answer.charged).length;
     console.info(`no-cache flood: attacker ${attackAnswers.length} asked, ${attackServed} served`);
-    // The flood was told "our budget is spent" (429 global, refunded), never blamed on the upstream.
-    expect(attackAnswers.every((answer) => answer.status === 200 || answer.status === 429)).toBe(true);
+    // The flood was told "our budget is spent" (429 global, refunded), never blamed on the upstream
+    // (502); a busy machine may also answer a few "try again" (503), charged nothing either.
+    expect(
+      attackAnswers.map((answer) => answer.status).filter((status) => ![200, 429, 503].includes(status)),
+    ).toEqual([]);
     for (const answer of attackAnswers.filter((a) => a.status === 429)) expect(answer.scope).toBe("global");
     expect(attackServed).toBeLessThan(attackAnswers.length);
     expect(await stack.balanceOf(attacker.id)).toBe(1_000 - attackServed);

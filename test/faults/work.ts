@@ -3,9 +3,11 @@
  * HTTP API as a customer asks them, and what a fault test reads back: a job's state, its file's
  * rows, a webhook receiver's batches counted by their `webhook-id`.
  */
+import { randomUUID } from "node:crypto";
 import { buildSubjects, type MonitorRequest, monitorReplySchema } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
+import { askUntilServed } from "../support/http.ts";
 import type { FaultStack } from "./fault-stack.ts";
 
 const DAY = 86_400;
@@ -24,8 +26,9 @@ export async function call(
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   body?: unknown,
+  extraHeaders: Record<string, string> = {},
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-  const headers: Record<string, string> = { "x-api-key": key };
+  const headers: Record<string, string> = { "x-api-key": key, ...extraHeaders };
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`${stack.url("gateway")}${path}`, {
     method,
@@ -45,8 +48,23 @@ export function exportQuery(stack: FaultStack) {
 /** The simulator's path an export's pages are read from: a fault there fails a page. */
 export const EXPORT_PAGES_PATH = "/api/comments/search";
 
+/**
+ * Starts an export as a careful client does: under one Idempotency-Key, asked again while the answer
+ * is a try-again (a quote's sample refused on a busy machine), so it is started once.
+ */
 export async function startExport(stack: FaultStack, key: string): Promise<Job> {
-  const created = await call(stack, key, "POST", "/v1/exports", { ...exportQuery(stack), confirm: true });
+  const start = { "idempotency-key": `start-${randomUUID()}` };
+  const created = await askUntilServed(async () => {
+    const answer = await call(
+      stack,
+      key,
+      "POST",
+      "/v1/exports",
+      { ...exportQuery(stack), confirm: true },
+      start,
+    );
+    return { ...answer, body: answer.json };
+  });
   if (created.status !== 202)
     throw new Error(`export refused: ${created.status} ${JSON.stringify(created.json)}`);
   return created.json.data as Job;

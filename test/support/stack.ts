@@ -100,7 +100,12 @@ export interface StackOptions {
    * The adapters' shared response cache, in the stack's Redis (or `redis`), with these bounds
    * (default: the product's); none: no cache, as most tests that count the simulator's requests expect.
    */
-  responseCache?: { bounds?: FreshnessBounds; redis?: Redis };
+  responseCache?: {
+    bounds?: FreshnessBounds;
+    redis?: Redis;
+    /** The gateway's bound on a cached answer's read (default: the product's 250 ms). */
+    readTimeoutMs?: number;
+  };
   /** Replicas of each in-process adapter, sharing pacer and cache as in production; default 1. */
   adapterReplicas?: number;
   /** The simulator's latency for every answer, in ms; default 0. */
@@ -278,6 +283,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const gatewaySettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
     ...gatewaySettingsFromEnv(environment),
+    cacheReadTimeoutMs: options.responseCache?.readTimeoutMs,
     ...overrides,
   });
   // The gateway proxies /mcp to the MCP service, which calls a gateway back on its internal

@@ -65,14 +65,19 @@ describe("pending debits", () => {
     const first = await deadline();
     // A replica that takes a dead worker's page over asks for the same debit: charged once, and
     // given a whole deadline from now for the page it is about to fetch.
-    await waitFor(async () => (await h.redis.time())[0] * 1_000 > first - 60_000 + 1_000, "a second to pass");
+    await waitFor(
+      async () => Number((await h.redis.time())[0]) * 1_000 > first - 60_000 + 1_000,
+      "a second to pass",
+    );
     expect(await debitWork(h, key.id, workId, "exportPage", 60_000)).toMatchObject({
       outcome: "already_debited",
       balance: 4,
     });
     expect(await deadline()).toBeGreaterThan(first);
     expect(await settle(key.id, [workId])).toEqual({ settled: 1, ignored: 0, ends: ["settled"] });
-    expect(await debitWork(h, key.id, workId, "exportPage", 60_000)).toMatchObject({ outcome: "already_debited" });
+    expect(await debitWork(h, key.id, workId, "exportPage", 60_000)).toMatchObject({
+      outcome: "already_debited",
+    });
     expect(await h.redis.zscore(h.keys.pendingDebits, member)).toBeNull();
     expect(await balanceOf(h, key)).toBe(4);
   });

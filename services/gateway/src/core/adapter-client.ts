@@ -153,8 +153,10 @@ export function createCachedAnswers(deps: {
   redis: Redis;
   keys: UpstreamCacheKeys;
   metrics: GatewayMetrics;
+  /** The read's bound; past it the answer is a miss. Default: cacheCall's. */
+  timeoutMs?: number;
 }): CachedAnswers {
-  const { redis, keys, metrics } = deps;
+  const { redis, keys, metrics, timeoutMs } = deps;
   const counted = (outcome: "hit" | "miss" | "error", data?: AdapterData) => {
     metrics.cachedAnswerLookups.inc({ outcome });
     return data;
@@ -163,7 +165,7 @@ export function createCachedAnswers(deps: {
     async read({ operation, params, maxAgeS }) {
       if (maxAgeS === 0) return undefined;
       const key = keys.answer(answerRequestHash(operation, params));
-      const frame = await cacheCall(redis.getBuffer(key)).catch(() => "error" as const);
+      const frame = await cacheCall(redis.getBuffer(key), timeoutMs).catch(() => "error" as const);
       if (frame === "error") return counted("error");
       if (frame === null) return counted("miss");
       const kept = readKeptFrame(frame);

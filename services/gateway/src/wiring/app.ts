@@ -70,6 +70,12 @@ export interface GatewaySettings {
   readonly portalUrl: string;
   /** Upper bound on how long a key lookup is cached when no revocation event arrives. */
   readonly keyCacheTtlMs: number;
+  /**
+   * How long a cached answer's read may take before it counts as a miss (default
+   * CACHE_CALL_TIMEOUT_MS). No deployment's to choose; a test on a starved machine widens it when
+   * the bound itself is not what it checks.
+   */
+  readonly cacheReadTimeoutMs?: number;
   /** Refused keys a client address may send (FAILED_AUTH_BURST, FAILED_AUTH_QPS). */
   readonly failedAuth: FailedAuthLimits;
   /**
@@ -213,6 +219,7 @@ function buildContext(deps: GatewayDeps): GatewayContext {
       redis: deps.cacheRedis ?? redis,
       keys: deps.keys.upstreamCache,
       metrics,
+      timeoutMs: settings.cacheReadTimeoutMs,
     }),
     refunds: createRefunds(ends),
     settlement: createSettlement({ ends, logger }),
