@@ -127,11 +127,13 @@ const BANNER = [
 const serviceOf = (entry) => entry.split("/")[1];
 
 /**
- * What a built file was made from, beside it: each input's size and modification time, the bundle's
- * inputs as esbuild reported them plus what else lands in dist/ (this script, the lockfile, which
- * pins the native packages copied, and the service's run-time folders).
+ * What a built file was made from: each input's size and modification time, the bundle's inputs as
+ * esbuild reported them plus what else lands in dist/ (this script, the lockfile, which pins the
+ * native packages copied, and the service's run-time folders). Kept in node_modules' cache, not in
+ * dist/, which an image copies whole.
  */
-const stampPath = (output) => join(ROOT, `${output}.inputs.json`);
+const stampPath = (output) =>
+  join(ROOT, "node_modules", ".cache", "rda-build", `${output.replaceAll("/", "+")}.inputs.json`);
 
 function filesUnder(dir) {
   if (!existsSync(dir)) return [];

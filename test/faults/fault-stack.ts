@@ -147,272 +147,279 @@ export interface FaultStack {
 
 export async function startFaultStack(options: FaultStackOptions = {}): Promise<FaultStack> {
   const work = options.work === true;
-  buildServices([
-    "gateway",
-    "billing",
-    "adapter-posts",
-    "upstream-sim",
-    ...(work ? ["exports", "monitors"] : []),
-  ]);
+  // Exports and monitors run from their test replica entries (tsx), so they are not built.
+  buildServices(["gateway", "billing", "adapter-posts", "upstream-sim"]);
   const [redis, nats] = await Promise.all([
     freePort().then(startPrivateRedis),
     options.nats === undefined ? freePort().then(startPrivateNats) : undefined,
   ]);
   const natsUrl = options.nats?.url ?? nats!.url;
+  // Whatever was started before a step failed is stopped again, so a failed start leaks no server.
+  let started = false;
+  const running = new Map<string, ServiceProcess>();
   const exportsDir = work ? mkdtempSync(join(tmpdir(), "rda-fault-exports-")) : undefined;
-  const ports = Object.fromEntries(
-    await Promise.all(
-      ["gateway", "gateway-crash", "billing", "adapter-posts", "sim", "exports", "monitors"].map(
-        async (name) => [name, await freePort()],
+  try {
+    const ports = Object.fromEntries(
+      await Promise.all(
+        ["gateway", "gateway-crash", "billing", "adapter-posts", "sim", "exports", "monitors"].map(
+          async (name) => [name, await freePort()],
+        ),
       ),
-    ),
-  ) as Record<string, number>;
-  const simUrl = `http://127.0.0.1:${ports.sim}`;
-  const common = {
-    ...process.env,
-    NATS_URL: natsUrl,
-    NATS_REPLICAS: String(options.nats?.replicas ?? 1),
-    REDIS_URL: redis.url,
-    RDA_NAMESPACE: "",
-    HOST: "127.0.0.1",
-    LOG_LEVEL: "info",
-    UPSTREAM_URL: simUrl,
-    ADAPTER_TIMEOUT_MS: String(work ? 8_000 : ADAPTER_TIMEOUT_MS),
-    UPSTREAM_DEADLINE_MS: work ? "6000" : "1500",
-    UPSTREAM_ATTEMPT_TIMEOUT_MS: "750",
-    // The trickle measures the product's own faults, not the upstream's budget.
-    UPSTREAM_REQUESTS_PER_SECOND: "1000",
-    UPSTREAM_CONCURRENCY: "64",
-    // Nothing cached: the trickle repeats one request, which must reach the upstream (and its faults).
-    CACHE_MAX_BYTES: "0",
-    PENDING_SWEEP_MS: "250",
-  };
-  const specs = new Map<string, ServiceSpec>();
-  const metricsPort = async () => String(await freePort());
-  const gatewayEnv = async (name: string, pendingMs: number) => ({
-    ...common,
-    PORT: String(ports[name]),
-    METRICS_PORT: await metricsPort(),
-    // The internal listener (the MCP service's calls) too: its default port may be another stack's.
-    GATEWAY_INTERNAL_PORT: String(await freePort()),
-    PENDING_DEBIT_MS: String(pendingMs),
-  });
-  specs.set("upstream-sim", {
-    service: "upstream-sim",
-    ready: /upstream simulator listening/,
-    env: { ...common, SIM_PORT: String(ports.sim), SIM_SCALE: "0.05", METRICS_PORT: await metricsPort() },
-  });
-  specs.set("billing", {
-    service: "billing",
-    ready: /billing ready/,
-    env: { ...common, HEALTH_PORT: String(ports.billing), METRICS_PORT: await metricsPort() },
-    readyz: `http://127.0.0.1:${ports.billing}/readyz`,
-  });
-  specs.set("adapter-posts", {
-    service: "adapter-posts",
-    ready: /adapter ready/,
-    env: { ...common, HEALTH_PORT: String(ports["adapter-posts"]), METRICS_PORT: await metricsPort() },
-    readyz: `http://127.0.0.1:${ports["adapter-posts"]}/readyz`,
-  });
-  // Longer than the longest outage the tests make (a 20 s Redis pause): answered requests settle.
-  specs.set("gateway", {
-    service: "gateway",
-    ready: /gateway listening/,
-    env: await gatewayEnv("gateway", 25_000),
-    readyz: `http://127.0.0.1:${ports.gateway}/readyz`,
-  });
-  // The one killed mid-request: its debits are voided 3 s after admission.
-  if (options.crashGateway)
-    specs.set("gateway-crash", {
+    ) as Record<string, number>;
+    const simUrl = `http://127.0.0.1:${ports.sim}`;
+    const common = {
+      ...process.env,
+      NATS_URL: natsUrl,
+      NATS_REPLICAS: String(options.nats?.replicas ?? 1),
+      REDIS_URL: redis.url,
+      RDA_NAMESPACE: "",
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "info",
+      UPSTREAM_URL: simUrl,
+      ADAPTER_TIMEOUT_MS: String(work ? 8_000 : ADAPTER_TIMEOUT_MS),
+      UPSTREAM_DEADLINE_MS: work ? "6000" : "1500",
+      UPSTREAM_ATTEMPT_TIMEOUT_MS: "750",
+      // The trickle measures the product's own faults, not the upstream's budget.
+      UPSTREAM_REQUESTS_PER_SECOND: "1000",
+      UPSTREAM_CONCURRENCY: "64",
+      // Nothing cached: the trickle repeats one request, which must reach the upstream (and its faults).
+      CACHE_MAX_BYTES: "0",
+      PENDING_SWEEP_MS: "250",
+    };
+    const specs = new Map<string, ServiceSpec>();
+    const metricsPort = async () => String(await freePort());
+    const gatewayEnv = async (name: string, pendingMs: number) => ({
+      ...common,
+      PORT: String(ports[name]),
+      METRICS_PORT: await metricsPort(),
+      // The internal listener (the MCP service's calls) too: its default port may be another stack's.
+      GATEWAY_INTERNAL_PORT: String(await freePort()),
+      PENDING_DEBIT_MS: String(pendingMs),
+    });
+    specs.set("upstream-sim", {
+      service: "upstream-sim",
+      ready: /upstream simulator listening/,
+      env: { ...common, SIM_PORT: String(ports.sim), SIM_SCALE: "0.05", METRICS_PORT: await metricsPort() },
+    });
+    specs.set("billing", {
+      service: "billing",
+      ready: /billing ready/,
+      env: { ...common, HEALTH_PORT: String(ports.billing), METRICS_PORT: await metricsPort() },
+      readyz: `http://127.0.0.1:${ports.billing}/readyz`,
+    });
+    specs.set("adapter-posts", {
+      service: "adapter-posts",
+      ready: /adapter ready/,
+      env: { ...common, HEALTH_PORT: String(ports["adapter-posts"]), METRICS_PORT: await metricsPort() },
+      readyz: `http://127.0.0.1:${ports["adapter-posts"]}/readyz`,
+    });
+    // Longer than the longest outage the tests make (a 20 s Redis pause): answered requests settle.
+    specs.set("gateway", {
       service: "gateway",
       ready: /gateway listening/,
-      env: await gatewayEnv("gateway-crash", 3_000),
-      readyz: `http://127.0.0.1:${ports["gateway-crash"]}/readyz`,
+      env: await gatewayEnv("gateway", 25_000),
+      readyz: `http://127.0.0.1:${ports.gateway}/readyz`,
     });
+    // The one killed mid-request: its debits are voided 3 s after admission.
+    if (options.crashGateway)
+      specs.set("gateway-crash", {
+        service: "gateway",
+        ready: /gateway listening/,
+        env: await gatewayEnv("gateway-crash", 3_000),
+        readyz: `http://127.0.0.1:${ports["gateway-crash"]}/readyz`,
+      });
 
-  if (work) {
-    specs.set("exports", {
-      service: "exports",
-      ready: /exports listening/,
-      // The queue's ack wait is no deployment's setting: the test's replica entry passes it in code.
-      entry: "services/exports/test/support/replica-main.ts",
-      args: [JSON.stringify({ ackWaitMs: EXPORTS_ACK_WAIT_MS })],
-      env: {
-        ...common,
-        EXPORTS_PORT: String(ports.exports),
-        METRICS_PORT: await metricsPort(),
-        EXPORTS_DIR: exportsDir,
-        EXPORTS_PAGES_PER_SECOND: "20",
-        EXPORTS_BALANCE_RETRY_MS: "500",
-        // A billing that does not answer is found out within a second, not five.
-        BILLING_TIMEOUT_MS: "1000",
-      },
-    });
-    specs.set("monitors", {
-      service: "monitors",
-      ready: /monitors ready/,
-      // The loops' tick and lease lengths likewise, through the monitors' replica entry.
-      entry: "services/monitors/test/support/replica-main.ts",
-      args: [JSON.stringify({ tickMs: 200, leaseMs: 3_000, webhooks: { tickMs: 100, leaseMs: 2_000 } })],
-      env: {
-        ...common,
-        HEALTH_PORT: String(ports.monitors),
-        HEALTH_HOST: "127.0.0.1",
-        METRICS_PORT: await metricsPort(),
-        WEBHOOK_SEALING_KEY: randomBytes(32).toString("base64"),
-        WEBHOOKS_ALLOW_LOOPBACK: "1",
-        MONITOR_MIN_INTERVAL_SECONDS: "1",
-        MONITOR_WEBHOOK_TIMEOUT_MS: "5000",
-      },
-      readyz: `http://127.0.0.1:${ports.monitors}/readyz`,
-    });
-  }
-
-  const running = new Map<string, ServiceProcess>();
-  const launch = async (name: string) => {
-    const spec = specs.get(name)!;
-    const child = spawnService(
-      spec.service,
-      spec.env,
-      spec.entry ? { entry: spec.entry, args: spec.args } : { built: true },
-    );
-    running.set(name, child);
-    await child.waitForLine(spec.ready, 60_000);
-  };
-  await launch("upstream-sim");
-  await launch("billing");
-  await Promise.all([...specs.keys()].filter((name) => !running.has(name)).map(launch));
-
-  const client: NatsConnection = await connectNats(natsUrl, "fault-test", silentLogger());
-  const ledger: Redis = await openRedis(redis.url, "fault-test", silentLogger(), {
-    commandTimeoutMs: 30_000,
-  });
-  const subreddit = await someSubreddit(simUrl);
-
-  const ask = async <S extends Parameters<typeof requestJson>[3]>(
-    subject: string,
-    payload: unknown,
-    schema: S,
-  ) => {
-    const reply = await requestJson(client, subject, payload, schema, 10_000);
-    if (!reply.ok) throw new Error(`billing: ${reply.error.message}`);
-    return reply.value;
-  };
-  const readiness = async () => {
-    const entries = await Promise.all(
-      [...specs].flatMap(([name, spec]) =>
-        spec.readyz
-          ? [
-              fetch(spec.readyz, { signal: AbortSignal.timeout(2_000) })
-                .then((response) => [name, response.status === 200] as const)
-                .catch(() => [name, false] as const),
-            ]
-          : [],
-      ),
-    );
-    return Object.fromEntries(entries);
-  };
-
-  const simControl = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${simUrl}${path}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    });
-    if (!response.ok) throw new Error(`simulator ${method} ${path}: ${response.status}`);
-    return response.json() as Promise<Record<string, unknown>>;
-  };
-
-  return {
-    redis,
-    nats,
-    natsUrl,
-    simUrl,
-    subreddit,
-    client,
-    ledger,
-    url: (name) => `http://127.0.0.1:${ports[name]}`,
-    process: (name) => running.get(name)!,
-    async kill(name, signal = "SIGKILL") {
-      const child = running.get(name)!.child;
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-      child.kill(signal);
-      await exited;
-    },
-    restart: launch,
-    readiness,
-    async waitUntilReady() {
-      await waitFor(
-        async () => Object.values(await readiness()).every(Boolean),
-        "every process ready again",
-        30_000,
-      );
-    },
-    async createKey(credits) {
-      const request = { credits, rate_limit: { qps: 1_000, burst: 1_000 }, label: "faults" };
-      const reply = await ask(subjects.billing.createKey, request, createKeyReplySchema);
-      if (reply.outcome !== "created") throw new Error("key refused");
-      return { id: reply.id, key: reply.key };
-    },
-    trickle: (gateway, key, everyMs = 100) =>
-      startTrickle(
-        `http://127.0.0.1:${ports[gateway]}/v1/posts?subreddit=${subreddit}&limit=2`,
-        key,
-        everyMs,
-      ),
-    async settled() {
-      await waitFor(
-        async () => {
-          if ((await ledger.zcard(keys.pendingDebits)) > 0) return false;
-          // Just after a NATS node died, the JetStream API may miss an answer while the stream
-          // elects its leader: that is asked again, not taken for an answer.
-          const consumer = await jetstreamManager(client)
-            .then((jsm) => jsm.consumers.info(subjects.refundStream, subjects.refundConsumer))
-            .catch(() => undefined);
-          return consumer !== undefined && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
+    if (work) {
+      specs.set("exports", {
+        service: "exports",
+        ready: /exports listening/,
+        // The queue's ack wait is no deployment's setting: the test's replica entry passes it in code.
+        entry: "services/exports/test/support/replica-main.ts",
+        args: [JSON.stringify({ ackWaitMs: EXPORTS_ACK_WAIT_MS })],
+        env: {
+          ...common,
+          EXPORTS_PORT: String(ports.exports),
+          METRICS_PORT: await metricsPort(),
+          EXPORTS_DIR: exportsDir,
+          EXPORTS_PAGES_PER_SECOND: "20",
+          EXPORTS_BALANCE_RETRY_MS: "500",
+          // A billing that does not answer is found out within a second, not five.
+          BILLING_TIMEOUT_MS: "1000",
         },
-        "no pending debit and no refund waiting",
-        30_000,
+      });
+      specs.set("monitors", {
+        service: "monitors",
+        ready: /monitors ready/,
+        // The loops' tick and lease lengths likewise, through the monitors' replica entry.
+        entry: "services/monitors/test/support/replica-main.ts",
+        args: [JSON.stringify({ tickMs: 200, leaseMs: 3_000, webhooks: { tickMs: 100, leaseMs: 2_000 } })],
+        env: {
+          ...common,
+          HEALTH_PORT: String(ports.monitors),
+          HEALTH_HOST: "127.0.0.1",
+          METRICS_PORT: await metricsPort(),
+          WEBHOOK_SEALING_KEY: randomBytes(32).toString("base64"),
+          WEBHOOKS_ALLOW_LOOPBACK: "1",
+          MONITOR_MIN_INTERVAL_SECONDS: "1",
+          MONITOR_WEBHOOK_TIMEOUT_MS: "5000",
+        },
+        readyz: `http://127.0.0.1:${ports.monitors}/readyz`,
+      });
+    }
+
+    const launch = async (name: string) => {
+      const spec = specs.get(name)!;
+      const child = spawnService(
+        spec.service,
+        spec.env,
+        spec.entry ? { entry: spec.entry, args: spec.args } : { built: true },
       );
-    },
-    async charged(key, initial) {
-      const shown = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
-      if (!shown.found) throw new Error(`no key ${key.id}`);
-      const entries = await ledger.xrange(keys.journal(key.id), "-", "+");
-      let journal = 0;
-      for (const [, fields] of entries) {
-        const type = fields[fields.indexOf("type") + 1];
-        if (type === "debit" || type === "refund") journal -= Number(fields[fields.indexOf("delta") + 1]);
-      }
-      return { balanceDrop: initial - shown.key.credits_balance, journal };
-    },
-    verifyLedger: () => ask(subjects.billing.verifyLedger, {}, verifyLedgerReplySchema),
-    async balanceOf(key) {
-      const shown = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
-      if (!shown.found) throw new Error(`no key ${key.id}`);
-      return shown.key.credits_balance;
-    },
-    async upstreamFault(fault) {
-      await simControl("POST", "/__sim/faults", fault);
-    },
-    async clearUpstreamFaults() {
-      await simControl("DELETE", "/__sim/faults");
-    },
-    async faultsInjected() {
-      return (await simControl("GET", "/__sim/stats")).faults_injected as number;
-    },
-    async stop() {
-      // A process left stopped (SIGSTOP) by a failed test would never see the SIGTERM.
-      for (const child of running.values()) child.child.kill("SIGCONT");
+      running.set(name, child);
+      await child.waitForLine(spec.ready, 60_000);
+    };
+    await launch("upstream-sim");
+    await launch("billing");
+    await Promise.all([...specs.keys()].filter((name) => !running.has(name)).map(launch));
+
+    const client: NatsConnection = await connectNats(natsUrl, "fault-test", silentLogger());
+    const ledger: Redis = await openRedis(redis.url, "fault-test", silentLogger(), {
+      commandTimeoutMs: 30_000,
+    });
+    const subreddit = await someSubreddit(simUrl);
+
+    const ask = async <S extends Parameters<typeof requestJson>[3]>(
+      subject: string,
+      payload: unknown,
+      schema: S,
+    ) => {
+      const reply = await requestJson(client, subject, payload, schema, 10_000);
+      if (!reply.ok) throw new Error(`billing: ${reply.error.message}`);
+      return reply.value;
+    };
+    const readiness = async () => {
+      const entries = await Promise.all(
+        [...specs].flatMap(([name, spec]) =>
+          spec.readyz
+            ? [
+                fetch(spec.readyz, { signal: AbortSignal.timeout(2_000) })
+                  .then((response) => [name, response.status === 200] as const)
+                  .catch(() => [name, false] as const),
+              ]
+            : [],
+        ),
+      );
+      return Object.fromEntries(entries);
+    };
+
+    const simControl = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${simUrl}${path}`, {
+        method,
+        ...(body === undefined
+          ? {}
+          : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+      });
+      if (!response.ok) throw new Error(`simulator ${method} ${path}: ${response.status}`);
+      return response.json() as Promise<Record<string, unknown>>;
+    };
+
+    const stack: FaultStack = {
+      redis,
+      nats,
+      natsUrl,
+      simUrl,
+      subreddit,
+      client,
+      ledger,
+      url: (name) => `http://127.0.0.1:${ports[name]}`,
+      process: (name) => running.get(name)!,
+      async kill(name, signal = "SIGKILL") {
+        const child = running.get(name)!.child;
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+        child.kill(signal);
+        await exited;
+      },
+      restart: launch,
+      readiness,
+      async waitUntilReady() {
+        await waitFor(
+          async () => Object.values(await readiness()).every(Boolean),
+          "every process ready again",
+          30_000,
+        );
+      },
+      async createKey(credits) {
+        const request = { credits, rate_limit: { qps: 1_000, burst: 1_000 }, label: "faults" };
+        const reply = await ask(subjects.billing.createKey, request, createKeyReplySchema);
+        if (reply.outcome !== "created") throw new Error("key refused");
+        return { id: reply.id, key: reply.key };
+      },
+      trickle: (gateway, key, everyMs = 100) =>
+        startTrickle(
+          `http://127.0.0.1:${ports[gateway]}/v1/posts?subreddit=${subreddit}&limit=2`,
+          key,
+          everyMs,
+        ),
+      async settled() {
+        await waitFor(
+          async () => {
+            if ((await ledger.zcard(keys.pendingDebits)) > 0) return false;
+            // Just after a NATS node died, the JetStream API may miss an answer while the stream
+            // elects its leader: that is asked again, not taken for an answer.
+            const consumer = await jetstreamManager(client)
+              .then((jsm) => jsm.consumers.info(subjects.refundStream, subjects.refundConsumer))
+              .catch(() => undefined);
+            return consumer !== undefined && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
+          },
+          "no pending debit and no refund waiting",
+          30_000,
+        );
+      },
+      async charged(key, initial) {
+        const shown = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
+        if (!shown.found) throw new Error(`no key ${key.id}`);
+        const entries = await ledger.xrange(keys.journal(key.id), "-", "+");
+        let journal = 0;
+        for (const [, fields] of entries) {
+          const type = fields[fields.indexOf("type") + 1];
+          if (type === "debit" || type === "refund") journal -= Number(fields[fields.indexOf("delta") + 1]);
+        }
+        return { balanceDrop: initial - shown.key.credits_balance, journal };
+      },
+      verifyLedger: () => ask(subjects.billing.verifyLedger, {}, verifyLedgerReplySchema),
+      async balanceOf(key) {
+        const shown = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
+        if (!shown.found) throw new Error(`no key ${key.id}`);
+        return shown.key.credits_balance;
+      },
+      async upstreamFault(fault) {
+        await simControl("POST", "/__sim/faults", fault);
+      },
+      async clearUpstreamFaults() {
+        await simControl("DELETE", "/__sim/faults");
+      },
+      async faultsInjected() {
+        return (await simControl("GET", "/__sim/stats")).faults_injected as number;
+      },
+      async stop() {
+        // A process left stopped (SIGSTOP) by a failed test would never see the SIGTERM.
+        for (const child of running.values()) child.child.kill("SIGCONT");
+        await Promise.all([...running.values()].map((child) => child.stop()));
+        ledger.disconnect();
+        await client.close();
+        await Promise.all([redis.remove(), nats?.remove()]);
+        if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
+      },
+    };
+    started = true;
+    return stack;
+  } finally {
+    if (!started) {
       await Promise.all([...running.values()].map((child) => child.stop()));
-      ledger.disconnect();
-      await client.close();
       await Promise.all([redis.remove(), nats?.remove()]);
       if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
-    },
-  };
+    }
+  }
 }
 
 async function someSubreddit(simUrl: string): Promise<string> {
