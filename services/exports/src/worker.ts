@@ -353,7 +353,8 @@ async function settlePage(
   debitId: string,
 ) {
   const settled = await deps.billing.settle(record.keyId, debitId);
-  if (!settled.ok || settled.value === "settled" || settled.value === "already_settled") return;
+  // `expired`: billing holds no record any more (it outlived its retention), so nothing is known.
+  if (!settled.ok || ["settled", "already_settled", "expired"].includes(settled.value)) return;
   const corrected = await deps.jobs.update(record.id, (r) =>
     r.checkpoint.unsettledDebit === debitId
       ? { ...r, checkpoint: { ...r.checkpoint, unsettledDebit: null, credits: r.checkpoint.credits - 1 } }

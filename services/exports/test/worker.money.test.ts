@@ -229,6 +229,14 @@ describe("a worker that dies", () => {
     },
   );
 
+  it("is run again after billing forgot its pages' debits: the job's credits stay what was charged", async () => {
+    await runToEnd();
+    // Long after, billing's records of the pages' debits have expired (their retention).
+    ledger.debits.clear();
+    expect(await runJob(deps(), { id: "exp_job", run: 1 }, () => false)).toEqual({ kind: "ack" });
+    expect((await jobs.get("exp_job"))?.checkpoint.credits).toBe(PAGES);
+  });
+
   it("stalls past its page's deadline: the voided page is free, and the job's credits say so", async () => {
     const settle = ledger.settle.bind(ledger);
     let stalled = false;
