@@ -34,6 +34,12 @@ export interface PollerSettings {
 const PAGE_LIMIT = 100;
 /** How long an unwatched source is left alone before it is looked at again. */
 const IDLE_SOURCE_MS = 60_000;
+/**
+ * A failed poll (the adapter or the upstream did not answer in time) is tried again after this, or
+ * the interval when shorter: a backfill must not stall for a whole interval (up to a day) on one
+ * slow page.
+ */
+const FAILED_POLL_RETRY_MS = 30_000;
 
 const TEXT_FIELDS = { post: ["title", "selftext"], comment: ["body"] } as const;
 
@@ -80,6 +86,7 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
   let hwm = held.state.hwm;
   let backfillLeft = false;
   let sweptAt = held.state.swept_at;
+  let failed = false;
   try {
     hwm ??= await newestSecond(deps, source, account);
     const live: MonitorRecord[] = [];
@@ -98,11 +105,17 @@ async function pollSource(deps: PollerDeps, held: HeldSource): Promise<void> {
     }
     deps.metrics.polls.inc({ outcome: "ok" });
   } catch (error) {
+    failed = true;
     deps.metrics.polls.inc({ outcome: "failed" });
-    deps.logger.warn({ err: error, source: held.key }, "source poll failed; retried next interval");
+    deps.logger.warn({ err: error, source: held.key }, "source poll failed; tried again soon");
   }
   // A backfill still paging continues on the next turn rather than a whole interval later.
-  const next = Date.now() + (backfillLeft ? deps.settings.tickMs : intervalMs);
+  const wait = backfillLeft
+    ? deps.settings.tickMs
+    : failed
+      ? Math.min(intervalMs, FAILED_POLL_RETRY_MS)
+      : intervalMs;
+  const next = Date.now() + wait;
   if (!(await deps.leases.release(held, hwm, next, sweptAt)))
     deps.logger.warn({ source: held.key }, "source lease lost during a poll; its result is redone");
 }

@@ -25,17 +25,23 @@ export interface HeldSource {
 }
 
 // KEYS: lease, state. ARGV: owner, then the state's fields and values. Writes the poll's result
-// and frees the lease, only while the lease is still the owner's.
+// and frees the lease, only while the lease is still the owner's. A wake that came during the poll
+// (a monitor added meanwhile, which the poll did not see) makes the source due now instead.
 const RELEASE = luaScript(`${LEASE_STILL_HELD}
+local woken = redis.call('HGET', KEYS[2], 'woken')
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+if woken then redis.call('HSET', KEYS[2], 'next_poll_at', 0) end
 redis.call('DEL', KEYS[1])
 return 1`);
 
-// KEYS: lease, state. Makes the source due now unless a replica is polling it (its own write then
-// decides the next poll) or it is due already.
+// KEYS: lease, state. Makes the source due now. While a replica polls it, the wake is kept for that
+// poll's release (RELEASE), since the poll started before the monitor that woke it was there.
 const WAKE = luaScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[2], 'woken', 1)
+  return 0
+end
 local due = tonumber(redis.call('HGET', KEYS[2], 'next_poll_at'))
 if due == nil or due == 0 then return 0 end
 redis.call('HSET', KEYS[2], 'next_poll_at', 0)
@@ -87,7 +93,8 @@ export class SourceLeases {
 
   /**
    * Makes the source due now (a monitor was added or resumed and should not wait out an idle
-   * source's delay). A replica polling it meanwhile wins: its own write decides the next poll.
+   * source's delay, nor the interval of the other monitors of its source). When a replica is polling
+   * the source meanwhile, that poll's release makes it due now.
    */
   async wake(key: string): Promise<void> {
     await WAKE.run(this.#redis, [this.#keys.pollLease(key), this.#keys.poll(key)], []);
