@@ -4,9 +4,8 @@
  * (a poll that did not see the new monitor), its release leaves the source due now rather than a
  * whole interval later. Against real Redis.
  */
-import { openRedis } from "@rda/service-kit";
+import { openRedis, type Redis } from "@rda/service-kit";
 import { deleteNamespaceKeys, silentLogger, testNamespace, testRedisUrl } from "@rda/service-kit/testing";
-import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorKeys } from "../src/monitor-keys.ts";
 import { SourceLeases } from "../src/source-leases.ts";
