@@ -59,7 +59,8 @@ export async function openRedis(
       problem = undefined; // each attempt is judged by its own failure
       try {
         if (client.status === "wait") await client.connect();
-        else if (!(await readyBefore(client, giveUpAt))) throw new Error(problem ?? "not ready in time");
+        else if (!(await readyBefore(client, giveUpAt)))
+          throw new Error(problem ?? `not ready within ${connectTimeoutMs} ms`);
         await client.ping();
         return client;
       } catch (error) {
@@ -69,7 +70,8 @@ export async function openRedis(
     }
   } catch (error) {
     client.disconnect();
-    throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${problem ?? String(error)}`);
+    const why = problem ?? (error instanceof Error ? error.message : String(error));
+    throw new Error(`cannot reach Redis at ${redactUrl(url)}: ${why}`);
   } finally {
     client.off("error", noteProblem);
     clearTimeout(timer);
