@@ -158,6 +158,14 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
   let started = false;
   const running = new Map<string, ServiceProcess>();
   const exportsDir = work ? mkdtempSync(join(tmpdir(), "rda-fault-exports-")) : undefined;
+  /** Stops the processes and servers started so far, and removes the exports' folder. */
+  const stopStarted = async () => {
+    // A process left stopped (SIGSTOP) by a failed test would never see the SIGTERM.
+    for (const child of running.values()) child.child.kill("SIGCONT");
+    await Promise.all([...running.values()].map((child) => child.stop()));
+    await Promise.all([redis.remove(), nats?.remove()]);
+    if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
+  };
   try {
     const ports = Object.fromEntries(
       await Promise.all(
@@ -402,23 +410,15 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
         return (await simControl("GET", "/__sim/stats")).faults_injected as number;
       },
       async stop() {
-        // A process left stopped (SIGSTOP) by a failed test would never see the SIGTERM.
-        for (const child of running.values()) child.child.kill("SIGCONT");
-        await Promise.all([...running.values()].map((child) => child.stop()));
         ledger.disconnect();
         await client.close();
-        await Promise.all([redis.remove(), nats?.remove()]);
-        if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
+        await stopStarted();
       },
     };
     started = true;
     return stack;
   } finally {
-    if (!started) {
-      await Promise.all([...running.values()].map((child) => child.stop()));
-      await Promise.all([redis.remove(), nats?.remove()]);
-      if (exportsDir !== undefined) rmSync(exportsDir, { recursive: true, force: true });
-    }
+    if (!started) await stopStarted();
   }
 }
 
