@@ -9,10 +9,10 @@
  *
  * A few timers are no work loops and stay, each named here with why (a second one in the same file
  * fails too, since the list is compared line for line by file):
- * - the exports worker's pull loop waits on the queue (JetStream hands it the next job), and its
- *   heartbeat renews one job's ack wait while that job runs (worker.ts);
+ * - the exports worker's pull loop waits on the queue (JetStream hands it the next job);
+ * - the one renewal timer keeps a lease alive while its holder works (lease.ts `renewWhileHeld`:
+ *   an upstream turn, an upstream fetch's claim, an export job's ack wait);
  * - a served subject's progress beat tells one waiting requester the responder is alive;
- * - the upstream pacer renews one request's turn while that request runs;
  * - the logger flushes its buffer.
  */
 import { describe, expect, it } from "vitest";
@@ -24,10 +24,9 @@ const HAND_MADE_LOOP = [
   /\bwhile\s*\(\s*!\s*(this\.)?#?(stop|stopp|stopping|stopped)\b/,
 ];
 const NOT_WORK_LOOPS = [
+  "packages/service-kit/src/lease.ts",
   "packages/service-kit/src/logger.ts",
   "packages/service-kit/src/nats-service.ts",
-  "packages/upstream-client/src/pacer/redis-pacer.ts",
-  "services/exports/src/worker.ts",
   "services/exports/src/worker.ts",
 ];
 

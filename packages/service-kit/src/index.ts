@@ -50,7 +50,7 @@ export { evaluateReadiness, type HealthServer, type ReadinessCheck, startHealthS
 export * from "./jetstream.ts";
 export * from "./jetstream-setup.ts";
 export { type KeyRevocationWatch, watchKeyRevocations } from "./key-revocations.ts";
-export { LEASE_STILL_HELD, type Lease, takeLease, withLease } from "./lease.ts";
+export { LEASE_STILL_HELD, type Lease, renewWhileHeld, takeLease, withLease } from "./lease.ts";
 export { onShutdown, runMain, type ShutdownStep } from "./lifecycle.ts";
 export { createLogger, type Logger, type LoggerOptions, maskApiKeys } from "./logger.ts";
 export { type Loop, type LoopOptions, startLoop } from "./loop.ts";

@@ -47,6 +47,29 @@ export async function takeLease(
 }
 
 /**
+ * Keeps a lease alive while its holder works: `renew` runs every third of `ttlMs` until the returned
+ * function is called, so one late renewal never lets a live holder's lease lapse, while a holder
+ * that died stops renewing and loses it within `ttlMs`. A failed renewal is only reported: the lease
+ * then lapses by itself, which is all a holder that cannot reach its store can expect. This is the
+ * one renewal timer; the leases renewed this way are this module's, an upstream turn's place in
+ * flight, an upstream fetch's claim and an export job's ack wait.
+ */
+export function renewWhileHeld(
+  ttlMs: number,
+  renew: () => unknown,
+  onFailure: (error: unknown) => void,
+): () => void {
+  const timer = setInterval(
+    () => {
+      Promise.resolve().then(renew).catch(onFailure);
+    },
+    Math.max(1, Math.floor(ttlMs / 3)),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
  * Runs `work` under the lease on `key`, freeing it afterwards however the work ended; `busy` when
  * another holder has it. The owner is a fresh name: two calls on one replica exclude each other too.
  */

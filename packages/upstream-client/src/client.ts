@@ -94,7 +94,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         query: tagged,
         requestPath: key,
         maxAgeS: call.maxAgeS,
-        deadlineMs: settings.deadlineMs,
+        waitUntilMs: labels.deadlineAtMs - attemptFloorMs(settings),
       };
       const answered = (fetched: Fetched): UpstreamResult => {
         const { fetchedAtMs, source } = fetched;
@@ -159,10 +159,9 @@ async function callWithRetries(
   const { path } = labels;
   const deadline = labels.deadlineAtMs;
   let state = { attempts: 0, query, busyRetried: false, remainingMs: deadline - Date.now() };
-  // A turn that comes with less time than this left is not worth an upstream request.
-  const attemptFloorMs = Math.min(transport.settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
+  const attemptFloor = attemptFloorMs(transport.settings);
   // A later call of a request that spent its time waiting for turns: our queue, not the upstream.
-  if (deadline - Date.now() < attemptFloorMs) {
+  if (deadline - Date.now() < attemptFloor) {
     const message =
       "our upstream budget is spent: no time left for this request's next call; nothing was sent";
     return logOutcome(logger, path, {
@@ -176,7 +175,7 @@ async function callWithRetries(
   for (;;) {
     const asked = performance.now();
     const turn = await transport.pacer.turn({
-      waitUntilMs: deadline - attemptFloorMs,
+      waitUntilMs: deadline - attemptFloor,
       priority: labels.priority,
       account: labels.account,
     });
@@ -211,6 +210,11 @@ async function callWithRetries(
 }
 
 const MIN_ATTEMPT_MS = 1_000;
+
+/** A turn, or a fetch joined, that leaves less time than this is not worth an upstream request. */
+function attemptFloorMs(settings: ClientSettings): number {
+  return Math.min(settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
+}
 
 /**
  * The pacer gave no turn: the request was not sent. A window the upstream reported spent is its

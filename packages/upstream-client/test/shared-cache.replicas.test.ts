@@ -11,6 +11,7 @@ import {
   freePort,
   silentLogger,
   testNamespace,
+  waitFor,
 } from "@rda/service-kit/testing";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -104,6 +105,55 @@ describe("the response cache shared by adapter replicas", () => {
     expect(fetchedAt.size).toBe(1);
     expect(a.stats().coalesced + b.stats().coalesced).toBe(4);
     expect(a.stats().requests + b.stats().requests).toBe(1);
+  });
+
+  it("lets the waiters of a replica that died mid-fetch fetch themselves, within their deadline", async () => {
+    // The dying replica's upstream never answers, and it renews nothing: as a replica killed
+    // mid-fetch leaves its claim. Its own deadline is long, so only the claim's lease can free it.
+    const silent = await startScriptedServer(() => {});
+    const store = createRedisCacheStore(redis, redisKeys(namespace).upstreamCache, LIMITS);
+    const dead = { ...store, limits: store.limits, renew: () => Promise.reject(new Error("killed")) };
+    const dying = createUpstreamClient({
+      baseUrl: silent.url,
+      cache: { store: dead, bounds: BOUNDS },
+      logger: silentLogger(),
+      deadlineMs: 60_000,
+    });
+    await upstream((_request, response) => json(response, 200, { data: POSTS }));
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const lost = dying.get("/api/posts/search", query).catch(() => undefined);
+    await waitFor(() => silent.paths.length === 1, "the dying replica's fetch under way");
+    // The deadline and attempt bound the fault stacks run with: the claim must lapse well within it.
+    const survivor = createUpstreamClient({
+      baseUrl: server!.url,
+      cache: { store, bounds: BOUNDS },
+      logger: silentLogger(),
+      deadlineMs: 1_500,
+      attemptTimeoutMs: 750,
+    });
+    clients.push(survivor);
+    const { result, answer } = await ask(survivor, query);
+    expect(result).toMatchObject({ outcome: "ok", body: { data: POSTS } });
+    expect(answer?.source).toBe("upstream");
+    await silent.close();
+    await dying.close();
+    await lost;
+  });
+
+  it("keeps a live replica's claim past one lease while its fetch is slow: the other replica joins it", async () => {
+    const held: Array<() => void> = [];
+    await upstream((_request, response) => held.push(() => json(response, 200, { data: POSTS })));
+    const [a, b] = [replica(), replica()];
+    const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
+    const first = ask(a, query);
+    await waitFor(() => held.length === 1, "the first replica's fetch under way");
+    const second = ask(b, query);
+    // Three leases of the claim go by while the answer is held: renewed, it still stands.
+    await sleep(1_800);
+    for (const release of held) release();
+    const answers = await Promise.all([first, second]);
+    expect(server?.paths).toHaveLength(1);
+    expect(answers.map(({ answer }) => answer?.source)).toEqual(["upstream", "joined"]);
   });
 
   it("serves a settled page again from either replica, saying when it was fetched, without asking upstream", async () => {

@@ -29,6 +29,7 @@ import {
   type Logger,
   type NatsConnection,
   type Pause,
+  renewWhileHeld,
   type SpendingRefusal,
 } from "@rda/service-kit";
 import { budgetAccountOfOwner } from "./job-owner.ts";
@@ -123,10 +124,14 @@ async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean)
     message.term();
     return;
   }
-  // Well within the ack wait, so a live worker keeps its job and a dead one loses it. Not a work
-  // loop (it does no work and needs no overlap guard): it renews this one message's lease while the
-  // job runs, and ends with it.
-  const heartbeat = setInterval(() => message.working(), Math.max(200, deps.settings.ackWaitMs / 3));
+  // Well within the ack wait, so a live worker keeps its job and a dead one loses it: this one
+  // message's lease, renewed while the job runs, and ended with it.
+  const stopHeartbeat = renewWhileHeld(
+    Math.max(600, deps.settings.ackWaitMs),
+    () => message.working(),
+    (error) =>
+      deps.logger.warn({ export_id: job.id, err: String(error) }, "export job: ack wait not renewed"),
+  );
   try {
     const outcome = await runJob(deps, job, stopping);
     if (outcome.kind === "ack") message.ack();
@@ -135,7 +140,7 @@ async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean)
     deps.logger.error({ export_id: job.id, err: String(error) }, "export run failed; retrying");
     message.nak(deps.settings.pageRetryMs);
   } finally {
-    clearInterval(heartbeat);
+    stopHeartbeat();
   }
 }
 

@@ -2,6 +2,7 @@
  * The response cache's Lua scripts (shared-fetch.ts, `createRedisCacheStore`). Each runs atomically on the cache's Redis, so
  * replicas never disagree about who fetches a request or whether an entry still fits the size cap.
  */
+import { LEASE_STILL_HELD } from "@rda/service-kit";
 
 /**
  * Stores one entry unless the cap would be passed.
@@ -49,6 +50,15 @@ return 1
 export const CLAIM_FETCH = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return '' end
 return redis.call('GET', KEYS[1]) or ''
+`;
+
+/**
+ * Extends a claim while its fetch runs (only if still this caller's), so a replica that died
+ * mid-fetch loses it within one short lease rather than holding every waiter for a whole deadline.
+ * KEYS[1] lock; ARGV: token, lease ms. Returns 1 when extended.
+ */
+export const RENEW_FETCH = `${LEASE_STILL_HELD}
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 `;
 
 /**

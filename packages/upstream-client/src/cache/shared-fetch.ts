@@ -14,12 +14,13 @@ import {
   type Logger,
   luaScript,
   type Redis,
+  renewWhileHeld,
   sha256Hex,
   type UpstreamCacheKeys,
 } from "@rda/service-kit";
 import { classifyAnswer } from "../retry-policy.ts";
 import type { UpstreamBody, UpstreamQuery, UpstreamResult } from "../types.ts";
-import { CLAIM_FETCH, FINISH_FETCH, STORE_ENTRY, WATCH_FETCH } from "./cache-scripts.ts";
+import { CLAIM_FETCH, FINISH_FETCH, RENEW_FETCH, STORE_ENTRY, WATCH_FETCH } from "./cache-scripts.ts";
 import { type FreshnessBounds, judgeFreshness } from "./freshness.ts";
 
 export interface SharedFetchSettings {
@@ -36,8 +37,12 @@ export interface SharedFetchRequest {
   readonly requestPath: string;
   /** The caller's bound in seconds (`max-age`; 0 for `no-cache`); none: the class's bound alone. */
   readonly maxAgeS: number | undefined;
-  /** How long the fetch may take, retries included: the claim's lease and a waiter's patience. */
-  readonly deadlineMs: number;
+  /**
+   * Epoch ms until which a caller may wait on another replica's fetch of the same request: its own
+   * deadline less the time one attempt of its own needs, so a caller whose fetch was lost (the
+   * replica holding it died) still has time to fetch itself.
+   */
+  readonly waitUntilMs: number;
 }
 
 export type FetchSource = "cache" | "upstream" | "joined";
@@ -55,6 +60,12 @@ export interface Fetched {
 const WATCH_EVERY_MS = 40;
 /** How long a fetch's outcome stays readable for its waiters. */
 const OUTCOME_TTL_MS = 5_000;
+/**
+ * A fetch's claim lasts this long unless its holder renews it (every third of it, while the fetch
+ * runs): short, so the waiters of a replica that died mid-fetch claim it again well within their
+ * deadline instead of waiting out the dead one's.
+ */
+const CLAIM_LEASE_MS = 600;
 
 /** The cache lookup alone; undefined on a miss, a bypass (`no-cache`) or an unreachable cache. */
 export async function readCached(
@@ -95,22 +106,20 @@ export async function fetchOnce(
 ): Promise<Fetched> {
   const hash = sha256Hex(request.requestPath);
   const token = randomUUID();
-  const askedAt = Date.now();
-  const giveUpAt = askedAt + request.deadlineMs;
   // A waiter takes only an answer produced after it asked: one that ended before is either in the
   // cache (if it may be served again at all) or must not be served again (a failure, an empty page).
-  const oldestAcceptedMs = askedAt;
+  const oldestAcceptedMs = Date.now();
   const { store, logger } = settings;
   for (;;) {
     let holder: string;
     try {
-      holder = await store.claim(hash, token, request.deadlineMs + 2_000);
+      holder = await store.claim(hash, token, CLAIM_LEASE_MS);
     } catch (error) {
       logger?.warn({ err: String(error) }, "response cache unreachable: fetching upstream uncoalesced");
       return fetchedNow(await fetchUpstream(), "upstream");
     }
     if (holder === "") return lead(settings, request, hash, token, fetchUpstream);
-    const waited = await waitFor(store, hash, holder, giveUpAt, oldestAcceptedMs).catch(
+    const waited = await waitFor(store, hash, holder, request.waitUntilMs, oldestAcceptedMs).catch(
       () => "unreachable" as const,
     );
     if (waited === "unreachable" || waited === "too_long") {
@@ -129,10 +138,16 @@ async function lead(
   fetchUpstream: () => Promise<UpstreamResult>,
 ): Promise<Fetched> {
   let fetched: Fetched | undefined;
+  const stopRenewing = renewWhileHeld(
+    CLAIM_LEASE_MS,
+    () => settings.store.renew(hash, token, CLAIM_LEASE_MS),
+    (error) => settings.logger?.warn({ err: String(error) }, "response cache: fetch claim not renewed"),
+  );
   try {
     fetched = fetchedNow(await fetchUpstream(), "upstream");
     return fetched;
   } finally {
+    stopRenewing();
     // Before answering, so the next identical call finds the entry rather than this claim; keeping
     // and sharing the answer must never lose it for this caller, so a failure here is only logged.
     await share(settings, request, hash, token, fetched).catch((error: unknown) =>
@@ -254,6 +269,7 @@ function parseOutcome(text: string): Fetched | undefined {
  */
 const storeEntry = luaScript(STORE_ENTRY);
 const claimFetch = luaScript(CLAIM_FETCH);
+const renewFetch = luaScript(RENEW_FETCH);
 const finishFetch = luaScript(FINISH_FETCH);
 const watchFetch = luaScript(WATCH_FETCH);
 
@@ -290,6 +306,8 @@ export interface SharedCacheStore {
   storeAnswer(requestHash: string, frame: Uint8Array, ttlMs: number): Promise<boolean>;
   /** "" when this caller now holds the fetch of `hash`, else the token of the caller that does. */
   claim(hash: string, token: string, leaseMs: number): Promise<string>;
+  /** Extends the claim `token` holds by `leaseMs`, if it still holds it. */
+  renew(hash: string, token: string, leaseMs: number): Promise<void>;
   /** Shares the outcome (text, "" for none) with the waiters for `outcomeTtlMs`, and ends the claim. */
   finish(hash: string, token: string, outcome: string, outcomeTtlMs: number): Promise<void>;
   /** The outcome of the fetch `token` holds, or whether it is still under way. */
@@ -335,6 +353,9 @@ export function createRedisCacheStore(
     // Waited for in full: a claim that landed unseen would hold others waiting on a fetch never shared.
     async claim(hash, token, leaseMs) {
       return String(await claimFetch.run(redis, [keys.lock(hash)], [token, leaseMs]));
+    },
+    async renew(hash, token, leaseMs) {
+      await cacheCall(renewFetch.run(redis, [keys.lock(hash)], [token, leaseMs]));
     },
     async finish(hash, token, outcome, outcomeTtlMs) {
       const scriptKeys = [keys.lock(hash), keys.outcome(hash, token)];

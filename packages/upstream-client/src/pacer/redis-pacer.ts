@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { UPSTREAM_BUDGET_DEFAULTS } from "@rda/contracts";
-import { type Logger, luaScript, type Redis, type UpstreamPacerKeys } from "@rda/service-kit";
+import { type Logger, luaScript, type Redis, renewWhileHeld, type UpstreamPacerKeys } from "@rda/service-kit";
 import { FINISH_TURN, RENEW_LEASE, TAKE_TURN } from "./pacer-scripts.ts";
 
 const takeTurn = luaScript(TAKE_TURN);
@@ -66,15 +66,10 @@ export function createRedisPacer(
     Math.max(1, Math.ceil(Math.max(answer.ms, (answer.flows + 1) * intervalMs) / 1000));
 
   const grant = (lease: string): Turn => {
-    const renew = setInterval(
-      () => {
-        renewLease
-          .run(redis, scriptKeys, [lease, leaseMs])
-          .catch((error: unknown) =>
-            logger?.warn({ err: String(error) }, "upstream pacer: lease renewal failed"),
-          );
-      },
-      Math.floor(leaseMs / 3),
+    const stopRenewing = renewWhileHeld(
+      leaseMs,
+      () => renewLease.run(redis, scriptKeys, [lease, leaseMs]),
+      (error) => logger?.warn({ err: String(error) }, "upstream pacer: lease renewal failed"),
     );
     let finished = false;
     return {
@@ -82,7 +77,7 @@ export function createRedisPacer(
       finish(report?: WindowReport) {
         if (finished) return;
         finished = true;
-        clearInterval(renew);
+        stopRenewing();
         finishTurn
           .run(redis, scriptKeys, finishArgs(lease, report))
           .catch((error: unknown) =>
