@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Count posts or comments per hour, day or week
-         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read in one upstream page, as a listing request reads them, and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never reads more of the archive than the one credit it pays for. Buckets less than 36 hours old are marked `settled: false`. 1 credit.
+         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read with one upstream request (one page) and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never makes more upstream requests than the one credit it pays for: an empty page is not asked again (`empty_unconfirmed: true`; ask again to confirm), and a failed read is not retried (a 502, refunded). Buckets less than 36 hours old are marked `settled: false`. 1 credit.
          */
         get: operations["getActivity"];
         put?: never;
@@ -698,7 +698,7 @@ export interface components {
             /** @description End of the window (exclusive), epoch seconds. */
             before: number;
             /**
-             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
+             * @description How the counts were made: `aggregate` (without `q`), the archive's own counts per bucket; `search` (with `q`, whose exact-phrase match the archive cannot count), by reading the window's items in one upstream page and counting those that contain the phrase.
              * @enum {string}
              */
             source: "aggregate" | "search";
@@ -706,6 +706,8 @@ export interface components {
             total: number;
             /** @description Every bucket of the window in time order, empty ones included (count 0). */
             buckets: components["schemas"]["ActivityBucket"][];
+            /** @description With `source: search` only. True when the archive's one page for the window held no item at all: the archive sometimes answers an empty page that is not really empty, and the one credit pays for one read, so it was not asked again. Ask again (1 credit) to confirm an empty window; false when the page held items. */
+            empty_unconfirmed?: boolean;
         };
         ExportQuote: {
             estimated_rows: number;
