@@ -1280,7 +1280,7 @@ export interface components {
         CreditsRemaining: number;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
-        /** @description Present with value `global` only when the shared upstream reserve is exhausted (never on an answer the shared cache holds). */
+        /** @description Present with value `global` only on a 429 of the shared upstream budget: `global_rate_limited` (our budget had no turn in time) or `upstream_rate_limited` (the data source's own limit); never on an answer the shared cache holds. */
         RateLimitScope: "global";
         /** @description The request's id (echoed from x-request-id, or generated). */
         RequestId: string;
