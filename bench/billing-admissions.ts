@@ -1,6 +1,6 @@
 /**
  * Billing's admissions per second: bursts of admissions sent straight to billing over NATS, as the
- * gateways send them (one credit, outside the shared reserve), each on its own request id, with
+ * gateways send them (one credit), each on its own request id, with
  * `concurrency` in flight at once. Reports the rate, the share billing refused as 503, and the CPU
  * each admission cost billing and the servers it uses.
  */

@@ -102,8 +102,8 @@ export async function runCacheMixStage(
       SIM_PROFILE: "strict",
       METRICS_PORT: "0",
     }),
-    // The reserve at its default, sized to the upstream's rate: cached answers take no place in it
-    // (docs/upstream.md#cached-answers-and-the-budget), so only misses meet it.
+    // The upstream budget at its default (the adapters' pacer), sized to the upstream's rate: cached
+    // answers take no turn in it (docs/upstream.md#cached-answers-and-the-budget), so only misses meet it.
     billing: startProcess("services/billing/src/main.ts", { ...common, HEALTH_PORT: String(billingHealth) }),
     "adapter-posts-a": adapter("services/adapter-posts/src/main.ts", postsA),
     "adapter-posts-b": adapter("services/adapter-posts/src/main.ts", postsB),

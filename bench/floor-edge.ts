@@ -35,7 +35,6 @@ async function admitted(keyId: string): Promise<boolean> {
     request_id: `floor-${process.pid}-${++admissions}`,
     operation: "getAccount",
     credits: 0,
-    reserve: false,
     pending_ms: 60_000,
   };
   const answer = await requestRaw(nats, admitSubject, JSON.stringify(request), 5_000);

@@ -5,14 +5,34 @@
  *
  *   UPSTREAM_URL=https://arctic-shift.photon-reddit.com pnpm upstream:check [--subreddit name] [--interval-ms 1000]
  *
- * UPSTREAM_USER_AGENT is sent as the product sends it. `--interval-ms` below 1000 is for tests against
- * the simulator only.
+ * Every request takes a turn in the product's one upstream budget, the adapters' pacer in the Redis
+ * at REDIS_URL (namespace RDA_NAMESPACE, sized by UPSTREAM_REQUESTS_PER_SECOND and
+ * UPSTREAM_CONCURRENCY: give it the adapters' values), so a check run beside a serving deployment
+ * takes its share and no more (docs/operations.md#the-upstream-budget). UPSTREAM_USER_AGENT is sent
+ * as the product sends it. `--interval-ms` below 1000 is for tests against the simulator only.
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_APP_NAME, DEFAULT_USER_AGENT } from "../packages/upstream-client/src/index.ts";
+import { createLogger, loadConfig, openRedis, redisKeys } from "@rda/service-kit";
+import { adapterEnvShape } from "../packages/adapter-kit/src/index.ts";
+import {
+  createRedisPacer,
+  DEFAULT_APP_NAME,
+  DEFAULT_USER_AGENT,
+} from "../packages/upstream-client/src/index.ts";
 import { runChecks } from "./upstream-check/checks.ts";
 
 const DEFAULT_UPSTREAM = "https://arctic-shift.photon-reddit.com";
+
+/** The adapters' own variables for the budget, read with their defaults and rules. */
+function budgetSettings() {
+  const shape = adapterEnvShape(0, 0);
+  return loadConfig({
+    REDIS_URL: shape.REDIS_URL,
+    RDA_NAMESPACE: shape.RDA_NAMESPACE,
+    UPSTREAM_REQUESTS_PER_SECOND: shape.UPSTREAM_REQUESTS_PER_SECOND,
+    UPSTREAM_CONCURRENCY: shape.UPSTREAM_CONCURRENCY,
+  });
+}
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -26,24 +46,45 @@ async function main(): Promise<number> {
     console.error("--interval-ms must be an integer >= 0");
     return 2;
   }
+  const settings = budgetSettings();
   const baseUrl = process.env.UPSTREAM_URL || DEFAULT_UPSTREAM;
   const userAgent = process.env.UPSTREAM_USER_AGENT || DEFAULT_USER_AGENT;
-  console.log(`checking ${baseUrl} as "${userAgent}", one request every ${intervalMs} ms`);
-  const { findings, requests } = await runChecks({
-    baseUrl,
-    userAgent,
-    appName: DEFAULT_APP_NAME,
-    subreddit: values.subreddit,
-    intervalMs,
+  const logger = createLogger("upstream-check", { level: "silent" });
+  const redis = await openRedis(settings.REDIS_URL, "upstream-check", logger, {
+    connectTimeoutMs: 5_000,
+  }).catch((error: unknown) => {
+    throw new Error(
+      `the upstream budget's Redis at REDIS_URL cannot be reached (${error instanceof Error ? error.message : String(error)}); every request of the check takes a turn there, so nothing was sent`,
+    );
   });
-  for (const finding of findings) {
-    console.log(`${finding.verdict.toUpperCase().padEnd(4)}  ${finding.topic}: ${finding.reading}`);
+  try {
+    const budget = createRedisPacer(redis, redisKeys(settings.RDA_NAMESPACE).upstreamPacer, {
+      requestsPerSecond: settings.UPSTREAM_REQUESTS_PER_SECOND,
+      concurrency: settings.UPSTREAM_CONCURRENCY,
+    });
+    console.log(
+      `checking ${baseUrl} as "${userAgent}", one request every ${intervalMs} ms at most, each on a turn of the upstream budget (${settings.UPSTREAM_REQUESTS_PER_SECOND} a second, ${settings.UPSTREAM_CONCURRENCY} in flight)`,
+    );
+    const { findings, requests } = await runChecks({
+      baseUrl,
+      userAgent,
+      appName: DEFAULT_APP_NAME,
+      subreddit: values.subreddit,
+      intervalMs,
+      budget,
+      onWait: (reason) => console.log(`      ${reason}`),
+    });
+    for (const finding of findings) {
+      console.log(`${finding.verdict.toUpperCase().padEnd(4)}  ${finding.topic}: ${finding.reading}`);
+    }
+    const failed = findings.filter((finding) => finding.verdict === "fail").length;
+    console.log(
+      `${requests} requests; ${failed === 0 ? "every assumption of the product holds" : `${failed} assumptions fail`}`,
+    );
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
   }
-  const failed = findings.filter((finding) => finding.verdict === "fail").length;
-  console.log(
-    `${requests} requests; ${failed === 0 ? "every assumption of the product holds" : `${failed} assumptions fail`}`,
-  );
-  return failed === 0 ? 0 : 1;
 }
 
 main().then(

@@ -3,8 +3,20 @@
  * uncertain upstream behaviour holds, with about 15 requests. Each finding is `pass` (the product's
  * assumption holds), `info` (a reading the product handles either way) or `fail` (an assumption the
  * product depends on does not hold).
+ *
+ * Every request first takes a turn in the product's one upstream budget (the adapters' shared pacer,
+ * docs/operations.md#the-upstream-budget), as the operator's flow of its own in the interactive
+ * class, and tells the pacer what the answer said about the upstream's window: the check is sent
+ * from the same address as the adapters' requests, and counts against the same limit.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
+import {
+  readWindowHeaders,
+  type Turn,
+  type UpstreamPacer,
+  type WindowReport,
+} from "../../packages/upstream-client/src/index.ts";
 
 export type Verdict = "pass" | "info" | "fail";
 
@@ -21,7 +33,20 @@ export interface CheckOptions {
   readonly subreddit: string;
   /** Pause between two requests: at most one request a second by default. */
   readonly intervalMs: number;
+  /** The product's one upstream budget: every request takes a turn in it first. */
+  readonly budget: UpstreamPacer;
+  /** Told when a request waits for its turn longer than a moment, and why. */
+  readonly onWait?: (reason: string) => void;
 }
+
+/**
+ * The check's flow in the upstream budget: an operator's, apart from every customer account, so
+ * fair queuing gives it one share among the accounts waiting and no more.
+ */
+export const CHECK_BUDGET_ACCOUNT = "operator:upstream-check";
+
+/** The longest one request of the check waits for its turn before the check gives up. */
+export const CHECK_TURN_WAIT_MS = 120_000;
 
 interface Answer {
   readonly status: number;
@@ -32,7 +57,10 @@ interface Answer {
 
 type Item = Record<string, unknown>;
 
-/** Sends the requests one at a time, `intervalMs` apart, and remembers every answer's headers. */
+/**
+ * Sends the requests one at a time, `intervalMs` apart, each on a turn of the upstream budget, and
+ * remembers every answer's headers.
+ */
 class PacedUpstream {
   readonly headerSets: Answer["headers"][] = [];
   #last = 0;
@@ -48,7 +76,7 @@ class PacedUpstream {
     userAgent: string | null = this.options.userAgent,
   ) {
     const wait = this.#last + this.options.intervalMs - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (wait > 0) await sleep(wait);
     this.#last = Date.now();
     const url = new URL(path.replace(/^\//, ""), `${this.options.baseUrl.replace(/\/?$/, "/")}`);
     for (const [name, value] of Object.entries({ ...query, "meta-app": this.options.appName })) {
@@ -56,9 +84,19 @@ class PacedUpstream {
     }
     const headers: Record<string, string> = { accept: "application/json" };
     if (userAgent !== null) headers["user-agent"] = userAgent;
-    this.sent += 1;
-    const response = await request(url, { headers, headersTimeout: 30_000, bodyTimeout: 30_000 });
-    const text = await response.body.text();
+    const turn = await this.#turn();
+    let window: WindowReport | undefined;
+    let response: Awaited<ReturnType<typeof request>>;
+    let text: string;
+    try {
+      this.sent += 1;
+      response = await request(url, { headers, headersTimeout: 30_000, bodyTimeout: 30_000 });
+      window = readWindowHeaders(response.headers, response.statusCode, Date.now());
+      text = await response.body.text();
+    } finally {
+      // Always ended, and what the answer said of the upstream's window recorded for every replica.
+      turn.finish(window);
+    }
     let json: Answer["json"];
     try {
       json = JSON.parse(text) as Answer["json"];
@@ -68,6 +106,34 @@ class PacedUpstream {
     const answer = { status: response.statusCode, headers: response.headers, json, text };
     this.headerSets.push(answer.headers);
     return answer;
+  }
+
+  /**
+   * A turn in the upstream budget: waited for while the budget is busy or the upstream's window is
+   * spent, up to CHECK_TURN_WAIT_MS; a budget that cannot be asked stops the check (nothing sent).
+   */
+  async #turn(): Promise<Extract<Turn, { granted: true }>> {
+    const giveUpAt = Date.now() + CHECK_TURN_WAIT_MS;
+    for (;;) {
+      const turn = await this.options.budget.turn({
+        waitUntilMs: giveUpAt,
+        priority: "interactive",
+        account: CHECK_BUDGET_ACCOUNT,
+      });
+      if (turn.granted) return turn;
+      if (turn.reason === "pacer_unavailable")
+        throw new Error("the upstream budget's shared state (REDIS_URL) cannot be read; nothing was sent");
+      const why =
+        turn.reason === "window_spent"
+          ? "the upstream reported its window spent"
+          : "the budget is taken by other requests";
+      // A spent window is waited out; a busy budget was already waited for, and is asked again.
+      const waitMs = turn.reason === "window_spent" ? turn.retryAfterSeconds * 1000 : 0;
+      if (Date.now() + waitMs >= giveUpAt)
+        throw new Error(`no turn in the upstream budget within ${CHECK_TURN_WAIT_MS / 1000} s: ${why}`);
+      this.options.onWait?.(`${why}; waiting for a turn`);
+      await sleep(waitMs);
+    }
   }
 
   /**

@@ -2,12 +2,14 @@
  * The one upstream budget, shared fairly (docs/upstream.md#fair-shares), over the real stack against
  * the simulator's strict profile and budget: coalesced waiters share one turn, and each of the three
  * attacks an account can make on the budget (an activity search with random windows from every key of
- * an account, a burst of export quotes from every key of one account, a `no-cache` flood from an
+ * an account, a burst of export quotes from every key an account may hold, a `no-cache` flood from an
  * operator key at 10 a second) leaves a victim account, sending one uncached request every 1.5 s, its
- * turns: at most 5 % of its requests refused. The attacker's credits cover every upstream call it
- * caused, or it caused no more than its share: the budget the victim left. The victim's p95 is
- * recorded in the output (the goal is under 3 s) but not asserted: timings on a shared machine are
- * not the product's behaviour.
+ * turns: at most 5 % of its requests refused, and its p95 under 3 s. The attacker's credits cover
+ * every upstream call it caused (an activity search: one call at most for each search admitted), or
+ * it caused no more than its share: the budget the victim left. With the upstream healthy (no fault,
+ * no refusal of its own) no answer blames it: never a 502, and 429 `upstream_rate_limited` only once
+ * the upstream reported its window spent; the gateways' and adapters' metrics count the same refusals
+ * as the answers do.
  */
 import { randomBytes } from "node:crypto";
 import { createKeyReplySchema, UPSTREAM_BUDGET_DEFAULTS } from "@rda/contracts";
@@ -42,21 +44,19 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Upstream calls the simulator served, by path. */
-async function upstreamRequests(): Promise<Record<string, number>> {
-  const stats = (await (await fetch(`${stack.simulatorUrl}/__sim/stats`)).json()) as {
-    requests: Record<string, number>;
-  };
-  return stats.requests;
+interface SimulatorStats {
+  readonly requests: Record<string, number>;
+  readonly faults_injected: number;
+  readonly budget: { readonly rate_limited: number; readonly busy_refusals: number };
 }
 
-/** How often the upstream itself refused or failed so far: busy, its window spent, faults. */
-async function upstreamRefusals(): Promise<number> {
-  const stats = (await (await fetch(`${stack.simulatorUrl}/__sim/stats`)).json()) as {
-    faults_injected: number;
-    budget?: { rate_limited: number; busy_refusals: number };
-  };
-  return stats.faults_injected + (stats.budget?.rate_limited ?? 0) + (stats.budget?.busy_refusals ?? 0);
+async function simulatorStats(): Promise<SimulatorStats> {
+  return (await (await fetch(`${stack.simulatorUrl}/__sim/stats`)).json()) as SimulatorStats;
+}
+
+/** Upstream calls the simulator served, by path. */
+async function upstreamRequests(): Promise<Record<string, number>> {
+  return (await simulatorStats()).requests;
 }
 
 async function upstreamCalls(): Promise<number> {
@@ -86,6 +86,58 @@ interface Answer {
   readonly scope: string | null;
   readonly code: string | undefined;
   readonly charged: boolean;
+}
+
+/** The counters that tell our budget's refusals from the upstream's, summed over the stack. */
+const REFUSAL_METRICS = {
+  ourBudget: ["gateway_rate_limited_total", { scope: "global" }],
+  budgetSpent: ["gateway_adapter_outcomes_total", { outcome: "budget_spent" }],
+  upstreamRefused: ["gateway_adapter_outcomes_total", { outcome: "rate_limited" }],
+  windowSpentTurns: ["upstream_pacer_turns_total", { outcome: "window_spent" }],
+} as const;
+type RefusalCounts = Record<keyof typeof REFUSAL_METRICS, number>;
+
+async function refusalCounts(): Promise<RefusalCounts> {
+  const entries = await Promise.all(
+    Object.entries(REFUSAL_METRICS).map(
+      async ([name, [metric, labels]]) => [name, await stack.metric(metric, labels)] as const,
+    ),
+  );
+  return Object.fromEntries(entries) as RefusalCounts;
+}
+
+/**
+ * From now on: whether the upstream was healthy, and whether the answers given in the meantime
+ * blamed it only when it was to blame, as the metrics count them too.
+ */
+async function watchHonesty(attack: string) {
+  const statsBefore = await simulatorStats();
+  const countsBefore = await refusalCounts();
+  return async (answers: readonly Answer[], data: readonly Answer[] = answers) => {
+    const stats = await simulatorStats();
+    const counts = await refusalCounts();
+    const delta = (name: keyof RefusalCounts) => counts[name] - countsBefore[name];
+    // The upstream stayed healthy: no fault, none of its refusals (its window, busy answers).
+    expect(stats.faults_injected - statsBefore.faults_injected).toBe(0);
+    expect(stats.budget.rate_limited - statsBefore.budget.rate_limited).toBe(0);
+    expect(stats.budget.busy_refusals - statsBefore.budget.busy_refusals).toBe(0);
+    const coded = (code: string) => answers.filter((answer) => answer.code === code).length;
+    console.info(
+      `${attack}: ${coded("global_rate_limited")} told our budget is spent, ${coded("upstream_rate_limited")} the upstream's window, ${answers.filter((a) => a.status === 502).length} 502s`,
+    );
+    // So no answer blames it: never a 502, and the upstream's limit named only when the upstream
+    // itself reported its window spent (the pacer then sends nothing until it turns).
+    expect(answers.filter((answer) => answer.status === 502)).toEqual([]);
+    if (delta("windowSpentTurns") === 0) expect(coded("upstream_rate_limited")).toBe(0);
+    // Every 429 of the gateway's shared scope is one of the two, and names it.
+    for (const answer of answers.filter((a) => a.scope === "global"))
+      expect(["global_rate_limited", "upstream_rate_limited"]).toContain(answer.code);
+    // The data routes' refusals, as the gateway's and adapters' metrics count them.
+    const dataCoded = (code: string) => data.filter((answer) => answer.code === code).length;
+    expect(delta("ourBudget")).toBe(dataCoded("global_rate_limited"));
+    expect(delta("budgetSpent")).toBe(dataCoded("global_rate_limited"));
+    expect(delta("upstreamRefused")).toBe(dataCoded("upstream_rate_limited"));
+  };
 }
 
 async function ask(key: string, path: string, headers: Record<string, string> = {}): Promise<Answer> {
@@ -136,7 +188,7 @@ async function victimUntil(stopAt: number): Promise<Answer[]> {
   return answers;
 }
 
-/** The goal's refusals asserted; its p95 recorded (a timing on a shared machine is not asserted). */
+/** The goal, as the product promises it: at most 5 % of the victim's requests refused, p95 under 3 s. */
 function expectVictimServed(answers: Answer[], attack: string): void {
   const refused = answers.filter((answer) => answer.status !== 200);
   const latencies = answers.map((answer) => answer.ms);
@@ -145,20 +197,22 @@ function expectVictimServed(answers: Answer[], attack: string): void {
   console.info(`${figures} (${latencies.map(Math.round).join(" ")})`);
   expect(answers.length).toBeGreaterThanOrEqual(8);
   expect(refused.length / answers.length).toBeLessThanOrEqual(0.05);
+  expect(p95(latencies)).toBeLessThan(3_000);
 }
 
 /**
- * The issue's bar for an attacker: its credits cover every upstream call it caused (a page is one
- * call, two with its boundary page), or it caused no more than its share of the budget: what the
- * budget gave in the attack's time, less what the victim used.
+ * The bar for an attacker: its credits cover every upstream call it caused (`callsPerCredit`: at
+ * most the calls one paid request can make), or it caused no more than its share of the budget: what
+ * the budget gave in the attack's time, less what the victim used.
  */
 function expectAttackerAccounted(
   attack: string,
   calls: { victim: number; attacker: number; seconds: number },
   creditsPaid: number,
+  callsPerCredit: number,
 ): void {
   const share = Math.ceil(BUDGET.requestsPerSecond * calls.seconds) + BUDGET.concurrency - calls.victim;
-  const covered = calls.attacker <= 2 * creditsPaid;
+  const covered = calls.attacker <= callsPerCredit * creditsPaid;
   console.info(
     `${attack}: attacker caused ${calls.attacker} upstream calls and paid ${creditsPaid} credits; its share was ${share} (victim ${calls.victim} calls in ${calls.seconds.toFixed(1)} s)`,
   );
@@ -182,13 +236,13 @@ describe("coalesced waiters", () => {
 });
 
 describe("an activity search with random windows from every key of one account", () => {
-  it("leaves a victim account its turns: refused at most 5 %; each search reads one page, within the attacker's share", async () => {
+  it("leaves a victim account its turns (refused at most 5 %, p95 under 3 s); each search makes one upstream call at most, within the attacker's share", async () => {
     const keys = await accountKeys(5);
     const balances = await Promise.all(keys.map((key) => stack.balanceOf(key.id)));
     const subreddits = stack.simulator.probe.subredditNames();
     const now = Math.floor(Date.now() / 1000);
     const counted = await countCalls();
-    const refusalsBefore = await upstreamRefusals();
+    const honest = await watchHonesty("activity search");
     const stopAt = Date.now() + 30_000;
     const searches: Promise<Answer>[] = [];
     // Every key at its own rate (2 a second), each search a window of its own: ten a second.
@@ -218,35 +272,32 @@ describe("an activity search with random windows from every key of one account",
     console.info(
       `activity search: attacker ${answers.length} asked: ${JSON.stringify(Object.fromEntries(statuses))}`,
     );
-    // Answered, refused for its window (400, refunded) or told our budget is spent. The upstream is
-    // blamed (a 502, refunded) only as often as it refused or failed itself.
-    const refusals = (await upstreamRefusals()) - refusalsBefore;
-    const blamed = answers.filter((answer) => answer.status === 502).length;
-    console.info(
-      `activity search: ${blamed} answers blamed the upstream, which refused or failed ${refusals} times`,
-    );
-    expect(answers.every((answer) => [200, 400, 429, 502].includes(answer.status))).toBe(true);
-    expect(blamed).toBeLessThanOrEqual(refusals);
+    // Answered, refused for its window (400, refunded) or told our budget is spent (429), never
+    // blamed on the healthy upstream.
+    expect(answers.filter((answer) => ![200, 400, 429].includes(answer.status))).toEqual([]);
+    await honest([...answers, ...victimAnswers]);
     // A window too large is our own limit, said so: never the data source's rejection.
     for (const answer of answers.filter((a) => a.status === 400))
       expect(answer.code).toBe("window_too_large");
     const paid = answers.filter((answer) => answer.charged).length;
     const balancesAfter = await Promise.all(keys.map((key) => stack.balanceOf(key.id)));
     expect(balances.reduce((a, b) => a + b, 0) - balancesAfter.reduce((a, b) => a + b, 0)).toBe(paid);
-    // One page a search at most (two calls with its boundary page), whatever its window: never the
-    // ten pages a search once read for its one credit.
-    const sent = answers.filter((answer) => answer.status === 200 || answer.status === 400).length;
-    expect(calls.attacker).toBeLessThanOrEqual(2 * sent);
-    expectAttackerAccounted("activity search", calls, paid);
+    // One upstream call at most for each search admitted (its one credit, refunded or not), whatever
+    // its window: never the ten pages a search once read for its one credit. Those refunded (a window
+    // too large) took turns of the attacker's own share.
+    const admitted = answers.filter((answer) => answer.status === 200 || answer.status === 400).length;
+    expect(calls.attacker).toBeLessThanOrEqual(admitted);
+    expectAttackerAccounted("activity search", calls, paid, 1);
   }, 120_000);
 });
 
 describe("a no-cache flood from one operator key", () => {
-  it("leaves a victim account its turns: refused at most 5 %; the flood pays for every upstream call it caused", async () => {
+  it("leaves a victim account its turns (refused at most 5 %, p95 under 3 s); the flood pays for every upstream call it caused", async () => {
     // 30 s: 20 victim requests, so one refusal is the 5 %.
     const attacker = await stack.createKey({ credits: 1_000, qps: 10, burst: 10 });
     const subreddits = stack.simulator.probe.subredditNames();
     const counted = await countCalls();
+    const honest = await watchHonesty("no-cache flood");
     const stopAt = Date.now() + 30_000;
     const flood: Promise<Answer>[] = [];
     // 10 a second, each a page of its own (no two alike, so none joins another's fetch): five times
@@ -272,22 +323,25 @@ describe("a no-cache flood from one operator key", () => {
       attackAnswers.map((answer) => answer.status).filter((status) => ![200, 429, 503].includes(status)),
     ).toEqual([]);
     for (const answer of attackAnswers.filter((a) => a.status === 429)) expect(answer.scope).toBe("global");
+    await honest([...attackAnswers, ...victimAnswers]);
     expect(attackServed).toBeLessThan(attackAnswers.length);
     expect(await stack.balanceOf(attacker.id)).toBe(1_000 - attackServed);
-    // A refused request sent nothing: the flood paid a credit for every page it caused.
+    // A refused request sent nothing: the flood paid a credit for every page it caused (two calls
+    // when a page is made whole at a second's boundary, docs/api.md#trimmed-pages).
     expect(calls.attacker).toBeLessThanOrEqual(2 * attackServed);
-    expectAttackerAccounted("no-cache flood", calls, attackServed);
+    expectAttackerAccounted("no-cache flood", calls, attackServed, 2);
   }, 120_000);
 });
 
-describe("a burst of export quotes from every key of one account", () => {
-  it("is limited per account and takes that account's turns: at most 10 quotes made, never a 502, the victim served", async () => {
-    const keys = await accountKeys(5);
+describe("a burst of export quotes from every key one account may hold", () => {
+  it("is limited per account and takes that account's turns: at most 10 quotes made, never a 502, the victim served (refused at most 5 %, p95 under 3 s)", async () => {
+    const keys = await accountKeys(stack.settings.billing.maxActiveKeysPerAccount);
     const subreddit = stack.simulator.probe.subredditNames()[0];
     const before = Math.floor(Date.now() / 1000) - 10 * DAY;
     const counted = await countCalls();
+    const honest = await watchHonesty("quote burst");
     const stopAt = Date.now() + 20_000;
-    // 50 quotes at once, 10 from each key, every one a different window.
+    // 50 quotes at once, spread over every key, every one a different window.
     const quotes = Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         call(stack, keys[i % keys.length]!.key, "POST", "/v1/exports", {
@@ -301,6 +355,15 @@ describe("a burst of export quotes from every key of one account", () => {
     const victimAnswers = await victimUntil(stopAt);
     const answers = await quotes;
     const calls = await counted();
+    const quoteAnswers: Answer[] = answers.map((answer) => ({
+      status: answer.status,
+      ms: 0,
+      scope: answer.headers.get("x-ratelimit-scope"),
+      code: answer.status < 300 ? undefined : String(answer.body.code),
+      charged: false,
+    }));
+    // The data routes' refusals are the victim's; a quote's are the exports service's own.
+    await honest([...quoteAnswers, ...victimAnswers], victimAnswers);
     const outcomes = answers.map((answer) => `${answer.status} ${String(answer.body.code ?? "")}`.trim());
     const tally = new Map<string, number>();
     for (const outcome of outcomes) tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
@@ -311,6 +374,6 @@ describe("a burst of export quotes from every key of one account", () => {
     expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(10);
     expect(statuses.every((status) => [201, 429, 503].includes(status))).toBe(true);
     // Quotes are free: what they read stays within the account's share.
-    expectAttackerAccounted("quote burst", calls, 0);
+    expectAttackerAccounted("quote burst", calls, 0, 0);
   }, 120_000);
 });

@@ -168,7 +168,6 @@ describe("Redis with the shipped ACL users", () => {
           request_id: requestId,
           operation: "listPosts",
           credits: 1,
-          reserve: true,
           pending_ms: pendingMs,
         },
         admitReplySchema,

@@ -23,6 +23,7 @@ import {
   openRedis,
   type Redis,
   type RedisKeys,
+  Registry,
   redisKeys,
   requestJson,
 } from "@rda/service-kit";
@@ -54,6 +55,7 @@ import {
   startBilling,
 } from "../../services/billing/src/index.ts";
 import {
+  createMetrics,
   type GatewayMetrics,
   type GatewaySettings,
   gatewaySettingsFromEnv,
@@ -184,6 +186,12 @@ export interface Stack {
   rotateKey(id: string): Promise<string>;
   /** A key's balance, as billing holds it. */
   balanceOf(id: string): Promise<number>;
+  /**
+   * The sum of one counter's samples over every gateway and adapter of the stack (each has its own
+   * registry, as each process does), counting the samples whose labels include `labels`: what an
+   * operator's dashboard adds up, e.g. `gateway_rate_limited_total` with `{scope: "global"}`.
+   */
+  metric(name: string, labels?: Readonly<Record<string, string>>): Promise<number>;
   /** An outage of billing (the services stay up), until `startBilling`. */
   stopBilling(): Promise<void>;
   startBilling(): Promise<void>;
@@ -205,6 +213,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const nats = await connectTestNats();
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
+  /** The metrics of every gateway and adapter started, one registry each. */
+  const registries: Registry[] = [];
+  const gatewayMetrics = () => {
+    const metrics = createMetrics();
+    registries.push(metrics.registry);
+    return metrics;
+  };
 
   const simulator = await startSimulator({
     seed: 42,
@@ -276,7 +291,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
   for (const start of adapters) {
     for (let replica = 0; replica < (options.adapterReplicas ?? 1); replica++) {
-      const adapter = await start(adapterDeps);
+      const registry = new Registry();
+      registries.push(registry);
+      const adapter = await start({ ...adapterDeps, registry });
       stoppers.push(() => adapter.stop());
     }
   }
@@ -290,14 +307,22 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // listener: two gateway replicas sharing Redis limits, as in production. MCP calls replica A's
   // internal listener; tests call replica B.
   const replicaA = await startGateway(
-    { redis, nats, subjects, keys, logger, settings: gatewaySettings() },
+    { redis, nats, subjects, keys, logger, settings: gatewaySettings(), metrics: gatewayMetrics() },
     { port: 0, host: "127.0.0.1" },
   );
   stoppers.push(() => replicaA.stop());
   const mcp = await startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: replicaA.internalUrl, logger });
   stoppers.push(() => mcp.stop());
   const gateway = await startGateway(
-    { redis, nats, subjects, keys, logger, settings: gatewaySettings({ mcpUrl: mcp.url }) },
+    {
+      redis,
+      nats,
+      subjects,
+      keys,
+      logger,
+      settings: gatewaySettings({ mcpUrl: mcp.url }),
+      metrics: gatewayMetrics(),
+    },
     { port: gatewayPort, host: "127.0.0.1" },
   );
   stoppers.push(() => gateway.stop());
@@ -370,13 +395,36 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (!reply.ok || !reply.value.found) throw new Error(`no key ${id}`);
       return reply.value.key.credits_balance;
     },
+    async metric(name, labels = {}) {
+      let sum = 0;
+      for (const registry of registries) {
+        const metric = registry.getSingleMetric(name);
+        if (metric === undefined) continue;
+        for (const sample of (await metric.get()).values) {
+          const sampleLabels = sample.labels as Record<string, unknown>;
+          if (Object.entries(labels).every(([label, value]) => sampleLabels[label] === value))
+            sum += sample.value;
+        }
+      }
+      return sum;
+    },
     stopBilling: () => billing.stop(),
     async startBilling() {
       billing = await startBilling(billingDeps);
     },
-    async startGateway(overrides = {}, metrics) {
+    async startGateway(overrides = {}, given) {
+      const metrics = given ?? gatewayMetrics();
+      if (given) registries.push(given.registry);
       const extra = await startGateway(
-        { redis, nats, subjects, keys, logger, settings: gatewaySettings(overrides), metrics },
+        {
+          redis,
+          nats,
+          subjects,
+          keys,
+          logger,
+          settings: gatewaySettings(overrides),
+          metrics,
+        },
         { port: 0, host: "127.0.0.1" },
       );
       stoppers.push(() => extra.stop());

@@ -1,22 +1,48 @@
 /**
  * `pnpm upstream:check` (docs/upstream.md#checking-the-upstream) against both simulator profiles: it
  * names each reading, passes where the product's assumptions hold, stays within about 20 requests at
- * the pace it is given, and exits 1 when the upstream blocks it.
+ * the pace it is given, and exits 1 when the upstream blocks it. Every request it sends takes a turn
+ * in the product's one upstream budget (the adapters' pacer in Redis), as the operator's own flow: it
+ * waits while the budget is taken, and does not run without it.
  */
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { openRedis, type Redis, redisKeys } from "@rda/service-kit";
+import {
+  deleteNamespaceKeys,
+  silentLogger,
+  testNamespace,
+  testRedisUrl,
+  waitFor,
+} from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRedisPacer } from "../../packages/upstream-client/src/index.ts";
+import { CHECK_BUDGET_ACCOUNT } from "../../scripts/upstream-check/checks.ts";
 import { type RunningSimulator, startSimulator } from "../../services/upstream-sim/src/index.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
+const namespace = testNamespace("upstream-check");
+const pacerKeys = redisKeys(namespace).upstreamPacer;
+/** The check's flow in the budget's fair queue (`<class>|<account>`). */
+const checkFlow = `interactive|${CHECK_BUDGET_ACCOUNT}`;
 
-async function check(url: string, intervalMs: number) {
+async function check(url: string, intervalMs: number, budget: Record<string, string> = {}) {
   const started = performance.now();
-  const env = { ...process.env, UPSTREAM_URL: url, UPSTREAM_USER_AGENT: "rda-test/1 (ops@example.test)" };
+  const env = {
+    ...process.env,
+    UPSTREAM_URL: url,
+    UPSTREAM_USER_AGENT: "rda-test/1 (ops@example.test)",
+    REDIS_URL: testRedisUrl(),
+    RDA_NAMESPACE: namespace,
+    // Out of the way unless a test sizes the budget: the pace under test is --interval-ms.
+    UPSTREAM_REQUESTS_PER_SECOND: "50",
+    UPSTREAM_CONCURRENCY: "2",
+    ...budget,
+  };
   const args = [
     "--import",
     "tsx",
@@ -27,12 +53,21 @@ async function check(url: string, intervalMs: number) {
     String(intervalMs),
   ];
   try {
-    const { stdout } = await run(process.execPath, args, { cwd: ROOT, env });
-    return { code: 0, stdout, ms: performance.now() - started };
+    const { stdout, stderr } = await run(process.execPath, args, { cwd: ROOT, env });
+    return { code: 0, stdout, stderr, ms: performance.now() - started };
   } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, stdout: failed.stdout, ms: performance.now() - started };
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return {
+      code: failed.code,
+      stdout: failed.stdout,
+      stderr: failed.stderr,
+      ms: performance.now() - started,
+    };
   }
+}
+
+async function simulatorRequests(sim: RunningSimulator): Promise<number> {
+  return ((await (await fetch(`${sim.url}/__sim/stats`)).json()) as { total: number }).total;
 }
 
 const requestsOf = (stdout: string) => Number(/(\d+) requests;/.exec(stdout)?.[1]);
@@ -41,9 +76,11 @@ const line = (stdout: string, topic: string) =>
 
 let defaultSim: RunningSimulator;
 let strictSim: RunningSimulator;
+let redis: Redis;
 const now = Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
+  redis = await openRedis(testRedisUrl(), "upstream-check-test", silentLogger());
   defaultSim = await startSimulator({ seed: 5, scale: 0.1 });
   // The strict cutoff moved inside the corpus (laid from 180 days back), so the oldest items are strings.
   const quirks = { stringEpochsBefore: now - 60 * 86_400, transientEmptyPageRate: 0.3 };
@@ -52,6 +89,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await defaultSim.close();
   await strictSim.close();
+  await deleteNamespaceKeys(redis, namespace);
+  redis.disconnect();
 });
 
 describe("pnpm upstream:check", () => {
@@ -83,6 +122,44 @@ describe("pnpm upstream:check", () => {
     const requests = requestsOf(stdout);
     expect(requests).toBeLessThanOrEqual(20);
     expect(ms).toBeGreaterThanOrEqual((requests - 1) * intervalMs);
+  });
+
+  it("takes a turn in the upstream budget for every request: sends nothing while the budget is taken, then runs within it", async () => {
+    // Another request of the product holds the budget's one place in flight.
+    const budget = { UPSTREAM_CONCURRENCY: "1" };
+    const pacer = createRedisPacer(redis, pacerKeys, { requestsPerSecond: 50, concurrency: 1 });
+    const held = await pacer.turn({ waitUntilMs: Date.now() + 5_000, account: "acct_customer" });
+    if (!held.granted) throw new Error("the test could not take the budget's place");
+    const turnsBefore = Number((await redis.hget(pacerKeys.shares, checkFlow)) ?? 0);
+    const sentBefore = await simulatorRequests(defaultSim);
+    const checked = check(defaultSim.url, 0, budget);
+    try {
+      await waitFor(
+        async () => (await redis.zscore(pacerKeys.queued, checkFlow)) !== null,
+        "the check waiting for a turn in the budget",
+        20_000,
+      );
+      // Waiting for its turn, it has sent nothing.
+      expect(await simulatorRequests(defaultSim)).toBe(sentBefore);
+    } finally {
+      held.finish();
+    }
+    const { code, stdout } = await checked;
+    expect(code, stdout).toBe(0);
+    const requests = requestsOf(stdout);
+    expect(await simulatorRequests(defaultSim)).toBe(sentBefore + requests);
+    // One turn of its own flow for each request it sent: the operator's, apart from every customer.
+    expect(Number(await redis.hget(pacerKeys.shares, checkFlow)) - turnsBefore).toBe(requests);
+  }, 60_000);
+
+  it("exits 2 without sending anything when the budget's Redis cannot be reached", async () => {
+    const sentBefore = await simulatorRequests(defaultSim);
+    const result = await check(defaultSim.url, 0, { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /upstream check failed: the upstream budget's Redis at REDIS_URL cannot be reached .*nothing was sent/,
+    );
+    expect(await simulatorRequests(defaultSim)).toBe(sentBefore);
   });
 
   it("exits 1 and says so when the upstream blocks every request", async () => {

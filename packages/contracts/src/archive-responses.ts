@@ -23,11 +23,15 @@ export const activitySchema = z
     before: z.number().int().meta({ description: "End of the window (exclusive), epoch seconds." }),
     source: z.enum(["aggregate", "search"]).meta({
       description:
-        "How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).",
+        "How the counts were made: `aggregate` (without `q`), the archive's own counts per bucket; `search` (with `q`, whose exact-phrase match the archive cannot count), by reading the window's items in one upstream page and counting those that contain the phrase.",
     }),
     total: z.number().int().min(0).meta({ description: "Sum of the bucket counts." }),
     buckets: z.array(activityBucketSchema).meta({
       description: "Every bucket of the window in time order, empty ones included (count 0).",
+    }),
+    empty_unconfirmed: z.boolean().optional().meta({
+      description:
+        "With `source: search` only. True when the archive's one page for the window held no item at all: the archive sometimes answers an empty page that is not really empty, and the one credit pays for one read, so it was not asked again. Ask again (1 credit) to confirm an empty window; false when the page held items.",
     }),
   })
   .meta({ id: "Activity" });

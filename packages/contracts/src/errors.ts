@@ -183,9 +183,9 @@ export const ERRORS = {
   quote_rate_limited: {
     status: 429,
     refunded: false,
-    message: "too many export quotes this minute for this API key",
+    message: "too many export quotes this minute for this account",
     description:
-      "The key asked for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged.",
+      "The account asked, over all its keys, for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged.",
   },
   export_limit_reached: {
     status: 429,
@@ -296,6 +296,7 @@ export const MANAGEMENT_ERROR_CODES = [
   "quote_rate_limited",
   "export_limit_reached",
   "global_rate_limited",
+  "upstream_rate_limited",
   "internal_error",
   "service_unavailable",
 ] as const satisfies readonly ErrorCode[];
@@ -338,6 +339,7 @@ export const SERVICE_REFUSAL_CODES = [
   "quote_rate_limited",
   "export_limit_reached",
   "global_rate_limited",
+  "upstream_rate_limited",
   "service_unavailable",
 ] as const satisfies readonly ErrorCode[];
 export type ServiceRefusalCode = (typeof SERVICE_REFUSAL_CODES)[number];

@@ -89,7 +89,7 @@ export interface ManagementRoute {
   readonly credits: 0 | 1;
   /** A POST that creates work or a resource takes `Idempotency-Key` (docs/api.md#idempotency). */
   readonly idempotent: boolean;
-  /** Every route spends a token of the key's own bucket; none takes the shared upstream reserve. */
+  /** Every route is admitted on a token of the key's own bucket; a quote's upstream reads take turns in the upstream budget, as every read does. */
   readonly rateLimit: "key";
   /** What it may answer besides its success, from the catalog. */
   readonly errors: readonly ErrorCode[];
@@ -319,7 +319,7 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     path: "/v1/exports",
     tag: EXPORTS,
     summary: "Quote an export, and start it with confirm",
-    description: `Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With \`confirm: true\` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have ${EXPORT_LIMITS.maxActivePerAccount} exports queued, running or paused at once over all its keys (429 past it); the window spans at most ${EXPORT_LIMITS.maxWindowDays} days. A quote reads the archive that every customer shares, so a key may ask at most 10 a minute (429 with Retry-After past it). With confirm, a balance below the quote's ceiling (the most the export can cost) is 402 naming the shortfall; the quote is kept and nothing is charged.`,
+    description: `Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With \`confirm: true\` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have ${EXPORT_LIMITS.maxActivePerAccount} exports queued, running or paused at once over all its keys (429 past it); the window spans at most ${EXPORT_LIMITS.maxWindowDays} days. A quote reads the archive that every customer shares, so an account may ask at most 10 a minute over all its keys (429 with Retry-After past it), and a quote is answered 429 with Retry-After while our shared upstream budget is spent (\`global_rate_limited\`) or the data source limits us (\`upstream_rate_limited\`). With confirm, a balance below the quote's ceiling (the most the export can cost) is 402 naming the shortfall; the quote is kept and nothing is charged.`,
     body: {
       schema: exportBodySchema,
       required: true,
@@ -336,7 +336,13 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
       answer("Quoted and started (state `queued`).", exportJobSchema, 202),
     ],
     idempotent: true,
-    refusals: ["insufficient_credits", "quote_rate_limited", "export_limit_reached", "global_rate_limited"],
+    refusals: [
+      "insufficient_credits",
+      "quote_rate_limited",
+      "export_limit_reached",
+      "global_rate_limited",
+      "upstream_rate_limited",
+    ],
   }),
   route({
     operationId: "listExports",

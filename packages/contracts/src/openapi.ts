@@ -313,7 +313,7 @@ function responseHeaders(): JsonObject {
     RetryAfter: { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 1 } },
     RateLimitScope: {
       description:
-        "Present with value `global` only when the shared upstream reserve is exhausted (never on an answer the shared cache holds).",
+        "Present with value `global` only on a 429 of the shared upstream budget: `global_rate_limited` (our budget had no turn in time) or `upstream_rate_limited` (the data source's own limit); never on an answer the shared cache holds.",
       schema: { type: "string", enum: ["global"] },
     },
     RequestId: {

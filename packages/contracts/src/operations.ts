@@ -187,7 +187,7 @@ export const OPERATIONS = {
     path: "/v1/activity",
     summary: "Count posts or comments per hour, day or week",
     description:
-      "How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read in one upstream page, as a listing request reads them, and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never reads more of the archive than the one credit it pays for. Buckets less than 36 hours old are marked `settled: false`. 1 credit.",
+      "How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read with one upstream request (one page) and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never makes more upstream requests than the one credit it pays for: an empty page is not asked again (`empty_unconfirmed: true`; ask again to confirm), and a failed read is not retried (a 502, refunded). Buckets less than 36 hours old are marked `settled: false`. 1 credit.",
     params: getActivityParamsSchema,
     pathParams: [],
     integerParams: [],

@@ -51,7 +51,7 @@ export interface GatewayError {
   param: string | null;
   /** From Retry-After (429, 503): whole seconds to wait before retrying; null otherwise. */
   retryAfterSeconds: number | null;
-  /** For 429: `global` when the shared upstream reserve is exhausted (x-ratelimit-scope), else `key`. */
+  /** For 429: `global` when the shared upstream budget refused (x-ratelimit-scope; `code` says whose), else `key`. */
   scope: "key" | "global" | null;
   /** The gateway's x-request-id, to quote in a support request. */
   requestId: string | null;

@@ -49,6 +49,8 @@ interface CallLabels {
   readonly priority: TrafficClass;
   readonly account: string | undefined;
   readonly deadlineAtMs: number;
+  /** The call's own bound on retries (`CallOptions.maxRetries`), when it has one. */
+  readonly maxRetries: number | undefined;
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
@@ -87,6 +89,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         account: call.account,
         deadlineAtMs:
           Math.min(Date.now(), call.startedAtMs ?? Number.POSITIVE_INFINITY) + settings.deadlineMs,
+        maxRetries: call.maxRetries,
       };
       const upstream = () => observedCall(transport, labels, tagged, logger);
       const request = {
@@ -158,6 +161,10 @@ async function callWithRetries(
 ) {
   const { path } = labels;
   const deadline = labels.deadlineAtMs;
+  const settings =
+    labels.maxRetries === undefined
+      ? transport.settings
+      : { ...transport.settings, maxRetries: Math.min(labels.maxRetries, transport.settings.maxRetries) };
   let state = { attempts: 0, query, busyRetried: false, remainingMs: deadline - Date.now() };
   const attemptFloor = attemptFloorMs(transport.settings);
   // A later call of a request that spent its time waiting for turns: our queue, not the upstream.
@@ -200,7 +207,7 @@ async function callWithRetries(
     }
     const { verdict } = answered;
     state = { ...state, attempts: state.attempts + 1, remainingMs: deadline - Date.now() };
-    const decision = decide(verdict, state, transport.settings);
+    const decision = decide(verdict, state, settings);
     if ("stop" in decision) return logOutcome(logger, path, decision.stop);
     logger?.debug({ path, reason: describe(verdict), waitMs: decision.waitMs }, "retrying");
     await sleep(decision.waitMs);

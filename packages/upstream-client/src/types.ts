@@ -161,6 +161,11 @@ export interface CallOptions {
    */
   readonly startedAtMs?: number;
   /**
+   * Retries of this call after a failed or busy attempt, at most; default the client's `maxRetries`.
+   * 0: one HTTP request at most, for a caller whose one credit pays for exactly one upstream read.
+   */
+  readonly maxRetries?: number;
+  /**
    * Told when the answer was produced upstream (the caller's `Age`), where it came from, and how
    * long after it was produced it may be served again (undefined: never; freshness.ts decides).
    */

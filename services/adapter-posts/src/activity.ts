@@ -3,14 +3,18 @@
  *
  * Without `q` the upstream's aggregate endpoint counts them (docs/upstream.md#aggregates). With `q`
  * it cannot: its keyword search is not our exact-phrase match (docs/api.md#phrase-filter). The items
- * of the window are then read with the listing's own exact page (listing-page.ts) and matched here.
+ * of the window are then read in one upstream page (listing-page.ts, `readWindowOnce`) and matched
+ * here.
  *
- * A request pays one credit, so it reads one upstream page, like a listing request: never more
- * upstream work than it pays for (docs/api.md#activity). A window holding more than that page is
- * refused (400, refunded) rather than answered with a partial count; the page it read took a turn of
- * the caller's own fair share of the upstream budget (docs/upstream.md#fair-shares), so repeating such
- * requests only slows the caller. An aggregate that fails is a 502, refunded: paging in its place
- * would be a second read for the same credit.
+ * A request pays one credit, so a search makes exactly one upstream request: never more upstream
+ * work than it pays for (docs/api.md#activity). Nothing is asked twice: a window holding more than
+ * the page is refused (400, refunded) rather than answered with a partial count; an empty page is
+ * answered as it came, marked `empty_unconfirmed` (the upstream sometimes answers a transient empty
+ * page, and confirming it would be a second read); a failed attempt is not retried (502, refunded).
+ * The request's turn counted against the caller's own fair share of the upstream budget whatever it
+ * ended in (docs/upstream.md#fair-shares), so repeating refused requests only slows the caller. An
+ * aggregate that fails is a 502, refunded: paging in its place would be a second read for the same
+ * credit.
  */
 import { failureReply, type OperationContext, okReply, tooLargeReply } from "@rda/adapter-kit";
 import {
@@ -23,7 +27,7 @@ import {
 } from "@rda/contracts";
 import type { UpstreamClient, UpstreamFailure } from "@rda/upstream-client";
 import { readAggregateBuckets } from "./aggregate-buckets.ts";
-import { fetchListingPage, ITEM_KINDS } from "./listing-page.ts";
+import { ITEM_KINDS, readWindowOnce } from "./listing-page.ts";
 import { createPhraseMatcher } from "./phrase-filter.ts";
 
 /** The one upstream page an answer with `q` reads: the items of its window it can count. */
@@ -64,6 +68,7 @@ export async function getActivity(
     ...window,
     source,
     ...bucketsOf(counted.counts, params.interval, window, now),
+    ...(counted.emptyUnconfirmed === undefined ? {} : { empty_unconfirmed: counted.emptyUnconfirmed }),
   };
   return okReply(JSON.stringify(activity));
 }
@@ -78,7 +83,7 @@ async function countByAggregate(
   params: GetActivityParams,
   window: Window,
   context: OperationContext,
-): Promise<{ counts: Counts } | UpstreamFailure> {
+): Promise<{ counts: Counts; emptyUnconfirmed?: undefined } | UpstreamFailure> {
   const query = {
     aggregate: "created_utc",
     frequency: params.interval,
@@ -97,14 +102,17 @@ async function countByAggregate(
   return { counts };
 }
 
-/** Reads the window's one page and counts the items containing `phrase`; more than a page is tooMany. */
+/**
+ * Reads the window's one page and counts the items containing `phrase`; more than a page is tooMany,
+ * and an empty page is said to be unconfirmed.
+ */
 async function countBySearch(
   client: UpstreamClient,
   params: GetActivityParams,
   phrase: string,
   window: Window,
   context: OperationContext,
-): Promise<{ counts: Counts } | { tooMany: true } | UpstreamFailure> {
+): Promise<{ counts: Counts; emptyUnconfirmed: boolean } | { tooMany: true } | UpstreamFailure> {
   const kind = params.kind === "posts" ? "post" : "comment";
   const { textFields } = ITEM_KINDS[kind];
   const matches = createPhraseMatcher(phrase);
@@ -117,9 +125,9 @@ async function countBySearch(
     sort: "asc",
   } as ListingParams;
   const upstreamFields = ["id", "created_utc", ...textFields].join(",");
-  const fetched = await fetchListingPage(client, { kind, params: listing, upstreamFields }, context);
+  const fetched = await readWindowOnce(client, { kind, params: listing, upstreamFields }, context);
   if ("outcome" in fetched) return fetched;
-  if (fetched.has_more) return { tooMany: true };
+  if (fetched.full) return { tooMany: true };
   const counts: Counts = new Map();
   const seen = new Set<unknown>();
   for (const row of fetched.rows) {
@@ -130,7 +138,7 @@ async function countBySearch(
     const bucket = activityBucketStart(row.created_utc, params.interval);
     counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
   }
-  return { counts };
+  return { counts, emptyUnconfirmed: fetched.empty };
 }
 
 /** Every bucket of the window, in time order, empty ones as 0. */

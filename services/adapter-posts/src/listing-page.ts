@@ -23,6 +23,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type OperationContext, withIntegerEpochs } from "@rda/adapter-kit";
 import { type ItemKind, type ListingParams, upstreamListingFilters } from "@rda/contracts";
 import {
+  type CallOptions,
   jsonArrayPrefix,
   type UpstreamClient,
   type UpstreamFailure,
@@ -145,6 +146,25 @@ interface FetchedRows {
   readonly dataJson: Uint8Array | undefined;
 }
 
+/**
+ * The window's first upstream page, read with exactly one upstream request: never asked again when
+ * empty, nor inwards from a bound, nor made whole at a second (the three extra reads of
+ * fetchListingPage), and never retried after a failed attempt. For a caller whose one credit pays for
+ * one read (an activity search, activity.ts). `full`: the upstream sent as many rows as asked, so the
+ * window may hold more; `empty`: it sent none, which may be a transient empty page
+ * (docs/upstream.md#assumptions) that this read did not confirm.
+ */
+export async function readWindowOnce(
+  client: UpstreamClient,
+  request: ListingRequest,
+  context: OperationContext,
+): Promise<{ rows: readonly ListedItem[]; full: boolean; empty: boolean } | UpstreamFailure> {
+  const { after, before, limit } = request.params;
+  const page = await fetchRowsOnce(client, request, { ...context, maxRetries: 0 }, { after, before, limit });
+  if ("outcome" in page) return page;
+  return { rows: page.rows, full: page.full, empty: page.received === 0 };
+}
+
 /** One upstream page; an empty one is asked once more after a short pause, as it may be transient. */
 async function fetchRows(
   client: UpstreamClient,
@@ -161,7 +181,7 @@ async function fetchRows(
 async function fetchRowsOnce(
   client: UpstreamClient,
   request: ListingRequest,
-  context: OperationContext,
+  context: OperationContext & Pick<CallOptions, "maxRetries">,
   window: Window,
 ): Promise<FetchedRows | UpstreamFailure> {
   const { params, kind, upstreamFields } = request;

@@ -28,7 +28,7 @@ import type { JobRecord, JobStore } from "./job-store.ts";
 import { jobView } from "./job-view.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
-import type { PageSource } from "./page-source.ts";
+import type { PageFailure, PageSource } from "./page-source.ts";
 import { makeQuote } from "./quote.ts";
 import { isPausedByRevocation, REVOKED_KEY_REASON } from "./revoked-keys.ts";
 import { refundInflight } from "./worker.ts";
@@ -139,11 +139,19 @@ async function create(
   );
   if (!quoted.ok) {
     deps.logger.warn({ reason: quoted.error }, "export quote failed");
-    if (budget.retryAfterSeconds() !== undefined)
+    const refusal = budget.refusal();
+    // Our own budget is told apart from the upstream's limit: each is named for what it is.
+    if (refusal?.by === "ours")
       return refuse(
         "global_rate_limited",
         "our shared budget of requests to the data source is spent for now; nothing was charged, try again after Retry-After",
-        budget.retryAfterSeconds(),
+        refusal.retryAfterSeconds,
+      );
+    if (refusal?.by === "upstream")
+      return refuse(
+        "upstream_rate_limited",
+        "the data source is rate limiting us; nothing was charged, try again after Retry-After",
+        refusal.retryAfterSeconds,
       );
     return refuse(
       "service_unavailable",
@@ -399,21 +407,25 @@ const secondsToNextMinute = () => 60 - (Math.floor(Date.now() / 1000) % 60);
 
 /**
  * A quote's archive reads, as one account's interactive turns in the upstream budget
- * (docs/upstream.md#fair-shares), noting when the budget refused one so the quote can answer 429
- * with an honest Retry-After.
+ * (docs/upstream.md#fair-shares), noting when a budget refused one, and whose it was (ours, or the
+ * upstream's own limit), so the quote can answer that 429 with an honest Retry-After. Our budget is
+ * named when both refused: it is the one a retry waits on first.
  */
 function quoteBudget(deps: CommandDeps, account: string) {
-  let retryAfter: number | undefined;
-  const note = (seconds: number | undefined) => {
-    if (seconds !== undefined) retryAfter = Math.max(retryAfter ?? 0, seconds);
+  let refusal: { by: "ours" | "upstream"; retryAfterSeconds: number } | undefined;
+  const note = (failure: PageFailure) => {
+    if (failure.refusedBy === undefined) return;
+    const by = refusal?.by === "ours" ? "ours" : failure.refusedBy;
+    const retryAfterSeconds = Math.max(refusal?.retryAfterSeconds ?? 0, failure.retryAfterSeconds ?? 1);
+    refusal = { by, retryAfterSeconds };
   };
   const source: PageSource = async (kind, params, requestId, priority) => {
     const page = await deps.source(kind, params, requestId, priority, account);
-    if (!page.ok) note(page.error.retryAfterSeconds);
+    if (!page.ok) note(page.error);
     return page;
   };
   const count: ArchiveCount | undefined =
     deps.count &&
     ((window, requestId) => deps.count?.(window, requestId, account) ?? Promise.resolve(undefined));
-  return { source, count, retryAfterSeconds: () => retryAfter };
+  return { source, count, refusal: () => refusal };
 }

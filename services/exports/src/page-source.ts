@@ -27,7 +27,12 @@ export interface ListingPage {
 export interface PageFailure {
   readonly reason: string;
   readonly retryable: boolean;
-  /** Set when the upstream budget (ours or the upstream's) refused the page: when to ask again. */
+  /**
+   * Set when a budget refused the page, nothing sent: `ours`, our shared upstream budget had no turn
+   * in time (the adapter's `budget_spent`); `upstream`, the upstream's own limit (`rate_limited`).
+   */
+  readonly refusedBy?: "ours" | "upstream";
+  /** With `refusedBy`: when to ask again, in seconds. */
   readonly retryAfterSeconds?: number;
 }
 
@@ -54,9 +59,12 @@ export function adapterPageSource(nats: NatsConnection, subjects: Subjects, time
       timeoutMs,
     });
     if (answer.outcome !== "ok") {
-      const retryAfterSeconds = "retryAfterSeconds" in answer ? answer.retryAfterSeconds : undefined;
-      const retryable = answer.outcome !== "bad_request";
-      return err({ reason: describeAdapterFailure(answer), retryable, retryAfterSeconds });
+      const reason = describeAdapterFailure(answer);
+      if (answer.outcome === "budget_spent" || answer.outcome === "rate_limited") {
+        const refusedBy = answer.outcome === "budget_spent" ? "ours" : "upstream";
+        return err({ reason, retryable: true, refusedBy, retryAfterSeconds: answer.retryAfterSeconds });
+      }
+      return err({ reason, retryable: answer.outcome !== "bad_request" });
     }
     const rows = adapterJson(answer);
     if (!Array.isArray(rows)) return err({ reason: "the adapter's data is not a list", retryable: true });

@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Count posts or comments per hour, day or week
-         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read in one upstream page, as a listing request reads them, and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never reads more of the archive than the one credit it pays for. Buckets less than 36 hours old are marked `settled: false`. 1 credit.
+         * @description How many posts or comments a community or an author (or both) made in each hour, day or week of a window, optionally only those containing a phrase. Without `q` the archive's own counts are used (`source: aggregate`); with `q` the window's items are read with one upstream request (one page) and the matching ones counted (`source: search`), which works for at most 100 items of the community or author in the window (more is a 400, not charged: narrow the window). One request never makes more upstream requests than the one credit it pays for: an empty page is not asked again (`empty_unconfirmed: true`; ask again to confirm), and a failed read is not retried (a 502, refunded). Buckets less than 36 hours old are marked `settled: false`. 1 credit.
          */
         get: operations["getActivity"];
         put?: never;
@@ -367,7 +367,7 @@ export interface paths {
         put?: never;
         /**
          * Quote an export, and start it with confirm
-         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days. A quote reads the archive that every customer shares, so a key may ask at most 10 a minute (429 with Retry-After past it). With confirm, a balance below the quote's ceiling (the most the export can cost) is 402 naming the shortfall; the quote is kept and nothing is charged.
+         * @description Answers at once with the export's id and its quote: the estimated rows and pages (and how they were estimated), the credit ceiling the job never exceeds and an ETA. A quote costs nothing. With `confirm: true` the job starts at once (202); otherwise start it with POST /v1/exports/{id}/start. An account may have 3 exports queued, running or paused at once over all its keys (429 past it); the window spans at most 366 days. A quote reads the archive that every customer shares, so an account may ask at most 10 a minute over all its keys (429 with Retry-After past it), and a quote is answered 429 with Retry-After while our shared upstream budget is spent (`global_rate_limited`) or the data source limits us (`upstream_rate_limited`). With confirm, a balance below the quote's ceiling (the most the export can cost) is 402 naming the shortfall; the quote is kept and nothing is charged.
          */
         post: operations["createExport"];
         delete?: never;
@@ -698,7 +698,7 @@ export interface components {
             /** @description End of the window (exclusive), epoch seconds. */
             before: number;
             /**
-             * @description How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
+             * @description How the counts were made: `aggregate` (without `q`), the archive's own counts per bucket; `search` (with `q`, whose exact-phrase match the archive cannot count), by reading the window's items in one upstream page and counting those that contain the phrase.
              * @enum {string}
              */
             source: "aggregate" | "search";
@@ -706,6 +706,8 @@ export interface components {
             total: number;
             /** @description Every bucket of the window in time order, empty ones included (count 0). */
             buckets: components["schemas"]["ActivityBucket"][];
+            /** @description With `source: search` only. True when the archive's one page for the window held no item at all: the archive sometimes answers an empty page that is not really empty, and the one credit pays for one read, so it was not asked again. Ask again (1 credit) to confirm an empty window; false when the page held items. */
+            empty_unconfirmed?: boolean;
         };
         ExportQuote: {
             estimated_rows: number;
@@ -1189,7 +1191,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded. Or: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. Or: The key asked for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged. Or: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged. */
+        /** @description The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged. Or: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded. Or: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged. Or: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded. Or: The account asked, over all its keys, for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged. Or: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged. */
         Error429: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1278,7 +1280,7 @@ export interface components {
         CreditsRemaining: number;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
-        /** @description Present with value `global` only when the shared upstream reserve is exhausted (never on an answer the shared cache holds). */
+        /** @description Present with value `global` only on a 429 of the shared upstream budget: `global_rate_limited` (our budget had no turn in time) or `upstream_rate_limited` (the data source's own limit); never on an answer the shared cache holds. */
         RateLimitScope: "global";
         /** @description The request's id (echoed from x-request-id, or generated). */
         RequestId: string;

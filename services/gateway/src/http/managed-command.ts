@@ -2,7 +2,7 @@
  * The one way a request that manages something (a monitor, its webhook, an export) is taken in and
  * answered (docs/api.md#monitors, #exports): the query against the route's declared parameters,
  * the key, `Idempotency-Key` on a POST that creates work or a resource, then admission like
- * `GET /v1/account` (the key's own bucket, no credit, no upstream reserve). The service that owns
+ * `GET /v1/account` (the key's own bucket, no credit). The service that owns
  * the thing answers a value or a refusal with its catalog code; both are answered here, a refusal
  * through `sendError` like every other failure (same headers, same access-log fields).
  */

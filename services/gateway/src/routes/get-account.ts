@@ -1,6 +1,6 @@
 /**
  * GET /v1/account (docs/api.md#account): free, no upstream call, the balance read fresh by billing,
- * still authenticated and rate limited by the key's own bucket (not the reserve) — the same
+ * still authenticated and rate limited by the key's own bucket (no upstream turn) — the same
  * admission as a data request with 0 credits. It answers only 200, 401 or 429 by contract, so its
  * query string is ignored rather than refused with 400; 503 remains for an outage of NATS or
  * billing, where no honest 200 or 401 can be given (docs/api.md#amendments-to-the-original-contract).

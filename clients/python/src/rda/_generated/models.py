@@ -131,12 +131,14 @@ class Activity(TypedDict):
     after: int
     #: End of the window (exclusive), epoch seconds.
     before: int
-    #: How the counts were made: `aggregate`, the archive's own counts per bucket; `search`, by paging through every matching item (always with `q`, whose exact-phrase match the archive cannot count, and when the archive's counting fails).
+    #: How the counts were made: `aggregate` (without `q`), the archive's own counts per bucket; `search` (with `q`, whose exact-phrase match the archive cannot count), by reading the window's items in one upstream page and counting those that contain the phrase.
     source: Literal["aggregate", "search"]
     #: Sum of the bucket counts.
     total: int
     #: Every bucket of the window in time order, empty ones included (count 0).
     buckets: list[ActivityBucket]
+    #: With `source: search` only.
+    empty_unconfirmed: NotRequired[bool]
 
 
 class ExportQuote(TypedDict):
