@@ -30,6 +30,7 @@ const UNIT = [
   "services/gateway/test/cache-control.rules.test.ts",
   "services/gateway/test/config.edge.test.ts",
   "services/gateway/test/config.top-up-link.test.ts",
+  "services/exports/test/quote.budget.test.ts",
   "services/gateway/test/layers.dependency-direction.test.ts",
   "services/mcp/test/archive-results.cutting.test.ts",
   "services/mcp/test/config.load.test.ts",

@@ -3,11 +3,12 @@
  * `adapter.activity.get`, which asks the upstream's aggregate, docs/api.md#activity), and the pages
  * paging it takes. Export quotes and monitor backfill estimates are both made this way, so the two
  * agree. Asked without `q` only: the archive cannot count our exact-phrase filter, and pages (what
- * is charged) are cut before that filter anyway. Undefined when the count cannot be had (the
- * aggregate failed, or its adapter did not answer): the caller then estimates another way, and
- * says so.
+ * is charged) are cut before that filter anyway. When the count cannot be had (the aggregate
+ * failed, or its adapter did not answer) the caller estimates another way, and says so; when a
+ * budget refused it (ours or the upstream's, nothing sent), the caller is told which, since any
+ * other way of estimating would read the archive more and be refused the same.
  */
-import { activitySchema, type Subjects } from "@rda/contracts";
+import { activitySchema, err, ok, type Result, type Subjects } from "@rda/contracts";
 import { adapterJson, callAdapter } from "./adapter-caller.ts";
 import type { NatsConnection } from "./nats.ts";
 
@@ -19,12 +20,20 @@ export interface CountedWindow {
   readonly before: number;
 }
 
+/** Why there is no count: `refusedBy` is set when a budget refused it, nothing sent. */
+export interface CountFailure {
+  /** `ours`: our shared upstream budget had no turn in time; `upstream`: the upstream's own limit. */
+  readonly refusedBy?: "ours" | "upstream";
+  /** With `refusedBy`: when to ask again, in seconds. */
+  readonly retryAfterSeconds?: number;
+}
+
 /** `account` is whose fair share of the upstream budget the count is taken from (docs/upstream.md). */
 export type ArchiveCount = (
   window: CountedWindow,
   requestId: string,
   account?: string,
-) => Promise<number | undefined>;
+) => Promise<Result<number, CountFailure>>;
 
 export function adapterArchiveCount(
   nats: NatsConnection,
@@ -49,11 +58,15 @@ export function adapterArchiveCount(
       account,
       timeoutMs,
     });
-    if (answer.outcome !== "ok") return undefined;
+    if (answer.outcome === "budget_spent" || answer.outcome === "rate_limited") {
+      const refusedBy = answer.outcome === "budget_spent" ? "ours" : "upstream";
+      return err({ refusedBy, retryAfterSeconds: answer.retryAfterSeconds });
+    }
+    if (answer.outcome !== "ok") return err({});
     const activity = activitySchema.safeParse(adapterJson(answer));
     // `search` (the aggregate failed and the adapter paged the window instead) is exact too: it
     // answers only when it could page every item.
-    return activity.success ? activity.data.total : undefined;
+    return activity.success ? ok(activity.data.total) : err({});
   };
 }
 

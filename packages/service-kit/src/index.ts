@@ -10,6 +10,7 @@ export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } f
 export {
   type ArchiveCount,
   adapterArchiveCount,
+  type CountFailure,
   type CountedWindow,
   pagesForRows,
 } from "./archive-count.ts";

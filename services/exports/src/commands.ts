@@ -20,7 +20,7 @@ import {
   exportRefusal as refuse,
   type Subjects,
 } from "@rda/contracts";
-import type { ArchiveCount, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
+import type { ArchiveCount, CountFailure, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
 import type { DownloadLinks } from "./download-links.ts";
 import { budgetAccountOfOwner, type JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
@@ -413,7 +413,7 @@ const secondsToNextMinute = () => 60 - (Math.floor(Date.now() / 1000) % 60);
  */
 function quoteBudget(deps: CommandDeps, account: string) {
   let refusal: { by: "ours" | "upstream"; retryAfterSeconds: number } | undefined;
-  const note = (failure: PageFailure) => {
+  const note = (failure: PageFailure | CountFailure) => {
     if (failure.refusedBy === undefined) return;
     const by = refusal?.by === "ours" ? "ours" : failure.refusedBy;
     const retryAfterSeconds = Math.max(refusal?.retryAfterSeconds ?? 0, failure.retryAfterSeconds ?? 1);
@@ -424,8 +424,13 @@ function quoteBudget(deps: CommandDeps, account: string) {
     if (!page.ok) note(page.error);
     return page;
   };
+  const countWindow = deps.count;
   const count: ArchiveCount | undefined =
-    deps.count &&
-    ((window, requestId) => deps.count?.(window, requestId, account) ?? Promise.resolve(undefined));
+    countWindow &&
+    (async (window, requestId) => {
+      const counted = await countWindow(window, requestId, account);
+      if (!counted.ok) note(counted.error);
+      return counted;
+    });
   return { source, count, refusal: () => refusal };
 }

@@ -66,8 +66,12 @@ export async function makeQuote(
     const rows = page.rows.filter((row) => (row.created_utc as number) < query.before).length;
     return quoted(rows, EXPORT_LIMITS.pageSize, "counted exactly: one probe page covered the whole window");
   }
-  if (counted !== undefined)
-    return quoted(counted, page.rows.length, "rows counted by the archive's aggregate over the window");
+  if (counted?.ok)
+    return quoted(counted.value, page.rows.length, "rows counted by the archive's aggregate over the window");
+  // Sampling reads the archive six times more: when a budget refused the count, those reads would
+  // be refused the same, and only take turns from everyone else.
+  if (counted?.error.refusedBy !== undefined)
+    return err("a budget of requests to the data source refused the archive's count; nothing was sampled");
   return sampleQuote(query, source, requestIdBase, settings, maxCredits);
 }
 

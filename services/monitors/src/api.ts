@@ -172,7 +172,10 @@ async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord): Promise<
   // The estimate's two reads are the creating account's, in its fair share of the upstream budget.
   const account = budgetAccountOf(monitor.key_id, monitor.account_id);
   const [counted, page] = await Promise.all([
-    deps.count(window, `monitors-estimate-${monitor.id}`, account).catch(() => undefined),
+    deps
+      .count(window, `monitors-estimate-${monitor.id}`, account)
+      .then((total) => (total.ok ? total.value : undefined))
+      .catch(() => undefined),
     fetchSourcePage(
       deps.nats,
       deps.subjects,
