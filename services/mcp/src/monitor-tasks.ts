@@ -12,6 +12,13 @@
  * that returns items costs 1 credit), and `PATCH /v1/monitors/{id}` with `paused: false` resumes the
  * backfill where it stopped (its task then reports `working` again).
  */
+import { toJsonValue } from "@modelcontextprotocol/ext-tasks/core";
+import type {
+  CompletedTaskV2,
+  CreateTaskResultV2,
+  DetailedTaskV2,
+  TaskStatusV2,
+} from "@modelcontextprotocol/ext-tasks/core/v2";
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { MONITOR_DELIVERY_CREDITS, MONITOR_ID_PATTERN } from "@rda/contracts";
 import type { GatewayClient, GatewayResult, Monitor, ResourceCallOptions } from "@rda/sdk";
@@ -26,10 +33,9 @@ interface Progress {
   readonly pages_done: number;
 }
 type MonitorView = Monitor & { backfill_progress?: Progress; items_collected?: number };
-type TaskStatus = "working" | "completed" | "failed" | "cancelled";
 
 /** A created monitor's tool result as a task, when it has a backfill to page; else the result itself. */
-export function monitorAsTask(result: CallToolResult): Record<string, unknown> | CallToolResult {
+export function monitorAsTask(result: CallToolResult): CreateTaskResultV2 | CallToolResult {
   const monitor = (result.structuredContent as { monitor?: MonitorView } | undefined)?.monitor;
   if (result.isError || !monitor || monitor.backfill_from === null || !monitor.backfill_progress)
     return result;
@@ -67,14 +73,14 @@ async function answered(
   throw new ProtocolError(code, `Task ${MONITOR_TASK_PREFIX}${id}: ${describeGatewayError(result.error)}`);
 }
 
-function statusOf(monitor: MonitorView): TaskStatus {
+function statusOf(monitor: MonitorView): TaskStatusV2 {
   const paging = monitor.backfill_progress !== undefined;
   if (monitor.status === "revoked") return paging ? "failed" : "completed";
   if (monitor.status === "paused") return paging ? "cancelled" : "completed";
   return paging ? "working" : "completed";
 }
 
-function taskBase(monitor: MonitorView) {
+function taskBase(monitor: MonitorView): Omit<CreateTaskResultV2, "resultType"> {
   return {
     taskId: `${MONITOR_TASK_PREFIX}${monitor.id}`,
     status: statusOf(monitor),
@@ -86,12 +92,26 @@ function taskBase(monitor: MonitorView) {
   };
 }
 
-function taskOf(monitor: MonitorView) {
+function taskOf(monitor: MonitorView): DetailedTaskV2 {
   const base = taskBase(monitor);
-  if (base.status === "completed") return { ...base, result: presentBackfilled(monitor) };
-  if (base.status === "failed")
-    return { ...base, error: { code: ProtocolErrorCode.InternalError, message: base.statusMessage } };
-  return base;
+  switch (base.status) {
+    case "completed":
+      return {
+        ...base,
+        status: "completed",
+        result: toJsonValue(presentBackfilled(monitor)) as CompletedTaskV2["result"],
+      };
+    case "failed":
+      return {
+        ...base,
+        status: "failed",
+        error: { code: ProtocolErrorCode.InternalError, message: statusMessage(monitor) },
+      };
+    case "cancelled":
+      return { ...base, status: "cancelled" };
+    default:
+      return { ...base, status: "working" };
+  }
 }
 
 /** The backfill done: the monitor, and the call that reads what it collected. */
