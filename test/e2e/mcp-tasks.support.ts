@@ -5,6 +5,8 @@
  * with (a created task, `tasks/get`, `tasks/cancel`) is checked against the extension's own schemas,
  * from its package (`@modelcontextprotocol/ext-tasks`).
  */
+import type { RawClientDispatch } from "@modelcontextprotocol/ext-tasks/client";
+import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
 import {
   CancelTaskResultV2Schema,
   CreateTaskResultV2Schema,
@@ -53,24 +55,58 @@ export async function modernRequest(
       },
     },
   };
+  return post(endpoint, key, body, options.name, options.signal);
+}
+
+/**
+ * How the extension's own requester (ext-tasks' session) sends its task requests: it frames each
+ * one's method and params itself (`_meta`, the capability); this makes it a JSON-RPC request and
+ * posts it with the standard headers.
+ */
+export function extensionDispatch(endpoint: string, key: string): RawClientDispatch {
+  let lastId = 0;
+  return async (request, options) => {
+    const framed = request as { method: string; params?: { name?: unknown; taskId?: unknown } };
+    const name = framed.params?.name ?? framed.params?.taskId;
+    const body = { jsonrpc: "2.0", id: ++lastId, ...framed };
+    const answer = await post(
+      endpoint,
+      key,
+      body,
+      typeof name === "string" ? name : undefined,
+      options?.signal,
+    );
+    return answer.error
+      ? { kind: "error", error: answer.error }
+      : { kind: "result", result: (answer.result ?? null) as JsonValue };
+  };
+}
+
+async function post(
+  endpoint: string,
+  key: string,
+  body: { method: string },
+  name: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Rpc> {
   const response = await fetch(endpoint, {
     method: "POST",
-    signal: options.signal,
+    signal,
     headers: {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
       "x-api-key": key,
       "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(options.name ? { "mcp-name": options.name } : {}),
+      "mcp-method": body.method,
+      ...(name ? { "mcp-name": name } : {}),
     },
     body: JSON.stringify(body),
   });
   const answer = (await response.json()) as Rpc;
-  const schema = answer.result && taskSchemaOf(method, answer.result);
+  const schema = answer.result && taskSchemaOf(body.method, answer.result);
   if (schema) {
     const checked = schema.safeParse(answer.result);
-    expect(checked.error?.issues, `${method}'s answer by the Tasks extension's schema`).toBeUndefined();
+    expect(checked.error?.issues, `${body.method}'s answer by the Tasks extension's schema`).toBeUndefined();
   }
   return answer;
 }

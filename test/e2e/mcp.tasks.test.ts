@@ -7,14 +7,16 @@
  * cancelled through tasks/cancel. The key pays exactly the pages each export fetched, and the ledger
  * verifies. Without the extension the same call answers at once.
  */
+import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningGateway } from "../../services/gateway/src/index.ts";
 import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
+import { connectModernClient } from "../../services/mcp/test/support/mcp-client.ts";
 import { type RoundRobin, startRoundRobin } from "../support/round-robin.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, FAST, startExportsBeside, verifyLedger } from "./exports.support.ts";
-import { modernRequest, TASKS } from "./mcp-tasks.support.ts";
+import { extensionDispatch, modernRequest, TASKS } from "./mcp-tasks.support.ts";
 
 let stack: Stack;
 let exportsService: ExportsBeside;
@@ -187,6 +189,41 @@ describe("an export as a task", () => {
     expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
   }, 90_000);
+
+  it("is followed to its result by the extension's own requester (ext-tasks' session over the v2 client), paying its pages", async () => {
+    const { key, id: keyId } = await stack.createKey({ credits: 100 });
+    const client = await connectModernClient(endpoint, key);
+    const session = createTaskSessionFromClient(client, {
+      endpointId: "rda-export-tasks",
+      rawDispatch: extensionDispatch(endpoint, key),
+      v2RequestFraming: {
+        protocolVersion: "2026-07-28",
+        clientInfo: { name: "ext-tasks-requester", version: "1" },
+        clientCapabilities: {},
+      },
+    });
+    try {
+      // Ten days of the window: a few pages, so the session polls a few times and sees it end.
+      const short = { ...window(), after: window().before - 10 * 86_400 };
+      const execution = await session.callTool("start_export", short, { task: { preference: "require" } });
+      expect(execution.kind).toBe("task");
+      expect(execution.handle?.taskId).toMatch(/^export:/);
+      const { outcome } = await execution.settle();
+      const result = resultFromTaskOutcome(outcome);
+      expect(result.resultType).toBe("complete");
+      const { structuredContent } = result as {
+        structuredContent?: { file_url: string; export: { progress: { credits_spent: number } } };
+      };
+      expect(structuredContent?.file_url).toMatch(/^\/v1\/exports\/.+\/file$/);
+      const spent = structuredContent?.export.progress.credits_spent ?? 0;
+      expect(spent).toBeGreaterThan(0);
+      expect(await stack.balanceOf(keyId)).toBe(100 - spent);
+    } finally {
+      await session.close();
+      await client.close();
+    }
+    expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+  }, 60_000);
 
   it("keeps another key's task unknown, as its export is", async () => {
     const owner = await stack.createKey({ credits: 100 });

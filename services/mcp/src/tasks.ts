@@ -11,17 +11,13 @@
  * rules (pages fetched stay charged, nothing more is); another key's task is unknown, as its export is.
  *
  * The extension's own package (`@modelcontextprotocol/ext-tasks`) gives the id, the opt-in check and
- * the wire types the answers are written to; it has no server side to serve tasks with (README.md,
- * "Built on").
+ * the wire types the answers are written in (task-wire.ts); it has no server side to serve tasks
+ * with (README.md, "Built on").
  */
-import { toJsonValue } from "@modelcontextprotocol/ext-tasks/core";
 import {
-  type CompletedTaskV2,
   type CreateTaskResultV2,
-  type DetailedTaskV2,
   hasTaskClientCapabilityV2,
   TASKS_EXTENSION_ID_V2,
-  type TaskStatusV2,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import {
   type CallToolResult,
@@ -40,6 +36,7 @@ import {
   monitorIdOf,
 } from "./monitor-tasks.ts";
 import { describeGatewayError } from "./results/tool-errors.ts";
+import { createdTask, detailedTask, type JobAsTask } from "./task-wire.ts";
 import { presentExport } from "./tools/export-tools.ts";
 
 export const TASKS_EXTENSION = TASKS_EXTENSION_ID_V2;
@@ -72,14 +69,14 @@ export function asTask(tool: string, result: CallToolResult): CreateTaskResultV2
   if (tool === "create_monitor") return monitorAsTask(result);
   const job = (result.structuredContent as { export?: ExportJob } | undefined)?.export;
   if (result.isError || !job || job.state === "quoted") return result;
-  return { resultType: "task", ...taskBase(job) };
+  return createdTask(asTaskOf(job));
 }
 
 export function registerTasks(server: Server, client: GatewayClient, call: ExportCallOptions): void {
   server.setRequestHandler("tasks/get", { params: taskParams }, async ({ taskId }) => {
     const monitorId = monitorIdOf(taskId);
     if (monitorId !== undefined) return getMonitorTask(client, monitorId, call);
-    return taskOf(await answered(client.getExport(exportIdOf(taskId), call), taskId));
+    return detailedTask(asTaskOf(await answered(client.getExport(exportIdOf(taskId), call), taskId)));
   });
   server.setRequestHandler("tasks/cancel", { params: taskParams }, async ({ taskId }) => {
     const monitorId = monitorIdOf(taskId);
@@ -109,43 +106,19 @@ async function answered(pending: Promise<GatewayResult<ExportJob>>, taskId: stri
   throw new ProtocolError(code, `Task ${taskId}: ${describeGatewayError(result.error)}`);
 }
 
-/** The export's state as a task: status and a message with its progress. */
-function taskBase(job: ExportJob): Omit<CreateTaskResultV2, "resultType"> {
+/** The export as a task: its state, a message with its progress, and once done its link and manifest. */
+function asTaskOf(job: ExportJob): JobAsTask {
   return {
     taskId: `${TASK_PREFIX}${job.id}`,
     status: STATUS[job.state] ?? "working",
     statusMessage: statusMessage(job),
     createdAt: job.created_at,
-    lastUpdatedAt: new Date().toISOString(),
-    ttlMs: null,
     pollIntervalMs: POLL_INTERVAL_MS,
+    result: () => presentExport(job),
   };
 }
 
-/** The task as `tasks/get` answers it: once done with its result, once failed with the reason. */
-function taskOf(job: ExportJob): DetailedTaskV2 {
-  const base = taskBase(job);
-  switch (base.status) {
-    case "completed":
-      return {
-        ...base,
-        status: "completed",
-        result: toJsonValue(presentExport(job)) as CompletedTaskV2["result"],
-      };
-    case "failed":
-      return {
-        ...base,
-        status: "failed",
-        error: { code: ProtocolErrorCode.InternalError, message: statusMessage(job) },
-      };
-    case "cancelled":
-      return { ...base, status: "cancelled" };
-    default:
-      return { ...base, status: "working" };
-  }
-}
-
-const STATUS: Record<string, TaskStatusV2> = {
+const STATUS: Record<string, JobAsTask["status"]> = {
   queued: "working",
   running: "working",
   paused: "working",
