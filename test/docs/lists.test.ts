@@ -13,7 +13,6 @@ import {
   getCommentTreeParamsSchema,
   listCommentsParamsSchema,
   listPostsParamsSchema,
-  OPERATIONS,
   searchSubredditsParamsSchema,
 } from "@rda/contracts";
 import { describe, expect, it } from "vitest";
@@ -21,6 +20,7 @@ import { describe, expect, it } from "vitest";
 import { USAGE } from "../../services/billing/src/cli/args.ts";
 import { VIEWS } from "../../services/mcp/src/apps.ts";
 import { TOOLS } from "../../services/mcp/src/index.ts";
+import { declaredCredits } from "../../services/mcp/src/mcp-server.ts";
 import { PROMPTS } from "../../services/mcp/src/prompts.ts";
 import { RESOURCE_TEMPLATES } from "../../services/mcp/src/resources.ts";
 import { EXPORT_TOOLS } from "../../services/mcp/src/tools/export-tools.ts";
@@ -66,11 +66,9 @@ describe("the README's operator CLI list", () => {
 
 /** What one successful call of an MCP tool costs, as the server declares it. */
 function declaredPrice(tool: string): number {
-  const data = TOOLS.find((known) => known.name === tool);
-  if (data) return OPERATIONS[data.operation].credits;
-  const resourceTool = [...EXPORT_TOOLS, ...MONITOR_TOOLS].find((known) => known.name === tool);
-  if (!resourceTool) throw new Error(`no MCP tool ${tool}`);
-  return resourceTool.route.credits;
+  const credits = declaredCredits(tool);
+  if (credits === undefined) throw new Error(`no MCP tool ${tool}`);
+  return credits;
 }
 
 /** The names a cell quotes in backticks. */

@@ -2,18 +2,19 @@
  * One walk of the whole MCP surface, the same for every client (mcp.clients.test.ts): the four
  * listings, a call of every tool, a read of every resource template and of every resource listed,
  * and a get of every prompt. Each step costs what the server's own declarations say, never a number
- * written here: a data tool its operation's credits (OPERATIONS), a resource tool its route's
- * (MANAGEMENT_ROUTES; a monitor's page only when it holds an item), a started export its pages
+ * written here: a tool what the server declares it costs (`declaredCredits`: its operation's or its
+ * route's credits; a monitor's page only when it holds an item), a started export its pages
  * (EXPORT_PAGE_CREDITS), a template read the tools behind it (RESOURCE_TEMPLATES), a view or a
  * prompt nothing (neither calls the API). After every step the key's balance in billing's ledger is
  * the balance it started with less the sum so far; the test then verifies the ledger.
  */
 import { UriTemplate } from "@modelcontextprotocol/client";
-import { EXPORT_PAGE_CREDITS, OPERATIONS } from "@rda/contracts";
+import { EXPORT_PAGE_CREDITS } from "@rda/contracts";
 import { waitFor } from "@rda/service-kit/testing";
 import { expect } from "vitest";
 import { VIEWS } from "../../services/mcp/src/apps.ts";
 import { TOOLS } from "../../services/mcp/src/index.ts";
+import { declaredCredits } from "../../services/mcp/src/mcp-server.ts";
 import { PROMPTS } from "../../services/mcp/src/prompts.ts";
 import { RESOURCE_TEMPLATES } from "../../services/mcp/src/resources.ts";
 import { EXPORT_TOOLS } from "../../services/mcp/src/tools/export-tools.ts";
@@ -53,17 +54,15 @@ const RESOURCE_TOOLS = [...EXPORT_TOOLS, ...MONITOR_TOOLS];
 const TOOL_NAMES = [...TOOLS.map((tool) => tool.name), ...RESOURCE_TOOLS.map((tool) => tool.name)];
 
 /** What one successful call of `tool` costs, given what it answered. */
-export function priceOf(tool: string, result: ToolResult): number {
-  const data = TOOLS.find((known) => known.name === tool);
-  if (data) return OPERATIONS[data.operation].credits;
-  const resourceTool = RESOURCE_TOOLS.find((known) => known.name === tool);
-  if (!resourceTool) throw new Error(`no tool ${tool} is declared`);
+function priceOf(tool: string, result: ToolResult): number {
+  const declared = declaredCredits(tool);
+  if (declared === undefined) throw new Error(`no tool ${tool} is declared`);
   // A page of a monitor's items is charged only when it holds an item (docs/api.md#monitors).
-  if (resourceTool.route.operationId === "pullMonitorItems") {
+  if (tool === "read_monitor_items") {
     const items = (result.structuredContent as { data?: { items?: unknown[] } }).data?.items ?? [];
     if (items.length === 0) return 0;
   }
-  return resourceTool.route.credits;
+  return declared;
 }
 
 /** What a read of a template costs: the calls behind it, each at its price. */
