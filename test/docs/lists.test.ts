@@ -1,7 +1,9 @@
 /**
  * The lists, limits and defaults the README and docs/api.md state are checked against their
  * sources, so a change to one fails here until the other follows: the README's operator CLI list
- * against the CLI's own command table, the MCP tool table against the tools MCP serves, the Limits
+ * against the CLI's own command table, the MCP tables against what MCP serves (every tool at its
+ * declared price, every template with the calls a read makes and their sum, every prompt with the
+ * tools it asks for, every view with the tools it is linked from), the Limits
  * table's `limit` rows against the parameter schemas, the README's environment defaults against
  * docs/operations.md, and no table repeats its header.
  */
@@ -16,7 +18,11 @@ import {
 import { describe, expect, it } from "vitest";
 
 import { USAGE } from "../../services/billing/src/cli/args.ts";
+import { VIEWS } from "../../services/mcp/src/apps.ts";
 import { TOOLS } from "../../services/mcp/src/index.ts";
+import { declaredCredits } from "../../services/mcp/src/mcp-server.ts";
+import { PROMPTS } from "../../services/mcp/src/prompts.ts";
+import { RESOURCE_TEMPLATES } from "../../services/mcp/src/resources.ts";
 import { EXPORT_TOOLS } from "../../services/mcp/src/tools/export-tools.ts";
 import { MONITOR_TOOLS } from "../../services/mcp/src/tools/monitor-tools.ts";
 
@@ -58,14 +64,63 @@ describe("the README's operator CLI list", () => {
   });
 });
 
-describe("the MCP tool table in docs/api.md", () => {
-  it("lists every tool MCP serves, once, and no other", () => {
+/** What one successful call of an MCP tool costs, as the server declares it. */
+function declaredPrice(tool: string): number {
+  const credits = declaredCredits(tool);
+  if (credits === undefined) throw new Error(`no MCP tool ${tool}`);
+  return credits;
+}
+
+/** The names a cell quotes in backticks. */
+const quoted = (cell: string | undefined) => [...(cell ?? "").matchAll(/`([^`]+)`/g)].map(([, name]) => name);
+
+describe("the MCP tables in docs/api.md", () => {
+  it("list every tool MCP serves, once, at the price it declares, and no other", () => {
     const served = [...TOOLS, ...EXPORT_TOOLS, ...MONITOR_TOOLS].map((tool) => tool.name);
-    const documented = tableAfter(API, /^#### MCP endpoint: OAuth$/m)
-      .filter((row) => /^`[a-z_]+`$/.test(row[0] ?? ""))
-      .map((row) => (row[0] as string).replace(/`/g, ""));
+    const rows = tableAfter(API, /^### MCP endpoint$/m).filter((row) => /^`[a-z_]+`$/.test(row[0] ?? ""));
+    const documented = rows.map((row) => (row[0] as string).replace(/`/g, ""));
     expect(new Set(documented).size).toBe(documented.length);
     expect(documented.sort()).toEqual(served.sort());
+    // The cost column starts with the price of one call (an export's pages and a monitor's page
+    // holding an item are said in words after it).
+    for (const [tool, , cost] of rows) {
+      const name = (tool as string).replace(/`/g, "");
+      expect(Number(/^\d+/.exec(cost ?? "")?.[0]), `${name}'s cost`).toBe(declaredPrice(name));
+    }
+  });
+
+  it("list every resource template with the calls a read makes and what they cost together", () => {
+    const rows = tableAfter(API, /^#### MCP endpoint: resources$/m);
+    expect(rows.map(([template]) => quoted(template)[0]).sort()).toEqual(
+      RESOURCE_TEMPLATES.map((template) => template.uriTemplate).sort(),
+    );
+    for (const [template, , calls, cost] of rows) {
+      const uriTemplate = quoted(template)[0];
+      const definition = RESOURCE_TEMPLATES.find((known) => known.uriTemplate === uriTemplate);
+      const tools = definition?.reads({}).map((read) => read.tool) ?? [];
+      expect(quoted(calls), uriTemplate).toEqual(tools);
+      expect(Number(cost), uriTemplate).toBe(tools.reduce((sum, tool) => sum + declaredPrice(tool), 0));
+    }
+  });
+
+  it("list every prompt with every tool it asks the model to call", () => {
+    const rows = tableAfter(API, /^#### MCP endpoint: prompts$/m);
+    expect(rows.map(([prompt]) => quoted(prompt)[0]).sort()).toEqual(
+      PROMPTS.map((prompt) => prompt.listing.name).sort(),
+    );
+    for (const [prompt, , tools] of rows) {
+      const declared = PROMPTS.find((known) => known.listing.name === quoted(prompt)[0]);
+      expect(quoted(tools).filter((name) => name !== "next")).toEqual(declared?.tools);
+    }
+  });
+
+  it("list every view with the tools it is linked from", () => {
+    const rows = tableAfter(API, /^#### MCP endpoint: views$/m);
+    expect(rows.map(([view]) => quoted(view)[0]).sort()).toEqual(VIEWS.map((view) => view.uri).sort());
+    for (const [view, linkedFrom] of rows) {
+      const declared = VIEWS.find((known) => known.uri === quoted(view)[0]);
+      expect(quoted(linkedFrom)).toEqual(declared?.tools);
+    }
   });
 });
 

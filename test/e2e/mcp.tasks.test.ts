@@ -1,41 +1,59 @@
 /**
- * The Tasks extension over exports (docs/api.md#mcp-endpoint-tasks), through the gateway's /mcp, two
- * MCP replicas behind a round-robin balancer, the whole stack and a slowed exports service. A client
- * speaking 2026-07-28 that declares the extension gets a task for a started export and polls it
- * with tasks/get through a dropped connection and a replica restart to its result (link and
- * manifest); a second export is cancelled through tasks/cancel. The key pays exactly the pages each
- * export fetched, and the ledger verifies. Without the extension the same call answers at once.
+ * The Tasks extension over exports (docs/api.md#mcp-endpoint-tasks), through a gateway behind a
+ * balancer, two MCP replicas behind another (their inner calls go through the same gateway), the
+ * whole stack and a slowed exports service. A client speaking 2026-07-28 that declares the extension
+ * gets a task for a started export and polls it with tasks/get through a dropped connection, an MCP
+ * replica restart and a gateway restart to its result (link and manifest); a second export is
+ * cancelled through tasks/cancel. The key pays exactly the pages each export fetched, and the ledger
+ * verifies. Without the extension the same call answers at once.
  */
+import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningGateway } from "../../services/gateway/src/index.ts";
 import { type McpHandle, startMcp } from "../../services/mcp/src/index.ts";
+import { connectModernClient } from "../../services/mcp/test/support/mcp-client.ts";
 import { type RoundRobin, startRoundRobin } from "../support/round-robin.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, FAST, startExportsBeside, verifyLedger } from "./exports.support.ts";
-import { modernRequest, TASKS } from "./mcp-tasks.support.ts";
+import { extensionDispatch, modernRequest, TASKS } from "./mcp-tasks.support.ts";
 
 let stack: Stack;
 let exportsService: ExportsBeside;
+/** In front of the MCP replicas. */
 let balancer: RoundRobin;
 let replicas: McpHandle[];
+/** In front of the gateway, which the client and the replicas' inner calls both reach through it. */
+let gatewayBalancer: RoundRobin;
+let gateway: RunningGateway;
 let endpoint: string;
 
 const startReplica = () =>
-  startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: stack.gatewayUrl, logger: silentLogger() });
+  startMcp({ port: 0, host: "127.0.0.1", gatewayUrl: gatewayBalancer.url, logger: silentLogger() });
+
+/** A gateway replica for the MCP replicas' balancer, put behind the gateway balancer. */
+async function startTaskGateway(): Promise<RunningGateway> {
+  const started = await stack.startGateway({ mcpUrl: balancer.url });
+  gatewayBalancer.setTargets([started.url]);
+  return started;
+}
 
 beforeAll(async () => {
   stack = await startStack();
-  // Two pages a second over a window of about 12 pages, so a task is still working after a replica
-  // restarts, and can be cancelled before it ends.
+  // Two pages a second over a window of about 24 pages, so a task is still working after a replica
+  // and a gateway restart, and can be cancelled before it ends.
   exportsService = await startExportsBeside(stack, { ...FAST, pagesPerSecond: 2 });
+  gatewayBalancer = await startRoundRobin();
   replicas = await Promise.all([startReplica(), startReplica()]);
   balancer = await startRoundRobin();
   balancer.setTargets(replicas.map((replica) => replica.url));
-  endpoint = `${(await stack.startGateway({ mcpUrl: balancer.url })).url}/mcp`;
+  gateway = await startTaskGateway();
+  endpoint = `${gatewayBalancer.url}/mcp`;
 }, 120_000);
 afterAll(async () => {
   for (const replica of replicas ?? []) await replica.stop();
   await balancer?.close();
+  await gatewayBalancer?.close();
   await exportsService?.stop();
   await stack?.stop();
 });
@@ -49,7 +67,7 @@ const modern = (
 
 const window = () => {
   const before = Math.floor(Date.now() / 1000) - 10 * 86_400;
-  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 60 * 86_400, before, confirm: true };
+  return { kind: "posts", subreddit: "dataisbeautiful", after: before - 120 * 86_400, before, confirm: true };
 };
 
 const startExport = (key: string, tasks: boolean) =>
@@ -83,7 +101,7 @@ describe("an export as a task", () => {
     expect(tools.filter((tool) => support(tool) === "forbidden")).toHaveLength(tools.length - 2);
   });
 
-  it("is polled to completion through a dropped connection and a replica restart, and costs its pages exactly", async () => {
+  it("is polled to completion through a dropped connection, a replica restart and a gateway restart, and costs its pages exactly", async () => {
     const { key, id: keyId } = await stack.createKey({ credits: 100 });
     const created = await startExport(key, true);
     expect(created.result).toMatchObject({ resultType: "task", status: "working" });
@@ -108,6 +126,15 @@ describe("an export as a task", () => {
     expect(afterRestart.map((polled) => polled.error)).toEqual([undefined, undefined]);
     expect(afterRestart[0]?.result?.status).toBe("working");
     expect(balancer.served.get(replicas[0]!.url)).toBeGreaterThan(0);
+
+    // Then the gateway restarts, on a new address behind the same balancer: a poll while it is down
+    // fails, and the next one, through the new gateway, finds the task still running.
+    await gateway.stop();
+    expect(await getTask(key, taskId).catch((error: Error) => error)).toBeInstanceOf(Error);
+    gateway = await startTaskGateway();
+    const afterGatewayRestart = await getTask(key, taskId);
+    expect(afterGatewayRestart.error).toBeUndefined();
+    expect(afterGatewayRestart.result?.status).toBe("working");
 
     const done = await waitFor(
       async () => {
@@ -162,6 +189,41 @@ describe("an export as a task", () => {
     expect(await stack.balanceOf(keyId)).toBe(100 - spent.progress.credits_spent);
     expect(await verifyLedger(stack)).toMatchObject({ ok: true });
   }, 90_000);
+
+  it("is followed to its result by the extension's own requester (ext-tasks' session over the v2 client), paying its pages", async () => {
+    const { key, id: keyId } = await stack.createKey({ credits: 100 });
+    const client = await connectModernClient(endpoint, key);
+    const session = createTaskSessionFromClient(client, {
+      endpointId: "rda-export-tasks",
+      rawDispatch: extensionDispatch(endpoint, key),
+      v2RequestFraming: {
+        protocolVersion: "2026-07-28",
+        clientInfo: { name: "ext-tasks-requester", version: "1" },
+        clientCapabilities: {},
+      },
+    });
+    try {
+      // Ten days of the window: a few pages, so the session polls a few times and sees it end.
+      const short = { ...window(), after: window().before - 10 * 86_400 };
+      const execution = await session.callTool("start_export", short, { task: { preference: "require" } });
+      expect(execution.kind).toBe("task");
+      expect(execution.handle?.taskId).toMatch(/^export:/);
+      const { outcome } = await execution.settle();
+      const result = resultFromTaskOutcome(outcome);
+      expect(result.resultType).toBe("complete");
+      const { structuredContent } = result as {
+        structuredContent?: { file_url: string; export: { progress: { credits_spent: number } } };
+      };
+      expect(structuredContent?.file_url).toMatch(/^\/v1\/exports\/.+\/file$/);
+      const spent = structuredContent?.export.progress.credits_spent ?? 0;
+      expect(spent).toBeGreaterThan(0);
+      expect(await stack.balanceOf(keyId)).toBe(100 - spent);
+    } finally {
+      await session.close();
+      await client.close();
+    }
+    expect(await verifyLedger(stack)).toMatchObject({ ok: true });
+  }, 60_000);
 
   it("keeps another key's task unknown, as its export is", async () => {
     const owner = await stack.createKey({ credits: 100 });

@@ -13,7 +13,7 @@ import {
   Server,
   type Tool,
 } from "@modelcontextprotocol/server";
-import { API_VERSION, describeIssue } from "@rda/contracts";
+import { API_VERSION, describeIssue, OPERATIONS } from "@rda/contracts";
 import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
 import { APPS_EXTENSION, declaresApps, linkViews } from "./apps.ts";
 import { registerPrompts } from "./prompts.ts";
@@ -28,7 +28,7 @@ import {
   taskSupportOf,
 } from "./tasks.ts";
 import { EXPORT_TOOLS } from "./tools/export-tools.ts";
-import type { KeyRates, ReadyTool, ToolArgs, ToolCatalog } from "./tools/index.ts";
+import { type KeyRates, type ReadyTool, TOOLS, type ToolArgs, type ToolCatalog } from "./tools/index.ts";
 import { MONITOR_TOOLS } from "./tools/monitor-tools.ts";
 import type { ResourceTool } from "./tools/resource-tool.ts";
 
@@ -37,9 +37,23 @@ const RESOURCE_TOOLS: readonly ResourceTool[] = [...EXPORT_TOOLS, ...MONITOR_TOO
 
 export const SERVER_INFO = { name: "reddit-data-api", version: API_VERSION } as const;
 
+/**
+ * What one successful call of a tool costs, as the contract declares it: a data tool its operation's
+ * credits, an export or monitor tool its route's (a monitor's page of items only when it holds one).
+ */
+export function declaredCredits(name: string): number | undefined {
+  const data = TOOLS.find((tool) => tool.name === name);
+  if (data) return OPERATIONS[data.operation].credits;
+  return RESOURCE_TOOLS.find((tool) => tool.name === name)?.route.credits;
+}
+
+const FREE_TOOLS = [...TOOLS, ...RESOURCE_TOOLS]
+  .map((tool) => tool.name)
+  .filter((name) => declaredCredits(name) === 0);
+
 const INSTRUCTIONS = [
   "Read-only access to public Reddit posts, comments, comment trees, communities, rules and user profiles.",
-  "Every tool costs 1 credit per call except check_credits, start_export, get_export, create_monitor and list_monitors, which are free, and read_monitor_items, which is free when it finds nothing new; calls that fail are not charged.",
+  `Every tool costs 1 credit per call except ${FREE_TOOLS.slice(0, -1).join(", ")} and ${FREE_TOOLS.at(-1)}, which are free, and read_monitor_items, which is free when it finds nothing new; calls that fail are not charged.`,
   "An export (start_export) runs in the background, charged 1 credit per page it fetches; it returns a link, never the data.",
   "A monitor (create_monitor, free) keeps collecting a community's or an author's new items; read_monitor_items costs 1 credit only when it returns items.",
   "Results are lean: items carry the fields needed to read and cite them, and `fields` asks for more.",

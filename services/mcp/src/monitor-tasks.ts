@@ -12,10 +12,12 @@
  * that returns items costs 1 credit), and `PATCH /v1/monitors/{id}` with `paused: false` resumes the
  * backfill where it stopped (its task then reports `working` again).
  */
+import type { CreateTaskResultV2, DetailedTaskV2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { MONITOR_DELIVERY_CREDITS, MONITOR_ID_PATTERN } from "@rda/contracts";
 import type { GatewayClient, GatewayResult, Monitor, ResourceCallOptions } from "@rda/sdk";
 import { describeGatewayError } from "./results/tool-errors.ts";
+import { createdTask, detailedTask, type JobAsTask } from "./task-wire.ts";
 
 export const MONITOR_TASK_PREFIX = "monitor:";
 /** A backfill reads up to 20 pages a turn, a turn every few seconds. */
@@ -26,14 +28,13 @@ interface Progress {
   readonly pages_done: number;
 }
 type MonitorView = Monitor & { backfill_progress?: Progress; items_collected?: number };
-type TaskStatus = "working" | "completed" | "failed" | "cancelled";
 
 /** A created monitor's tool result as a task, when it has a backfill to page; else the result itself. */
-export function monitorAsTask(result: CallToolResult): Record<string, unknown> | CallToolResult {
+export function monitorAsTask(result: CallToolResult): CreateTaskResultV2 | CallToolResult {
   const monitor = (result.structuredContent as { monitor?: MonitorView } | undefined)?.monitor;
   if (result.isError || !monitor || monitor.backfill_from === null || !monitor.backfill_progress)
     return result;
-  return { resultType: "task", ...taskBase(monitor) };
+  return createdTask(asTaskOf(monitor));
 }
 
 export function monitorIdOf(taskId: string): string | undefined {
@@ -47,8 +48,12 @@ export function monitorIdOf(taskId: string): string | undefined {
   return id;
 }
 
-export async function getMonitorTask(client: GatewayClient, id: string, call: ResourceCallOptions) {
-  return taskOf(await answered(client.getMonitor(id, call), id));
+export async function getMonitorTask(
+  client: GatewayClient,
+  id: string,
+  call: ResourceCallOptions,
+): Promise<DetailedTaskV2> {
+  return detailedTask(asTaskOf(await answered(client.getMonitor(id, call), id)));
 }
 
 /** Pauses the monitor (free); its collected items stay. */
@@ -67,31 +72,22 @@ async function answered(
   throw new ProtocolError(code, `Task ${MONITOR_TASK_PREFIX}${id}: ${describeGatewayError(result.error)}`);
 }
 
-function statusOf(monitor: MonitorView): TaskStatus {
+function statusOf(monitor: MonitorView): JobAsTask["status"] {
   const paging = monitor.backfill_progress !== undefined;
   if (monitor.status === "revoked") return paging ? "failed" : "completed";
   if (monitor.status === "paused") return paging ? "cancelled" : "completed";
   return paging ? "working" : "completed";
 }
 
-function taskBase(monitor: MonitorView) {
+function asTaskOf(monitor: MonitorView): JobAsTask {
   return {
     taskId: `${MONITOR_TASK_PREFIX}${monitor.id}`,
     status: statusOf(monitor),
     statusMessage: statusMessage(monitor),
     createdAt: new Date(monitor.created_at * 1000).toISOString(),
-    lastUpdatedAt: new Date().toISOString(),
-    ttlMs: null,
     pollIntervalMs: POLL_INTERVAL_MS,
+    result: () => presentBackfilled(monitor),
   };
-}
-
-function taskOf(monitor: MonitorView) {
-  const base = taskBase(monitor);
-  if (base.status === "completed") return { ...base, result: presentBackfilled(monitor) };
-  if (base.status === "failed")
-    return { ...base, error: { code: ProtocolErrorCode.InternalError, message: base.statusMessage } };
-  return base;
 }
 
 /** The backfill done: the monitor, and the call that reads what it collected. */

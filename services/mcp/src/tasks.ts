@@ -9,10 +9,18 @@
  * are `GET /v1/exports/{id}` and `POST /v1/exports/{id}/cancel` with the caller's key, on whichever
  * replica they land, across client disconnects and restarts. Cancelling follows the export's money
  * rules (pages fetched stay charged, nothing more is); another key's task is unknown, as its export is.
+ *
+ * The extension's own package (`@modelcontextprotocol/ext-tasks`) gives the id, the opt-in check and
+ * the wire types the answers are written in (task-wire.ts); it has no server side to serve tasks
+ * with (README.md, "Built on").
  */
 import {
+  type CreateTaskResultV2,
+  hasTaskClientCapabilityV2,
+  TASKS_EXTENSION_ID_V2,
+} from "@modelcontextprotocol/ext-tasks/core/v2";
+import {
   type CallToolResult,
-  CLIENT_CAPABILITIES_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type Server,
@@ -28,9 +36,10 @@ import {
   monitorIdOf,
 } from "./monitor-tasks.ts";
 import { describeGatewayError } from "./results/tool-errors.ts";
+import { createdTask, detailedTask, type JobAsTask } from "./task-wire.ts";
 import { presentExport } from "./tools/export-tools.ts";
 
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export const TASKS_EXTENSION = TASKS_EXTENSION_ID_V2;
 /** The tools that may answer with a task; every other tool declares it never does. */
 export const TASK_TOOLS: ReadonlySet<string> = new Set(["start_export", "create_monitor"]);
 
@@ -38,14 +47,9 @@ const TASK_PREFIX = "export:";
 /** How long a client should wait between two `tasks/get`: an export page takes about a second. */
 const POLL_INTERVAL_MS = 2_000;
 
-type TaskStatus = "working" | "completed" | "failed" | "cancelled";
-
-/** Whether this request's envelope declares the Tasks extension among the client's capabilities. */
+/** Whether this request's envelope (its `_meta`) declares the Tasks extension among the client's capabilities. */
 export function optedIntoTasks(envelope: Record<string, unknown> | undefined): boolean {
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
-    | { extensions?: Record<string, unknown> }
-    | undefined;
-  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+  return hasTaskClientCapabilityV2({ _meta: envelope });
 }
 
 /**
@@ -61,18 +65,18 @@ export function taskSupportOf(name: string) {
  * A task tool's result as a task: a started export, or a created monitor with a backfill to page;
  * the result itself when there is nothing long to follow.
  */
-export function asTask(tool: string, result: CallToolResult): Record<string, unknown> | CallToolResult {
+export function asTask(tool: string, result: CallToolResult): CreateTaskResultV2 | CallToolResult {
   if (tool === "create_monitor") return monitorAsTask(result);
   const job = (result.structuredContent as { export?: ExportJob } | undefined)?.export;
   if (result.isError || !job || job.state === "quoted") return result;
-  return { resultType: "task", ...taskBase(job) };
+  return createdTask(asTaskOf(job));
 }
 
 export function registerTasks(server: Server, client: GatewayClient, call: ExportCallOptions): void {
   server.setRequestHandler("tasks/get", { params: taskParams }, async ({ taskId }) => {
     const monitorId = monitorIdOf(taskId);
     if (monitorId !== undefined) return getMonitorTask(client, monitorId, call);
-    return taskOf(await answered(client.getExport(exportIdOf(taskId), call), taskId));
+    return detailedTask(asTaskOf(await answered(client.getExport(exportIdOf(taskId), call), taskId)));
   });
   server.setRequestHandler("tasks/cancel", { params: taskParams }, async ({ taskId }) => {
     const monitorId = monitorIdOf(taskId);
@@ -102,30 +106,19 @@ async function answered(pending: Promise<GatewayResult<ExportJob>>, taskId: stri
   throw new ProtocolError(code, `Task ${taskId}: ${describeGatewayError(result.error)}`);
 }
 
-/** The export's state as a task: status and a message with its progress. */
-function taskBase(job: ExportJob) {
+/** The export as a task: its state, a message with its progress, and once done its link and manifest. */
+function asTaskOf(job: ExportJob): JobAsTask {
   return {
     taskId: `${TASK_PREFIX}${job.id}`,
     status: STATUS[job.state] ?? "working",
     statusMessage: statusMessage(job),
     createdAt: job.created_at,
-    lastUpdatedAt: new Date().toISOString(),
-    ttlMs: null,
     pollIntervalMs: POLL_INTERVAL_MS,
+    result: () => presentExport(job),
   };
 }
 
-/** The task as `tasks/get` answers it: once done with its result, once failed with the reason. */
-function taskOf(job: ExportJob) {
-  const base = taskBase(job);
-  const { status } = base;
-  if (status === "completed") return { ...base, result: presentExport(job) };
-  if (status === "failed")
-    return { ...base, error: { code: ProtocolErrorCode.InternalError, message: statusMessage(job) } };
-  return base;
-}
-
-const STATUS: Record<string, TaskStatus> = {
+const STATUS: Record<string, JobAsTask["status"]> = {
   queued: "working",
   running: "working",
   paused: "working",

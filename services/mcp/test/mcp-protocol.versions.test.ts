@@ -1,7 +1,8 @@
 /**
  * Protocol versions, negotiated per request (docs/api.md#mcp-endpoint): the v2 client on 2026-07-28,
- * whether pinned or negotiating, the v1 client on 2025-11-25, and a bare 2025-06-18 exchange all list
- * the same tools and pay for a call exactly once. Real HTTP to the MCP service, a fake gateway behind it.
+ * whether pinned or negotiating, the v1 client on 2025-11-25, and bare exchanges on 2025-06-18,
+ * 2025-03-26, 2024-11-05 and 2024-10-07 all list the same tools and pay for a call exactly once; a
+ * revision the server does not speak is negotiated away at initialize and refused in a header. Real HTTP to the MCP service, a fake gateway behind it.
  */
 import type { Client as ModernClient } from "@modelcontextprotocol/client";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -119,23 +120,50 @@ describe("clients on the 2025 revisions keep working", () => {
     expect(result).toMatchObject({ structuredContent: { _service: { credits_used: 1 } } });
   });
 
-  it("serves a bare 2025-06-18 exchange: initialize, then a paid call with that version's header", async () => {
-    const init = await post({
+  const initialize = (protocolVersion: string) =>
+    post({
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: "curl", version: "1" } },
     });
-    expect(await init.json()).toMatchObject({ result: { protocolVersion: "2025-06-18" } });
+
+  // The older revisions docs/api.md#mcp-endpoint names, each as a bare client speaks it.
+  it.each(["2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"])(
+    "serves a bare %s exchange: initialize, then a paid call with that version's header",
+    async (version) => {
+      expect(await (await initialize(version)).json()).toMatchObject({
+        result: { protocolVersion: version },
+      });
+      const { cost, result } = await costOf(async () => {
+        const response = await post(
+          { jsonrpc: "2.0", id: 2, method: "tools/call", params: PAID_CALL },
+          { "mcp-protocol-version": version },
+        );
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+        return response.json();
+      });
+      expect(cost).toBe(1);
+      expect(result).toMatchObject({
+        id: 2,
+        result: { structuredContent: { _service: { credits_used: 1 } } },
+      });
+    },
+  );
+
+  it("answers an initialize asking for a revision it does not speak with 2025-11-25, and refuses that revision's header, charging nothing", async () => {
+    expect(await (await initialize("2023-01-01")).json()).toMatchObject({
+      result: { protocolVersion: "2025-11-25" },
+    });
     const { cost, result } = await costOf(async () => {
       const response = await post(
         { jsonrpc: "2.0", id: 2, method: "tools/call", params: PAID_CALL },
-        { "mcp-protocol-version": "2025-06-18" },
+        { "mcp-protocol-version": "2023-01-01" },
       );
-      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(response.status).toBe(400);
       return response.json();
     });
-    expect(cost).toBe(1);
-    expect(result).toMatchObject({ id: 2, result: { structuredContent: { _service: { credits_used: 1 } } } });
+    expect(cost).toBe(0);
+    expect(JSON.stringify(result)).toContain("2025-11-25");
   });
 });

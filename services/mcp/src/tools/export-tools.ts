@@ -12,6 +12,7 @@ import {
   exportBodySchema,
   exportJobSchema,
   exportManifestSchema,
+  managementRoute,
 } from "@rda/contracts";
 import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
@@ -68,6 +69,7 @@ export function presentExport(job: ExportJob): CallToolResult {
 
 export const startExport: ResourceTool = {
   name: "start_export",
+  route: managementRoute("createExport"),
   input: startInput,
   listing: resourceListing(
     "start_export",
@@ -83,6 +85,7 @@ export const startExport: ResourceTool = {
 
 export const getExport: ResourceTool = {
   name: "get_export",
+  route: managementRoute("getExport"),
   input: getInput,
   listing: resourceListing(
     "get_export",
@@ -101,6 +104,7 @@ const listOutput = z.object({
 
 export const listExports: ResourceTool = {
   name: "list_exports",
+  route: managementRoute("listExports"),
   input: listInput,
   listing: resourceListing(
     "list_exports",

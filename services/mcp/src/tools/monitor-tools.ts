@@ -13,6 +13,7 @@ import {
   MONITOR_DELIVERY_CREDITS,
   MONITOR_ID_PATTERN,
   MONITOR_PAGE_ITEMS,
+  managementRoute,
   monitorItemsPageSchema,
   monitorListSchema,
 } from "@rda/contracts";
@@ -83,6 +84,7 @@ function statusLine(monitor: Record<string, unknown>): string {
 
 export const createMonitor: ResourceTool = {
   name: "create_monitor",
+  route: managementRoute("createMonitor"),
   input: createInput,
   listing: resourceListing(
     "create_monitor",
@@ -108,6 +110,7 @@ export const createMonitor: ResourceTool = {
 
 export const listMonitors: ResourceTool = {
   name: "list_monitors",
+  route: managementRoute("listMonitors"),
   input: listInput,
   listing: resourceListing(
     "list_monitors",
@@ -130,6 +133,7 @@ export const listMonitors: ResourceTool = {
 
 export const readMonitorItems: ResourceTool = {
   name: "read_monitor_items",
+  route: managementRoute("pullMonitorItems"),
   input: readInput,
   listing: resourceListing(
     "read_monitor_items",

@@ -3,12 +3,18 @@
  * their shape, and how each is listed in tools/list.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
+import type { ManagementRoute } from "@rda/contracts";
 import type { ExportCallOptions, GatewayClient } from "@rda/sdk";
 import type { z } from "zod";
 import { portableJsonSchema } from "./json-schema.ts";
 
 export interface ResourceTool {
   readonly name: string;
+  /**
+   * The API route a call makes, as the gateway declares it: a successful call costs its `credits`,
+   * as a data tool costs its operation's.
+   */
+  readonly route: ManagementRoute;
   readonly input: z.ZodType;
   /** What tools/list answers, stating the result budget as every tool does. */
   listing(budgetBytes: number): Tool;
