@@ -10,8 +10,8 @@ export { type ApiKeyProblem, hashApiKey, presentedKey, readApiKey, sha256Hex } f
 export {
   type ArchiveCount,
   adapterArchiveCount,
-  type CountFailure,
   type CountedWindow,
+  type CountFailure,
   pagesForRows,
 } from "./archive-count.ts";
 export {
