@@ -68,8 +68,8 @@ export const keyDetailsSchema = z.object({
   last_used_at: z.string().nullable(),
   /** The portal account owning the key; null for keys made by an operator. */
   account_id: z.string().nullable(),
-  /** The key's spend this calendar month (UTC) and its monthly cap; absent from older billing versions. */
-  month_spend: monthSpendSchema.optional(),
+  /** The key's spend this calendar month (UTC) and its monthly cap. */
+  month_spend: monthSpendSchema,
 });
 export type KeyDetails = z.infer<typeof keyDetailsSchema>;
 
@@ -243,8 +243,8 @@ export const verifyLedgerReplySchema = z.object({
       key_id: z.string(),
       balance: z.number().int(),
       journal_sum: z.number().int(),
-      /** What disagrees, for the operator (absent from older billing versions). */
-      problem: z.string().optional(),
+      /** What disagrees, for the operator. */
+      problem: z.string(),
     }),
   ),
 });

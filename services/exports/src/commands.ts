@@ -169,6 +169,7 @@ async function create(
       seamIds: [],
       attempt: 0,
       inflightDebit: null,
+      unsettledDebit: null,
       credits: 0,
       failures: 0,
       firstCreated: null,

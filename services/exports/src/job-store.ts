@@ -23,10 +23,9 @@ export interface Checkpoint {
   inflightDebit: string | null;
   /**
    * The last kept page's debit until its settle is known to have ended it: a worker that died
-   * between keeping the page and settling it leaves it here, for the next run to settle. Absent in
-   * records written before it existed.
+   * between keeping the page and settling it leaves it here, for the next run to settle.
    */
-  unsettledDebit?: string | null;
+  unsettledDebit: string | null;
   credits: number;
   failures: number;
   firstCreated: number | null;

@@ -171,6 +171,7 @@ export function runningJob(id: string, pages: number): JobRecord {
       seamIds: [],
       attempt: 0,
       inflightDebit: null,
+      unsettledDebit: null,
       credits: 0,
       failures: 0,
       firstCreated: null,
