@@ -24,16 +24,19 @@ import {
   type WorkDebitReply,
 } from "@rda/contracts";
 import {
-  type JsMsg,
-  jetstream,
+  ACK,
+  LEAVE,
   type Logger,
+  type Loop,
+  type MessageEnd,
   type NatsConnection,
   type Pause,
-  renewWhileHeld,
+  retryIn,
   type SpendingRefusal,
+  startConsumerLoop,
 } from "@rda/service-kit";
 import { budgetAccountOfOwner } from "./job-owner.ts";
-import type { JobMessage } from "./job-queue.ts";
+import { type JobMessage, jobMessageSchema } from "./job-queue.ts";
 import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
@@ -74,74 +77,28 @@ export interface WorkerDeps {
 /** What running a job needs: everything but the queue. */
 export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects">;
 
-type RunOutcome = { kind: "ack" } | { kind: "later"; delayMs: number };
-const ACK: RunOutcome = { kind: "ack" };
+/** How a run ends for its queue message: acked, or handed back to try again after a delay. */
+type RunOutcome = MessageEnd;
 const ACTIVE_STATES = new Set(["queued", "running", "paused"]);
 /** States in which a fetched page joins the result. */
 const KEEPS_PAGES = new Set(["running", "paused"]);
 
-export interface Workers {
-  stop(): Promise<void>;
-}
-
-export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
-  const { exportSubjects, logger, settings } = deps;
-  const consumer = await jetstream(deps.nats).consumers.get(
-    exportSubjects.jobStream,
-    exportSubjects.jobConsumer,
-  );
-  let stopping = false;
-  // Not a timed loop (service-kit startLoop): each worker waits on the queue's own pull, which
-  // returns as soon as a job is there; JetStream's ack wait is the job's lease (job-queue.ts).
-  const loop = async () => {
-    while (!stopping) {
-      const message = await consumer.next({ expires: 1_000 }).catch((error: unknown) => {
-        logger.warn({ err: String(error) }, "cannot pull from the export queue");
-        return null;
-      });
-      if (message === null) {
-        if (!stopping) await sleep(200);
-        continue;
-      }
-      await handle(deps, message, () => stopping);
-    }
-  };
-  const loops = Array.from({ length: settings.concurrency }, loop);
-  return {
-    async stop() {
-      stopping = true;
-      await Promise.allSettled(loops);
-    },
-  };
-}
-
-async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean): Promise<void> {
-  let job: JobMessage;
-  try {
-    job = JSON.parse(message.string()) as JobMessage;
-  } catch {
-    deps.logger.error({ seq: message.seq }, "malformed export queue message dropped");
-    message.term();
-    return;
-  }
-  // Well within the ack wait, so a live worker keeps its job and a dead one loses it: this one
-  // message's lease, renewed while the job runs, and ended with it.
-  const stopHeartbeat = renewWhileHeld(
-    Math.max(600, deps.settings.ackWaitMs),
-    () => message.working(),
-    (error) =>
-      deps.logger.warn({ export_id: job.id, err: String(error) }, "export job: ack wait not renewed"),
-  );
-  try {
-    const outcome = await runJob(deps, job, stopping);
-    if (outcome.kind === "ack") message.ack();
-    else message.nak(outcome.delayMs);
-  } catch (error) {
-    deps.logger.error({ export_id: job.id, err: String(error) }, "export run failed; retrying");
-    message.nak(deps.settings.pageRetryMs);
-  } finally {
-    stopHeartbeat();
-  }
+export function startWorkers(deps: WorkerDeps): Promise<Loop> {
+  const { exportSubjects, settings } = deps;
+  // Each of the `concurrency` handlers pulls a job only when it is free; the loop renews the
+  // message's ack wait while the job runs, so JetStream gives it to another replica only when this
+  // one died (job-queue.ts).
+  return startConsumerLoop({
+    name: "export job",
+    nats: deps.nats,
+    stream: exportSubjects.jobStream,
+    consumer: exportSubjects.jobConsumer,
+    schema: jobMessageSchema,
+    handle: (job, _message, isStopped) => runJob(deps, job, isStopped),
+    retryMs: settings.pageRetryMs,
+    concurrency: settings.concurrency,
+    logger: deps.logger,
+  });
 }
 
 export async function runJob(
@@ -166,7 +123,7 @@ export async function runJob(
   if (started === undefined || started.run !== job.run || started.state !== "running") return ACK;
   logger.info({ export_id: job.id, pages_done: started.checkpoint.pages }, "export running");
   for (;;) {
-    if (stopping()) return { kind: "later", delayMs: 0 };
+    if (stopping()) return retryIn(0);
     const record = await jobs.get(job.id);
     if (record === undefined || record.run !== job.run) return ACK;
     if (record.state === "cancelled") {
@@ -233,12 +190,12 @@ async function debitPage(
     if (marked === undefined || marked.checkpoint.inflightDebit !== debitId) return undefined;
   }
   const debit = await billing.debit(record.keyId, debitId);
-  if (debit === undefined) return { kind: "later", delayMs: settings.pageRetryMs };
+  if (debit === undefined) return retryIn(settings.pageRetryMs);
   switch (debit.outcome) {
     case "insufficient":
     case "spend_cap_reached":
       await pauseForCredits(deps, record, cp.pages + 1, debit);
-      return { kind: "later", delayMs: settings.balanceRetryMs };
+      return retryIn(settings.balanceRetryMs);
     case "revoked":
       // Paused for good, not for credits: no retry, and the job leaves its account's active exports.
       await pauseRevokedJob(deps, record.id);
@@ -336,11 +293,14 @@ async function keepPage(
   );
   if (advanced?.checkpoint.pages !== page || !KEEPS_PAGES.has(advanced.state)) {
     // Cancelled or failed meanwhile: this page is not part of the result, so it is not paid for.
-    // Another worker took the run over (this one was presumed dead): it settles the page itself.
-    if (advanced !== undefined && (advanced.state === "cancelled" || advanced.state === "failed")) {
+    if (advanced === undefined) return ACK;
+    if (advanced.state === "cancelled" || advanced.state === "failed") {
       await refundPage(deps, record.keyId, debitId, advanced.state);
+      return ACK;
     }
-    return ACK;
+    // Another worker took the run over (this one was presumed dead): it settles the page itself,
+    // and its delivery of the message is the one that ends it, so this one is left, not acked.
+    return LEAVE;
   }
   await settlePage(deps, record, debitId);
   return undefined;
