@@ -93,10 +93,10 @@ describe("a JetStream consumer", () => {
  * with its own owner check) would fence stale holders its own way, or not at all. The upstream
  * cache's single-flight marker is no work lease: it holds one upstream fetch's place so concurrent
  * requests join it, and ends with that fetch (its claim, its early end and its waiters' check). A
- * monitor record's compare-and-set compares the record itself, not an owner. The exports' work
- * queue keeps JetStream's ack wait as its job's lease (the worker says it still works, and a job
- * whose worker went silent goes to another): that is the queue's own delivery, and a second lock
- * beside it would only disagree with it; no other source extends an ack wait.
+ * monitor record's compare-and-set compares the record itself, not an owner. The consumer loop
+ * renews the ack wait of the message its handler works on: that is the queue's own delivery (a
+ * message whose replica stopped goes to another), not who works a thing, which is a lease's to say
+ * (an export job runs under its lease); no other source extends an ack wait.
  */
 const LEASE_HOME = ["packages/service-kit/src/lease.ts"];
 const HAND_MADE_LEASE = [

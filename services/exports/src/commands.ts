@@ -170,6 +170,7 @@ async function create(
       attempt: 0,
       inflightDebit: null,
       unsettledDebit: null,
+      writers: [],
       credits: 0,
       failures: 0,
       firstCreated: null,

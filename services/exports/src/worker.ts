@@ -6,9 +6,11 @@
  *   debit the page (its id: job, page, try) → ask the adapter → write the page to the object store
  *   → advance the checkpoint (compare-and-set) → settle the debit
  *
- * A worker killed anywhere in that loop leaves a checkpoint another replica resumes from: a page
- * written but not checkpointed is written again (same name, same rows); a page debited but not
- * fetched is found already debited under the same id and not charged again. A page that fails is
+ * A job runs on one replica at a time, under its lease (job-store.ts `jobLeases`). A worker killed
+ * anywhere in that loop leaves a checkpoint another replica resumes from once the lease lapsed: a
+ * page written but not checkpointed is written again (under the new holder's name, which the
+ * checkpoint then counts); a page debited but not fetched is found already debited under the same
+ * id and not charged again. A page that fails is
  * refunded and retried under the next try's id. Rows already written at the seam (the last second
  * of the previous page) are dropped by id. Between pages the worker reads the job again, so pause
  * and cancel take effect after at most one page; the balance running out pauses the job, and its
@@ -31,18 +33,19 @@ import {
   type MessageEnd,
   type NatsConnection,
   type Pause,
+  renewWhileHeld,
   retryIn,
   type SpendingRefusal,
   startConsumerLoop,
 } from "@rda/service-kit";
 import { budgetAccountOfOwner } from "./job-owner.ts";
 import { type JobMessage, jobMessageSchema } from "./job-queue.ts";
-import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
+import { type Checkpoint, JobLeaseLost, type JobLeases, type JobRecord, type JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
 import type { ListingPage, PageFailure, PageSource } from "./page-source.ts";
 import { keepPaidRows, needsPaidRowsFile } from "./paid-rows.ts";
-import { assembleResult, partName } from "./result-file.ts";
+import { assembleResult, partName, withWriter } from "./result-file.ts";
 import { pauseRevokedJob } from "./revoked-keys.ts";
 
 export interface WorkerSettings {
@@ -65,6 +68,8 @@ export interface WorkerDeps {
   readonly subjects: Subjects;
   readonly exportSubjects: ExportSubjects;
   readonly jobs: JobStore;
+  /** The jobs' leases: a job runs on one replica at a time, and its writes check the lease. */
+  readonly leases: JobLeases;
   readonly objects: ObjectStore;
   readonly source: PageSource;
   readonly billing: PageBilling;
@@ -74,8 +79,13 @@ export interface WorkerDeps {
   readonly settings: WorkerSettings;
 }
 
-/** What running a job needs: everything but the queue. */
-export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects">;
+/**
+ * What running a job needs: everything but the queue and the leases, with the job store that writes
+ * under this run's lease and the lease holder's name, which names the parts it writes.
+ */
+export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects" | "leases"> & {
+  readonly writer: string;
+};
 
 /** How a run ends for its queue message: acked, or handed back to try again after a delay. */
 type RunOutcome = MessageEnd;
@@ -86,19 +96,57 @@ const KEEPS_PAGES = new Set(["running", "paused"]);
 export function startWorkers(deps: WorkerDeps): Promise<Loop> {
   const { exportSubjects, settings } = deps;
   // Each of the `concurrency` handlers pulls a job only when it is free; the loop renews the
-  // message's ack wait while the job runs, so JetStream gives it to another replica only when this
-  // one died (job-queue.ts).
+  // message's ack wait while the job runs, so JetStream hands it to another replica only when this
+  // one stopped (job-queue.ts). Who runs the job is the job's lease.
   return startConsumerLoop({
     name: "export job",
     nats: deps.nats,
     stream: exportSubjects.jobStream,
     consumer: exportSubjects.jobConsumer,
     schema: jobMessageSchema,
-    handle: (job, _message, isStopped) => runJob(deps, job, isStopped),
+    handle: (job, _message, isStopped) => runUnderLease(deps, job, isStopped),
     retryMs: settings.pageRetryMs,
     concurrency: settings.concurrency,
     logger: deps.logger,
   });
+}
+
+/**
+ * Runs the job while holding its lease (renewed well within its time), so one replica at a time
+ * runs it, and a replica that stalled past the lease finds every write refused once it wakes. A job
+ * whose lease another holds is asked again later: a live holder keeps it, and one that stalled or
+ * died loses it within the lease's time. The queue message is acked or handed back only while the
+ * lease is still this replica's; a run that lost it leaves the message to the replica that has the
+ * job now, since ending the delivery would end that replica's too.
+ */
+async function runUnderLease(
+  deps: WorkerDeps,
+  job: JobMessage,
+  isStopped: () => boolean,
+): Promise<MessageEnd> {
+  const { leases, logger } = deps;
+  const held = await leases.take(job.id);
+  if (held === undefined) return retryIn(Math.ceil(leases.ttlMs / 3));
+  let lost = false;
+  const stopRenewing = renewWhileHeld(
+    leases.ttlMs,
+    async () => {
+      if (!(await held.renew())) lost = true;
+    },
+    (error) => logger.warn({ export_id: job.id, err: String(error) }, "export job: lease not renewed"),
+  );
+  try {
+    const runDeps = { ...deps, jobs: held.jobs, writer: held.writer };
+    const end = await runJob(runDeps, job, () => isStopped() || lost);
+    if (!lost && (await held.renew())) return end;
+  } catch (error) {
+    if (!(error instanceof JobLeaseLost)) throw error;
+  } finally {
+    stopRenewing();
+    await held.release();
+  }
+  logger.warn({ export_id: job.id, run: job.run }, "export job: lease lost to another replica; left to it");
+  return LEAVE;
 }
 
 export async function runJob(
@@ -265,7 +313,8 @@ async function keepPage(
   const page = cp.pages + 1;
   const seam = new Set(cp.seamIds);
   const rows = fetched.rows.filter((row) => !seam.has(String(row.id)));
-  await deps.objects.put(partName(record.id, page), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
+  const part = partName(record.id, page, deps.writer);
+  await deps.objects.put(part, rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
   const cursor = fetched.cursor ?? cp.cursor;
   const hasMore = fetched.hasMore && cursor > cp.cursor;
   const times = rows.map((row) => row.created_utc as number);
@@ -279,6 +328,7 @@ async function keepPage(
     attempt: 0,
     inflightDebit: null,
     unsettledDebit: debitId,
+    writers: withWriter(cp.writers, page, deps.writer),
     credits: cp.credits + 1,
     failures: 0,
     firstCreated: cp.firstCreated ?? (times.length > 0 ? Math.min(...times) : null),
@@ -346,6 +396,7 @@ async function settleLeftPage(deps: Pick<JobRunDeps, "billing" | "jobs" | "logge
 async function finish(deps: JobRunDeps, record: JobRecord): Promise<RunOutcome> {
   const { file, manifest } = await assembleResult(deps.objects, record.id, record.query, {
     pages: record.checkpoint.pages,
+    writers: record.checkpoint.writers,
     complete: true,
     cursor: record.checkpoint.cursor,
   });

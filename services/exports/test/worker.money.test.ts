@@ -55,6 +55,7 @@ function deps(): JobRunDeps {
     },
     logger: createLogger("exports-test", { level: "silent" }),
     settings: SETTINGS,
+    writer: "w1",
   };
 }
 

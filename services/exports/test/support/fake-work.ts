@@ -172,6 +172,7 @@ export function runningJob(id: string, pages: number): JobRecord {
       attempt: 0,
       inflightDebit: null,
       unsettledDebit: null,
+      writers: [],
       credits: 0,
       failures: 0,
       firstCreated: null,
