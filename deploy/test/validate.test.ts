@@ -263,10 +263,11 @@ describe("Kubernetes checks", () => {
       );
     });
     const text = messages((await validateDeployment(copy)).problems);
-    for (const service of ["billing", "portal"])
+    // The notices worker runs the portal's image under a name of its own: it sets up the notice stream.
+    for (const deployment of ["billing", "portal", "notices"])
       expect(text).toMatch(
         new RegExp(
-          `overlays/production Deployment/${service}: sets up JetStream streams, so needs NATS_REPLICAS=3 \\(has none: 1\\)`,
+          `overlays/production Deployment/${deployment}: sets up JetStream streams, so needs NATS_REPLICAS=3 \\(has none: 1\\)`,
         ),
       );
     expect(text).toMatch(/overlays\/production Deployment\/exports: .*NATS_REPLICAS=3 \(has 1\)/);

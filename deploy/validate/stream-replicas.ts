@@ -3,6 +3,9 @@
  * NATS_REPLICAS, `env.natsReplicas()`) must run with NATS_REPLICAS=3 in the production overlay, so its
  * streams survive the loss of one node of the three-node NATS cluster (docs/operations.md#jetstream).
  * A service left at the default (1) would keep its refunds, notices or jobs on one node only.
+ * A Deployment is the service its image is, whatever it is named: the `notices` Deployment runs the
+ * portal's image (its notices worker, which sets up the notice stream), so it is checked as the
+ * portal is.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,6 +31,12 @@ type EnvVar = {
   valueFrom?: { configMapKeyRef?: { name: string; key: string } };
 };
 type EnvSource = { configMapRef?: { name: string } };
+
+/** The service a Deployment runs: its container's image, `rda/<service>` (a registry may prefix it). */
+function serviceOf(deployment: K8sObject): string | undefined {
+  const image = deployment.spec?.template?.spec?.containers?.[0]?.image as string | undefined;
+  return image?.match(/(?:^|\/)rda\/([a-z0-9-]+)(?::|@|$)/)?.[1];
+}
 
 /** NATS_REPLICAS as the container sees it: its own env wins over envFrom (as Kubernetes does). */
 function natsReplicasOf(deployment: K8sObject, configMaps: Map<string, Record<string, string>>) {
@@ -55,7 +64,8 @@ export function streamReplicaProblems(
   );
   const problems: Problem[] = [];
   for (const deployment of objects.filter((object) => object.kind === "Deployment")) {
-    if (!owners.includes(deployment.metadata.name)) continue;
+    const service = serviceOf(deployment);
+    if (service === undefined || !owners.includes(service)) continue;
     const replicas = natsReplicasOf(deployment, configMaps);
     if (replicas !== PRODUCTION_NATS_REPLICAS)
       problems.push(

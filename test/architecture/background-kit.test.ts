@@ -7,18 +7,20 @@
  * loop written by hand forgets one of those: the exports' retention sweep once ran on a bare
  * `setInterval`, overlapping itself and cut off at shutdown.
  *
+ * Work handed out by a JetStream consumer runs on the other home, service-kit `startConsumerLoop`
+ * (below): it waits on the queue, not on a timer.
+ *
  * A few timers are no work loops and stay, each named here with why (a second one in the same file
  * fails too, since the list is compared line for line by file):
- * - the exports worker's pull loop waits on the queue (JetStream hands it the next job);
  * - the one renewal timer keeps a lease alive while its holder works (lease.ts `renewWhileHeld`:
- *   an upstream turn, an upstream fetch's claim, an export job's ack wait);
+ *   an upstream turn, an upstream fetch's claim, a consumer message's ack wait);
  * - a served subject's progress beat tells one waiting requester the responder is alive;
  * - the logger flushes its buffer.
  */
 import { describe, expect, it } from "vitest";
 import { linesOutsideHome } from "./production-lines.ts";
 
-const LOOP_HOME = ["packages/service-kit/src/loop.ts"];
+const LOOP_HOME = ["packages/service-kit/src/loop.ts", "packages/service-kit/src/consumer-loop.ts"];
 const HAND_MADE_LOOP = [
   /\bsetInterval\s*\(/,
   /\bwhile\s*\(\s*!\s*(this\.)?#?(stop|stopp|stopping|stopped)\b/,
@@ -27,7 +29,6 @@ const NOT_WORK_LOOPS = [
   "packages/service-kit/src/lease.ts",
   "packages/service-kit/src/logger.ts",
   "packages/service-kit/src/nats-service.ts",
-  "services/exports/src/worker.ts",
 ];
 
 const fileOf = (found: string) => found.replace(/:\d+$/, "");
@@ -52,15 +53,50 @@ describe("background work", () => {
 });
 
 /**
+ * One consumer loop (service-kit `consumer-loop.ts`: a handler pulls a message only when it is
+ * free, a malformed message is terminated, a lost one is left, the ack wait is renewed while the
+ * handler runs, and `stop()` waits for the message under way). A consumer read by hand forgets one
+ * of those: billing's refunds and the notice events were once each a `consume()` and a `for await`
+ * of their own, with the same stop written twice.
+ */
+const CONSUMER_HOME = ["packages/service-kit/src/consumer-loop.ts"];
+const OWN_CONSUMER = [
+  /\bconsumers\s*\.\s*get\s*\(/,
+  /\.\s*consume\s*\(\s*(\{|\))/,
+  /\.\s*(fetch|next)\s*\(\s*\{[^}]*\b(max_messages|expires)\b/,
+];
+
+describe("a JetStream consumer", () => {
+  it("is worked off by service-kit's startConsumerLoop only", () => {
+    expect(linesOutsideHome(CONSUMER_HOME, OWN_CONSUMER)).toEqual([]);
+  });
+
+  it("would notice a consumer read by hand", () => {
+    for (const line of [
+      "const consumer = await jetstream(nats).consumers.get(stream, durable);",
+      "const messages = await consumer.consume({ max_messages: 16 });",
+      "const messages = await consumer.consume();",
+      "const message = await consumer.next({ expires: 1_000 });",
+      "const batch = await consumer.fetch({ max_messages: 10 });",
+    ])
+      expect(
+        OWN_CONSUMER.some((pattern) => pattern.test(line)),
+        line,
+      ).toBe(true);
+    expect(OWN_CONSUMER.some((pattern) => pattern.test("async consume(id) {"))).toBe(false);
+  });
+});
+
+/**
  * One lease (service-kit `lease.ts`: `SET NX PX`, freed only by its owner, and `LEASE_STILL_HELD`
  * opening every script that writes under it). A second kind (a compare-and-set bucket, a claim
  * with its own owner check) would fence stale holders its own way, or not at all. The upstream
  * cache's single-flight marker is no work lease: it holds one upstream fetch's place so concurrent
  * requests join it, and ends with that fetch (its claim, its early end and its waiters' check). A
- * monitor record's compare-and-set compares the record itself, not an owner. The exports' work
- * queue keeps JetStream's ack wait as its job's lease (the worker says it still works, and a job
- * whose worker went silent goes to another): that is the queue's own delivery, and a second lock
- * beside it would only disagree with it; no other source extends an ack wait.
+ * monitor record's compare-and-set compares the record itself, not an owner. The consumer loop
+ * renews the ack wait of the message its handler works on: that is the queue's own delivery (a
+ * message whose replica stopped goes to another), not who works a thing, which is a lease's to say
+ * (an export job runs under its lease); no other source extends an ack wait.
  */
 const LEASE_HOME = ["packages/service-kit/src/lease.ts"];
 const HAND_MADE_LEASE = [
@@ -70,10 +106,10 @@ const HAND_MADE_LEASE = [
   /\.working\s*\(\s*\)/,
 ];
 const NOT_WORK_LEASES = [
+  "packages/service-kit/src/consumer-loop.ts",
   "packages/upstream-client/src/cache/cache-scripts.ts",
   "packages/upstream-client/src/cache/cache-scripts.ts",
   "packages/upstream-client/src/cache/cache-scripts.ts",
-  "services/exports/src/worker.ts",
   "services/monitors/src/monitor-store.ts",
 ];
 

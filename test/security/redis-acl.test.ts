@@ -47,7 +47,12 @@ import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/serv
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
-import { exportKeys, type JobRecord, redisJobStore } from "../../services/exports/src/job-store.ts";
+import {
+  exportKeys,
+  type JobRecord,
+  jobLeases,
+  redisJobStore,
+} from "../../services/exports/src/job-store.ts";
 import { createCachedAnswers } from "../../services/gateway/src/core/adapter-client.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/core/idempotency.ts";
 import { createMetrics } from "../../services/gateway/src/core/metrics.ts";
@@ -322,7 +327,7 @@ describe("Redis with the shipped ACL users", () => {
     ).toMatch(NOPERM);
   });
 
-  it("lets the exports service, as its own user, keep its jobs through its scripts and count quotes, and nothing else", async () => {
+  it("lets the exports service, as its own user, keep its jobs through its scripts, run them under their leases and count quotes, and nothing else", async () => {
     const exportsUser = await as("exports");
     const jobs = redisJobStore(exportsUser, exportKeys(""));
     const id = `exp_${randomBytes(12).toString("hex")}`;
@@ -333,6 +338,14 @@ describe("Redis with the shipped ACL users", () => {
     expect(await jobs.update(id, (current) => ({ ...current, run: current.run + 1 }), 60)).toMatchObject({
       run: 1,
     });
+    // A worker takes the job's lease, writes under it, keeps it and frees it.
+    const held = await jobLeases(exportsUser, exportKeys(""), 60_000).take(id);
+    expect(await held?.jobs.update(id, (current) => ({ ...current, run: current.run + 1 }))).toMatchObject({
+      run: 2,
+    });
+    expect(await held?.renew()).toBe(true);
+    await held?.release();
+    expect(await jobLeases(exportsUser, exportKeys(""), 60_000).take(id)).toBeDefined();
     expect(await jobs.activate("acct_acl000000000009", id, 3)).toBe(true);
     expect((await jobs.listForKey(record.keyId, 10)).map((job) => job.id)).toEqual([id]);
     expect(await jobs.countQuote(record.keyId, Date.now())).toBe(1);

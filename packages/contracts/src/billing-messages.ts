@@ -79,7 +79,7 @@ const waitMs = z.number().int().min(0);
 
 /**
  * The key's spend in the calendar month (UTC) of an admission, against its monthly spend cap (null:
- * none), as the admission script read it. Absent from the answers of older billing versions.
+ * none), as the admission script read it.
  */
 export const monthSpendSchema = z.object({
   /** YYYY-MM: the month the debit was (or would have been) counted in. */
@@ -107,7 +107,7 @@ export const admitReplySchema = z.discriminatedUnion("outcome", [
     balance,
     bucket: keyBucketSchema,
     /** The key's count of top-ups (as when admitted): a pause for credits is named by it. */
-    low_balance_round: z.number().int().min(0).optional(),
+    low_balance_round: z.number().int().min(0),
   }),
   /** The debit would take the month's spend past the key's cap: nothing was taken. */
   z.object({

@@ -68,8 +68,8 @@ export const keyDetailsSchema = z.object({
   last_used_at: z.string().nullable(),
   /** The portal account owning the key; null for keys made by an operator. */
   account_id: z.string().nullable(),
-  /** The key's spend this calendar month (UTC) and its monthly cap; absent from older billing versions. */
-  month_spend: monthSpendSchema.optional(),
+  /** The key's spend this calendar month (UTC) and its monthly cap. */
+  month_spend: monthSpendSchema,
 });
 export type KeyDetails = z.infer<typeof keyDetailsSchema>;
 
@@ -152,18 +152,20 @@ export const setLowBalanceThresholdReplySchema = z.object({ keys_updated: z.numb
 
 /**
  * A notice event, published into the JetStream work queue of notices (subject billing.events.notice,
- * stream `NOTICES`; `publishNoticeEvent` in @rda/service-kit) and sent by a portal replica. Billing
- * publishes `balance_low`, `spend_cap_80` and `spend_cap_100` when a debit crosses the line
- * (exactly one admission crosses each; admissions are serial in the ledger), and `spending_paused`
- * when an export page is refused for lack of credits. Monitors publish `webhook_failing` when a
- * webhook batch failed for good and the monitor paused. `crossing` names the crossing, so the portal
- * sends each notice once whichever replica hears it and however often it is delivered.
+ * stream `NOTICES`; `publishNoticeEvent` in @rda/service-kit) and sent by the portal's notices
+ * worker. Billing publishes `balance_low`, `spend_cap_80` and `spend_cap_100` when a debit crosses
+ * the line (exactly one admission crosses each; admissions are serial in the ledger). Whoever paused
+ * work because billing refused its debit for credits (an export, a monitor's webhook delivery, the
+ * gateway's monitor pulls) publishes `spending_paused` with service-kit's `tellSpendingPaused`.
+ * Monitors publish `webhook_failing` when a webhook batch failed for good and the monitor paused.
+ * `crossing` names the crossing, so each notice is sent once whichever worker hears it and however
+ * often it is delivered.
  *
- * For monitors (or any other feature that spends on its own and pauses at a zero balance): publish
- * `spending_paused` with `publishNoticeEvent` from the pause, `what` naming the monitor for people,
- * `account_id` the key's account, and a `crossing` that is the same for every retry of one pause and
- * new for the next pause (e.g. the monitor id and when the pause began). Its NATS identity then needs
- * publish rights on billing.events.notice and `$JS.API.STREAM.INFO.NOTICES` (deploy/nats/auth.conf).
+ * For any other feature that spends on its own and pauses for credits: call `tellSpendingPaused`
+ * from the pause with billing's refusal, `what` naming the work for people and a `crossing` that is
+ * the same for every retry of one pause and new for the next pause (e.g. the work's id and the key's
+ * count of top-ups). Its NATS identity then needs publish rights on billing.events.notice and
+ * `$JS.API.STREAM.INFO.NOTICES` (deploy/nats/auth.conf).
  */
 export const noticeEventSchema = z.object({
   kind: z.enum(["balance_low", "spend_cap_80", "spend_cap_100", "spending_paused", "webhook_failing"]),
@@ -243,8 +245,8 @@ export const verifyLedgerReplySchema = z.object({
       key_id: z.string(),
       balance: z.number().int(),
       journal_sum: z.number().int(),
-      /** What disagrees, for the operator (absent from older billing versions). */
-      problem: z.string().optional(),
+      /** What disagrees, for the operator. */
+      problem: z.string(),
     }),
   ),
 });

@@ -25,6 +25,14 @@ export {
   trustProxyOption,
 } from "./config.ts";
 export {
+  ACK,
+  type ConsumerLoopOptions,
+  LEAVE,
+  type MessageEnd,
+  retryIn,
+  startConsumerLoop,
+} from "./consumer-loop.ts";
+export {
   createDebitEnds,
   type DebitEnds,
   type DebitEndsDeps,

@@ -1,7 +1,7 @@
 /**
  * The one lease (docs/architecture.md#background-work): one replica at a time works on a thing (a
- * monitor's source, a monitor's webhook queue, a notice's crossing), and another takes over when it
- * dies. A lease is a Redis key holding its owner's name for `ttlMs` (`SET NX PX`); it ends by
+ * monitor's source, a monitor's webhook queue, a notice's crossing, an export job), and another
+ * takes over when it dies. A lease is a Redis key holding its owner's name for `ttlMs` (`SET NX PX`); it ends by
  * itself when its holder stops renewing it, and is freed early only by its owner.
  *
  * A holder that stalled past its lease (another took over) must not write stale state back, so a
@@ -20,11 +20,20 @@ export const LEASE_STILL_HELD = "if redis.call('GET', KEYS[1]) ~= ARGV[1] then r
 const releaseScript = luaScript(`${LEASE_STILL_HELD}
 return redis.call('DEL', KEYS[1])`);
 
+// KEYS: lease. ARGV: owner, ttl (ms).
+const renewScript = luaScript(`${LEASE_STILL_HELD}
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`);
+
 export interface Lease {
   /** The lease's Redis key, for scripts that write under it (KEYS[1]). */
   readonly key: string;
   /** Its holder's name (ARGV[1]). */
   readonly owner: string;
+  /**
+   * Gives it its whole time again from now, if it is still this holder's; false when it ran out
+   * (another may hold it now): the holder has lost it and must stop writing.
+   */
+  renew(): Promise<boolean>;
   /** Frees it now, if it is still this holder's (a lease that ran out and was taken stays taken). */
   release(): Promise<void>;
 }
@@ -40,6 +49,9 @@ export async function takeLease(
   return {
     key,
     owner,
+    async renew() {
+      return (await renewScript.run(redis, [key], [owner, ttlMs])) === 1;
+    },
     async release() {
       await releaseScript.run(redis, [key], [owner]);
     },
@@ -51,8 +63,8 @@ export async function takeLease(
  * function is called, so one late renewal never lets a live holder's lease lapse, while a holder
  * that died stops renewing and loses it within `ttlMs`. A failed renewal is only reported: the lease
  * then lapses by itself, which is all a holder that cannot reach its store can expect. This is the
- * one renewal timer; the leases renewed this way are this module's, an upstream turn's place in
- * flight, an upstream fetch's claim and an export job's ack wait.
+ * one renewal timer; the leases renewed this way are this module's (an export job's), an upstream
+ * turn's place in flight, an upstream fetch's claim and a consumer message's ack wait.
  */
 export function renewWhileHeld(
   ttlMs: number,

@@ -1,9 +1,9 @@
 /**
  * The notice events' JetStream stream: billing (crossings) and whoever paused work for credits
- * (`tellSpendingPaused`) publish into it,
- * the portal's replicas share one durable consumer and ack each event only once its notice was
- * sent or deliberately dropped. A work queue: an acked event is gone; one nobody has taken yet
- * waits, so a notice published while no portal runs is sent when one starts.
+ * (`tellSpendingPaused`) publish into it; the portal's notices workers share one durable consumer
+ * and ack each event only once its notice was sent or deliberately dropped. A work queue: an acked
+ * event is gone; one nobody has taken yet waits, so a notice published while no worker runs is
+ * sent when one starts.
  */
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
@@ -21,9 +21,9 @@ export const NOTICE_STREAM = {
 } as const;
 
 /**
- * The stream and the portal's shared durable consumer (never gives up: the stream's age bounds it).
- * Billing (the publisher) and the portal (the consumer) both set them up at start, with the same
- * settings, so either may start first.
+ * The stream and the notices workers' shared durable consumer (never gives up: the stream's age
+ * bounds it). Billing (a publisher) sets up the stream and the notices worker (the consumer) both,
+ * at start and with the same settings, so either may start first.
  */
 export async function ensureNoticeStream(
   jsm: JetStreamManager,

@@ -1,7 +1,8 @@
 /**
  * The background kit over real NATS and Redis: the one adapter caller turns every way an adapter
  * call ends into one outcome (what the adapter asked was sent, untouched), and the one lease lets
- * one holder at a time work, frees only for its owner, and fences a holder whose lease ran out.
+ * one holder at a time work, frees only for its owner, is kept by renewing, and fences a holder whose
+ * lease ran out.
  */
 import { buildSubjects, encodeAdapterReply } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -129,6 +130,21 @@ return 1`);
     expect(await redis.get(key)).toBe("replica-b");
     expect(await write.run(redis, [key, state], ["replica-b", "fresh"])).toBe(1);
     expect(await redis.get(state)).toBe("fresh");
+    await successor?.release();
+  });
+
+  it("is kept by renewing it while its holder works, and a holder that lost it learns so on renewing", async () => {
+    const key = `${namespace}:lease:renew`;
+    const holder = await takeLease(redis, key, "replica-a", 1_000);
+    // Renewed four times over longer than its time: never free for another meanwhile.
+    for (let turn = 0; turn < 4; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await holder?.renew()).toBe(true);
+      expect(await takeLease(redis, key, "replica-b", 10_000)).toBeUndefined();
+    }
+    const successor = await waitFor(() => takeLease(redis, key, "replica-b", 10_000), "the lease to run out");
+    expect(await holder?.renew()).toBe(false);
+    expect(await redis.get(key)).toBe("replica-b");
     await successor?.release();
   });
 });

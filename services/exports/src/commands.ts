@@ -177,6 +177,8 @@ async function create(
       seamIds: [],
       attempt: 0,
       inflightDebit: null,
+      unsettledDebit: null,
+      writers: [],
       credits: 0,
       failures: 0,
       firstCreated: null,

@@ -33,7 +33,7 @@ import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
 import { billingJobOwners } from "./job-owner.ts";
 import { ensureJobQueue } from "./job-queue.ts";
-import { exportKeys, redisJobStore } from "./job-store.ts";
+import { exportKeys, jobLeases, redisJobStore } from "./job-store.ts";
 import { filesystemStore, type ObjectStore } from "./object-store.ts";
 import { natsPageBilling } from "./page-billing.ts";
 import { adapterPageSource } from "./page-source.ts";
@@ -107,7 +107,8 @@ export async function startExports(
     settings.ackWaitMs,
     deps.settings?.natsReplicas ?? 1,
   );
-  const jobs = redisJobStore(redis, exportKeys(deps.namespace));
+  const keys = exportKeys(deps.namespace);
+  const jobs = redisJobStore(redis, keys);
   const objects = deps.objects ?? filesystemStore(deps.settings?.storageDir ?? "data/exports");
   const source = adapterPageSource(
     nats,
@@ -179,6 +180,8 @@ export async function startExports(
           subjects,
           exportSubjects,
           jobs,
+          // As long as the queue's ack wait: a job whose worker died goes on elsewhere after either.
+          leases: jobLeases(redis, keys, settings.ackWaitMs),
           objects,
           source,
           billing,

@@ -1,8 +1,8 @@
 /**
  * The work queue of export jobs: a JetStream stream with work-queue retention (a message is gone
- * once acked) and one durable consumer every worker replica pulls from. A message names a job and
- * its run; the worker keeps it unacked while it works, telling JetStream so (`working()`) well
- * within the ack wait, so a worker that dies (even by SIGKILL) lets the message go to another
+ * once acked) and one durable consumer every worker replica pulls from (service-kit's consumer
+ * loop). A message names a job and its run; the worker keeps it unacked while it works (the loop
+ * renews its ack wait), so a worker that dies (even by SIGKILL) lets the message go to another
  * replica after the ack wait, which resumes from the job's checkpoint.
  */
 import type { ExportSubjects } from "@rda/contracts";
@@ -16,11 +16,11 @@ import {
   nanos,
   RetentionPolicy,
 } from "@rda/service-kit";
+import { z } from "zod";
 
-export interface JobMessage {
-  readonly id: string;
-  readonly run: number;
-}
+/** One run of a job: a message of an older run than the job's is dropped by the worker. */
+export const jobMessageSchema = z.object({ id: z.string().min(1).max(64), run: z.number().int().min(0) });
+export type JobMessage = z.infer<typeof jobMessageSchema>;
 
 export async function ensureJobQueue(
   jsm: JetStreamManager,

@@ -4,9 +4,15 @@
  * An account's active jobs (queued, running, paused) are a set, bounded by
  * EXPORT_LIMITS.maxActivePerAccount (job-owner.ts says whose set a job joins).
  * The record carries the checkpoint the worker advances after every page.
+ *
+ * A worker runs a job under the job's lease (service-kit's lease, `jobLeases`): every write it makes
+ * to the record checks, in the same script, that the lease is still its own, so a worker that
+ * stalled past its lease (another replica took the job over) writes nothing back.
  */
+import { randomBytes } from "node:crypto";
 import type { ExportFile, ExportManifest, ExportQuery, ExportQuote, ExportState } from "@rda/contracts";
-import { luaScript, type Redis } from "@rda/service-kit";
+import { LEASE_STILL_HELD, luaScript, type Redis, takeLease } from "@rda/service-kit";
+import type { PageWriter } from "./result-file.ts";
 
 export interface Checkpoint {
   /** Pages fetched and written (each charged once). */
@@ -23,10 +29,11 @@ export interface Checkpoint {
   inflightDebit: string | null;
   /**
    * The last kept page's debit until its settle is known to have ended it: a worker that died
-   * between keeping the page and settling it leaves it here, for the next run to settle. Absent in
-   * records written before it existed.
+   * between keeping the page and settling it leaves it here, for the next run to settle.
    */
-  unsettledDebit?: string | null;
+  unsettledDebit: string | null;
+  /** Which lease holder wrote which pages, so the file is made of the parts the checkpoint counted. */
+  writers: PageWriter[];
   credits: number;
   failures: number;
   firstCreated: number | null;
@@ -66,7 +73,9 @@ export interface JobRecord {
 export function exportKeys(namespace: string) {
   const root = namespace === "" ? "rda" : `${namespace}:rda`;
   return {
-    job: (id: string) => `${root}:export:${id}`,
+    job: (id: string) => `${root}:export:{${id}}`,
+    /** The replica running the job now (service-kit's lease), beside the record in its slot. */
+    jobLease: (id: string) => `${root}:export:{${id}}:lease`,
     /** An owner's active jobs: an account id, or a key id for a key without an account. */
     activeJobs: (owner: string) => `${root}:exports:active:{${owner}}`,
     /** A key's exports by the epoch ms they were made, for its list; the newest are kept. */
@@ -79,12 +88,16 @@ export function exportKeys(namespace: string) {
 }
 export type ExportKeys = ReturnType<typeof exportKeys>;
 
-const COMPARE_AND_SET = `
-local current = redis.call('GET', KEYS[1])
+/**
+ * The record's compare-and-set, for the record at `record` and the arguments at `version`, `json`,
+ * `ttl`: -1 when it is gone, 2 when its version moved on (read it again), 1 when stored.
+ */
+const compareAndSetOf = (record: string, version: string, json: string, ttl: string) => `
+local current = redis.call('GET', ${record})
 if not current then return -1 end
-if cjson.decode(current).version ~= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
-if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+if cjson.decode(current).version ~= tonumber(${version}) then return 2 end
+redis.call('SET', ${record}, ${json}, 'KEEPTTL')
+if tonumber(${ttl}) > 0 then redis.call('EXPIRE', ${record}, ${ttl}) end
 return 1
 `;
 
@@ -103,11 +116,19 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `;
 
-const compareAndSet = luaScript(COMPARE_AND_SET);
+// KEYS: record. ARGV: version, json, ttl (s).
+const compareAndSet = luaScript(compareAndSetOf("KEYS[1]", "ARGV[1]", "ARGV[2]", "ARGV[3]"));
+// KEYS: lease, record. ARGV: owner, version, json, ttl (s). 0 when the lease is no longer the owner's.
+const compareAndSetUnderLease = luaScript(
+  `${LEASE_STILL_HELD}\n${compareAndSetOf("KEYS[2]", "ARGV[2]", "ARGV[3]", "ARGV[4]")}`,
+);
 const addActive = luaScript(ADD_ACTIVE);
 const rememberJob = luaScript(REMEMBER);
 
 export class JobConflict extends Error {}
+
+/** A worker's write refused: its lease on the job ran out, and another replica may run it now. */
+export class JobLeaseLost extends Error {}
 
 /** Jobs kept in a key's list; older ones leave it (their records expire on their own). */
 export const KEPT_PER_KEY = 100;
@@ -120,6 +141,7 @@ export interface JobStore {
   /**
    * Applies `change` to the current record and stores it, retrying on a concurrent change. `change`
    * returns the new record, or undefined to leave it as it is. `ttlSeconds` > 0 sets its lifetime.
+   * Under a lease (`jobLeases`), a write throws JobLeaseLost once the lease is no longer the holder's.
    */
   update(
     id: string,
@@ -141,7 +163,21 @@ export interface JobStore {
   countQuote(keyId: string, nowMs: number): Promise<number>;
 }
 
-export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
+/** The record's lease, as its holder writes under it. */
+interface HeldLease {
+  readonly key: string;
+  readonly owner: string;
+}
+
+export function redisJobStore(redis: Redis, keys: ExportKeys, lease?: HeldLease): JobStore {
+  const store = (id: string, version: number, json: string, ttlSeconds: number) =>
+    lease === undefined
+      ? compareAndSet.run(redis, [keys.job(id)], [version, json, ttlSeconds])
+      : compareAndSetUnderLease.run(
+          redis,
+          [lease.key, keys.job(id)],
+          [lease.owner, version, json, ttlSeconds],
+        );
   return {
     async create(record, ttlSeconds) {
       await redis.set(keys.job(record.id), JSON.stringify(record), "EX", ttlSeconds);
@@ -157,13 +193,11 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
         const next = change(structuredClone(current));
         if (next === undefined) return current;
         next.version = current.version + 1;
-        const stored = await compareAndSet.run(
-          redis,
-          [keys.job(id)],
-          [current.version, JSON.stringify(next), ttlSeconds],
-        );
+        const stored = await store(id, current.version, JSON.stringify(next), ttlSeconds);
         if (stored === 1) return next;
         if (stored === -1) return undefined;
+        if (stored === 0)
+          throw new JobLeaseLost(`export ${id}: the lease ran out; another replica may run it`);
       }
       throw new JobConflict(`export ${id} changed too often to update`);
     },
@@ -199,6 +233,41 @@ export function redisJobStore(redis: Redis, keys: ExportKeys): JobStore {
       const key = keys.quotes(keyId, Math.floor(nowMs / 60_000));
       const [[, count]] = (await redis.multi().incr(key).expire(key, 120).exec()) as [[null, number]];
       return count;
+    },
+  };
+}
+
+/** One job held by this replica: its record written only under the lease, and the lease's upkeep. */
+export interface HeldJob {
+  /** The job store whose every record write checks the lease (JobLeaseLost when it ran out). */
+  readonly jobs: JobStore;
+  /** The holder's name, which names the parts it writes (result-file.ts `partName`). */
+  readonly writer: string;
+  /** False once the lease ran out (another replica may hold it now). */
+  renew(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+export interface JobLeases {
+  /** How long a lease lasts unless renewed: a holder that died loses its job within it. */
+  readonly ttlMs: number;
+  /** The job's lease for this replica; undefined while another holder has it. */
+  take(id: string): Promise<HeldJob | undefined>;
+}
+
+export function jobLeases(redis: Redis, keys: ExportKeys, ttlMs: number): JobLeases {
+  return {
+    ttlMs,
+    async take(id) {
+      // A fresh name each time: a replica that lost a job and takes it again writes new parts.
+      const lease = await takeLease(redis, keys.jobLease(id), randomBytes(8).toString("hex"), ttlMs);
+      if (lease === undefined) return undefined;
+      return {
+        jobs: redisJobStore(redis, keys, lease),
+        writer: lease.owner,
+        renew: () => lease.renew(),
+        release: () => lease.release(),
+      };
     },
   };
 }

@@ -37,6 +37,7 @@ export async function keepPaidRows(deps: PaidRowsDeps, ended: JobRecord): Promis
   const { checkpoint } = ended;
   const { file, manifest } = await assembleResult(deps.objects, ended.id, ended.query, {
     pages: checkpoint.pages,
+    writers: checkpoint.writers,
     complete: false,
     cursor: checkpoint.cursor,
   });

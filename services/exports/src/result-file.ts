@@ -23,8 +23,31 @@ import { csvLine } from "./csv.ts";
 import type { ObjectStore } from "./object-store.ts";
 import { ColumnScan, writeParquet } from "./parquet.ts";
 
-export function partName(id: string, page: number): string {
-  return `${id}/parts/${String(page).padStart(7, "0")}.jsonl`;
+/**
+ * The job's pages from `from` on (up to the next writer's) were written by the lease holder named
+ * `writer`. Each holder writes its pages under its own name, and only the names its checkpoint
+ * writes counted make the file: a holder that stalled past its lease and writes a page late writes
+ * a part nobody reads, never over the part another holder counted.
+ */
+export interface PageWriter {
+  readonly from: number;
+  readonly writer: string;
+}
+
+export function partName(id: string, page: number, writer: string): string {
+  return `${id}/parts/${String(page).padStart(7, "0")}.${writer}.jsonl`;
+}
+
+/** The part that holds `page`, as the checkpoint's writers say. */
+export function partOf(id: string, page: number, writers: readonly PageWriter[]): string {
+  const writer = writers.findLast((entry) => entry.from <= page)?.writer;
+  if (writer === undefined) throw new Error(`page ${page} of ${id} has no writer`);
+  return partName(id, page, writer);
+}
+
+/** The writers after `writer` wrote `page`: unchanged while the same holder goes on. */
+export function withWriter(writers: readonly PageWriter[], page: number, writer: string): PageWriter[] {
+  return writers.at(-1)?.writer === writer ? [...writers] : [...writers, { from: page, writer }];
 }
 
 const CONTENT_TYPES = {
@@ -36,9 +59,14 @@ const CONTENT_TYPES = {
 type Row = Record<string, unknown>;
 
 /** Every row of the job's pages, in order, read one line at a time. */
-async function* rowsOf(store: ObjectStore, id: string, pages: number): AsyncGenerator<Row> {
+async function* rowsOf(
+  store: ObjectStore,
+  id: string,
+  pages: number,
+  writers: readonly PageWriter[],
+): AsyncGenerator<Row> {
   for (let page = 1; page <= pages; page++) {
-    const stream = await store.open(partName(id, page));
+    const stream = await store.open(partOf(id, page, writers));
     if (stream === undefined) throw new Error(`page ${page} of ${id} is missing from the store`);
     for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
       if (line !== "") yield JSON.parse(line) as Row;
@@ -98,6 +126,8 @@ async function sha256Of(path: string): Promise<string> {
  */
 export interface FileExtent {
   readonly pages: number;
+  /** Who wrote them (the checkpoint's writers). */
+  readonly writers: readonly PageWriter[];
   readonly complete: boolean;
   /** The last page's cursor (created_utc of its last row). */
   readonly cursor: number;
@@ -109,12 +139,12 @@ export async function assembleResult(
   query: ExportQuery,
   extent: FileExtent,
 ): Promise<{ file: ExportFile; manifest: ExportManifest }> {
-  const { pages, complete } = extent;
+  const { pages, writers, complete } = extent;
   const workdir = await mkdtemp(join(tmpdir(), `rda-${id}-`));
   try {
     const out = join(workdir, "out");
     const coverage = new Coverage();
-    const rows = () => rowsOf(store, id, pages);
+    const rows = () => rowsOf(store, id, pages, writers);
     if (query.format === "jsonl") {
       await writeText(jsonLines(rows(), coverage), out, query.gzip);
     } else if (query.format === "csv") {

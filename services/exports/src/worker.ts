@@ -6,9 +6,11 @@
  *   debit the page (its id: job, page, try) → ask the adapter → write the page to the object store
  *   → advance the checkpoint (compare-and-set) → settle the debit
  *
- * A worker killed anywhere in that loop leaves a checkpoint another replica resumes from: a page
- * written but not checkpointed is written again (same name, same rows); a page debited but not
- * fetched is found already debited under the same id and not charged again. A page that fails is
+ * A job runs on one replica at a time, under its lease (job-store.ts `jobLeases`). A worker killed
+ * anywhere in that loop leaves a checkpoint another replica resumes from once the lease lapsed: a
+ * page written but not checkpointed is written again (under the new holder's name, which the
+ * checkpoint then counts); a page debited but not fetched is found already debited under the same
+ * id and not charged again. A page that fails is
  * refunded and retried under the next try's id. Rows already written at the seam (the last second
  * of the previous page) are dropped by id. Between pages the worker reads the job again, so pause
  * and cancel take effect after at most one page; the balance running out pauses the job, and its
@@ -24,22 +26,26 @@ import {
   type WorkDebitReply,
 } from "@rda/contracts";
 import {
-  type JsMsg,
-  jetstream,
+  ACK,
+  LEAVE,
   type Logger,
+  type Loop,
+  type MessageEnd,
   type NatsConnection,
   type Pause,
   renewWhileHeld,
+  retryIn,
   type SpendingRefusal,
+  startConsumerLoop,
 } from "@rda/service-kit";
 import { budgetAccountOfOwner } from "./job-owner.ts";
-import type { JobMessage } from "./job-queue.ts";
-import type { Checkpoint, JobRecord, JobStore } from "./job-store.ts";
+import { type JobMessage, jobMessageSchema } from "./job-queue.ts";
+import { type Checkpoint, JobLeaseLost, type JobLeases, type JobRecord, type JobStore } from "./job-store.ts";
 import type { ObjectStore } from "./object-store.ts";
 import type { PageBilling } from "./page-billing.ts";
 import type { ListingPage, PageFailure, PageSource } from "./page-source.ts";
 import { keepPaidRows, needsPaidRowsFile } from "./paid-rows.ts";
-import { assembleResult, partName } from "./result-file.ts";
+import { assembleResult, partName, withWriter } from "./result-file.ts";
 import { pauseRevokedJob } from "./revoked-keys.ts";
 
 export interface WorkerSettings {
@@ -62,6 +68,8 @@ export interface WorkerDeps {
   readonly subjects: Subjects;
   readonly exportSubjects: ExportSubjects;
   readonly jobs: JobStore;
+  /** The jobs' leases: a job runs on one replica at a time, and its writes check the lease. */
+  readonly leases: JobLeases;
   readonly objects: ObjectStore;
   readonly source: PageSource;
   readonly billing: PageBilling;
@@ -71,77 +79,74 @@ export interface WorkerDeps {
   readonly settings: WorkerSettings;
 }
 
-/** What running a job needs: everything but the queue. */
-export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects">;
+/**
+ * What running a job needs: everything but the queue and the leases, with the job store that writes
+ * under this run's lease and the lease holder's name, which names the parts it writes.
+ */
+export type JobRunDeps = Omit<WorkerDeps, "nats" | "subjects" | "exportSubjects" | "leases"> & {
+  readonly writer: string;
+};
 
-type RunOutcome = { kind: "ack" } | { kind: "later"; delayMs: number };
-const ACK: RunOutcome = { kind: "ack" };
+/** How a run ends for its queue message: acked, or handed back to try again after a delay. */
+type RunOutcome = MessageEnd;
 const ACTIVE_STATES = new Set(["queued", "running", "paused"]);
 /** States in which a fetched page joins the result. */
 const KEEPS_PAGES = new Set(["running", "paused"]);
 
-export interface Workers {
-  stop(): Promise<void>;
+export function startWorkers(deps: WorkerDeps): Promise<Loop> {
+  const { exportSubjects, settings } = deps;
+  // Each of the `concurrency` handlers pulls a job only when it is free; the loop renews the
+  // message's ack wait while the job runs, so JetStream hands it to another replica only when this
+  // one stopped (job-queue.ts). Who runs the job is the job's lease.
+  return startConsumerLoop({
+    name: "export job",
+    nats: deps.nats,
+    stream: exportSubjects.jobStream,
+    consumer: exportSubjects.jobConsumer,
+    schema: jobMessageSchema,
+    handle: (job, _message, isStopped) => runUnderLease(deps, job, isStopped),
+    retryMs: settings.pageRetryMs,
+    concurrency: settings.concurrency,
+    logger: deps.logger,
+  });
 }
 
-export async function startWorkers(deps: WorkerDeps): Promise<Workers> {
-  const { exportSubjects, logger, settings } = deps;
-  const consumer = await jetstream(deps.nats).consumers.get(
-    exportSubjects.jobStream,
-    exportSubjects.jobConsumer,
-  );
-  let stopping = false;
-  // Not a timed loop (service-kit startLoop): each worker waits on the queue's own pull, which
-  // returns as soon as a job is there; JetStream's ack wait is the job's lease (job-queue.ts).
-  const loop = async () => {
-    while (!stopping) {
-      const message = await consumer.next({ expires: 1_000 }).catch((error: unknown) => {
-        logger.warn({ err: String(error) }, "cannot pull from the export queue");
-        return null;
-      });
-      if (message === null) {
-        if (!stopping) await sleep(200);
-        continue;
-      }
-      await handle(deps, message, () => stopping);
-    }
-  };
-  const loops = Array.from({ length: settings.concurrency }, loop);
-  return {
-    async stop() {
-      stopping = true;
-      await Promise.allSettled(loops);
+/**
+ * Runs the job while holding its lease (renewed well within its time), so one replica at a time
+ * runs it, and a replica that stalled past the lease finds every write refused once it wakes. A job
+ * whose lease another holds is asked again later: a live holder keeps it, and one that stalled or
+ * died loses it within the lease's time. The queue message is acked or handed back only while the
+ * lease is still this replica's; a run that lost it leaves the message to the replica that has the
+ * job now, since ending the delivery would end that replica's too.
+ */
+async function runUnderLease(
+  deps: WorkerDeps,
+  job: JobMessage,
+  isStopped: () => boolean,
+): Promise<MessageEnd> {
+  const { leases, logger } = deps;
+  const held = await leases.take(job.id);
+  if (held === undefined) return retryIn(Math.ceil(leases.ttlMs / 3));
+  let lost = false;
+  const stopRenewing = renewWhileHeld(
+    leases.ttlMs,
+    async () => {
+      if (!(await held.renew())) lost = true;
     },
-  };
-}
-
-async function handle(deps: WorkerDeps, message: JsMsg, stopping: () => boolean): Promise<void> {
-  let job: JobMessage;
-  try {
-    job = JSON.parse(message.string()) as JobMessage;
-  } catch {
-    deps.logger.error({ seq: message.seq }, "malformed export queue message dropped");
-    message.term();
-    return;
-  }
-  // Well within the ack wait, so a live worker keeps its job and a dead one loses it: this one
-  // message's lease, renewed while the job runs, and ended with it.
-  const stopHeartbeat = renewWhileHeld(
-    Math.max(600, deps.settings.ackWaitMs),
-    () => message.working(),
-    (error) =>
-      deps.logger.warn({ export_id: job.id, err: String(error) }, "export job: ack wait not renewed"),
+    (error) => logger.warn({ export_id: job.id, err: String(error) }, "export job: lease not renewed"),
   );
   try {
-    const outcome = await runJob(deps, job, stopping);
-    if (outcome.kind === "ack") message.ack();
-    else message.nak(outcome.delayMs);
+    const runDeps = { ...deps, jobs: held.jobs, writer: held.writer };
+    const end = await runJob(runDeps, job, () => isStopped() || lost);
+    if (!lost && (await held.renew())) return end;
   } catch (error) {
-    deps.logger.error({ export_id: job.id, err: String(error) }, "export run failed; retrying");
-    message.nak(deps.settings.pageRetryMs);
+    if (!(error instanceof JobLeaseLost)) throw error;
   } finally {
-    stopHeartbeat();
+    stopRenewing();
+    await held.release();
   }
+  logger.warn({ export_id: job.id, run: job.run }, "export job: lease lost to another replica; left to it");
+  return LEAVE;
 }
 
 export async function runJob(
@@ -166,7 +171,7 @@ export async function runJob(
   if (started === undefined || started.run !== job.run || started.state !== "running") return ACK;
   logger.info({ export_id: job.id, pages_done: started.checkpoint.pages }, "export running");
   for (;;) {
-    if (stopping()) return { kind: "later", delayMs: 0 };
+    if (stopping()) return retryIn(0);
     const record = await jobs.get(job.id);
     if (record === undefined || record.run !== job.run) return ACK;
     if (record.state === "cancelled") {
@@ -233,12 +238,12 @@ async function debitPage(
     if (marked === undefined || marked.checkpoint.inflightDebit !== debitId) return undefined;
   }
   const debit = await billing.debit(record.keyId, debitId);
-  if (debit === undefined) return { kind: "later", delayMs: settings.pageRetryMs };
+  if (debit === undefined) return retryIn(settings.pageRetryMs);
   switch (debit.outcome) {
     case "insufficient":
     case "spend_cap_reached":
       await pauseForCredits(deps, record, cp.pages + 1, debit);
-      return { kind: "later", delayMs: settings.balanceRetryMs };
+      return retryIn(settings.balanceRetryMs);
     case "revoked":
       // Paused for good, not for credits: no retry, and the job leaves its account's active exports.
       await pauseRevokedJob(deps, record.id);
@@ -308,7 +313,8 @@ async function keepPage(
   const page = cp.pages + 1;
   const seam = new Set(cp.seamIds);
   const rows = fetched.rows.filter((row) => !seam.has(String(row.id)));
-  await deps.objects.put(partName(record.id, page), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
+  const part = partName(record.id, page, deps.writer);
+  await deps.objects.put(part, rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
   const cursor = fetched.cursor ?? cp.cursor;
   const hasMore = fetched.hasMore && cursor > cp.cursor;
   const times = rows.map((row) => row.created_utc as number);
@@ -322,6 +328,7 @@ async function keepPage(
     attempt: 0,
     inflightDebit: null,
     unsettledDebit: debitId,
+    writers: withWriter(cp.writers, page, deps.writer),
     credits: cp.credits + 1,
     failures: 0,
     firstCreated: cp.firstCreated ?? (times.length > 0 ? Math.min(...times) : null),
@@ -336,11 +343,14 @@ async function keepPage(
   );
   if (advanced?.checkpoint.pages !== page || !KEEPS_PAGES.has(advanced.state)) {
     // Cancelled or failed meanwhile: this page is not part of the result, so it is not paid for.
-    // Another worker took the run over (this one was presumed dead): it settles the page itself.
-    if (advanced !== undefined && (advanced.state === "cancelled" || advanced.state === "failed")) {
+    if (advanced === undefined) return ACK;
+    if (advanced.state === "cancelled" || advanced.state === "failed") {
       await refundPage(deps, record.keyId, debitId, advanced.state);
+      return ACK;
     }
-    return ACK;
+    // Another worker took the run over (this one was presumed dead): it settles the page itself,
+    // and its delivery of the message is the one that ends it, so this one is left, not acked.
+    return LEAVE;
   }
   await settlePage(deps, record, debitId);
   return undefined;
@@ -386,6 +396,7 @@ async function settleLeftPage(deps: Pick<JobRunDeps, "billing" | "jobs" | "logge
 async function finish(deps: JobRunDeps, record: JobRecord): Promise<RunOutcome> {
   const { file, manifest } = await assembleResult(deps.objects, record.id, record.query, {
     pages: record.checkpoint.pages,
+    writers: record.checkpoint.writers,
     complete: true,
     cursor: record.checkpoint.cursor,
   });

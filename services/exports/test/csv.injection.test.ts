@@ -39,7 +39,7 @@ let store: ObjectStore;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rda-csv-"));
   store = filesystemStore(dir);
-  await store.put(partName(id, 1), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
+  await store.put(partName(id, 1, "w1"), rows.map((row) => `${JSON.stringify(row)}\n`).join(""));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -55,7 +55,12 @@ async function exportCsv(fields?: string): Promise<string[][]> {
     gzip: false,
     ...(fields === undefined ? {} : { fields }),
   };
-  const { file } = await assembleResult(store, id, query, { pages: 1, complete: true, cursor: 0 });
+  const { file } = await assembleResult(store, id, query, {
+    pages: 1,
+    writers: [{ from: 1, writer: "w1" }],
+    complete: true,
+    cursor: 0,
+  });
   return parseCsv(await readFile(join(dir, file.path), "utf8"));
 }
 

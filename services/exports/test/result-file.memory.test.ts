@@ -42,7 +42,7 @@ beforeAll(async () => {
         `${JSON.stringify({ id: `c${n}`, created_utc: 1_700_000_000 + n, score: n % 7, body: BODY })}\n`,
       );
     }
-    await store.put(partName(id, page), lines.join(""));
+    await store.put(partName(id, page, "w1"), lines.join(""));
   }
 }, 120_000);
 afterAll(async () => {

@@ -55,6 +55,7 @@ function deps(): JobRunDeps {
     },
     logger: createLogger("exports-test", { level: "silent" }),
     settings: SETTINGS,
+    writer: "w1",
   };
 }
 
@@ -62,7 +63,7 @@ function deps(): JobRunDeps {
 async function runToEnd(): Promise<void> {
   for (let turn = 0; turn < 20; turn++) {
     const outcome = await runJob(deps(), { id: "exp_job", run: 1 }, () => false).catch((error: unknown) => {
-      if (error instanceof Crash) return { kind: "later" as const, delayMs: 0 };
+      if (error instanceof Crash) return { kind: "retry" as const, delayMs: 0 };
       throw error;
     });
     if (outcome.kind === "ack") return;
@@ -141,7 +142,7 @@ describe("an export's pages", () => {
   it("wait, charging nothing, while billing does not answer the debit", async () => {
     ledger.reachable = false;
     expect(await runJob(deps(), { id: "exp_job", run: 1 }, () => false)).toEqual({
-      kind: "later",
+      kind: "retry",
       delayMs: 0,
     });
     expect(ledger.debits.size).toBe(0);

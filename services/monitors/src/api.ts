@@ -121,7 +121,7 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
     ...(definition.backfill_from !== undefined ? { backfill_from: definition.backfill_from } : {}),
     paused: false,
     created_at: Math.floor(Date.now() / 1000),
-    phase: { name: "backfill", cursor: null },
+    phase: { name: "backfill", cursor: null, pages: 0 },
   };
   const limit = deps.limits.maxMonitorsPerAccount;
   // Checked before the estimate's upstream page too; the create itself checks again, atomically.

@@ -9,9 +9,9 @@ import type { ItemKind, MonitorFunding } from "@rda/contracts";
 export type MonitorPhase =
   /**
    * `cursor`: the newest second delivered so far (the next page starts after it); null: not started.
-   * `pages`: upstream pages the backfill has read so far (absent on records from before it was kept).
+   * `pages`: upstream pages the backfill has read so far.
    */
-  | { readonly name: "backfill"; readonly cursor: number | null; readonly pages?: number }
+  | { readonly name: "backfill"; readonly cursor: number | null; readonly pages: number }
   /** Live items newer than `after` (seconds) are delivered; an id delivered already never is again. */
   | { readonly name: "live"; readonly after: number };
 
@@ -100,5 +100,5 @@ export function publicMonitor(monitor: MonitorRecord, funding: MonitorFunding = 
 function backfillProgress(monitor: MonitorRecord) {
   const { phase } = monitor;
   if (phase.name !== "backfill" || monitor.backfill_from === undefined) return {};
-  return { backfill_progress: { through: phase.cursor, pages_done: phase.pages ?? 0 } };
+  return { backfill_progress: { through: phase.cursor, pages_done: phase.pages } };
 }

@@ -154,7 +154,7 @@ async function advanceBackfill(
   const from = monitor.backfill_from;
   if (from === undefined) return turnLive(deps, monitor, hwm);
   let cursor = monitor.phase.cursor ?? from - 1;
-  const pagesBefore = monitor.phase.pages ?? 0;
+  const pagesBefore = monitor.phase.pages;
   // A backfill is one account's own work: it draws on that account's share of the monitors class.
   const account = budgetAccountOf(monitor.key_id, monitor.account_id);
   for (let pages = 0; pages < deps.settings.backfillPagesPerPoll; pages += 1) {

@@ -31,7 +31,7 @@ function record(id: string): MonitorRecord {
     interval_seconds: 60,
     paused: false,
     created_at: 1,
-    phase: { name: "backfill", cursor: null },
+    phase: { name: "backfill", cursor: null, pages: 0 },
   };
 }
 
@@ -46,7 +46,10 @@ describe("the monitor store", () => {
     const writes: Promise<unknown>[] = [];
     for (let step = 1; step <= 30; step += 1) {
       writes.push(
-        store.update(id, (current) => ({ ...current, phase: { name: "backfill", cursor: step } })),
+        store.update(id, (current) => ({
+          ...current,
+          phase: { name: "backfill", cursor: step, pages: step },
+        })),
         store.update(id, (current) => ({
           ...current,
           phrase: `phrase ${step}`,

@@ -21,7 +21,7 @@ export function describeKey(key: KeyDetails, payments: readonly Payment[] = []):
     `created at:  ${key.created_at}`,
     `last used:   ${key.last_used_at ?? "never"}`,
     `account:     ${key.account_id ?? "(none: made by an operator)"}`,
-    ...(key.month_spend ? [`spend:       ${describeMonthSpend(key.month_spend)}`] : []),
+    `spend:       ${describeMonthSpend(key.month_spend)}`,
   ];
   if (payments.length === 0) return [...lines, "payments:    none"].join("\n");
   return [...lines, "payments:", ...payments.map(describePayment)].join("\n");
@@ -77,8 +77,7 @@ export function describeVerify(report: z.infer<typeof verifyLedgerReplySchema>):
       : `${report.mismatches.length} mismatch(es)`
   }`;
   const lines = report.mismatches.map(
-    (m) =>
-      `  ${m.key_id}: balance ${m.balance}, journal sum ${m.journal_sum}${m.problem ? ` (${m.problem})` : ""}`,
+    (m) => `  ${m.key_id}: balance ${m.balance}, journal sum ${m.journal_sum} (${m.problem})`,
   );
   return [head, ...lines].join("\n");
 }

@@ -123,8 +123,7 @@ return 'settled'
  * record ttl (s), usage key prefix, usage ttl (s), pending member, final state ('refunded' or
  * 'voided').
  * Gives a pending debit's credits back, counted as refunded on the day and operation it was charged,
- * and taken off the spend of that day's month (never below 0: a debit from before spend was counted
- * has none to give back).
+ * and taken off the spend of that day's month (which its debit added them to).
  * Replies {end, balance} (balance -1 when the key has no record), and 1 after them when this call
  * ended the debit: the final state given now, or how an earlier end left it (DEBIT_ENDS), or `expired` (no record held: nothing to give back, whoever
  * asks).
@@ -139,9 +138,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'expired', -1} end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', debit.credits)
 journal('refund', debit.credits, balance, ARGV[1], ARGV[2])
 count(ARGV[4] .. debit.day, 'refunded:' .. debit.operation, 1, ARGV[5])
-local month = string.sub(debit.day, 1, 7)
-local spent = tonumber(redis.call('HGET', KEYS[5], month) or '0')
-if spent > 0 then redis.call('HINCRBY', KEYS[5], month, -math.min(spent, debit.credits)) end
+redis.call('HINCRBY', KEYS[5], string.sub(debit.day, 1, 7), -debit.credits)
 debit.state, debit.balance = ARGV[7], balance
 write_debit(KEYS[3], debit, ARGV[3])
 return {ARGV[7], balance, 1}

@@ -132,20 +132,22 @@ function admitReply(
     case "already_ended":
     // A retried admission is answered as the first was, with nothing taken again.
     case "admitted":
-      if (!monthSpend || lowLine === undefined) throw new Error("an admission came without its figures");
+      if (!monthSpend || lowLine === undefined || lowRound === undefined)
+        throw new Error("an admission came without its figures");
       return {
         outcome: "admitted",
         balance,
         bucket,
         month_spend: monthSpend,
         low_balance_threshold: lowLine,
-        low_balance_round: lowRound ?? 0,
+        low_balance_round: lowRound,
       };
     case "spend_cap_reached":
       if (!monthSpend) throw new Error("a cap refusal came without the month's spend");
       return { outcome, balance, bucket, month_spend: monthSpend };
     case "insufficient":
-      return { outcome, balance, bucket, ...(lowRound !== undefined && { low_balance_round: lowRound }) };
+      if (lowRound === undefined) throw new Error("a refusal for credits came without the key's round");
+      return { outcome, balance, bucket, low_balance_round: lowRound };
     case "rate_limited":
       return { outcome, retry_after_ms: waitMs, bucket };
     case "unknown_key":

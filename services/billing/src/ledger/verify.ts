@@ -3,7 +3,7 @@
  * checks that each entry's balance_after is the previous one plus its delta (an unbroken chain), and
  * re-derives each month's spend (the counter the monthly cap is checked against) from the journal:
  * a debit adds its credits to the month it was taken in, its refund takes them off that same month
- * (never below 0, as the refund script does). Each key is read as of one atomic snapshot (balance,
+ * (as the refund script does). Each key is read as of one atomic snapshot (balance,
  * last journal id, the spend counters), so live traffic does not produce false alarms.
  */
 import { calendarMonthOf, type verifyLedgerReplySchema } from "@rda/contracts";
@@ -129,8 +129,7 @@ function countSpend(tally: JournalTally, entry: Record<string, string | undefine
   } else if (entry.type === "refund") {
     const month = tally.debitMonths.get(requestId);
     if (month === undefined) return;
-    const spent = tally.spend.get(month) ?? 0;
-    tally.spend.set(month, spent - Math.min(spent, Number(entry.delta)));
+    tally.spend.set(month, (tally.spend.get(month) ?? 0) - Number(entry.delta));
   }
 }
 

@@ -18,6 +18,7 @@ const query: ExportQuery = {
 };
 const { file, manifest } = await assembleResult(filesystemStore(dir), id, query, {
   pages: Number(pages),
+  writers: [{ from: 1, writer: "w1" }],
   complete: true,
   cursor: query.before,
 });

@@ -171,6 +171,8 @@ export function runningJob(id: string, pages: number): JobRecord {
       seamIds: [],
       attempt: 0,
       inflightDebit: null,
+      unsettledDebit: null,
+      writers: [],
       credits: 0,
       failures: 0,
       firstCreated: null,

@@ -110,6 +110,7 @@ export class MemoryQueue implements DeliveryQueue {
     return {
       key: `lease:${monitorId}`,
       owner,
+      renew: async () => this.#lease === owner,
       release: async () => {
         this.#lease = null;
       },

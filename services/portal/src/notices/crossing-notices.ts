@@ -4,21 +4,18 @@
  * so one of them takes each event, and the notifier's once-per-crossing record covers an event
  * delivered twice.
  */
+import { monthResetsAt, type NoticeEvent, noticeEventSchema, type Subjects } from "@rda/contracts";
 import {
-  decodeJson,
-  monthResetsAt,
-  type NoticeEvent,
-  noticeEventSchema,
-  type Subjects,
-} from "@rda/contracts";
-import {
+  ACK,
   ensureNoticeConsumer,
   ensureNoticeStream,
-  type JsMsg,
-  jetstream,
   jetstreamManager,
   type Logger,
+  type Loop,
+  type MessageEnd,
   type NatsConnection,
+  retryIn,
+  startConsumerLoop,
 } from "@rda/service-kit";
 import type { Notice } from "./notice-kinds.ts";
 import type { Notifier } from "./notifier.ts";
@@ -120,11 +117,11 @@ export function spendingPausedNotice(event: NoticeEvent, portalUrl: string): Not
 const RETRY_DELAY_MS = 2_000;
 
 /**
- * Takes notice events from the portal replicas' shared durable consumer until `stop`. An event is
- * acked once its notice was sent or deliberately not sent (switched off, over the hourly limit,
- * already sent, no such account); one that could not be sent yet is handed back for a retry, and
- * one that does not parse is terminated. A notice published while no portal ran waits in the
- * stream and is sent when one starts.
+ * Takes notice events from the notices workers' shared durable consumer (service-kit's consumer
+ * loop) until `stop`. An event is acked once its notice was sent or deliberately not sent (switched
+ * off, over the hourly limit, already sent, no such account); one that could not be sent yet is
+ * handed back for a retry, and one that does not parse is terminated. A notice published while no
+ * worker ran waits in the stream and is sent when one starts.
  */
 export async function consumeNoticeEvents(deps: {
   nats: NatsConnection;
@@ -134,54 +131,34 @@ export async function consumeNoticeEvents(deps: {
   portalUrl: string;
   /** Copies of the notice stream (NATS_REPLICAS). */
   replicas: number;
-}): Promise<{ stop(): Promise<void> }> {
+}): Promise<Loop> {
   const jsm = await jetstreamManager(deps.nats);
   await ensureNoticeStream(jsm, deps.subjects, deps.replicas);
   await ensureNoticeConsumer(jsm, deps.subjects);
-  const consumer = await jetstream(deps.nats).consumers.get(
-    deps.subjects.noticeStream,
-    deps.subjects.noticeConsumer,
-  );
-  const messages = await consumer.consume({ max_messages: 16 });
-  let stopping = false;
-  const loop = (async () => {
-    for await (const message of messages) {
-      if (stopping) message.nak();
-      else await handle(message, deps);
-    }
-  })();
-  return {
-    async stop() {
-      stopping = true;
-      await messages.close();
-      await loop;
-    },
-  };
+  return startConsumerLoop({
+    name: "notice event",
+    nats: deps.nats,
+    stream: deps.subjects.noticeStream,
+    consumer: deps.subjects.noticeConsumer,
+    schema: noticeEventSchema,
+    handle: (event) => sendNotice(event, deps),
+    retryMs: RETRY_DELAY_MS,
+    logger: deps.logger,
+  });
 }
 
-async function handle(
-  message: JsMsg,
+async function sendNotice(
+  event: NoticeEvent,
   deps: { notifier: Notifier; logger: Logger; portalUrl: string },
-): Promise<void> {
-  const parsed = decodeJson(message.data, noticeEventSchema);
-  if (!parsed.ok) {
-    deps.logger.warn(
-      { seq: message.seq, problem: parsed.error },
-      "a notice event that does not parse was dropped",
-    );
-    message.term();
-    return;
-  }
-  const event = parsed.value;
+): Promise<MessageEnd> {
   try {
     const result = await deps.notifier.notify(event.account_id, noticeOf(event, deps.portalUrl));
-    if (result.outcome === "not_yet") message.nak(RETRY_DELAY_MS);
-    else message.ack();
+    return result.outcome === "not_yet" ? retryIn(RETRY_DELAY_MS) : ACK;
   } catch (failure) {
     deps.logger.warn(
       { account_id: event.account_id, kind: event.kind, err: String(failure) },
       "notice not sent yet; will retry",
     );
-    message.nak(RETRY_DELAY_MS);
+    return retryIn(RETRY_DELAY_MS);
   }
 }

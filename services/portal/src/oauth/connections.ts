@@ -20,8 +20,7 @@ const connectionRecordSchema = z.object({
   redirect_host: z.string(),
   key_id: z.string(),
   created_at: z.string(),
-  /** Absent on records written before agent clients existed: those are all authorizations. */
-  kind: z.enum(["authorization", "client_credentials"]).default("authorization"),
+  kind: z.enum(["authorization", "client_credentials"]),
 });
 
 export type ConnectionKind = "authorization" | "client_credentials";

@@ -214,8 +214,7 @@ async function loadKey(
 }
 
 function keyLocals(ctx: PortalContext, loaded: { key: KeyDetails; usage: ReturnType<typeof usageView> }) {
-  const month = loaded.key.month_spend?.month;
-  const capResetsAt = month === undefined ? undefined : monthResetsAt(month);
+  const capResetsAt = monthResetsAt(loaded.key.month_spend.month);
   return { ...loaded, periods: USAGE_PERIODS, portalUrl: ctx.settings.publicUrl, capResetsAt };
 }
 
