@@ -152,6 +152,9 @@ describe("OpenAPI document", () => {
     );
     expect(document.info.description).toContain("fewer rows than `limit` while `has_more` is true");
     expect(op("/v1/account").description).toContain("503");
-    expect(op("/v1/account").responses["503"]).toEqual({ $ref: "#/components/responses/Error503" });
+    expect(op("/v1/account").responses["503"]).toEqual({
+      $ref: "#/components/responses/Error503",
+      description: expect.stringContaining("`service_unavailable`"),
+    });
   });
 });

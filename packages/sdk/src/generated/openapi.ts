@@ -1382,17 +1382,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1467,17 +1497,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1531,17 +1591,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1602,17 +1692,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1661,17 +1781,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1720,17 +1870,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1797,17 +1977,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1877,17 +2087,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1917,12 +2157,25 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1958,13 +2211,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2005,6 +2272,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2019,16 +2287,37 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `monitor_limit_reached`: The account (or an operator's key) holds as many monitors as it may. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2074,15 +2363,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `monitor_limit_reached`: The account (or an operator's key) holds as many monitors as it may. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2117,14 +2422,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2160,14 +2480,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2213,16 +2548,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2265,15 +2617,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2308,14 +2679,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2346,6 +2732,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,16 +2744,37 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2401,15 +2809,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2447,15 +2871,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2487,13 +2927,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2566,6 +3020,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2583,6 +3038,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,17 +3048,41 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged. */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `quote_rate_limited`: The key asked for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged.
+             *     - `export_limit_reached`: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2638,14 +3118,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2678,6 +3173,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2687,17 +3183,40 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged. */
             402: components["responses"]["Error402"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `export_limit_reached`: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2733,15 +3252,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2789,17 +3324,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged. */
             402: components["responses"]["Error402"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `export_limit_reached`: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2835,15 +3389,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2877,15 +3447,31 @@ export interface operations {
                     "application/gzip": string;
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };

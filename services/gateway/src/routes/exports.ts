@@ -14,10 +14,9 @@ import {
   EXPORTS_RPC,
   type ExportReply,
   type ExportsRpc,
-  type ManagementRoute,
-  managementRoute,
-  noQuerySchema,
+  type PublicRoute,
   parseResumeBody,
+  publicRoute,
   type RpcRequest,
   type Subjects,
 } from "@rda/contracts";
@@ -61,7 +60,7 @@ interface Asker {
 
 /** Each declared route, the command it sends the exports service, and its success status. */
 interface Served {
-  readonly route: ManagementRoute;
+  readonly route: PublicRoute;
   readonly command: (request: FastifyRequest, asker: Asker) => JobCall | Failure;
   readonly status?: (answer: JobAnswer) => number;
 }
@@ -78,7 +77,7 @@ const aboutJob =
 
 const SERVED: readonly Served[] = [
   {
-    route: managementRoute("createExport"),
+    route: publicRoute("createExport"),
     command: (request, { keyId, balance }) => {
       const body = jsonObjectBody(request.body);
       return body.ok ? call("create", { key_id: keyId, balance, body: body.value }) : body.error;
@@ -86,19 +85,19 @@ const SERVED: readonly Served[] = [
     status: (answer) => (answer.job.state !== "quoted" ? 202 : 201),
   },
   {
-    route: managementRoute("getExport"),
+    route: publicRoute("getExport"),
     command: aboutJob((id, _request, { keyId }) => call("show", { key_id: keyId, id })),
   },
   {
-    route: managementRoute("startExport"),
+    route: publicRoute("startExport"),
     command: aboutJob((id, _request, { keyId, balance }) => call("start", { key_id: keyId, balance, id })),
   },
   {
-    route: managementRoute("pauseExport"),
+    route: publicRoute("pauseExport"),
     command: aboutJob((id, _request, { keyId }) => call("pause", { key_id: keyId, id })),
   },
   {
-    route: managementRoute("resumeExport"),
+    route: publicRoute("resumeExport"),
     // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
     command: (request, asker) => {
       const resumed = resumeBody(request.body);
@@ -108,12 +107,12 @@ const SERVED: readonly Served[] = [
     },
   },
   {
-    route: managementRoute("cancelExport"),
+    route: publicRoute("cancelExport"),
     command: aboutJob((id, _request, { keyId }) => call("cancel", { key_id: keyId, id })),
   },
 ];
-const DOWNLOAD = managementRoute("downloadExport");
-const LIST = managementRoute("listExports");
+const DOWNLOAD = publicRoute("downloadExport");
+const LIST = publicRoute("listExports");
 
 export async function registerExportRoutes(
   app: FastifyInstance,
@@ -146,8 +145,7 @@ export async function registerExportRoutes(
 
 /** The key's most recent exports: the exports service lists only the asking key's own. */
 async function list(ctx: ExportsContext, request: FastifyRequest, reply: FastifyReply) {
-  const operation = { operation: "exports", query: noQuerySchema, idempotent: LIST.idempotent };
-  const taken = await takeIn(ctx, operation, request, reply);
+  const taken = await takeIn(ctx, { route: LIST, operation: "exports" }, request, reply);
   if ("sent" in taken) return taken.sent;
   const answer = await ctx.exports.call("list", { key_id: taken.managed.key.id });
   const outcome = answer.ok
@@ -175,9 +173,8 @@ async function forward(
   served: Served,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ sent: FastifyReply } | { managed: Managed<unknown>; answered: Answered }> {
-  const operation = { operation: "exports", query: noQuerySchema, idempotent: served.route.idempotent };
-  const taken = await takeIn(ctx, operation, request, reply);
+): Promise<{ sent: FastifyReply } | { managed: Managed; answered: Answered }> {
+  const taken = await takeIn(ctx, { route: served.route, operation: "exports" }, request, reply);
   if ("sent" in taken) return taken;
   const { key, admitted } = taken.managed;
   const built = served.command(request, { keyId: key.id, balance: admitted.balance });

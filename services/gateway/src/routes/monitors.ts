@@ -6,7 +6,6 @@
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
 import {
-  type ManagementRoute,
   MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
   MONITORS_RPC,
@@ -14,10 +13,10 @@ import {
   type MonitorReply,
   type MonitorRequest,
   type MonitorsRpc,
-  managementRoute,
   monitorItemsQuerySchema,
-  noQuerySchema,
+  type PublicRoute,
   parseQuery,
+  publicRoute,
   type RpcRequest,
   type Subjects,
 } from "@rda/contracts";
@@ -51,7 +50,7 @@ const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: 
 
 /** Each served route and the monitors service's action behind it; the rest is its declaration. */
 interface Managed {
-  readonly route: ManagementRoute;
+  readonly route: PublicRoute;
   readonly action: MonitorAction;
   readonly status?: number;
   /** A create that only validates and estimates: the service creates nothing. */
@@ -59,7 +58,7 @@ interface Managed {
 }
 
 const managed = (operationId: string, action: MonitorAction, status?: number): Managed => ({
-  route: managementRoute(operationId),
+  route: publicRoute(operationId),
   action,
   ...(status === undefined ? {} : { status }),
 });
@@ -76,7 +75,7 @@ const MANAGED: readonly Managed[] = [
   managed("testMonitorWebhook", "test"),
   managed("rotateMonitorWebhookSecret", "rotate_secret"),
 ];
-const PULL = managementRoute("pullMonitorItems");
+const PULL = publicRoute("pullMonitorItems");
 
 export async function registerMonitorRoutes(
   app: FastifyInstance,
@@ -106,12 +105,7 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
   const body =
     route.action === "create" || route.action === "update" ? jsonObjectBody(request.body) : undefined;
   if (body !== undefined && !body.ok) return sendError(reply, body.error, ctx.errors);
-  const operation = {
-    operation: "manageMonitors",
-    query: noQuerySchema,
-    idempotent: route.route.idempotent,
-  };
-  const taken = await takeIn(ctx, operation, request, reply);
+  const taken = await takeIn(ctx, { route: route.route, operation: "manageMonitors" }, request, reply);
   if ("sent" in taken) return taken.sent;
   const { key } = taken.managed;
   const { id, delivery_id } = request.params as Params;
@@ -128,6 +122,7 @@ async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequ
 }
 
 async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: FastifyReply) {
+  // The route's declared query (PULL's params but its path's), read typed.
   const query = parseQuery(monitorItemsQuerySchema, request.query as RawParams);
   if (!query.ok) return sendError(reply, { code: "invalid_parameter", detail: query.error }, ctx.errors);
   const authenticated = await authenticate(request, ctx);
