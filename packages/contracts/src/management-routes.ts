@@ -271,6 +271,8 @@ const MONITOR_ROUTES: readonly PublicRoute[] = [
       "Free. Answers the new secret once. Until `previous_secret_expires_at` both secrets sign: `webhook-signature` carries both signatures, space-separated, so a receiver verifies with either.",
     pathSchema: monitorId,
     answers: [answer("The new secret. Costs nothing.", rotatedSecretSchema)],
+    // It makes a secret: a retry under the same key gets the same one, not a third.
+    idempotent: true,
     refusals: WEBHOOK_REFUSALS,
   }),
 ];
@@ -357,6 +359,8 @@ const EXPORT_ROUTES: readonly PublicRoute[] = [
     pathSchema: exportId,
     body: { schema: resumeBodySchema, required: false, example: { max_credits: 40 } },
     answers: [theJob()],
+    // It starts the job's work again.
+    idempotent: true,
     refusals: ["state_conflict", "insufficient_credits", "export_limit_reached"],
   }),
   route({

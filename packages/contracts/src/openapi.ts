@@ -220,7 +220,7 @@ function requestParameters(): JsonObject {
       in: "header",
       required: false,
       description:
-        "Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.",
+        "Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.",
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       example: "0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11",
     },

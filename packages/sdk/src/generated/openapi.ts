@@ -1260,7 +1260,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+         * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
          * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
          */
         IdempotencyKey: string;
@@ -1348,7 +1348,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1463,7 +1463,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1557,7 +1557,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1658,7 +1658,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1741,7 +1741,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1830,7 +1830,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1943,7 +1943,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2053,7 +2053,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2240,7 +2240,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2710,7 +2710,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2840,7 +2840,13 @@ export interface operations {
     rotateMonitorWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The monitor's id; another key's monitor is not found (404). */
                 id: string;
@@ -2857,6 +2863,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2882,10 +2889,16 @@ export interface operations {
             404: components["responses"]["Error404"];
             /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
-            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
             /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
+            422: components["responses"]["Error422"];
             /**
              * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
              *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
@@ -2956,7 +2969,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3149,7 +3162,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -3283,7 +3296,13 @@ export interface operations {
     resumeExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The export's id, as `POST /v1/exports` returned it.
@@ -3315,6 +3334,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,12 +3357,18 @@ export interface operations {
             404: components["responses"]["Error404"];
             /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
-            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
             /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
             /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
+            422: components["responses"]["Error422"];
             /**
              * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
              *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
