@@ -12,7 +12,7 @@ import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors
 import { keyIdSchema } from "./message-fields.ts";
 import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
 import { err, ok, type Result } from "./result.ts";
-import { type RpcDecoded, type RpcReply, type RpcRequest, rpc } from "./rpc.ts";
+import { type RpcDecoded, type RpcReply, rpc } from "./rpc.ts";
 
 /** The documented limits of export jobs (docs/api.md#exports). */
 export const EXPORT_LIMITS = {
@@ -386,7 +386,6 @@ export const EXPORTS_RPC = {
 
 export type ExportsRpc = typeof EXPORTS_RPC;
 export type ExportsRpcName = keyof ExportsRpc;
-export type ExportsRpcRequest<N extends ExportsRpcName> = RpcRequest<ExportsRpc, N>;
 export type ExportsRpcDecoded<N extends ExportsRpcName> = RpcDecoded<ExportsRpc, N>;
 export type ExportsRpcReply<N extends ExportsRpcName> = RpcReply<ExportsRpc, N>;
 export const EXPORTS_RPC_NAMES = Object.keys(EXPORTS_RPC) as ExportsRpcName[];
