@@ -16,7 +16,7 @@ import {
 } from "./openapi-extras.ts";
 import { API_DESCRIPTION } from "./openapi-intro.ts";
 import { describeRoutes, MANAGEMENT_TAG_LIST } from "./openapi-routes.ts";
-import { OPERATION_TAGS, type OperationContract } from "./operations.ts";
+import { OPERATION_TAGS, OPERATIONS, type OperationContract } from "./operations.ts";
 import { PUBLIC_ROUTES } from "./public-routes.ts";
 
 export const API_VERSION = "1.0.0";
@@ -44,7 +44,8 @@ function clients(portalUrl: string): string {
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
   const paths: Record<string, JsonObject> = describeRoutes(PUBLIC_ROUTES);
-  paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
+  const dataTools = Object.values(OPERATIONS).map((operation) => operation.mcpTool);
+  paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES), dataTools) };
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
   return {

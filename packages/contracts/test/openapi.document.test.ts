@@ -31,6 +31,9 @@ describe("OpenAPI document", () => {
       responses: Record<string, { headers?: Record<string, unknown> }>;
     };
     expect(mcp.security).toContainEqual({ McpOAuth: ["mcp"] });
+    // The data tools it names are those of the routes, every one of them.
+    for (const operation of Object.values(OPERATIONS))
+      expect((mcp as { description?: string }).description).toContain(operation.mcpTool);
     expect(mcp.responses["401"]?.headers?.["WWW-Authenticate"]).toBeDefined();
   });
 

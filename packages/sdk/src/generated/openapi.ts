@@ -507,7 +507,7 @@ export interface paths {
         put?: never;
         /**
          * Remote MCP server (Streamable HTTP, JSON-RPC)
-         * @description Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
+         * @description A data tool for each data endpoint and the account (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, search_users, get_activity, check_credits), billed like the HTTP endpoint it wraps; free tools that start, follow and list exports and return an export's link, never its data; and tools that create, list and read monitors, priced like the monitors routes. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
          */
         post: operations["mcp"];
         delete?: never;

@@ -15,8 +15,7 @@ import {
 } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type Admitted, admitThroughBilling } from "../core/admission.ts";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import { type Claim, readIdempotencyKey } from "../core/idempotency.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { envelope, sendEnvelope, setRateLimitHeaders } from "./answers.ts";

@@ -23,8 +23,7 @@ import {
 } from "@rda/contracts";
 import { type NatsRequestFailure, type RpcCaller, rpcCaller } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import {
   answerManaged,
   type Managed,

@@ -24,8 +24,7 @@ import {
 import { type NatsRequestFailure, type RpcCaller, rpcCaller, tellSpendingPaused } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling, type WithBucket } from "../core/admission.ts";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
 import { authenticate } from "../http/authenticate.ts";

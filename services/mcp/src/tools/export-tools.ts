@@ -1,5 +1,5 @@
 /**
- * The export tools, `start_export`, `get_export` and `list_exports` (docs/api.md#exports). Unlike the seven tools
+ * The export tools, `start_export`, `get_export` and `list_exports` (docs/api.md#exports). Unlike the data tools
  * of OPERATIONS they manage a background job: a result is the export's state, quote and progress,
  * and once it is done the path of its file, which the agent's user downloads with the same key.
  * Never the data itself: an export can be far larger than any tool result. All three are free; the
