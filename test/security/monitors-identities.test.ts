@@ -25,7 +25,7 @@ import {
   type ShippedServer,
   startShippedNats,
   startShippedRedis,
-} from "./shipped-servers.ts";
+} from "../support/shipped-servers.ts";
 
 const subjects = buildSubjects("");
 const logger = silentLogger();

@@ -19,7 +19,7 @@ import {
   type ShippedServer,
   startShippedNats,
   startShippedRedis,
-} from "./shipped-servers.ts";
+} from "../support/shipped-servers.ts";
 
 const natsPasswords = Object.fromEntries(
   Object.keys(NATS_IDENTITIES).map((user) => [user, newPassword()]),
