@@ -5,10 +5,13 @@
  * monitor leaves the list. With a webhook URL (a real local receiver, which the monitors service
  * here may reach as local development allows), the signing secret is shown once, a test event
  * shows in the delivery log with the receiver's status code and verifies with that secret, and a
- * failing monitor's failed batch is redelivered from its page. Screenshots land in
- * test-artifacts/monitors/.
+ * failing monitor's failed batch is redelivered from its page. NATS runs as deployed, with the
+ * shipped permissions and each service on its own identity: the pages work while the portal's
+ * identity is refused every monitors subject. Screenshots land in test-artifacts/monitors/.
  */
 import { randomBytes } from "node:crypto";
+import { MONITORS_RPC } from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
@@ -16,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
 import { type Receiver, startReceiver } from "../e2e/monitor-webhooks.support.ts";
 import { expectAccessibleBasics, launchBrowser, screenshotter, signUpWithKey } from "../support/browser.ts";
+import { refusedRequest } from "../support/shipped-servers.ts";
 import { type PortalParts, type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
@@ -35,10 +39,10 @@ async function pacedReload(page: Page): Promise<void> {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ portal: true });
+  stack = await startStack({ portal: true, shippedNats: true });
   portal = stack.portal!;
   monitors = await startMonitors({
-    nats: stack.nats,
+    nats: await stack.natsAs("monitors"),
     redis: stack.redis,
     namespace: stack.namespace,
     subjects: stack.subjects,
@@ -277,4 +281,29 @@ describe("the monitors page", () => {
     expect(await page.locator("#monitor-status").textContent()).not.toBe("Failing");
     await context.close();
   }, 120_000);
+
+  it("works while the portal's own NATS identity is refused every monitors subject", async () => {
+    // The pages above ran with the portal on its shipped identity; asked directly, that identity
+    // is refused every call of the monitors service, and gets no answer.
+    const asker = { key_id: `key_${"0".repeat(16)}` };
+    const portalNats = await stack.natsAs("portal");
+    const refusals = await Promise.all(
+      Object.values(stack.subjects.monitors).map((subject) => refusedRequest(portalNats, subject, asker)),
+    );
+    expect(refusals.length).toBe(Object.keys(MONITORS_RPC).length);
+    for (const { answered, refusal } of refusals) {
+      expect(answered).toBe(false);
+      expect(refusal).toMatch(/Permissions Violation for Publish/);
+    }
+    // The gateway's identity is answered there: the refusal is the portal's, not the subject's.
+    const gateway = await stack.natsAs("gateway");
+    const listed = await requestJson(
+      gateway,
+      stack.subjects.monitors.list,
+      asker,
+      MONITORS_RPC.list.reply,
+      5_000,
+    );
+    expect(listed).toMatchObject({ ok: true, value: { ok: true, value: { monitors: [] } } });
+  });
 });

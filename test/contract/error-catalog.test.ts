@@ -7,15 +7,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
-  ACCOUNT_ERROR_CODES,
   buildOpenApiDocument,
-  DATA_ERROR_CODES,
   ERRORS,
   type ErrorCode,
-  errorCodesOf,
-  MANAGEMENT_ERROR_CODES,
   MCP_ERROR_CODES,
-  OPERATIONS,
+  PUBLIC_ROUTES,
   statusesOf,
 } from "@rda/contracts";
 import { describe, expect, it } from "vitest";
@@ -53,19 +49,17 @@ describe("the error catalog", () => {
     expect([...codesAnsweredByGateway()].sort()).toEqual(Object.keys(ERRORS).sort());
   });
 
-  it("lists only catalog codes for each kind of endpoint", () => {
-    const lists = [DATA_ERROR_CODES, ACCOUNT_ERROR_CODES, MCP_ERROR_CODES, MANAGEMENT_ERROR_CODES];
+  it("lists only catalog codes for each route and for /mcp", () => {
+    const lists = [...PUBLIC_ROUTES.map((route) => route.errors), MCP_ERROR_CODES];
     for (const code of lists.flat()) {
       expect(ERRORS[code as ErrorCode], code).toBeDefined();
     }
   });
 
-  it("documents for each operation exactly the statuses of the codes it can answer", () => {
-    for (const operation of Object.values(OPERATIONS)) {
-      const responses = document.paths[operation.path].get.responses;
-      expect(documentedStatuses(responses), operation.operationId).toEqual(
-        statusesOf(errorCodesOf(operation)),
-      );
+  it("documents for each route exactly the statuses of the codes it can answer", () => {
+    for (const route of PUBLIC_ROUTES) {
+      const responses = document.paths[route.path][route.method.toLowerCase()].responses;
+      expect(documentedStatuses(responses), route.operationId).toEqual(statusesOf(route.errors));
     }
     // /mcp: the gateway's refusals, plus the MCP service's own (JSON-RPC 400, Origin 403, Accept 406).
     const mcpServiceOwn = [400, 403, 406];

@@ -1,12 +1,13 @@
 /**
- * Every public route is declared once in packages/contracts (PUBLIC_ROUTES: OPERATIONS for data and
- * account, MANAGEMENT_ROUTES for monitors and exports), and each declared route is served by the
- * gateway, documented in /openapi.json under its operationId with exactly the error statuses it
- * declares, and reachable in the SDK's generated types.
+ * Every public route is declared once in packages/contracts, as one PublicRoute (PUBLIC_ROUTES:
+ * OPERATIONS for data and account, MANAGEMENT_ROUTES for monitors, deliveries and exports), and
+ * each declared route is served by the gateway, documented in /openapi.json under its operationId
+ * with exactly the error codes it declares (and so their statuses), and reachable in the SDK's
+ * generated types.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
+import { ERRORS, PUBLIC_ROUTES, statusesOf } from "@rda/contracts";
 import { createGatewayClient } from "@rda/sdk";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,12 +54,11 @@ describe("the declared routes", () => {
     }
   });
 
-  it("are each documented with exactly the error statuses their declared codes answer", () => {
+  it("are each documented with exactly the error codes they declare, each under its status", () => {
     for (const route of DECLARED) {
-      const responses = document.paths[route.path][route.method.toLowerCase()].responses as Record<
-        string,
-        { $ref?: string }
-      >;
+      const operation = document.paths[route.path][route.method.toLowerCase()];
+      const responses = operation.responses as Record<string, { $ref?: string; description?: string }>;
+      expect([...operation["x-error-codes"]].sort(), route.operationId).toEqual([...route.errors].sort());
       const errorStatuses = Object.keys(responses)
         .map(Number)
         .filter((status) => status >= 400);
@@ -66,11 +66,17 @@ describe("the declared routes", () => {
         errorStatuses.sort((a, b) => a - b),
         route.operationId,
       ).toEqual(statusesOf(route.errors));
-      for (const status of errorStatuses)
-        expect(responses[String(status)]?.$ref, `${route.operationId} ${status}`).toBe(
+      for (const status of errorStatuses) {
+        const response = responses[String(status)];
+        expect(response?.$ref, `${route.operationId} ${status}`).toBe(
           `#/components/responses/Error${status}`,
         );
-      expect(document.components.responses[`Error${errorStatuses[0]}`]).toBeDefined();
+        expect(document.components.responses[`Error${status}`]).toBeDefined();
+        // The response names the route's own codes of that status, one a line, and no other.
+        const named = [...(response?.description ?? "").matchAll(/^- `([a-z_]+)`: /gm)].map((m) => m[1]);
+        const declared = route.errors.filter((code) => ERRORS[code].status === status);
+        expect(named.sort(), `${route.operationId} ${status}`).toEqual([...declared].sort());
+      }
     }
   });
 

@@ -2,14 +2,19 @@
  * Exports in the developer portal, in a real browser against the real stack with the exports
  * service beside it: a developer asks for a quote, sees it before starting, starts the export,
  * watches the progress bar reach 100 % without the page reloading, and downloads the file, whose
- * rows are the ones paging the public API returns for the same window.
+ * rows are the ones paging the public API returns for the same window. NATS runs as deployed, with
+ * the shipped permissions and each service on its own identity: the pages work while the portal's
+ * identity is refused every exports subject.
  */
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { EXPORTS_RPC } from "@rda/contracts";
+import { requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectAccessibleBasics, launchBrowser, screenshotter, signUpWithKey } from "../support/browser.ts";
+import { refusedRequest } from "../support/shipped-servers.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, pageThroughApi, startExportsBeside } from "./exports.support.ts";
 
@@ -20,7 +25,7 @@ const screenshot = screenshotter("exports");
 const DAY = 86_400;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack({ portal: true }), launchBrowser()]);
+  [stack, browser] = await Promise.all([startStack({ portal: true, shippedNats: true }), launchBrowser()]);
   // Slow enough that the bar is seen part-way, fast enough to finish in seconds.
   service = await startExportsBeside(stack, {
     pagesPerSecond: 2,
@@ -165,4 +170,26 @@ describe("a key's exports in the portal", () => {
     await stranger.close();
     await context.close();
   }, 120_000);
+
+  it("works while the portal's own NATS identity is refused every exports subject", async () => {
+    // The pages above ran with the portal on its shipped identity; asked directly, that identity
+    // is refused every call of the exports service, and gets no answer.
+    const asker = { key_id: `key_${"0".repeat(16)}` };
+    const portalNats = await stack.natsAs("portal");
+    const refusals = await Promise.all(
+      Object.values(stack.subjects.exports.commands).map((subject) =>
+        refusedRequest(portalNats, subject, asker),
+      ),
+    );
+    expect(refusals.length).toBe(Object.keys(EXPORTS_RPC).length);
+    for (const { answered, refusal } of refusals) {
+      expect(answered).toBe(false);
+      expect(refusal).toMatch(/Permissions Violation for Publish/);
+    }
+    // The gateway's identity is answered there: the refusal is the portal's, not the subject's.
+    const gateway = await stack.natsAs("gateway");
+    const subject = stack.subjects.exports.commands.list;
+    const listed = await requestJson(gateway, subject, asker, EXPORTS_RPC.list.reply, 5_000);
+    expect(listed).toMatchObject({ ok: true, value: { jobs: [] } });
+  });
 });

@@ -36,7 +36,7 @@ export async function startExportsBeside(
   const dir = await mkdtemp(join(tmpdir(), "rda-exports-"));
   const service = await startExports(
     {
-      nats: stack.nats,
+      nats: await stack.natsAs("exports"),
       redis: stack.redis,
       subjects: stack.subjects,
       namespace: stack.namespace,

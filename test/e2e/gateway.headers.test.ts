@@ -38,6 +38,24 @@ describe("headers on every gateway response", () => {
     for (const response of answers) expectSafeHeaders(response.headers);
   });
 
+  it("answers on the internal listener a path it does not serve with the catalog's 404, marked the same way", async () => {
+    for (const path of ["/mcp", "/openapi.json", "/docs/"]) {
+      const response = await fetch(`${stack.gatewayInternalUrl}${path}`, {
+        headers: { "x-request-id": "internal-unserved" },
+      });
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("x-request-id"), path).toBe("internal-unserved");
+      expectSafeHeaders(response.headers);
+      expect(await response.json(), path).toEqual({
+        error: "no such endpoint: not served on the internal listener",
+        code: "not_found",
+      });
+    }
+    // What it serves, it serves as the public port does.
+    expect((await fetch(`${stack.gatewayInternalUrl}/v1/account`)).status).toBe(401);
+    expect((await fetch(`${stack.gatewayInternalUrl}/readyz`)).status).toBe(200);
+  });
+
   it("marks the OpenAPI document, the account and the docs page the same way", async () => {
     const answers = await Promise.all([
       fetch(`${stack.gatewayUrl}/openapi.json`),

@@ -37,7 +37,7 @@ export async function startMonitorsBeside(
   webhooks: Partial<WebhookSettings> = FAST_WEBHOOKS,
 ): Promise<RunningMonitors> {
   return startMonitors({
-    nats: stack.nats,
+    nats: await stack.natsAs("monitors"),
     redis: stack.redis,
     namespace: stack.namespace,
     subjects: stack.subjects,

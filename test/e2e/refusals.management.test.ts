@@ -8,26 +8,38 @@ import { exportListSchema } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import {
+  DEFAULT_WEBHOOK_SETTINGS,
+  type RunningMonitors,
+  startMonitors,
+} from "../../services/monitors/src/index.ts";
 import { expectErrorBody, withKey } from "../support/http.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 import { type ExportsBeside, jobOf, startExportsBeside } from "./exports.support.ts";
+import { type Receiver, SEALING_KEY, startReceiver, verified } from "./monitor-webhooks.support.ts";
 
 const DAY = 86_400;
 const before = Math.floor(Date.now() / 1000) - 10 * DAY;
 let stack: Stack;
 let monitors: RunningMonitors;
 let exportsService: ExportsBeside;
+let receiver: Receiver;
 
 beforeAll(async () => {
   stack = await startStack();
+  receiver = await startReceiver();
   monitors = await startMonitors({
     nats: stack.nats,
     redis: stack.redis,
     namespace: stack.namespace,
     subjects: stack.subjects,
     logger: silentLogger(),
-    settings: { limits: { maxMonitorsPerAccount: 25, minIntervalSeconds: 60 }, tickMs: 100 },
+    settings: {
+      limits: { maxMonitorsPerAccount: 25, minIntervalSeconds: 60 },
+      tickMs: 100,
+      // Webhooks on, to a receiver on this machine: a monitor's secret can be rotated.
+      webhooks: { ...DEFAULT_WEBHOOK_SETTINGS, sealingKey: SEALING_KEY, allowLoopback: true },
+    },
   });
   exportsService = await startExportsBeside(stack);
 }, 120_000);
@@ -35,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await exportsService?.stop();
   await monitors?.stop();
+  await receiver?.stop();
   await stack?.stop();
 });
 
@@ -251,6 +264,101 @@ describe("Idempotency-Key on the POSTs that create", () => {
     expect(again.status).toBe(201);
     expect(again.json.data.monitor.id).toBe(listed.json.data.monitors[0].id);
     expect(await stack.balanceOf(id)).toBe(10);
+  }, 90_000);
+
+  /**
+   * 20 copies of one POST with one key, sent at once: exactly one is served (the rest are told it
+   * is in progress, or get its stored answer again), and every answer served carries the same data.
+   */
+  async function sendTwentyAtOnce(path: string, key: string, headers: Record<string, string>) {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send("POST", path, { key, headers })));
+    const served = answers.filter((answer) => answer.status === 200);
+    const busy = answers.filter((answer) => answer.status === 409);
+    expect(served.length + busy.length, JSON.stringify(answers.map((a) => a.status))).toBe(20);
+    for (const answer of busy) expect(answer.json.code).toBe("idempotency_in_progress");
+    const first = served.filter((answer) => answer.headers.get("idempotent-replayed") !== "true");
+    expect(first).toHaveLength(1);
+    for (const answer of served) expect(answer.json.data).toEqual(first[0]!.json.data);
+    return first[0]!.json.data;
+  }
+
+  it("resumes an export once for 20 concurrent POST /v1/exports/{id}/resume with one key, and replays it", async () => {
+    const { key, id: keyId } = await stack.createKey({ credits: 5_000 });
+    const window = { kind: "comments", subreddit: "dataisbeautiful", after: before - 60 * DAY, before };
+    const started = await send("POST", "/v1/exports", {
+      key,
+      body: JSON.stringify({ ...window, confirm: true }),
+      headers: JSON_TYPE,
+    });
+    expect(started.status, JSON.stringify(started.json)).toBe(202);
+    const id = started.json.data.id as string;
+    // Pages enough that the job is still under way when the pause arrives.
+    expect(started.json.data.quote.estimated_pages).toBeGreaterThan(20);
+    const paused = await send("POST", `/v1/exports/${id}/pause`, { key });
+    expect(paused.json.data?.state, JSON.stringify(paused.json)).toBe("paused");
+
+    const headers = { "idempotency-key": `resume-${keyId}` };
+    const resumed = await sendTwentyAtOnce(`/v1/exports/${id}/resume`, key, headers);
+    expect(resumed.state).toBe("queued");
+    // Later, the same request under the same key: the first answer again, whatever the job did since.
+    const again = await send("POST", `/v1/exports/${id}/resume`, { key, headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.data).toEqual(resumed);
+    // Another body under the same key is another request.
+    const raised = await send("POST", `/v1/exports/${id}/resume`, {
+      key,
+      body: JSON.stringify({ max_credits: 4_000 }),
+      headers: { ...headers, ...JSON_TYPE },
+    });
+    expect(raised.status).toBe(422);
+    expect(raised.json.code).toBe("idempotency_key_reused");
+    await send("POST", `/v1/exports/${id}/cancel`, { key });
+  }, 90_000);
+
+  it("rotates a webhook secret once for 20 concurrent POST /v1/monitors/{id}/rotate-secret with one key", async () => {
+    const { key, id: keyId } = await stack.createKey({ credits: 10 });
+    const definition = {
+      kind: "post",
+      subreddit: subreddit(),
+      interval_seconds: 300,
+      webhook_url: receiver.url,
+    };
+    const created = await send("POST", "/v1/monitors", {
+      key,
+      body: JSON.stringify(definition),
+      headers: JSON_TYPE,
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const monitor = created.json.data.monitor.id as string;
+    const original = created.json.data.webhook_secret as string;
+
+    const headers = { "idempotency-key": `rotate-${keyId}` };
+    const rotated = await sendTwentyAtOnce(`/v1/monitors/${monitor}/rotate-secret`, key, headers);
+    expect(rotated.webhook_secret).toMatch(/^whsec_/);
+    expect(rotated.webhook_secret).not.toBe(original);
+    const again = await send("POST", `/v1/monitors/${monitor}/rotate-secret`, { key, headers });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.data.webhook_secret).toBe(rotated.webhook_secret);
+    // One rotation only: a test event is signed with the secret answered and the original, its predecessor.
+    const seen = receiver.received.length;
+    expect((await send("POST", `/v1/monitors/${monitor}/test`, { key })).status).toBe(200);
+    const event = receiver.received.slice(seen).find((request) => request.body.includes('"monitor.test"'))!;
+    expect(verified(rotated.webhook_secret, event).type).toBe("monitor.test");
+    expect(verified(original, event).type).toBe("monitor.test");
+    expect(String(event.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+
+    const withBody = await send("POST", `/v1/monitors/${monitor}/rotate-secret`, {
+      key,
+      body: "{}",
+      headers: { ...headers, ...JSON_TYPE },
+    });
+    expect(withBody.status).toBe(422);
+    expect(withBody.json.code).toBe("idempotency_key_reused");
+    // Without the header, each rotation makes a new secret, as before.
+    const fresh = await send("POST", `/v1/monitors/${monitor}/rotate-secret`, { key });
+    expect(fresh.status).toBe(200);
+    expect(fresh.json.data.webhook_secret).not.toBe(rotated.webhook_secret);
   }, 90_000);
 
   it("lets a refused POST be retried under the same key as a new attempt", async () => {

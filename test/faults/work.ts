@@ -4,7 +4,7 @@
  * rows, a webhook receiver's batches counted by their `webhook-id`.
  */
 import { randomUUID } from "node:crypto";
-import { buildSubjects, type MonitorRequest, monitorReplySchema } from "@rda/contracts";
+import { buildSubjects, MONITORS_RPC, type MonitorsRpcRequest } from "@rda/contracts";
 import { requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import { askUntilServed } from "../support/http.ts";
@@ -149,19 +149,15 @@ export async function createMonitor(
  * (`monitors.<action>`): the way to reach it while billing, which admits every gateway request,
  * is stopped.
  */
-export async function askMonitors(
+export async function askMonitors<N extends "update" | "delete">(
   stack: FaultStack,
-  action: "update" | "delete",
-  request: MonitorRequest,
+  action: N,
+  request: MonitorsRpcRequest<N>,
 ): Promise<unknown> {
   const subjects = buildSubjects("");
-  const reply = await requestJson(
-    stack.client,
-    subjects.monitors[action],
-    request,
-    monitorReplySchema,
-    30_000,
-  );
+  // The call's own reply schema, as the gateway decodes it; only its outcome is read here.
+  const schema = MONITORS_RPC[action].reply;
+  const reply = await requestJson(stack.client, subjects.monitors[action], request, schema, 30_000);
   if (!reply.ok) throw new Error(`monitors.${action}: ${reply.error.message}`);
   if (!reply.value.ok) throw new Error(`monitors.${action} refused: ${JSON.stringify(reply.value)}`);
   return reply.value.value;

@@ -9,7 +9,7 @@
 
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import { buildSubjects, type MonitorAction, monitorReplySchema } from "@rda/contracts";
+import { buildSubjects, MONITORS_RPC, type MonitorAction } from "@rda/contracts";
 import { connectNats, type NatsConnection, openRedis, type Redis, requestJson } from "@rda/service-kit";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ import {
   type ShippedServer,
   startShippedNats,
   startShippedRedis,
-} from "./shipped-servers.ts";
+} from "../support/shipped-servers.ts";
 
 const subjects = buildSubjects("");
 const logger = silentLogger();
@@ -58,7 +58,13 @@ async function redisAs(user: RedisUserName): Promise<Redis> {
 let gateway: NatsConnection;
 let monitorsNats: NatsConnection;
 const ask = async (action: MonitorAction, payload: unknown) => {
-  const answer = await requestJson(gateway, subjects.monitors[action], payload, monitorReplySchema, 15_000);
+  const answer = await requestJson(
+    gateway,
+    subjects.monitors[action],
+    payload,
+    MONITORS_RPC[action].reply,
+    15_000,
+  );
   if (!answer.ok) throw new Error(answer.error.message);
   return answer.value;
 };
@@ -119,26 +125,28 @@ describe("the monitors service's shipped identities", () => {
   it("does its whole job: serves the gateway, pages through adapter-posts, leases its sources", async () => {
     const subreddit = simulator.corpus.subreddits[0]!.name;
     const created = await ask("create", {
-      key_id: "key_netsec",
+      key_id: "key_netsec0000000000",
       body: { kind: "post", subreddit, interval_seconds: 60, backfill_from: "3d" },
     });
     expect(created.ok).toBe(true);
     const id = created.ok ? (created.value as { monitor: { id: string } }).monitor.id : "";
     await waitFor(
       async () => {
-        const answer = await ask("get", { key_id: "key_netsec", id });
+        const answer = await ask("get", { key_id: "key_netsec0000000000", id });
         return answer.ok && (answer.value as { monitor: { status: string } }).monitor.status === "live";
       },
       "the backfill through the shipped permissions",
       30_000,
     );
-    const page = await ask("items", { key_id: "key_netsec", id });
+    const page = await ask("items", { key_id: "key_netsec0000000000", id });
     expect(page.ok && (page.value as { items: unknown[] }).items.length).toBeGreaterThan(0);
     // A change goes through the compare-and-set script; a list counts each monitor's items.
-    expect(await ask("update", { key_id: "key_netsec", id, body: { phrase: "the" } })).toMatchObject({
+    expect(
+      await ask("update", { key_id: "key_netsec0000000000", id, body: { phrase: "the" } }),
+    ).toMatchObject({
       ok: true,
     });
-    const listed = await ask("list", { key_id: "key_netsec" });
+    const listed = await ask("list", { key_id: "key_netsec0000000000" });
     expect(
       listed.ok && (listed.value as { monitors: { items_collected: number }[] }).monitors[0]?.items_collected,
     ).toBeGreaterThan(0);
@@ -154,7 +162,7 @@ describe("the monitors service's shipped identities", () => {
     stoppers.push(() => new Promise((resolve) => receiver.close(resolve)));
     const port = (receiver.address() as { port: number }).port;
     const created = await ask("create", {
-      key_id: "key_hooks",
+      key_id: "key_hooks00000000000",
       body: {
         kind: "post",
         subreddit: simulator.corpus.subreddits[0]!.name,
@@ -164,13 +172,13 @@ describe("the monitors service's shipped identities", () => {
     });
     if (!created.ok) throw new Error(created.error);
     const id = (created.value as { monitor: { id: string } }).monitor.id;
-    const test = await ask("test", { key_id: "key_hooks", id });
+    const test = await ask("test", { key_id: "key_hooks00000000000", id });
     expect(test.ok && (test.value as { delivery: { state: string } }).delivery.state).toBe("delivered");
     expect(received).toHaveLength(1);
     // Billing is not running here: the first batch is queued and waits for its debit.
     await waitFor(
       async () => {
-        const log = await ask("deliveries", { key_id: "key_hooks", id });
+        const log = await ask("deliveries", { key_id: "key_hooks00000000000", id });
         const deliveries = log.ok ? (log.value as { deliveries: { type: string }[] }).deliveries : [];
         return deliveries.some((delivery) => delivery.type === "monitor.items");
       },

@@ -62,7 +62,7 @@ import {
   newPassword,
   type ShippedServer,
   startShippedNats,
-} from "./shipped-servers.ts";
+} from "../support/shipped-servers.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const execFileAsync = promisify(execFile);

@@ -68,7 +68,7 @@ import {
   SHIPPED,
   type ShippedServer,
   startShippedRedis,
-} from "./shipped-servers.ts";
+} from "../support/shipped-servers.ts";
 
 const logger = silentLogger();
 /** Production's key names: the shipped ACL patterns are written for the empty namespace. */

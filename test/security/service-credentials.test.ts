@@ -5,7 +5,7 @@
  * shows a password.
  */
 import { once } from "node:events";
-import { buildSubjects, exportListSchema, exportReplySchema } from "@rda/contracts";
+import { buildSubjects, exportJobReplySchema, exportListSchema } from "@rda/contracts";
 import { connectNats, requestJson } from "@rda/service-kit";
 import { freePort, silentLogger, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ import {
   type ShippedServer,
   startShippedNats,
   startShippedRedis,
-} from "./shipped-servers.ts";
+} from "../support/shipped-servers.ts";
 
 const natsPasswords = Object.fromEntries(
   Object.keys(NATS_IDENTITIES).map((user) => [user, newPassword()]),
@@ -143,7 +143,7 @@ describe.concurrent("services with their NATS and Redis credentials", () => {
       gateway,
       buildSubjects("").exports.commands.show,
       command,
-      exportReplySchema,
+      exportJobReplySchema,
       5_000,
     );
     // A key's exports (`GET /v1/exports`, the portal's list too), read from the exports service's own

@@ -2,7 +2,8 @@
  * The whole stack in-process for black-box tests: the upstream simulator, billing, the four adapters,
  * the MCP service and the gateway, on real Redis and NATS, in one fresh namespace, each on port 0;
  * on request also the developer portal with a real SMTP capture inbox, and card payments through the
- * payments simulator (the portal's real `stripe` SDK pointed at it).
+ * payments simulator (the portal's real `stripe` SDK pointed at it), and NATS as deployed: a private
+ * nats-server with the shipped permissions, each service connected as its own identity.
  * Tests talk to it only over HTTP (and create or revoke keys through billing over NATS, as the
  * operator CLI does).
  */
@@ -17,6 +18,7 @@ import {
   showKeyReplySchema,
 } from "@rda/contracts";
 import {
+  connectNats,
   jetstreamManager,
   type Logger,
   type NatsConnection,
@@ -81,6 +83,13 @@ import {
   type StartOptions as SimulatorOptions,
   startSimulator,
 } from "../../services/upstream-sim/src/index.ts";
+import {
+  NATS_IDENTITIES,
+  type NatsIdentityName,
+  newPassword,
+  type ShippedServer,
+  startShippedNats,
+} from "./shipped-servers.ts";
 
 /** How long one part of the stack may take to stop before the others go on without it. */
 const PART_STOP_MS = 10_000;
@@ -127,6 +136,14 @@ export interface StackOptions {
   noticeWebhooks?: Partial<NoticeWebhookSettings>;
   /** Billing's rate limit for new keys (portal accounts' keys get it); default 2/s, burst 10. */
   defaultRateLimit?: { qps: number; burst: number };
+  /**
+   * NATS as deployed: a private nats-server running deploy/nats with the shipped permissions
+   * (deploy/nats/auth.conf), every service connected as its own identity (billing, the gateways,
+   * each adapter, the portal; `natsAs` for a service a test starts beside the stack), on
+   * production's subjects, which the permissions are written for. The stack's own `nats` is the
+   * operator CLI's identity (`admin`). Default: the shared test NATS, one unrestricted connection.
+   */
+  shippedNats?: boolean;
 }
 
 export interface PortalParts {
@@ -173,7 +190,13 @@ export interface Stack {
   readonly mcpUrl: string;
   readonly simulatorUrl: string;
   readonly simulator: RunningSimulator;
+  /** The stack's own connection (with `shippedNats`: the operator CLI's identity, `admin`). */
   readonly nats: NatsConnection;
+  /**
+   * A connection as one identity of deploy/nats/auth.conf, for a service a test runs beside the
+   * stack (monitors, exports) or a refusal it checks; without `shippedNats`, the stack's own `nats`.
+   */
+  natsAs(identity: NatsIdentityName): Promise<NatsConnection>;
   /** A Redis client for tests that inspect shared state (the pacer's state, pending debits). */
   readonly redis: Redis;
   /** Present when started with `portal: true`. */
@@ -208,9 +231,12 @@ const BILLING_TIMEOUT_MS = 5_000;
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const logger = options.logger ?? silentLogger();
   const namespace = testNamespace("e2e");
-  const subjects = buildSubjects(namespace);
+  // The shipped permissions name production's subjects; Redis keys stay in the test's namespace.
+  const subjects = buildSubjects(options.shippedNats ? "" : namespace);
   const keys = redisKeys(namespace);
-  const nats = await connectTestNats();
+  const natsPlane = options.shippedNats ? await startShippedNatsPlane(logger) : undefined;
+  const nats = natsPlane ? await natsPlane.as("admin") : await connectTestNats();
+  const natsAs = async (identity: NatsIdentityName) => (natsPlane ? natsPlane.as(identity) : nats);
   const redis: Redis = await openRedis(testRedisUrl(), "e2e", logger);
   const stoppers: (() => Promise<unknown>)[] = [];
   /** The metrics of every gateway and adapter started, one registry each. */
@@ -261,12 +287,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     GATEWAY_INTERNAL_SECRET: internalSecret,
     PORTAL_GATEWAY_SECRET: portalSecret,
   };
-  const billingDeps = { nats, redis, subjects, keys, logger, settings: billingSettingsFromEnv(environment) };
+  const billingDeps = {
+    nats: await natsAs("billing"),
+    redis,
+    subjects,
+    keys,
+    logger,
+    settings: billingSettingsFromEnv(environment),
+  };
   let billing = await startBilling(billingDeps);
   stoppers.push(() => billing.stop());
   const adapterConfig = loadAdapterConfig({ health: 0, metrics: 0 }, environment);
   const adapterDeps = {
-    nats,
     subjects,
     upstreamUrl: simulator.url,
     logger,
@@ -288,15 +320,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const adapters =
     options.inProcessAdapters === false
       ? []
-      : [startAdapterPosts, startAdapterTree, startAdapterCommunities, startAdapterUsers];
-  for (const start of adapters) {
+      : ([
+          [startAdapterPosts, "adapter-posts"],
+          [startAdapterTree, "adapter-tree"],
+          [startAdapterCommunities, "adapter-communities"],
+          [startAdapterUsers, "adapter-users"],
+        ] as const);
+  for (const [start, identity] of adapters) {
     for (let replica = 0; replica < (options.adapterReplicas ?? 1); replica++) {
       const registry = new Registry();
       registries.push(registry);
-      const adapter = await start({ ...adapterDeps, registry });
+      const adapter = await start({ ...adapterDeps, nats: await natsAs(identity), registry });
       stoppers.push(() => adapter.stop());
     }
   }
+  const gatewayNats = await natsAs("gateway");
 
   const gatewaySettings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
     ...gatewaySettingsFromEnv(environment),
@@ -307,7 +345,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // listener: two gateway replicas sharing Redis limits, as in production. MCP calls replica A's
   // internal listener; tests call replica B.
   const replicaA = await startGateway(
-    { redis, nats, subjects, keys, logger, settings: gatewaySettings(), metrics: gatewayMetrics() },
+    {
+      redis,
+      nats: gatewayNats,
+      subjects,
+      keys,
+      logger,
+      settings: gatewaySettings(),
+      metrics: gatewayMetrics(),
+    },
     { port: 0, host: "127.0.0.1" },
   );
   stoppers.push(() => replicaA.stop());
@@ -316,7 +362,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const gateway = await startGateway(
     {
       redis,
-      nats,
+      nats: gatewayNats,
       subjects,
       keys,
       logger,
@@ -332,7 +378,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (sim) stoppers.push(() => sim.sim.close());
   const portalDeps = {
     redis,
-    nats,
+    nats: await natsAs("portal"),
     subjects,
     keys,
     logger,
@@ -367,6 +413,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     simulatorUrl: simulator.url,
     simulator,
     nats,
+    natsAs,
     redis,
     portal,
     payments,
@@ -418,7 +465,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const extra = await startGateway(
         {
           redis,
-          nats,
+          nats: gatewayNats,
           subjects,
           keys,
           logger,
@@ -461,15 +508,45 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
             `test stack: a part did not stop within ${PART_STOP_MS} ms: ${String(stop).slice(0, 120)}`,
           );
       }
-      const jsm = await jetstreamManager(nats);
-      for (const stream of [subjects.refundStream, subjects.noticeStream, subjects.exports.jobStream])
-        await jsm.streams.delete(stream).catch(() => false);
+      // A private NATS server goes with its streams; on the shared one, the namespace's are deleted.
+      if (natsPlane === undefined) {
+        const jsm = await jetstreamManager(nats);
+        for (const stream of [subjects.refundStream, subjects.noticeStream, subjects.exports.jobStream])
+          await jsm.streams.delete(stream).catch(() => false);
+      }
       await deleteNamespaceKeys(redis, namespace);
       redis.disconnect();
-      await nats.close();
+      await (natsPlane ? natsPlane.stop() : nats.close());
     },
   };
 }
+/**
+ * deploy/nats with the shipped permissions on a private nats-server (shipped-servers.ts), and one
+ * connection per identity, made as each service makes its own (service-kit's `connectNats`).
+ */
+async function startShippedNatsPlane(logger: Logger) {
+  const passwords = Object.fromEntries(
+    Object.keys(NATS_IDENTITIES).map((identity) => [identity, newPassword()]),
+  ) as Record<NatsIdentityName, string>;
+  const server: ShippedServer = await startShippedNats(passwords);
+  const connections = new Map<NatsIdentityName, Promise<NatsConnection>>();
+  return {
+    as(identity: NatsIdentityName): Promise<NatsConnection> {
+      let connection = connections.get(identity);
+      if (connection === undefined) {
+        const credentials = { user: identity, password: passwords[identity] };
+        connection = connectNats(server.url, `e2e-${identity}`, logger, credentials);
+        connections.set(identity, connection);
+      }
+      return connection;
+    },
+    async stop() {
+      for (const connection of connections.values()) await (await connection).close();
+      await server.stop();
+    },
+  };
+}
+
 /**
  * Starts something that must know its port before it listens (a portal's links name it). The port
  * is free when picked, but a process elsewhere on the machine may take it before the listen: then

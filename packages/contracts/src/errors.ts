@@ -272,35 +272,6 @@ export const MCP_ERROR_CODES = [
   "service_unavailable",
 ] as const satisfies readonly ErrorCode[];
 
-/**
- * What the monitors and exports routes can answer besides 2xx: the key and its bucket, a body or
- * query that is refused, `Idempotency-Key` on their POSTs, a pull's credit, and the refusals of the
- * service that owns the thing (SERVICE_REFUSAL_CODES).
- */
-export const MANAGEMENT_ERROR_CODES = [
-  ...EDGE_ERROR_CODES,
-  "invalid_parameter",
-  "missing_api_key",
-  "invalid_api_key",
-  "auth_failures_throttled",
-  "insufficient_credits",
-  "spend_cap_reached",
-  "resource_not_found",
-  "state_conflict",
-  "monitor_limit_reached",
-  "idempotency_in_progress",
-  "idempotency_response_not_kept",
-  "idempotency_key_reused",
-  "payload_too_large",
-  "rate_limited",
-  "quote_rate_limited",
-  "export_limit_reached",
-  "global_rate_limited",
-  "upstream_rate_limited",
-  "internal_error",
-  "service_unavailable",
-] as const satisfies readonly ErrorCode[];
-
 /** The distinct statuses of a list of codes, ascending. */
 export function statusesOf(codes: readonly ErrorCode[]): number[] {
   return [...new Set(codes.map((code) => ERRORS[code].status))].sort((a, b) => a - b);

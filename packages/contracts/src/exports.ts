@@ -8,11 +8,11 @@
  * `GET /v1/posts` / `GET /v1/comments`, so an export pages exactly as a caller of the API would.
  */
 import { z } from "zod";
-import { KEY_ID_PATTERN } from "./api-keys.ts";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
+import { keyIdSchema } from "./message-fields.ts";
 import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
 import { err, ok, type Result } from "./result.ts";
-import { rpc } from "./rpc.ts";
+import { type RpcDecoded, type RpcReply, rpc } from "./rpc.ts";
 
 /** The documented limits of export jobs (docs/api.md#exports). */
 export const EXPORT_LIMITS = {
@@ -295,7 +295,6 @@ export type ExportJob = z.infer<typeof exportJobSchema>;
 
 /* ---------- gateway ↔ exports service ---------- */
 
-const keyId = z.string().regex(KEY_ID_PATTERN);
 const exportId = z.string().regex(EXPORT_ID_PATTERN);
 
 /** How many of a key's exports `list` answers with. */
@@ -312,25 +311,34 @@ export const exportFileSchema = z.object({
 });
 export type ExportFile = z.infer<typeof exportFileSchema>;
 
-export const exportReplySchema = z.discriminatedUnion("outcome", [
+export const exportRefusalSchema = z.object({
+  outcome: z.literal("refused"),
+  status: z.number().int(),
+  /** The catalog code (docs/api.md#errors); `status` is its status. */
+  code: z.enum(SERVICE_REFUSAL_CODES),
+  message: z.string(),
+  /** For a 429: when to ask again (the next minute for the quote limit, the budget's estimate). */
+  retry_after_seconds: z.number().int().min(1).optional(),
+});
+export type ExportRefusal = z.infer<typeof exportRefusalSchema>;
+
+/** The reply of a command about one job: the job as it is now, or a refusal. */
+export const exportJobReplySchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("ok"), job: exportJobSchema }),
+  exportRefusalSchema,
+]);
+export type ExportJobReply = z.infer<typeof exportJobReplySchema>;
+
+/** The reply of `file`: the job, its file and a short-lived signed URL of the exports service that serves it. */
+export const exportFileReplySchema = z.discriminatedUnion("outcome", [
   z.object({
     outcome: z.literal("ok"),
     job: exportJobSchema,
-    /** For `file`: the file, and a short-lived signed URL of the exports service that serves it. */
-    file: exportFileSchema.extend({ download_url: z.string() }).optional(),
+    file: exportFileSchema.extend({ download_url: z.string() }),
   }),
-  z.object({
-    outcome: z.literal("refused"),
-    status: z.number().int(),
-    /** The catalog code (docs/api.md#errors); `status` is its status. */
-    code: z.enum(SERVICE_REFUSAL_CODES),
-    message: z.string(),
-    /** For a 429: when to ask again (the next minute for the quote limit, the budget's estimate). */
-    retry_after_seconds: z.number().int().min(1).optional(),
-  }),
+  exportRefusalSchema,
 ]);
-export type ExportReply = z.infer<typeof exportReplySchema>;
-export type ExportRefusal = Extract<ExportReply, { outcome: "refused" }>;
+export type ExportFileReply = z.infer<typeof exportFileReplySchema>;
 
 /** An exports command refused: the catalog code, its status, and the service's own sentence. */
 export function exportRefusal(
@@ -342,22 +350,23 @@ export function exportRefusal(
   return { outcome: "refused", status: ERRORS[code].status, code, message, ...retry };
 }
 
-const asker = { key_id: keyId };
-const aboutJob = { key_id: keyId, id: exportId };
+const asker = { key_id: keyIdSchema };
+const aboutJob = { key_id: keyIdSchema, id: exportId };
 /** The key's balance as admission read it, for the refusal of a start the balance cannot pay. */
 const balance = count;
 
 /**
- * The exports service's calls (the convention of rpc.ts): one subject each
- * (`buildSubjects(ns).exports.commands[name]`), each about the asking key's own jobs only. Every
+ * The exports service's calls (the convention of rpc.ts, as BILLING_RPC): one subject each
+ * (`buildSubjects(ns).exports.commands[name]`), each with its own request and reply schemas, each
+ * about the asking key's own jobs only. Every
  * call but `create` is safe to send again: a command a job's state already reflects is refused
  * (409) and changes nothing; a second `create` would quote a second job.
  */
 export const EXPORTS_RPC = {
-  create: rpc(z.strictObject({ ...asker, balance, body: z.unknown() }), exportReplySchema, false),
-  show: rpc(z.strictObject(aboutJob), exportReplySchema, true),
-  start: rpc(z.strictObject({ ...aboutJob, balance }), exportReplySchema, true),
-  pause: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  create: rpc(z.strictObject({ ...asker, balance, body: z.unknown() }), exportJobReplySchema, false),
+  show: rpc(z.strictObject(aboutJob), exportJobReplySchema, true),
+  start: rpc(z.strictObject({ ...aboutJob, balance }), exportJobReplySchema, true),
+  pause: rpc(z.strictObject(aboutJob), exportJobReplySchema, true),
   /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
   resume: rpc(
     z.strictObject({
@@ -365,18 +374,20 @@ export const EXPORTS_RPC = {
       balance,
       max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
     }),
-    exportReplySchema,
+    exportJobReplySchema,
     true,
   ),
-  cancel: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  cancel: rpc(z.strictObject(aboutJob), exportJobReplySchema, true),
   /** The file's storage location and a short-lived signed URL, for the key's own finished job. */
-  file: rpc(z.strictObject(aboutJob), exportReplySchema, true),
+  file: rpc(z.strictObject(aboutJob), exportFileReplySchema, true),
   /** The key's most recent exports, newest first (`GET /v1/exports`). */
   list: rpc(z.strictObject(asker), exportListSchema, true),
 } as const;
 
 export type ExportsRpc = typeof EXPORTS_RPC;
 export type ExportsRpcName = keyof ExportsRpc;
+export type ExportsRpcDecoded<N extends ExportsRpcName> = RpcDecoded<ExportsRpc, N>;
+export type ExportsRpcReply<N extends ExportsRpcName> = RpcReply<ExportsRpc, N>;
 export const EXPORTS_RPC_NAMES = Object.keys(EXPORTS_RPC) as ExportsRpcName[];
 
 /** The credits one upstream page of an export costs (docs/api.md#exports). */

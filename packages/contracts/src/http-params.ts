@@ -2,7 +2,7 @@
  * Turns an HTTP request's raw query and path parameters into an operation's typed parameters,
  * with one clear message naming the parameter on the first problem found.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import type { OperationContract } from "./operations.ts";
 import { err, ok, type Result } from "./result.ts";
 
@@ -63,6 +63,3 @@ export function parseQuery<T>(schema: z.ZodType<T>, query: RawValues): Result<T>
   const parsed = schema.safeParse(merged);
   return parsed.success ? ok(parsed.data) : err(describeIssue(parsed.error));
 }
-
-/** The query of a route that takes no parameters: any one is unknown. */
-export const noQuerySchema = z.strictObject({});

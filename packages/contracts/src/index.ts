@@ -19,6 +19,7 @@ export * from "./management-routes.ts";
 export { accountIdSchema, OPERATION_ID_PATTERN, requestIdSchema } from "./message-fields.ts";
 export * from "./monitor-views.ts";
 export * from "./monitors.ts";
+export * from "./monitors-rpc.ts";
 export * from "./openapi.ts";
 export { errorExample, OPERATION_EXAMPLES, type OperationExample } from "./openapi-examples.ts";
 export * from "./operations.ts";

@@ -1,10 +1,9 @@
 /**
- * The monitors and exports routes, each declared once (docs/api.md#monitors, #exports): method,
- * path, path parameters, query and body schemas, what it answers, the errors it may answer,
- * credits, whether it takes `Idempotency-Key`, and its rate-limit class. The gateway registers its
- * handlers from this table, the OpenAPI document (so the SDK and the Python client) is derived from
- * it, and test/contract/routes.declared.test.ts checks each is served, documented and reachable in
- * the SDK. The data and account routes are declared in OPERATIONS; PUBLIC_ROUTES holds both.
+ * The monitors, their webhooks' deliveries and the exports routes, each a PublicRoute
+ * (public-routes.ts) declared once (docs/api.md#monitors, #exports): method, path, path and query
+ * parameters, body, what it answers, the errors it may answer, credits, whether it takes
+ * `Idempotency-Key`, and its rate-limit class. The data and account routes are declared in
+ * OPERATIONS; PUBLIC_ROUTES holds both.
  */
 import { z } from "zod";
 import { EDGE_ERROR_CODES, type ErrorCode } from "./errors.ts";
@@ -41,6 +40,7 @@ import {
   monitorItemsQuerySchema,
   updateMonitorSchema,
 } from "./monitors.ts";
+import type { PublicRoute, RouteAnswer, RouteBody } from "./public-routes.ts";
 
 export const MANAGEMENT_TAGS = {
   monitors: {
@@ -54,46 +54,6 @@ export const MANAGEMENT_TAGS = {
       "A community's or an author's posts or comments over a date range as one file (JSONL, CSV or Parquet), fetched in the background: a free quote first, then 1 credit per upstream page as pages arrive, never past the quote's ceiling.",
   },
 } as const;
-
-/** One success answer: its status, and the `data` of its `_service` envelope, or a file. */
-export type RouteAnswer =
-  | { readonly status: 200 | 201 | 202; readonly description: string; readonly data: z.ZodType }
-  | {
-      readonly status: 200;
-      readonly description: string;
-      /** The answer is a file of one of these media types, not an envelope. */
-      readonly file: readonly { readonly mediaType: string; readonly binary: boolean }[];
-      /** Headers the file's answer adds, by name: their description. */
-      readonly headers: Readonly<Record<string, string>>;
-    };
-
-export interface ManagementRoute {
-  readonly operationId: string;
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
-  /** As the OpenAPI document writes it (`/v1/monitors/{id}`). */
-  readonly path: string;
-  readonly tag: (typeof MANAGEMENT_TAGS)[keyof typeof MANAGEMENT_TAGS]["name"];
-  readonly summary: string;
-  readonly description: string;
-  /** The path's parameters, each with its pattern and description. */
-  readonly pathParams: z.ZodObject;
-  /** The query it reads; none: any query parameter is refused (400). */
-  readonly query: z.ZodObject | null;
-  readonly body: {
-    readonly schema: z.ZodType;
-    readonly required: boolean;
-    readonly example?: unknown;
-  } | null;
-  readonly answers: readonly RouteAnswer[];
-  /** Credits a successful answer costs: pulling a monitor's page holding an item costs 1. */
-  readonly credits: 0 | 1;
-  /** A POST that creates work or a resource takes `Idempotency-Key` (docs/api.md#idempotency). */
-  readonly idempotent: boolean;
-  /** Every route is admitted on a token of the key's own bucket; a quote's upstream reads take turns in the upstream budget, as every read does. */
-  readonly rateLimit: "key";
-  /** What it may answer besides its success, from the catalog. */
-  readonly errors: readonly ErrorCode[];
-}
 
 /** What every management route may answer: the HTTP layer, the key and its bucket, a refused query, our faults. */
 const COMMON_ERRORS = [
@@ -130,22 +90,26 @@ const exportId = z.object({
 });
 const noPathParams = z.object({});
 
+/** A route as declared below; `route()` makes the PublicRoute of it. */
 interface Declared
   extends Omit<
-    ManagementRoute,
-    "errors" | "credits" | "idempotent" | "rateLimit" | "pathParams" | "query" | "body"
+    PublicRoute,
+    "params" | "pathParams" | "body" | "errors" | "credits" | "idempotent" | "rateLimit"
   > {
-  readonly pathParams?: z.ZodObject;
+  /** The path's parameters, each with its pattern and description. */
+  readonly pathSchema?: z.ZodObject;
+  /** The query it reads; none: any query parameter is refused (400). */
   readonly query?: z.ZodObject;
-  readonly body?: ManagementRoute["body"];
+  readonly body?: RouteBody;
   readonly credits?: 0 | 1;
+  /** A POST that creates work or a resource takes `Idempotency-Key` (docs/api.md#idempotency). */
   readonly idempotent?: boolean;
   /** What it may answer besides the common errors (and the idempotency ones when it is idempotent). */
   readonly refusals?: readonly ErrorCode[];
 }
 
-function route(declared: Declared): ManagementRoute {
-  const { refusals = [], ...rest } = declared;
+function route(declared: Declared): PublicRoute {
+  const { refusals = [], pathSchema = noPathParams, query, ...rest } = declared;
   const idempotent = declared.idempotent ?? false;
   const errors = new Set<ErrorCode>([
     ...COMMON_ERRORS,
@@ -153,14 +117,15 @@ function route(declared: Declared): ManagementRoute {
     ...refusals,
   ]);
   if (declared.body) errors.add("payload_too_large");
-  if (declared.pathParams?.shape.id) errors.add("resource_not_found");
+  if ("id" in pathSchema.shape) errors.add("resource_not_found");
   return {
     ...rest,
-    pathParams: declared.pathParams ?? noPathParams,
-    query: declared.query ?? null,
+    params: z.strictObject({ ...pathSchema.shape, ...query?.shape }),
+    pathParams: Object.keys(pathSchema.shape),
     body: declared.body ?? null,
     credits: declared.credits ?? 0,
     idempotent,
+    // Every route spends a token of the key's own bucket; none takes the shared upstream budget.
     rateLimit: "key",
     errors: [...errors],
   };
@@ -170,6 +135,7 @@ const answer = (description: string, data: z.ZodType, status: 200 | 201 | 202 = 
   status,
   description,
   data,
+  envelope: "credits",
 });
 
 const MONITORS = MANAGEMENT_TAGS.monitors.name;
@@ -178,7 +144,7 @@ const limits = DEFAULT_MONITOR_LIMITS;
 /** 409 from a webhook command: the monitor has no webhook_url, or the delivery is being sent already. */
 const WEBHOOK_REFUSALS = ["state_conflict"] as const satisfies readonly ErrorCode[];
 
-const MONITOR_ROUTES: readonly ManagementRoute[] = [
+const MONITOR_ROUTES: readonly PublicRoute[] = [
   route({
     operationId: "createMonitor",
     method: "POST",
@@ -219,7 +185,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     tag: MONITORS,
     summary: "Read a monitor",
     description: "Free.",
-    pathParams: monitorId,
+    pathSchema: monitorId,
     answers: [answer("The monitor. Costs nothing.", oneMonitorSchema)],
   }),
   route({
@@ -230,7 +196,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     summary: "Change a monitor's phrase, interval or webhook, or pause it",
     description:
       "Free. `phrase: null` removes the phrase; `webhook_url: null` stops webhook delivery. A first `webhook_url` answers its `webhook_secret` once and delivers items matched from then on. `paused: false` resumes a `failing` monitor at the batch it stopped at. A monitor whose key was revoked can only be deleted (409).",
-    pathParams: monitorId,
+    pathSchema: monitorId,
     body: { schema: updateMonitorSchema(limits), required: true },
     answers: [answer("The changed monitor. Costs nothing.", changedMonitorSchema)],
     refusals: ["state_conflict"],
@@ -242,7 +208,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     tag: MONITORS,
     summary: "Delete a monitor and its undelivered items",
     description: "Free.",
-    pathParams: monitorId,
+    pathSchema: monitorId,
     answers: [answer("Deleted. Costs nothing.", deletedMonitorSchema)],
   }),
   route({
@@ -252,7 +218,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     tag: MONITORS,
     summary: "Pull a monitor's matched items",
     description: `Up to ${MONITOR_PAGE_ITEMS} items after \`cursor\`, in delivery order. 1 credit for a page holding at least one item; an empty page is free and returns the same cursor. At zero balance (or a reached spend cap) a pull is 402, uncharged, and the monitor shows \`paused_for_credits\`; its items wait within the retention (about the newest ${MONITOR_RETAINED_ITEMS.toLocaleString("en-US")}) and the same cursor continues after a top-up.`,
-    pathParams: monitorId,
+    pathSchema: monitorId,
     query: monitorItemsQuerySchema,
     answers: [
       answer("A page of items. Costs 1 credit when it holds an item, else nothing.", monitorItemsPageSchema),
@@ -267,7 +233,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     tag: MONITORS,
     summary: "The webhook delivery log",
     description: `Free. The newest 100 deliveries of the last 30 days, newest first, each with every attempt's time, status code, latency and error. A batch holds up to ${MONITOR_WEBHOOK_BATCH_ITEMS} items, POSTed as \`{type: "monitor.items", timestamp, data: {monitor_id, delivery_id, items}}\` with the Standard Webhooks headers.`,
-    pathParams: monitorId,
+    pathSchema: monitorId,
     answers: [answer("The log. Costs nothing.", monitorDeliveriesSchema)],
   }),
   route({
@@ -278,7 +244,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     summary: "Send a batch again",
     description:
       "Free to ask. The batch goes again with the same `webhook-id`, before later ones, and costs 1 credit once accepted. Redelivering the batch a `failing` monitor stopped at resumes the monitor.",
-    pathParams: deliveryId,
+    pathSchema: deliveryId,
     answers: [answer("Queued. Costs nothing now.", oneDeliverySchema, 202)],
     idempotent: true,
     refusals: WEBHOOK_REFUSALS,
@@ -291,7 +257,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     summary: "Send a test event",
     description:
       "Free. POSTs one signed `monitor.test` event to the webhook now (one attempt, never retried) and answers how it went; it is listed in the delivery log.",
-    pathParams: monitorId,
+    pathSchema: monitorId,
     answers: [answer("The test's delivery. Costs nothing.", oneDeliverySchema)],
     refusals: WEBHOOK_REFUSALS,
   }),
@@ -303,8 +269,10 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
     summary: "Rotate the webhook signing secret",
     description:
       "Free. Answers the new secret once. Until `previous_secret_expires_at` both secrets sign: `webhook-signature` carries both signatures, space-separated, so a receiver verifies with either.",
-    pathParams: monitorId,
+    pathSchema: monitorId,
     answers: [answer("The new secret. Costs nothing.", rotatedSecretSchema)],
+    // It makes a secret: a retry under the same key gets the same one, not a third.
+    idempotent: true,
     refusals: WEBHOOK_REFUSALS,
   }),
 ];
@@ -312,7 +280,7 @@ const MONITOR_ROUTES: readonly ManagementRoute[] = [
 const FREE_JOB_COMMAND = "Free; rate limited by the key's own bucket, like /v1/account.";
 const theJob = (description = "The export as it is now.") => answer(description, exportJobSchema);
 
-const EXPORT_ROUTES: readonly ManagementRoute[] = [
+const EXPORT_ROUTES: readonly PublicRoute[] = [
   route({
     operationId: "createExport",
     method: "POST",
@@ -361,7 +329,7 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     summary: "An export's state, progress and, once done, its manifest",
     description:
       "State (quoted, queued, running, paused, done, failed, cancelled), pages and rows done, credits spent, percent of the window covered and an ETA; why it is paused or failed; once done the manifest and the file's URL. Free.",
-    pathParams: exportId,
+    pathSchema: exportId,
     answers: [theJob()],
   }),
   route({
@@ -371,7 +339,7 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     tag: EXPORTS,
     summary: "Start a quoted export",
     description: `Starts a quoted export (state \`queued\`); one already started is 409. A balance below the quote's ceiling is 402 naming the shortfall, nothing charged. ${FREE_JOB_COMMAND}`,
-    pathParams: exportId,
+    pathSchema: exportId,
     answers: [theJob()],
     idempotent: true,
     refusals: ["state_conflict", "insufficient_credits", "export_limit_reached"],
@@ -383,7 +351,7 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     tag: EXPORTS,
     summary: "Pause an export",
     description: `Stops after the page under way; nothing is charged while paused. An export that has ended is 409. ${FREE_JOB_COMMAND}`,
-    pathParams: exportId,
+    pathSchema: exportId,
     answers: [theJob()],
     refusals: ["state_conflict"],
   }),
@@ -394,9 +362,11 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     tag: EXPORTS,
     summary: "Resume a paused export, or one stopped at its credit ceiling",
     description: `Continues from the last page written. A job that stopped at its credit ceiling (\`failed\`, its file holding the paid pages) goes on from its checkpoint when \`max_credits\` raises the ceiling above the credits it has spent; with a balance below what the new ceiling allows it to spend it is refused with 402. A job not paused, ended otherwise than at its ceiling, or a \`max_credits\` not above the credits spent is 409. ${FREE_JOB_COMMAND}`,
-    pathParams: exportId,
+    pathSchema: exportId,
     body: { schema: resumeBodySchema, required: false, example: { max_credits: 40 } },
     answers: [theJob()],
+    // It starts the job's work again.
+    idempotent: true,
     refusals: ["state_conflict", "insufficient_credits", "export_limit_reached"],
   }),
   route({
@@ -406,7 +376,7 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     tag: EXPORTS,
     summary: "Cancel an export",
     description: `Stops it for good; no page is charged after it. An export that has ended is 409. ${FREE_JOB_COMMAND}`,
-    pathParams: exportId,
+    pathSchema: exportId,
     answers: [theJob()],
     refusals: ["state_conflict"],
   }),
@@ -418,7 +388,7 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
     summary: "Download a finished export's file",
     description:
       "The file, only to the key that started the export and only until it expires (`expires_at`; 404 after). `x-export-sha256` carries the manifest's checksum. Free. An export that ended early (at its ceiling, cancelled or failed) after paid pages has a file too: exactly the paid rows, its manifest saying `complete: false` and the window `covered`. An export not done yet, or ended before any page was paid for, is 409.",
-    pathParams: exportId,
+    pathSchema: exportId,
     answers: [
       {
         status: 200,
@@ -436,11 +406,4 @@ const EXPORT_ROUTES: readonly ManagementRoute[] = [
   }),
 ];
 
-export const MANAGEMENT_ROUTES: readonly ManagementRoute[] = [...MONITOR_ROUTES, ...EXPORT_ROUTES];
-
-/** The declared route of an operationId; throws for one not declared (a wiring mistake). */
-export function managementRoute(operationId: string): ManagementRoute {
-  const found = MANAGEMENT_ROUTES.find((entry) => entry.operationId === operationId);
-  if (found === undefined) throw new Error(`${operationId} is not declared in MANAGEMENT_ROUTES`);
-  return found;
-}
+export const MANAGEMENT_ROUTES: readonly PublicRoute[] = [...MONITOR_ROUTES, ...EXPORT_ROUTES];

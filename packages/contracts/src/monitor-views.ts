@@ -16,6 +16,7 @@ export const MONITOR_STATUSES = [
   "paused_for_credits",
   "revoked",
 ] as const;
+export type MonitorStatus = (typeof MONITOR_STATUSES)[number];
 
 export const monitorViewSchema = z
   .object({

@@ -1,14 +1,11 @@
 /**
- * The monitors service's NATS calls (MONITORS_RPC, one subject each in `Subjects.monitors`, served in
- * the `monitors` queue group). Every request names the API key asking: a monitor is visible to its
- * own key only. Replies are values: `ok` with the answer, or the catalog code, status and `{error}`
- * a caller should get.
+ * Monitors (docs/api.md#monitors): a monitor's id, the query of a pull and its limits, whether a key
+ * can pay for a delivery, the request bodies of /v1/monitors and the webhook delivery's id. The
+ * monitors service's calls are MONITORS_RPC (monitors-rpc.ts); what the routes answer is in
+ * monitor-views.ts.
  */
 import { z } from "zod";
-import { ACCOUNT_ID_PATTERN } from "./api-keys.ts";
 import { nowEpochSeconds, readTimeBound, TIME_BOUND_HINT } from "./dates.ts";
-import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
-import { rpc } from "./rpc.ts";
 
 export const MONITORS_QUEUE_GROUP = "monitors";
 
@@ -75,93 +72,6 @@ export function fundingOf(
     return "spend_cap_reached";
   return "ok";
 }
-
-/**
- * Who asks, on every request: the key (a monitor is visible to its own key only) and the portal
- * account owning it, as billing knows it; the limit on monitors counts per account. No account for
- * an operator's key: the limit then counts for the key alone.
- */
-const asker = {
-  key_id: z.string().min(1).max(64),
-  account_id: z.string().regex(ACCOUNT_ID_PATTERN).optional(),
-};
-const ofMonitor = { ...asker, id: z.string().regex(MONITOR_ID_PATTERN) };
-
-export const monitorReplySchema = z.union([
-  z.object({ ok: z.literal(true), value: z.unknown() }),
-  z.object({
-    ok: z.literal(false),
-    status: z.number().int(),
-    /** The catalog code (docs/api.md#errors); `status` is its status. */
-    code: z.enum(SERVICE_REFUSAL_CODES),
-    error: z.string(),
-    param: z.string().optional(),
-  }),
-]);
-export type MonitorReply = z.infer<typeof monitorReplySchema>;
-export type MonitorRefusal = Extract<MonitorReply, { ok: false }>;
-
-/** A monitors command refused: the catalog code, its status, and the service's own sentence. */
-export function monitorRefusal(code: ServiceRefusalCode, error: string, param?: string): MonitorRefusal {
-  return { ok: false, status: ERRORS[code].status, code, error, ...(param === undefined ? {} : { param }) };
-}
-
-/**
- * The monitors service's calls (the convention of rpc.ts): one subject each
- * (`buildSubjects(ns).monitors[name]`), served in the `monitors` queue group. Changing a monitor to
- * the same values, reading and deleting are safe to send again; creating one, sending a test event,
- * a redelivery and a new secret are not.
- */
-export const MONITORS_RPC = {
-  create: rpc(
-    z.strictObject({
-      ...asker,
-      body: z.unknown().optional(),
-      /** Validate the body and answer its backfill estimate only, creating nothing. */
-      estimate_only: z.boolean().optional(),
-    }),
-    monitorReplySchema,
-    false,
-  ),
-  list: rpc(z.strictObject(asker), monitorReplySchema, true),
-  get: rpc(z.strictObject(ofMonitor), monitorReplySchema, true),
-  update: rpc(z.strictObject({ ...ofMonitor, body: z.unknown().optional() }), monitorReplySchema, true),
-  delete: rpc(z.strictObject(ofMonitor), monitorReplySchema, true),
-  items: rpc(
-    z.strictObject({
-      ...ofMonitor,
-      cursor: z.string().max(64).nullable().optional(),
-      /** The most items a pulled page may hold (default and most: MONITOR_PAGE_ITEMS). */
-      limit: z.number().int().min(1).max(MONITOR_PAGE_ITEMS).optional(),
-    }),
-    monitorReplySchema,
-    true,
-  ),
-  deliveries: rpc(z.strictObject(ofMonitor), monitorReplySchema, true),
-  /** The delivery (its `webhook-id`) to send again. */
-  redeliver: rpc(
-    z.strictObject({ ...ofMonitor, delivery_id: z.string().max(80) }),
-    monitorReplySchema,
-    false,
-  ),
-  test: rpc(z.strictObject(ofMonitor), monitorReplySchema, false),
-  rotate_secret: rpc(z.strictObject(ofMonitor), monitorReplySchema, false),
-} as const;
-
-export type MonitorsRpc = typeof MONITORS_RPC;
-export type MonitorAction = keyof MonitorsRpc;
-export const MONITOR_ACTIONS = Object.keys(MONITORS_RPC) as MonitorAction[];
-
-/**
- * What a handler of the monitors service reads of a request: each entry's decoded request has these
- * fields, or fewer.
- */
-export type MonitorRequest = z.output<typeof MONITORS_RPC.create.request> &
-  Partial<
-    z.output<typeof MONITORS_RPC.items.request> &
-      z.output<typeof MONITORS_RPC.update.request> &
-      z.output<typeof MONITORS_RPC.redeliver.request>
-  >;
 
 /* ---------- the request bodies of /v1/monitors (docs/api.md#monitors) ---------- */
 

@@ -1,7 +1,7 @@
 /**
- * The parts of the OpenAPI document that are not one of the seven operations: the remote MCP endpoint
- * and the gateway's unauthenticated operational endpoints, so the document lists every route the
- * gateway serves.
+ * The parts of the OpenAPI document that are not a public route of PUBLIC_ROUTES: the remote MCP
+ * endpoint and the gateway's unauthenticated operational endpoints, so the document lists every
+ * route the gateway serves.
  */
 
 export type JsonObject = Record<string, unknown>;
@@ -21,13 +21,19 @@ export const EXTRA_TAGS = [
 
 const errorContent = { "application/json": { schema: { $ref: schemaRef("Error") } } };
 
-export function describeMcpEndpoint(errorStatuses: readonly number[]): JsonObject {
+/**
+ * `dataTools`: the MCP tool of each data and account route (OPERATIONS' `mcpTool`), so the list
+ * cannot fall behind the routes; the export and monitor tools are the MCP service's own.
+ */
+export function describeMcpEndpoint(
+  errorStatuses: readonly number[],
+  dataTools: readonly string[],
+): JsonObject {
   return {
     operationId: "mcp",
     tags: ["MCP"],
     summary: "Remote MCP server (Streamable HTTP, JSON-RPC)",
-    description:
-      "Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.",
+    description: `A data tool for each data endpoint and the account (${dataTools.join(", ")}), billed like the HTTP endpoint it wraps; free tools that start, follow and list exports and return an export's link, never its data; and tools that create, list and read monitors, priced like the monitors routes. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.`,
     security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { McpOAuth: ["mcp"] }],
     requestBody: {
       required: true,

@@ -1,19 +1,12 @@
 /**
  * Builds the OpenAPI 3.1 document from the same zod schemas that validate requests, so the document
  * cannot drift from the behaviour. OpenAPI 3.1 uses JSON Schema 2020-12, which zod emits natively.
- * The operational endpoints and the /mcp entry are described in openapi-extras.ts.
+ * Every public route is described by openapi-routes.ts from its one declaration (PUBLIC_ROUTES); the
+ * operational endpoints and the /mcp entry are described in openapi-extras.ts.
  */
 import { z } from "zod";
-import {
-  ACCOUNT_ERROR_CODES,
-  DATA_ERROR_CODES,
-  ERRORS,
-  type ErrorCode,
-  MANAGEMENT_ERROR_CODES,
-  MCP_ERROR_CODES,
-  statusesOf,
-} from "./errors.ts";
-import { errorExample, OPERATION_EXAMPLES } from "./openapi-examples.ts";
+import { ERRORS, type ErrorCode, MCP_ERROR_CODES, statusesOf } from "./errors.ts";
+import { errorExample } from "./openapi-examples.ts";
 import {
   describeMcpEndpoint,
   describeOperationalEndpoints,
@@ -22,9 +15,9 @@ import {
   schemaRef,
 } from "./openapi-extras.ts";
 import { API_DESCRIPTION } from "./openapi-intro.ts";
-import { describeManagementRoutes, MANAGEMENT_TAG_LIST } from "./openapi-management.ts";
-import { OPERATION_TAGS, OPERATIONS, type OperationContract, type OperationName } from "./operations.ts";
-import { errorCodesOf } from "./public-routes.ts";
+import { describeRoutes, MANAGEMENT_TAG_LIST } from "./openapi-routes.ts";
+import { OPERATION_TAGS, OPERATIONS, type OperationContract } from "./operations.ts";
+import { PUBLIC_ROUTES } from "./public-routes.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -50,12 +43,9 @@ function clients(portalUrl: string): string {
 
 export function buildOpenApiDocument(options: OpenApiOptions = {}): JsonObject {
   const portalUrl = options.portalUrl ?? DEFAULT_PORTAL_URL;
-  const paths: Record<string, JsonObject> = {};
-  for (const operation of Object.values(OPERATIONS)) {
-    paths[operation.path] = { get: describeOperation(operation) };
-  }
-  Object.assign(paths, describeManagementRoutes());
-  paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES)) };
+  const paths: Record<string, JsonObject> = describeRoutes(PUBLIC_ROUTES);
+  const dataTools = Object.values(OPERATIONS).map((operation) => operation.mcpTool);
+  paths["/mcp"] = { post: describeMcpEndpoint(statusesOf(MCP_ERROR_CODES), dataTools) };
   // The OAuth flow's endpoints are the portal's (its RFC 8414 metadata lists them all).
   Object.assign(paths, describeOperationalEndpoints());
   return {
@@ -130,142 +120,11 @@ function componentSchemas(): JsonObject {
   return schemas;
 }
 
-function describeOperation(operation: OperationContract): JsonObject {
-  const example = OPERATION_EXAMPLES[operation.operationId as OperationName];
-  const responses: JsonObject = {
-    "200": {
-      description: `Success. Costs ${operation.credits} credit${operation.credits === 1 ? "" : "s"}.`,
-      headers: {
-        "x-credits-used": { $ref: "#/components/headers/CreditsUsed" },
-        "x-credits-remaining": { $ref: "#/components/headers/CreditsRemaining" },
-        "x-request-id": { $ref: "#/components/headers/RequestId" },
-        "RateLimit-Policy": { $ref: "#/components/headers/RateLimitPolicy" },
-        RateLimit: { $ref: "#/components/headers/RateLimit" },
-        ...(operation.adapter === null
-          ? {}
-          : {
-              "Idempotent-Replayed": { $ref: "#/components/headers/IdempotentReplayed" },
-              Age: { $ref: "#/components/headers/Age" },
-            }),
-      },
-      content: {
-        "application/json": {
-          schema: envelopeJsonSchema(operation),
-          examples: { [operation.operationId]: { summary: requestLine(operation), value: example.response } },
-        },
-      },
-    },
-  };
-  for (const status of statusesOf(errorCodesOf(operation)))
-    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
-  return {
-    operationId: operation.operationId,
-    tags: [operation.tag],
-    summary: operation.summary,
-    description: operation.description,
-    parameters: [
-      ...describeParameters(operation, example.params),
-      ...(operation.adapter === null
-        ? []
-        : [
-            { $ref: "#/components/parameters/IdempotencyKey" },
-            { $ref: "#/components/parameters/CacheControl" },
-          ]),
-    ],
-    responses,
-    "x-codeSamples": codeSamples(operation),
-  };
-}
-
-function envelopeJsonSchema(operation: OperationContract): JsonObject {
-  const meta = operation.meta === "list" ? "ListServiceMeta" : "CreditServiceMeta";
-  return {
-    type: "object",
-    required: ["data", "_service"],
-    properties: { data: dataJsonSchema(operation.data), _service: { $ref: schemaRef(meta) } },
-  };
-}
-
-function dataJsonSchema(data: z.ZodType): JsonObject {
-  if (data instanceof z.ZodArray) return { type: "array", items: dataJsonSchema(data.element as z.ZodType) };
-  const id = z.globalRegistry.get(data)?.id;
-  if (!id) throw new Error("every response data schema must carry a component id in its meta");
-  return { $ref: schemaRef(id) };
-}
-
-function describeParameters(
-  operation: OperationContract,
-  examples: Readonly<Record<string, string | number>>,
-): JsonObject[] {
-  const shape = (operation.params as z.ZodObject).shape as Record<string, z.ZodType>;
-  return Object.entries(shape).map(([name, schema]) => {
-    const inPath = operation.pathParams.includes(name);
-    const json = z.toJSONSchema(schema, {
-      target: "draft-2020-12",
-      io: "input",
-      unrepresentable: "any",
-    }) as JsonObject;
-    const { $schema: _dialect, description, ...jsonSchema } = json;
-    return {
-      name,
-      in: inPath ? "path" : "query",
-      required: inPath || !schema.safeParse(undefined).success,
-      ...(description ? { description } : {}),
-      schema: jsonSchema,
-      ...(examples[name] !== undefined ? { example: examples[name] } : {}),
-    };
-  });
-}
-
-/** The example request as a path and query, e.g. `GET /v1/posts?subreddit=typescript&limit=3`. */
-function requestLine(operation: OperationContract): string {
-  const params = OPERATION_EXAMPLES[operation.operationId as OperationName].params;
-  let path = operation.path;
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) {
-    if (operation.pathParams.includes(name)) path = path.replace(`{${name}}`, encodeURIComponent(value));
-    else query.set(name, String(value));
-  }
-  const search = query.toString();
-  return `GET ${path}${search ? `?${search}` : ""}`;
-}
-
-/** The example request, as curl and as a call of the SDK (@rda/sdk). */
-function codeSamples(operation: OperationContract): JsonObject[] {
-  const params = OPERATION_EXAMPLES[operation.operationId as OperationName].params;
-  const target = requestLine(operation).slice("GET ".length);
-  const args =
-    operation.operationId === "getAccount" ? "" : JSON.stringify(params).replace(/"(\w+)":/g, "$1: ");
-  return [
-    {
-      lang: "Shell",
-      label: "curl",
-      source: `curl -H "x-api-key: $RDA_API_KEY" "$RDA_BASE_URL${target}"`,
-    },
-    {
-      lang: "JavaScript",
-      label: "@rda/sdk",
-      source: [
-        'import { createGatewayClient } from "@rda/sdk";',
-        "",
-        "const api = createGatewayClient({ baseUrl: process.env.RDA_BASE_URL, apiKey: process.env.RDA_API_KEY });",
-        `const result = await api.${operation.operationId}(${args});`,
-        "if (result.ok) console.log(result.value.data);",
-      ].join("\n"),
-    },
-  ];
-}
-
 /** One response component per status any endpoint answers, described and exemplified by the catalog. */
 function errorResponses(topUpUrl: string): JsonObject {
   const responses: JsonObject = {};
   const codes = [
-    ...new Set<ErrorCode>([
-      ...DATA_ERROR_CODES,
-      ...ACCOUNT_ERROR_CODES,
-      ...MCP_ERROR_CODES,
-      ...MANAGEMENT_ERROR_CODES,
-    ]),
+    ...new Set<ErrorCode>([...PUBLIC_ROUTES.flatMap((route) => route.errors), ...MCP_ERROR_CODES]),
   ];
   for (const status of statusesOf(codes)) {
     // Every catalog entry of the status: a client reading the response learns each code it may carry.
@@ -362,7 +221,7 @@ function requestParameters(): JsonObject {
       in: "header",
       required: false,
       description:
-        "Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.",
+        "Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.",
       schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
       example: "0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11",
     },

@@ -1,11 +1,13 @@
 /**
- * The nine public operations (docs/api.md#endpoints), one entry each: path, parameters, response data, which
- * `_service` shape it carries, the adapter subject it is served by, its price and its MCP tool.
+ * The nine data and account routes (docs/api.md#endpoints), each a PublicRoute (public-routes.ts)
+ * declared once here, with what the data routes add: the query's integer parameters, the response
+ * data and which `_service` shape it carries, the adapter subject it is served by and its MCP tool.
  */
 import { z } from "zod";
 import { COMMENT_FILTER_NAMES, POST_FILTER_NAMES } from "./archive-params.ts";
 import { activitySchema, userSearchDataSchema } from "./archive-responses.ts";
 import { getActivityParamsSchema, searchUsersParamsSchema } from "./archive-search-params.ts";
+import { ACCOUNT_ERROR_CODES, DATA_ERROR_CODES } from "./errors.ts";
 import {
   getAccountParamsSchema,
   getCommentTreeParamsSchema,
@@ -15,6 +17,7 @@ import {
   listPostsParamsSchema,
   searchSubredditsParamsSchema,
 } from "./params.ts";
+import type { PublicRoute, RouteAnswer, ServiceMetaKind } from "./public-routes.ts";
 import { commentSchema, commentTreeNodeSchema, postSchema } from "./reddit-objects.ts";
 import {
   accountSchema,
@@ -26,8 +29,7 @@ import {
 } from "./responses.ts";
 import type { AdapterOperation } from "./subjects.ts";
 
-/** `list`: cursor and has_more in `_service`; `credits`: only the two credit fields (docs/api.md#response-envelope). */
-export type ServiceMetaKind = "list" | "credits";
+export type { ServiceMetaKind } from "./public-routes.ts";
 
 /** The API reference's sections; each operation belongs to one. */
 export const OPERATION_TAGS = {
@@ -38,22 +40,17 @@ export const OPERATION_TAGS = {
   account: "Account",
 } as const;
 
-export interface OperationContract {
-  readonly operationId: string;
+export interface OperationContract extends PublicRoute {
+  readonly method: "GET";
   readonly tag: (typeof OPERATION_TAGS)[keyof typeof OPERATION_TAGS];
-  readonly path: string;
-  readonly summary: string;
-  readonly description: string;
-  readonly params: z.ZodType;
-  /** Names of params that travel in the path (`{name}`); the rest are query parameters. */
-  readonly pathParams: readonly string[];
+  readonly body: null;
   /** Query params that are integers; HTTP sends them as strings. */
   readonly integerParams: readonly string[];
+  /** The 200 answer's `data`, in the `_service` envelope `meta` names. */
   readonly data: z.ZodType;
   readonly meta: ServiceMetaKind;
   /** The adapter that serves it; null for the account, which billing answers. */
   readonly adapter: AdapterOperation | null;
-  readonly credits: 0 | 1;
   readonly mcpTool: string;
   /** Batch mode: when `trigger` is given, these parameters are ignored, so not validated either. */
   readonly batchMode?: { readonly trigger: string; readonly ignores: readonly string[] };
@@ -67,8 +64,37 @@ const IDS_BATCH_MODE = {
 const POSTS_BATCH_MODE = { trigger: "ids", ignores: [...IDS_BATCH_MODE.ignores, ...POST_FILTER_NAMES] };
 const COMMENTS_BATCH_MODE = { trigger: "ids", ignores: [...IDS_BATCH_MODE.ignores, ...COMMENT_FILTER_NAMES] };
 
+/**
+ * A read of the archive through an adapter: charged, answered from the shared cache when it can be,
+ * so it takes `Idempotency-Key` and `Cache-Control` and spends the key's bucket and, on a miss, the
+ * upstream budget.
+ */
+const ARCHIVE_READ = {
+  method: "GET",
+  body: null,
+  errors: DATA_ERROR_CODES,
+  credits: 1,
+  idempotent: true,
+  rateLimit: "key_and_upstream",
+} as const;
+
+/** The route with its one answer: its data in the `_service` envelope its kind carries. */
+function operation<const D extends Omit<OperationContract, "answers">>(
+  declared: D,
+): D & { readonly answers: readonly RouteAnswer[] } {
+  const costs = `Costs ${declared.credits} credit${declared.credits === 1 ? "" : "s"}.`;
+  const answer: RouteAnswer = {
+    status: 200,
+    description: `Success. ${costs}`,
+    data: declared.data,
+    envelope: declared.meta,
+  };
+  return { ...declared, answers: [answer] };
+}
+
 export const OPERATIONS = {
-  listPosts: {
+  listPosts: operation({
+    ...ARCHIVE_READ,
     operationId: "listPosts",
     tag: OPERATION_TAGS.items,
     path: "/v1/posts",
@@ -81,11 +107,11 @@ export const OPERATIONS = {
     data: z.array(postSchema),
     meta: "list",
     adapter: "listPosts",
-    credits: 1,
     mcpTool: "search_posts",
     batchMode: POSTS_BATCH_MODE,
-  },
-  listComments: {
+  }),
+  listComments: operation({
+    ...ARCHIVE_READ,
     operationId: "listComments",
     tag: OPERATION_TAGS.items,
     path: "/v1/comments",
@@ -98,11 +124,11 @@ export const OPERATIONS = {
     data: z.array(commentSchema),
     meta: "list",
     adapter: "listComments",
-    credits: 1,
     mcpTool: "search_comments",
     batchMode: COMMENTS_BATCH_MODE,
-  },
-  getCommentTree: {
+  }),
+  getCommentTree: operation({
+    ...ARCHIVE_READ,
     operationId: "getCommentTree",
     tag: OPERATION_TAGS.items,
     path: "/v1/comments/tree",
@@ -115,10 +141,10 @@ export const OPERATIONS = {
     data: z.array(commentTreeNodeSchema),
     meta: "list",
     adapter: "getCommentTree",
-    credits: 1,
     mcpTool: "get_comment_tree",
-  },
-  searchSubreddits: {
+  }),
+  searchSubreddits: operation({
+    ...ARCHIVE_READ,
     operationId: "searchSubreddits",
     tag: OPERATION_TAGS.communities,
     path: "/v1/subreddits/search",
@@ -131,10 +157,10 @@ export const OPERATIONS = {
     data: z.array(communitySchema),
     meta: "list",
     adapter: "searchSubreddits",
-    credits: 1,
     mcpTool: "search_subreddits",
-  },
-  getSubredditRules: {
+  }),
+  getSubredditRules: operation({
+    ...ARCHIVE_READ,
     operationId: "getSubredditRules",
     tag: OPERATION_TAGS.communities,
     path: "/v1/subreddits/{name}/rules",
@@ -146,10 +172,10 @@ export const OPERATIONS = {
     data: subredditRulesSchema,
     meta: "credits",
     adapter: "getSubredditRules",
-    credits: 1,
     mcpTool: "get_subreddit_rules",
-  },
-  getUserProfile: {
+  }),
+  getUserProfile: operation({
+    ...ARCHIVE_READ,
     operationId: "getUserProfile",
     tag: OPERATION_TAGS.users,
     path: "/v1/users/{name}",
@@ -162,10 +188,10 @@ export const OPERATIONS = {
     data: userProfileResultSchema,
     meta: "credits",
     adapter: "getUserProfile",
-    credits: 1,
     mcpTool: "get_user_profile",
-  },
-  searchUsers: {
+  }),
+  searchUsers: operation({
+    ...ARCHIVE_READ,
     operationId: "searchUsers",
     tag: OPERATION_TAGS.users,
     path: "/v1/users/search",
@@ -178,10 +204,10 @@ export const OPERATIONS = {
     data: userSearchDataSchema,
     meta: "list",
     adapter: "searchUsers",
-    credits: 1,
     mcpTool: "search_users",
-  },
-  getActivity: {
+  }),
+  getActivity: operation({
+    ...ARCHIVE_READ,
     operationId: "getActivity",
     tag: OPERATION_TAGS.activity,
     path: "/v1/activity",
@@ -194,11 +220,11 @@ export const OPERATIONS = {
     data: activitySchema,
     meta: "credits",
     adapter: "getActivity",
-    credits: 1,
     mcpTool: "get_activity",
-  },
-  getAccount: {
+  }),
+  getAccount: operation({
     operationId: "getAccount",
+    method: "GET",
     tag: OPERATION_TAGS.account,
     path: "/v1/account",
     summary: "Get the key's credit balance and rate limit",
@@ -210,10 +236,15 @@ export const OPERATIONS = {
     data: accountSchema,
     meta: "credits",
     adapter: null,
+    body: null,
+    errors: ACCOUNT_ERROR_CODES,
     credits: 0,
+    // Free: nothing to replay, and billing reads the balance fresh; the key's bucket only.
+    idempotent: false,
+    rateLimit: "key",
     mcpTool: "check_credits",
-  },
-} as const satisfies Record<string, OperationContract>;
+  }),
+} satisfies Record<string, OperationContract>;
 
 export type OperationName = keyof typeof OPERATIONS;
 export type OperationParams<N extends OperationName> = z.output<(typeof OPERATIONS)[N]["params"]>;

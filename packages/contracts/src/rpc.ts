@@ -31,3 +31,14 @@ export type RpcRequest<T extends RpcTable, N extends keyof T> = z.input<T[N]["re
 export type RpcDecoded<T extends RpcTable, N extends keyof T> = z.output<T[N]["request"]>;
 /** What the serving handler returns, and the caller receives decoded. */
 export type RpcReply<T extends RpcTable, N extends keyof T> = z.output<T[N]["reply"]>;
+
+/**
+ * An entry's request schema, typed by the entry's name, for a server that serves every entry by one
+ * generic function: TypeScript cannot narrow a table's entry by a generic name, and the table pairs them.
+ */
+export function requestSchemaOf<T extends RpcTable, N extends keyof T & string>(
+  table: T,
+  name: N,
+): z.ZodType<RpcDecoded<T, N>, RpcRequest<T, N>> {
+  return (table[name] as RpcEntry).request as z.ZodType<RpcDecoded<T, N>, RpcRequest<T, N>>;
+}

@@ -63,9 +63,10 @@ const PORTAL_SUBJECTS = {
   grantRevoked: "portal.events.grant_revoked",
 } as const;
 
-/** The monitors service's requests (monitors.ts), asked by the gateway. */
+/** The monitors service's requests (MONITORS_RPC, monitors-rpc.ts), asked by the gateway. */
 const MONITOR_SUBJECTS = {
   create: "monitors.create",
+  estimate: "monitors.estimate",
   list: "monitors.list",
   get: "monitors.get",
   update: "monitors.update",

@@ -31,6 +31,9 @@ describe("OpenAPI document", () => {
       responses: Record<string, { headers?: Record<string, unknown> }>;
     };
     expect(mcp.security).toContainEqual({ McpOAuth: ["mcp"] });
+    // The data tools it names are those of the routes, every one of them.
+    for (const operation of Object.values(OPERATIONS))
+      expect((mcp as { description?: string }).description).toContain(operation.mcpTool);
     expect(mcp.responses["401"]?.headers?.["WWW-Authenticate"]).toBeDefined();
   });
 
@@ -152,6 +155,9 @@ describe("OpenAPI document", () => {
     );
     expect(document.info.description).toContain("fewer rows than `limit` while `has_more` is true");
     expect(op("/v1/account").description).toContain("503");
-    expect(op("/v1/account").responses["503"]).toEqual({ $ref: "#/components/responses/Error503" });
+    expect(op("/v1/account").responses["503"]).toEqual({
+      $ref: "#/components/responses/Error503",
+      description: expect.stringContaining("`service_unavailable`"),
+    });
   });
 });

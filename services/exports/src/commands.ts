@@ -1,6 +1,6 @@
 /**
- * The calls of EXPORTS_RPC the gateway and the portal send: create (with its quote),
- * start, show, pause, resume, cancel, the file of a finished job, and a key's list. Every call names the key
+ * The calls of EXPORTS_RPC the gateway sends: create (with its quote), start, show, pause, resume,
+ * cancel, the file of a finished job, and a key's list, each answering its own reply. Every call names the key
  * that asks; a job of another key is answered exactly as a job that does not exist (404), so ids
  * reveal nothing. A quote costs the caller nothing: its probe pages are asked of the upstream but
  * never charged.
@@ -9,14 +9,15 @@ import { randomBytes } from "node:crypto";
 import {
   EXPORT_LIMITS,
   EXPORT_LIST_LIMIT,
+  type ExportFileReply,
+  type ExportJobReply,
   type ExportList,
-  type ExportReply,
+  type ExportRefusal,
   type ExportSubjects,
-  type ExportsRpc,
+  type ExportsRpcDecoded,
   type ExportsRpcName,
+  type ExportsRpcReply,
   parseExportRequest,
-  type RpcDecoded,
-  type RpcReply,
   exportRefusal as refuse,
   type Subjects,
 } from "@rda/contracts";
@@ -70,18 +71,18 @@ export async function listJobs(deps: CommandDeps, keyId: string): Promise<Export
   };
 }
 
-type Handlers = {
-  readonly [N in ExportsRpcName]: (request: RpcDecoded<ExportsRpc, N>) => Promise<RpcReply<ExportsRpc, N>>;
+export type ExportHandlers = {
+  readonly [N in ExportsRpcName]: (request: ExportsRpcDecoded<N>) => Promise<ExportsRpcReply<N>>;
 };
 
 /** What answers each call of EXPORTS_RPC. */
-export function exportHandlers(deps: CommandDeps): Handlers {
+export function exportHandlers(deps: CommandDeps): ExportHandlers {
   /** The asking key's own job, or the not-found a job of another key gets too. */
   const own =
-    <R extends { key_id: string; id: string }>(
-      run: (record: JobRecord, request: R) => Promise<ExportReply>,
+    <R extends { key_id: string; id: string }, Answer>(
+      run: (record: JobRecord, request: R) => Promise<Answer>,
     ) =>
-    async (request: R): Promise<ExportReply> => {
+    async (request: R): Promise<Answer | ExportRefusal> => {
       const record = await deps.jobs.get(request.id);
       return record === undefined || record.keyId !== request.key_id ? NOT_FOUND : run(record, request);
     };
@@ -101,7 +102,7 @@ export function exportHandlers(deps: CommandDeps): Handlers {
   };
 }
 
-const shown = (deps: CommandDeps, record: JobRecord): ExportReply => ({
+const shown = (deps: CommandDeps, record: JobRecord): ExportJobReply => ({
   outcome: "ok",
   job: jobView(record, deps.pagesPerSecond),
 });
@@ -111,7 +112,7 @@ async function create(
   keyId: string,
   balance: number,
   body: unknown,
-): Promise<ExportReply> {
+): Promise<ExportJobReply> {
   const request = parseExportRequest(body);
   if (!request.ok) return refuse("invalid_parameter", `invalid parameter: ${request.error}`);
   // Quotes are limited per account, not per key: more keys must not mean more free archive reads.
@@ -196,7 +197,7 @@ async function create(
   return start(deps, record, balance);
 }
 
-async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportReply> {
+async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportJobReply> {
   if (record.state !== "quoted")
     return refuse("state_conflict", `this export was already started (it is ${record.state})`);
   // The most the job can cost is its ceiling, not the estimate: a job started on the estimate
@@ -216,7 +217,7 @@ async function activateAndQueue(
   deps: CommandDeps,
   record: JobRecord,
   from: readonly string[],
-): Promise<ExportReply> {
+): Promise<ExportJobReply> {
   const owner = await deps.owners(record.keyId);
   if (owner === undefined) {
     return refuse(
@@ -240,7 +241,7 @@ async function requeue(
   record: JobRecord,
   from: readonly string[],
   owner?: string,
-): Promise<ExportReply> {
+): Promise<ExportJobReply> {
   // A job that is not expired keeps its record for the retention after it ends; until then, a day.
   const queued = await deps.jobs.update(
     record.id,
@@ -258,7 +259,7 @@ async function requeue(
   return shown(deps, queued);
 }
 
-async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+async function pause(deps: CommandDeps, record: JobRecord): Promise<ExportJobReply> {
   if (record.state === "paused" && record.pausedBy !== "balance") return shown(deps, record);
   const paused = await deps.jobs.update(record.id, (r) =>
     r.state === "queued" || r.state === "running" || r.state === "paused"
@@ -278,7 +279,7 @@ async function resume(
   record: JobRecord,
   balance: number,
   maxCredits: number | undefined,
-): Promise<ExportReply> {
+): Promise<ExportJobReply> {
   if (record.state === "failed" && record.stoppedAtCeiling === true) {
     return resumePastCeiling(deps, record, balance, maxCredits);
   }
@@ -309,7 +310,7 @@ async function resumePastCeiling(
   record: JobRecord,
   balance: number,
   maxCredits: number | undefined,
-): Promise<ExportReply> {
+): Promise<ExportJobReply> {
   const spent = record.checkpoint.credits;
   if (maxCredits === undefined || maxCredits <= spent) {
     return refuse(
@@ -357,7 +358,7 @@ async function raiseCeiling(
   );
 }
 
-async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportJobReply> {
   const cancellable = new Set(["quoted", "queued", "running", "paused"]);
   if (record.state === "cancelled") return shown(deps, record);
   const cancelled = await deps.jobs.update(record.id, (r) =>
@@ -386,7 +387,7 @@ async function cancel(deps: CommandDeps, record: JobRecord): Promise<ExportReply
   return shown(deps, cancelled);
 }
 
-async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> {
+async function file(deps: CommandDeps, record: JobRecord): Promise<ExportFileReply> {
   if (record.file === null) {
     const why =
       record.state === "failed" || record.state === "cancelled"
@@ -400,9 +401,10 @@ async function file(deps: CommandDeps, record: JobRecord): Promise<ExportReply> 
     return refuse("resource_not_found", "this export's file has expired");
   }
   return {
-    ...shown(deps, record),
+    outcome: "ok",
+    job: jobView(record, deps.pagesPerSecond),
     file: { ...record.file, download_url: deps.links.sign(record.id) },
-  } as ExportReply;
+  };
 }
 
 const secondsToNextMinute = () => 60 - (Math.floor(Date.now() / 1000) % 60);

@@ -9,6 +9,8 @@ import {
   decodeJson,
   EXPORTS_RPC,
   EXPORTS_RPC_NAMES,
+  type ExportsRpcName,
+  requestSchemaOf,
   type Subjects,
   workDebitDeadlineMs,
 } from "@rda/contracts";
@@ -28,7 +30,7 @@ import {
   tellSpendingPaused,
   watchKeyRevocations,
 } from "@rda/service-kit";
-import { exportHandlers } from "./commands.ts";
+import { type ExportHandlers, exportHandlers } from "./commands.ts";
 import { downloadLinks } from "./download-links.ts";
 import { startDownloadServer } from "./download-server.ts";
 import { billingJobOwners } from "./job-owner.ts";
@@ -158,20 +160,21 @@ export async function startExports(
     quotesPerMinute: deps.settings?.quotesPerMinute ?? DEFAULT_QUOTES_PER_MINUTE,
   };
   const handlers = exportHandlers(commandDeps);
-  // One subject per call, each decoded with its own entry of the table (EXPORTS_RPC).
-  const served = EXPORTS_RPC_NAMES.map((name) =>
-    serveSubject(nats, {
+  /** One call on its own subject, its request decoded with its own entry of the table (EXPORTS_RPC). */
+  const serveCall = <N extends ExportsRpcName>(name: N) => {
+    const handle: ExportHandlers[N] = handlers[name];
+    return serveSubject(nats, {
       subject: exportSubjects.commands[name],
       queue: exportSubjects.queueGroup,
       logger,
       handler: async (payload) => {
-        const request = decodeJson(payload, EXPORTS_RPC[name].request);
+        const request = decodeJson(payload, requestSchemaOf(EXPORTS_RPC, name));
         if (!request.ok) throw new ServiceError(400, `invalid export call ${name}: ${request.error}`);
-        const handle = handlers[name] as (decoded: unknown) => Promise<unknown>;
         return JSON.stringify(await handle(request.value));
       },
-    }),
-  );
+    });
+  };
+  const served = EXPORTS_RPC_NAMES.map(serveCall);
   const workers =
     deps.settings?.runWorkers === false
       ? undefined

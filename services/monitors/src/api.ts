@@ -1,23 +1,28 @@
 /**
- * The monitors service's requests (`monitors.<action>`, contracts' monitors.ts): create, list, get,
- * update, delete and pull items, always within the asking key's own monitors (another key's is
- * "not found"). Bodies are validated here, one `{error}` naming every bad field.
+ * The monitors service's calls (`monitors.<action>`, MONITORS_RPC in contracts' monitors-rpc.ts):
+ * create, estimate, list, get, update, delete and pull items, and a monitor's webhook calls (its
+ * delivery log, a redelivery, a test event, a new secret), always within the asking key's own
+ * monitors (another key's is "not found"). Each handler takes its call's own request and answers its
+ * own reply. Bodies are validated here, one sentence naming every bad field.
  */
 import { randomBytes } from "node:crypto";
 import {
   budgetAccountOf,
   createMonitorSchema,
+  type MonitorsRpcDecoded as Decoded,
   decodeJson,
   MONITOR_ACTIONS,
   MONITOR_PAGE_ITEMS,
   MONITORS_QUEUE_GROUP,
   MONITORS_RPC,
   type MonitorAction,
+  type MonitorAsker,
   type MonitorFunding,
   type MonitorLimits,
-  type MonitorReply,
-  type MonitorRequest,
+  type MonitorRefusal,
+  type MonitorsRpcReply as Reply,
   monitorRefusal as refuse,
+  requestSchemaOf,
   type Subjects,
   updateMonitorSchema,
 } from "@rda/contracts";
@@ -35,7 +40,6 @@ import type { ItemCounts, MonitorStore } from "./monitor-store.ts";
 import type { SourceLeases } from "./source-leases.ts";
 import { fetchSourcePage } from "./source-pages.ts";
 import type { MonitorWebhooks } from "./webhooks/monitor-webhooks.ts";
-import { WEBHOOK_HANDLERS } from "./webhooks/webhook-api.ts";
 
 export interface ApiDeps {
   readonly nats: NatsConnection;
@@ -64,45 +68,68 @@ interface BackfillEstimate {
   method: string;
 }
 
-type Handler = (request: MonitorRequest, deps: ApiDeps) => Promise<MonitorReply>;
+/** Each call of MONITORS_RPC: its own decoded request in, its own reply out. */
+type Handlers = {
+  readonly [N in MonitorAction]: (request: Decoded<N>, deps: ApiDeps) => Promise<Reply<N> | MonitorRefusal>;
+};
 
-const ok = (value: unknown): MonitorReply => ({ ok: true, value });
+const ok = <Value>(value: Value) => ({ ok: true as const, value });
 const NOT_FOUND = refuse("resource_not_found", "monitor not found", "id");
 
+const HANDLERS: Handlers = {
+  create,
+  estimate,
+  list,
+  get,
+  update,
+  delete: remove,
+  items,
+  deliveries: onOwned<"deliveries">(async (monitor, _request, deps) =>
+    ok(await deps.webhooks.deliveries(monitor)),
+  ),
+  redeliver: onOwned<"redeliver">((monitor, request, deps) =>
+    deps.webhooks.redeliver(monitor, request.delivery_id),
+  ),
+  test: onOwned<"test">((monitor, _request, deps) => deps.webhooks.test(monitor)),
+  rotate_secret: onOwned<"rotate_secret">((monitor, _request, deps) => deps.webhooks.rotateSecret(monitor)),
+};
+
 export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
-  const handlers: Record<MonitorAction, Handler> = {
-    create,
-    list,
-    get,
-    update,
-    delete: remove,
-    items,
-    ...webhookHandlers(),
-  };
-  return MONITOR_ACTIONS.map((action) =>
-    serveSubject(deps.nats, {
-      subject: deps.subjects.monitors[action],
-      queue: MONITORS_QUEUE_GROUP,
-      logger: deps.logger,
-      handler: async (payload) => {
-        // Each call's request is decoded with its own entry of the table (MONITORS_RPC).
-        const request = decodeJson(payload, MONITORS_RPC[action].request);
-        if (!request.ok) return JSON.stringify(refuse("invalid_parameter", request.error));
-        return JSON.stringify(await handlers[action](request.value as MonitorRequest, deps));
-      },
-    }),
-  );
+  return MONITOR_ACTIONS.map((action) => serveCall(deps, action));
+}
+
+/** One call served on its subject, its request decoded with its own entry of the table. */
+function serveCall<N extends MonitorAction>(deps: ApiDeps, action: N): ServedSubject {
+  const handle: Handlers[N] = HANDLERS[action];
+  return serveSubject(deps.nats, {
+    subject: deps.subjects.monitors[action],
+    queue: MONITORS_QUEUE_GROUP,
+    logger: deps.logger,
+    handler: async (payload) => {
+      const request = decodeJson(payload, requestSchemaOf(MONITORS_RPC, action));
+      if (!request.ok) return JSON.stringify(refuse("invalid_parameter", request.error));
+      return JSON.stringify(await handle(request.value, deps));
+    },
+  });
 }
 
 /** Every bad field, as `field: reason; field: reason`; the field itself when only one is at fault. */
-function refuseFields(error: z.ZodError): MonitorReply {
+function refuseFields(error: z.ZodError): MonitorRefusal {
   const fields = error.issues.map((issue) => (issue.path.length > 0 ? issue.path.join(".") : "body"));
   const sentence = error.issues.map((issue, i) => `${fields[i]}: ${issue.message}`).join("; ");
   const only = new Set(fields).size === 1 && fields[0] !== "body" ? fields[0] : undefined;
   return refuse("invalid_parameter", sentence, only);
 }
 
-async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+/** A create's body checked, the monitor it would make, and its backfill's estimate. */
+interface Prepared {
+  readonly monitor: MonitorRecord;
+  readonly webhookUrl: string | undefined;
+  readonly estimate: BackfillEstimate;
+}
+
+/** What a create and an estimate both do: check the body, the webhook and the limit, estimate. */
+async function prepare(request: Decoded<"create">, deps: ApiDeps): Promise<Prepared | MonitorRefusal> {
   const body = createMonitorSchema(deps.limits).safeParse(request.body ?? {});
   if (!body.success) return refuseFields(body.error);
   const definition = body.data;
@@ -126,22 +153,31 @@ async function create(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   const limit = deps.limits.maxMonitorsPerAccount;
   // Checked before the estimate's upstream page too; the create itself checks again, atomically.
   if ((await deps.store.countTowardsLimit(monitor)) >= limit) return limitReached(request, limit);
-  const estimate = await estimateBackfill(deps, monitor);
-  if (request.estimate_only === true) return ok({ backfill_estimate: estimate });
-  if (!(await deps.store.create(monitor, limit))) return limitReached(request, limit);
+  return { monitor, webhookUrl: definition.webhook_url, estimate: await estimateBackfill(deps, monitor) };
+}
+
+async function estimate(request: Decoded<"estimate">, deps: ApiDeps): Promise<Reply<"estimate">> {
+  const prepared = await prepare(request, deps);
+  return "ok" in prepared ? prepared : ok({ backfill_estimate: prepared.estimate });
+}
+
+async function create(request: Decoded<"create">, deps: ApiDeps): Promise<Reply<"create">> {
+  const prepared = await prepare(request, deps);
+  if ("ok" in prepared) return prepared;
+  const { monitor, webhookUrl } = prepared;
+  if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerAccount)))
+    return limitReached(request, deps.limits.maxMonitorsPerAccount);
   const secret =
-    definition.webhook_url === undefined
-      ? undefined
-      : await deps.webhooks.configure(monitor, definition.webhook_url, true);
+    webhookUrl === undefined ? undefined : await deps.webhooks.configure(monitor, webhookUrl, true);
   await deps.leases.wake(sourceKeyOf(monitor));
   return ok({
     monitor: await view(deps, monitor, await deps.funding(request.key_id)),
-    backfill_estimate: estimate,
+    backfill_estimate: prepared.estimate,
     ...(secret === undefined ? {} : { webhook_secret: secret }),
   });
 }
 
-function limitReached(request: MonitorRequest, limit: number): MonitorReply {
+function limitReached(request: MonitorAsker, limit: number): MonitorRefusal {
   return refuse(
     "monitor_limit_reached",
     request.account_id !== undefined
@@ -215,7 +251,7 @@ async function estimateBackfill(deps: ApiDeps, monitor: MonitorRecord): Promise<
   );
 }
 
-async function list(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+async function list(request: Decoded<"list">, deps: ApiDeps): Promise<Reply<"list">> {
   const [monitors, used] = await Promise.all([
     deps.store.listOwned(request.key_id),
     deps.store.countTowardsLimit(request),
@@ -234,20 +270,20 @@ function withCounts<T extends object>(monitor: T, counts: ItemCounts | undefined
   return { ...monitor, items_collected: counts?.collected ?? 0, items_pulled: counts?.pulled ?? 0 };
 }
 
-async function owned(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRecord | undefined> {
-  if (request.id === undefined) return undefined;
+/** The asking key's own monitor, or none: another key's is not found, as one that does not exist. */
+async function owned(request: Decoded<"get">, deps: ApiDeps): Promise<MonitorRecord | undefined> {
   const monitor = await deps.store.get(request.id);
   return monitor?.key_id === request.key_id ? monitor : undefined;
 }
 
-async function get(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+async function get(request: Decoded<"get">, deps: ApiDeps): Promise<Reply<"get">> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
   const [counts] = await deps.store.itemCounts([monitor.id]);
   return ok({ monitor: withCounts(await view(deps, monitor, await deps.funding(request.key_id)), counts) });
 }
 
-async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+async function update(request: Decoded<"update">, deps: ApiDeps): Promise<Reply<"update">> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
   if (monitor.revoked_at !== undefined)
@@ -282,7 +318,7 @@ async function update(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
   });
 }
 
-async function remove(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+async function remove(request: Decoded<"delete">, deps: ApiDeps): Promise<Reply<"delete">> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
   await deps.store.delete(monitor);
@@ -293,7 +329,7 @@ async function remove(request: MonitorRequest, deps: ApiDeps): Promise<MonitorRe
 
 const CURSOR = /^\d{1,15}-\d{1,10}$/;
 
-async function items(request: MonitorRequest, deps: ApiDeps): Promise<MonitorReply> {
+async function items(request: Decoded<"items">, deps: ApiDeps): Promise<Reply<"items">> {
   const monitor = await owned(request, deps);
   if (!monitor) return NOT_FOUND;
   const cursor = request.cursor ?? null;
@@ -311,14 +347,12 @@ async function view(deps: ApiDeps, monitor: MonitorRecord, funding: MonitorFundi
   return { ...publicMonitor(monitor, funding), ...(await deps.webhooks.view(monitor)) };
 }
 
-/** The webhook requests (webhooks/webhook-api.ts), on the asking key's own monitor. */
-function webhookHandlers(): Record<keyof typeof WEBHOOK_HANDLERS, Handler> {
-  const entries = Object.entries(WEBHOOK_HANDLERS).map(([action, handle]) => [
-    action,
-    async (request: MonitorRequest, deps: ApiDeps) => {
-      const monitor = await owned(request, deps);
-      return monitor ? handle(monitor, request, deps.webhooks) : NOT_FOUND;
-    },
-  ]);
-  return Object.fromEntries(entries) as Record<keyof typeof WEBHOOK_HANDLERS, Handler>;
+/** A webhook call (the delivery log, a redelivery, a test event, a new secret) on the key's own monitor. */
+function onOwned<N extends "deliveries" | "redeliver" | "test" | "rotate_secret">(
+  handle: (monitor: MonitorRecord, request: Decoded<N>, deps: ApiDeps) => Promise<Reply<N>>,
+): (request: Decoded<N>, deps: ApiDeps) => Promise<Reply<N> | MonitorRefusal> {
+  return async (request, deps) => {
+    const monitor = await owned(request, deps);
+    return monitor ? handle(monitor, request, deps) : NOT_FOUND;
+  };
 }

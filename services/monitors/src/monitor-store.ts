@@ -73,7 +73,8 @@ return 1
 `;
 
 export interface ItemsPage {
-  readonly items: unknown[];
+  /** The posts or comments matched, as the poller stored them. */
+  readonly items: Record<string, unknown>[];
   /** The cursor to pass next; unchanged when the page is empty. */
   readonly cursor: string | null;
 }
@@ -257,7 +258,7 @@ export class MonitorStore {
     const start = cursor === null ? "-" : `(${cursor}`;
     const keys = [this.#keys.items(monitorId), this.#keys.pulled(monitorId)];
     const entries = (await pullPageScript.run(this.#redis, keys, [start, count])) as [string, string[]][];
-    const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as unknown);
+    const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as Record<string, unknown>);
     return { items, cursor: entries.at(-1)?.[0] ?? cursor };
   }
 
@@ -268,7 +269,7 @@ export class MonitorStore {
   async read(monitorId: string, cursor: string | null, count: number): Promise<ItemsPage> {
     const start = cursor === null ? "-" : `(${cursor}`;
     const entries = await this.#redis.xrange(this.#keys.items(monitorId), start, "+", "COUNT", count);
-    const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as unknown);
+    const items = entries.map(([, fields]) => JSON.parse(fields[1] ?? "null") as Record<string, unknown>);
     return { items, cursor: entries.at(-1)?.[0] ?? cursor };
   }
 

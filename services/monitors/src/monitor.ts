@@ -3,7 +3,7 @@
  * @rda/contracts' monitors.ts), and the record the service keeps (the definition plus where its
  * delivery stands).
  */
-import type { ItemKind, MonitorFunding } from "@rda/contracts";
+import type { ItemKind, MonitorFunding, MonitorStatus } from "@rda/contracts";
 
 /** Where a monitor's delivery stands: paging its backfill window, or following the source live. */
 export type MonitorPhase =
@@ -69,7 +69,7 @@ export function isRunning(monitor: MonitorRecord): boolean {
  * pay for a delivery now: items are still matched and kept, and delivered after a top-up), else
  * where delivery stands, `backfilling` or `live`.
  */
-export function statusOf(monitor: MonitorRecord, funding: MonitorFunding = "ok") {
+export function statusOf(monitor: MonitorRecord, funding: MonitorFunding = "ok"): MonitorStatus {
   if (monitor.revoked_at !== undefined) return "revoked";
   if (monitor.paused) return "paused";
   if (funding !== "ok") return "paused_for_credits";

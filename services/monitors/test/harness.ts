@@ -8,8 +8,8 @@ import {
   ADAPTER_PROGRESS,
   buildSubjects,
   decodeAdapterReply,
+  MONITORS_RPC,
   type MonitorAction,
-  monitorReplySchema,
   type Subjects,
 } from "@rda/contracts";
 import {
@@ -26,6 +26,7 @@ import {
   silentLogger,
   testNamespace,
 } from "@rda/service-kit/testing";
+import type { z } from "zod";
 import { startAdapterPosts } from "../../adapter-posts/src/index.ts";
 import { type RunningSimulator, startSimulator } from "../../upstream-sim/src/index.ts";
 import type { SimQuirks } from "../../upstream-sim/src/profile.ts";
@@ -133,7 +134,9 @@ export async function startHarness(simulatorQuirks: Partial<SimQuirks> = {}): Pr
       for (const replica of replicas.splice(0)) await replica.stop();
     },
     async ask(action, request) {
-      const answer = await requestJson(nats, subjects.monitors[action], request, monitorReplySchema, 15_000);
+      // Each call's reply decoded with its own schema, as the gateway decodes it; read loosely here.
+      const reply: z.ZodType = MONITORS_RPC[action].reply;
+      const answer = await requestJson(nats, subjects.monitors[action], request, reply, 15_000);
       if (!answer.ok) throw new Error(`monitors.${action}: ${answer.error.kind}`);
       return answer.value as Answer;
     },

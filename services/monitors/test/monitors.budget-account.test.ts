@@ -61,12 +61,18 @@ describe("the monitors class's fair shares", () => {
     };
     // Two accounts (one of them an operator's key, an account of its own) watch one community.
     const ids = [
-      ["key_budget_a", await create("key_budget_a", "acct_000000000budgeta", { subreddit: shared })],
-      ["key_budget_b", await create("key_budget_b", undefined, { subreddit: shared })],
+      [
+        "key_budgeta000000000",
+        await create("key_budgeta000000000", "acct_000000000budgeta", { subreddit: shared }),
+      ],
+      ["key_budgetb000000000", await create("key_budgetb000000000", undefined, { subreddit: shared })],
       // A third account backfills another community.
       [
-        "key_budget_c",
-        await create("key_budget_c", "acct_000000000budgetc", { subreddit: own, backfill_from: "3d" }),
+        "key_budgetc000000000",
+        await create("key_budgetc000000000", "acct_000000000budgetc", {
+          subreddit: own,
+          backfill_from: "3d",
+        }),
       ],
     ] as const;
     await waitFor(
@@ -74,7 +80,7 @@ describe("the monitors class's fair shares", () => {
         const sharedAccounts = new Set(
           watched.reads.filter((read) => read.subreddit === shared).map((read) => read.account),
         );
-        return sharedAccounts.has("acct_000000000budgeta") && sharedAccounts.has("key:key_budget_b");
+        return sharedAccounts.has("acct_000000000budgeta") && sharedAccounts.has("key:key_budgetb000000000");
       },
       "the shared source to be polled for each of its accounts",
       60_000,
@@ -92,7 +98,7 @@ describe("the monitors class's fair shares", () => {
     // The shared source's polls went to its two accounts only; the other community's to its own.
     const accountsOf = (subreddit: string | undefined) =>
       new Set(monitorReads.filter((read) => read.subreddit === subreddit).map((read) => read.account));
-    expect(accountsOf(shared)).toEqual(new Set(["acct_000000000budgeta", "key:key_budget_b"]));
+    expect(accountsOf(shared)).toEqual(new Set(["acct_000000000budgeta", "key:key_budgetb000000000"]));
     expect(accountsOf(own)).toEqual(new Set(["acct_000000000budgetc"]));
     // The backfill's pages (oldest first) were read for its account.
     expect(monitorReads.some((read) => read.subreddit === own && read.sort === "asc")).toBe(true);

@@ -47,9 +47,8 @@ describe("a backfill's estimate", () => {
     ["dataisbeautiful", "60d"],
   ] as const) {
     it(`is within 25 % of the pages a backfill of ${subreddit}'s comments from ${from} really takes, and says how it was made`, async () => {
-      const answer = await harness.ask("create", {
-        key_id: "key_estimate",
-        estimate_only: true,
+      const answer = await harness.ask("estimate", {
+        key_id: "key_estimate00000000",
         body: { kind: "comment", subreddit, backfill_from: from },
       });
       if (!answer.ok) throw new Error(answer.error);

@@ -51,14 +51,14 @@ it("delivers items the archive ingested after newer ones, once each, so nothing 
   const from = harness.simNow();
   const subreddit = sourceWithinOnePage(from, from + LATER);
   const created = await harness.ask("create", {
-    key_id: "key_late",
+    key_id: "key_late000000000000",
     body: { kind: "post", subreddit, interval_seconds: 1 },
   });
   if (!created.ok) throw new Error(created.error);
   const { id } = created.value.monitor;
   await waitFor(
     async () => {
-      const answer = await harness.ask("get", { key_id: "key_late", id });
+      const answer = await harness.ask("get", { key_id: "key_late000000000000", id });
       return answer.ok && answer.value.monitor.status === "live";
     },
     "the monitor to follow",
@@ -69,7 +69,7 @@ it("delivers items the archive ingested after newer ones, once each, so nothing 
   harness.advance(LATER);
   const seenBeforeLate = await harness.listWithPhrase(subreddit, from, undefined);
   await waitFor(
-    async () => (await pullAll(harness, "key_late", id)).length >= seenBeforeLate.length,
+    async () => (await pullAll(harness, "key_late000000000000", id)).length >= seenBeforeLate.length,
     "the posts on time",
     30_000,
   );
@@ -79,7 +79,7 @@ it("delivers items the archive ingested after newer ones, once each, so nothing 
   const wanted = new Set(everything.map((item) => item.id));
   const held = await waitFor(
     async () => {
-      const items = await pullAll(harness, "key_late", id);
+      const items = await pullAll(harness, "key_late000000000000", id);
       return [...wanted].every((wantedId) => items.some((item) => item.id === wantedId)) ? items : undefined;
     },
     "the late posts",

@@ -24,7 +24,7 @@ describe("a PATCH during a poll", () => {
     await harness.startReplica({ backfillPagesPerPoll: 1, tickMs: 20 });
     const subreddit = harness.simulator.corpus.subreddits[0]!.name;
     const created = await harness.ask("create", {
-      key_id: "key_race",
+      key_id: "key_race000000000000",
       body: { kind: "post", subreddit, interval_seconds: 60, backfill_from: "60d" },
     });
     if (!created.ok) throw new Error(created.error);
@@ -34,7 +34,7 @@ describe("a PATCH during a poll", () => {
       patches += 1;
       const interval = 60 + (patches % 50);
       const patched = await harness.ask("update", {
-        key_id: "key_race",
+        key_id: "key_race000000000000",
         id,
         body: { interval_seconds: interval },
       });
@@ -42,21 +42,21 @@ describe("a PATCH during a poll", () => {
       // A poller's write after the PATCH, made from the record it read before, would bring the old
       // interval back within a tick or two.
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const read = await harness.ask("get", { key_id: "key_race", id });
+      const read = await harness.ask("get", { key_id: "key_race000000000000", id });
       expect(read.ok && read.value.monitor.interval_seconds).toBe(interval);
       if (patched.value.monitor.status === "live" || patches >= 2_000) break;
     }
     const last = 60 + (patches % 50);
     // The poller wrote its phase many times meanwhile; none of its writes brought an old interval back.
     const settled = await waitFor(async () => {
-      const answer = await harness.ask("get", { key_id: "key_race", id });
+      const answer = await harness.ask("get", { key_id: "key_race000000000000", id });
       return answer.ok && answer.value.monitor.status === "live" ? answer.value.monitor : undefined;
     }, "the backfill's end");
     expect(settled?.interval_seconds).toBe(last);
     expect(patches).toBeGreaterThan(1);
 
     const expected = await harness.listWithPhrase(subreddit, (backfill_from ?? 0) - 1, undefined);
-    const delivered = await pullAll(harness, "key_race", id);
+    const delivered = await pullAll(harness, "key_race000000000000", id);
     const window = expected.filter((item) => item.created_utc <= (delivered.at(-1)?.created_utc ?? 0));
     expect(delivered.map((item) => item.id)).toEqual(window.map((item) => item.id));
   }, 90_000);

@@ -72,7 +72,7 @@ describe("monitors", () => {
     const replica = await harness.startReplica({}, registry);
     const { subreddit, phrase } = await pickSourceAndPhrase(harness);
     const created = await harness.ask("create", {
-      key_id: "key_backfill",
+      key_id: "key_backfill00000000",
       body: { kind: "post", subreddit, phrase, interval_seconds: 2, backfill_from: "30d" },
     });
     if (!created.ok) throw new Error(created.error);
@@ -86,27 +86,27 @@ describe("monitors", () => {
     expect(window.length).toBeGreaterThan(0);
     await waitFor(
       async () => {
-        const answer = await harness.ask("get", { key_id: "key_backfill", id: monitor.id });
+        const answer = await harness.ask("get", { key_id: "key_backfill00000000", id: monitor.id });
         return answer.ok && answer.value.monitor.status === "live";
       },
       "the backfill to finish",
       60_000,
     );
-    const backfilled = await pullAll(harness, "key_backfill", monitor.id);
+    const backfilled = await pullAll(harness, "key_backfill00000000", monitor.id);
     expect(backfilled.map((item) => item.id)).toEqual(window.map((item) => item.id));
 
     // Posts created in the simulated hours to come appear at once: they arrive within two intervals.
     harness.advance(LATER);
     const appearedAt = Date.now();
     await waitFor(
-      async () => (await pullAll(harness, "key_backfill", monitor.id)).length > backfilled.length,
+      async () => (await pullAll(harness, "key_backfill00000000", monitor.id)).length > backfilled.length,
       "the new matches to arrive",
       30_000,
     );
     expect(Date.now() - appearedAt).toBeLessThan(2 * 2_000 + 2_000);
     const everything = await harness.listWithPhrase(subreddit, from - 1, phrase);
     expect(everything.length).toBeGreaterThan(window.length);
-    const delivered = await pullAll(harness, "key_backfill", monitor.id);
+    const delivered = await pullAll(harness, "key_backfill00000000", monitor.id);
     expect(delivered.map((item) => item.id)).toEqual(everything.map((item) => item.id));
     expectOnceInOrder(delivered);
     // Every live delivery's delay from created_utc is measured; the backfill's history is not.
@@ -124,7 +124,7 @@ describe("monitors sharing sources", () => {
     const ids: string[] = [];
     for (let index = 0; index < 50; index += 1) {
       const answer = await harness.ask("create", {
-        key_id: `key_shared_${index % 2}`,
+        key_id: `key_shared${index % 2}000000000`,
         body: {
           kind: "post",
           subreddit: communities[index % 5],
@@ -138,7 +138,7 @@ describe("monitors sharing sources", () => {
     await waitFor(
       async () => {
         for (const [index, id] of ids.entries()) {
-          const answer = await harness.ask("get", { key_id: `key_shared_${index % 2}`, id });
+          const answer = await harness.ask("get", { key_id: `key_shared${index % 2}000000000`, id });
           if (!answer.ok || answer.value.monitor.status !== "live") return false;
         }
         return true;
@@ -170,7 +170,7 @@ describe("monitors sharing sources", () => {
     // never once per monitor.
     expect(polls).toBeLessThanOrEqual(5 * (Math.ceil(elapsedIntervals) + 1));
     for (const [index, id] of ids.entries())
-      await harness.ask("delete", { key_id: `key_shared_${index % 2}`, id });
+      await harness.ask("delete", { key_id: `key_shared${index % 2}000000000`, id });
     for (const replica of replicas) await replica.stop();
   }, 90_000);
 });
@@ -180,7 +180,7 @@ describe("a restart", () => {
     const first = await harness.startReplica({ backfillPagesPerPoll: 1 });
     const subreddit = harness.simulator.corpus.subreddits[0]!.name;
     const created = await harness.ask("create", {
-      key_id: "key_restart",
+      key_id: "key_restart000000000",
       body: { kind: "post", subreddit, interval_seconds: 1, backfill_from: "60d" },
     });
     if (!created.ok) throw new Error(created.error);
@@ -188,16 +188,16 @@ describe("a restart", () => {
     // The window starts where the service put it (its own clock), whatever the simulator's says.
     const from = created.value.monitor.backfill_from ?? 0;
     await waitFor(
-      async () => (await pullAll(harness, "key_restart", id)).length > 0,
+      async () => (await pullAll(harness, "key_restart000000000", id)).length > 0,
       "the backfill to start",
       30_000,
     );
-    const before = await pullAll(harness, "key_restart", id);
+    const before = await pullAll(harness, "key_restart000000000", id);
     await first.stop();
     const second = await harness.startReplica();
     await waitFor(
       async () => {
-        const answer = await harness.ask("get", { key_id: "key_restart", id });
+        const answer = await harness.ask("get", { key_id: "key_restart000000000", id });
         return answer.ok && answer.value.monitor.status === "live";
       },
       "the new replica to finish the backfill",
@@ -207,7 +207,7 @@ describe("a restart", () => {
     const expected = await harness.listWithPhrase(subreddit, from - 1, undefined);
     const delivered = await waitFor(
       async () => {
-        const items = await pullAll(harness, "key_restart", id);
+        const items = await pullAll(harness, "key_restart000000000", id);
         return items.length >= expected.length ? items : undefined;
       },
       "the live items after the restart",
@@ -225,7 +225,7 @@ describe("the monitors API over NATS", () => {
     await harness.startReplica({ limits: { maxMonitorsPerAccount: 2, minIntervalSeconds: 60 } });
     const subreddit = harness.simulator.corpus.subreddits[1]!.name;
     const bad = await harness.ask("create", {
-      key_id: "key_api",
+      key_id: "key_api0000000000000",
       body: { kind: "video", subreddit, interval_seconds: 5, backfill_from: "soon", extra: 1 },
     });
     expect(bad.ok).toBe(false);
@@ -233,40 +233,45 @@ describe("the monitors API over NATS", () => {
     expect(bad.status).toBe(400);
     for (const field of ["kind", "interval_seconds", "backfill_from", "extra"])
       expect(bad.error).toContain(field);
-    const neither = await harness.ask("create", { key_id: "key_api", body: { kind: "post" } });
+    const neither = await harness.ask("create", { key_id: "key_api0000000000000", body: { kind: "post" } });
     expect(neither).toMatchObject({ ok: false, status: 400, error: expect.stringContaining("exactly one") });
 
     const body = { kind: "comment", subreddit, phrase: "hello world", interval_seconds: 60 };
-    const mine = await harness.ask("create", { key_id: "key_api", body });
+    const mine = await harness.ask("create", { key_id: "key_api0000000000000", body });
     if (!mine.ok) throw new Error(mine.error);
     const { id } = mine.value.monitor;
     for (const action of ["get", "items", "delete"] as const)
-      expect(await harness.ask(action, { key_id: "key_other", id })).toMatchObject({
+      expect(await harness.ask(action, { key_id: "key_other00000000000", id })).toMatchObject({
         ok: false,
         status: 404,
       });
-    expect(await harness.ask("update", { key_id: "key_other", id, body: { paused: true } })).toMatchObject({
+    expect(
+      await harness.ask("update", { key_id: "key_other00000000000", id, body: { paused: true } }),
+    ).toMatchObject({
       ok: false,
       status: 404,
     });
     expect(
-      (await harness.ask("list", { key_id: "key_other" })).ok &&
-        (await harness.ask("list", { key_id: "key_other" })),
+      (await harness.ask("list", { key_id: "key_other00000000000" })).ok &&
+        (await harness.ask("list", { key_id: "key_other00000000000" })),
     ).toMatchObject({
       value: { monitors: [] },
     });
 
     const patched = await harness.ask("update", {
-      key_id: "key_api",
+      key_id: "key_api0000000000000",
       id,
       body: { paused: true, phrase: null },
     });
     expect(patched).toMatchObject({ ok: true, value: { monitor: { status: "paused", phrase: null } } });
-    await harness.ask("create", { key_id: "key_api", body });
-    const third = await harness.ask("create", { key_id: "key_api", body });
+    await harness.ask("create", { key_id: "key_api0000000000000", body });
+    const third = await harness.ask("create", { key_id: "key_api0000000000000", body });
     expect(third).toMatchObject({ ok: false, status: 409 });
-    expect(await harness.ask("delete", { key_id: "key_api", id })).toMatchObject({ ok: true });
-    expect(await harness.ask("get", { key_id: "key_api", id })).toMatchObject({ ok: false, status: 404 });
+    expect(await harness.ask("delete", { key_id: "key_api0000000000000", id })).toMatchObject({ ok: true });
+    expect(await harness.ask("get", { key_id: "key_api0000000000000", id })).toMatchObject({
+      ok: false,
+      status: 404,
+    });
   });
 });
 
@@ -295,17 +300,17 @@ describe("a crash", () => {
       const { corpus } = harness.simulator;
       const subreddit = corpus.subreddits[2]!.name;
       const created = await harness.ask("create", {
-        key_id: "key_crash",
+        key_id: "key_crash00000000000",
         body: { kind: "post", subreddit, interval_seconds: 3, backfill_from: "90d" },
       });
       if (!created.ok) throw new Error(created.error);
       const { id, backfill_from } = created.value.monitor;
       await waitFor(
-        async () => (await pullAll(harness, "key_crash", id)).length > 0,
+        async () => (await pullAll(harness, "key_crash00000000000", id)).length > 0,
         "the backfill to start",
         30_000,
       );
-      const before = await harness.ask("get", { key_id: "key_crash", id });
+      const before = await harness.ask("get", { key_id: "key_crash00000000000", id });
       crashing.child.kill("SIGKILL");
       await new Promise((resolve) => crashing.child.once("exit", resolve));
       // One backfill page per poll and a poll every 3 s leave seconds between the first pulled item
@@ -315,7 +320,7 @@ describe("a crash", () => {
       const successor = await harness.startReplica();
       await waitFor(
         async () => {
-          const answer = await harness.ask("get", { key_id: "key_crash", id });
+          const answer = await harness.ask("get", { key_id: "key_crash00000000000", id });
           return answer.ok && answer.value.monitor.status === "live";
         },
         "the successor to take the source over once the lease ran out, and finish",
@@ -325,7 +330,7 @@ describe("a crash", () => {
       const expected = await harness.listWithPhrase(subreddit, (backfill_from ?? 0) - 1, undefined);
       const delivered = await waitFor(
         async () => {
-          const items = await pullAll(harness, "key_crash", id);
+          const items = await pullAll(harness, "key_crash00000000000", id);
           return items.length >= expected.length ? items : undefined;
         },
         "every item of the window and the half hour after",

@@ -507,7 +507,7 @@ export interface paths {
         put?: never;
         /**
          * Remote MCP server (Streamable HTTP, JSON-RPC)
-         * @description Seven data tools (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, check_credits), billed like the HTTP endpoints they wrap, and two free export tools (start_export, get_export) that start and follow an export and return its link, never its data. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
+         * @description A data tool for each data endpoint and the account (search_posts, search_comments, get_comment_tree, search_subreddits, get_subreddit_rules, get_user_profile, search_users, get_activity, check_credits), billed like the HTTP endpoint it wraps; free tools that start, follow and list exports and return an export's link, never its data; and tools that create, list and read monitors, priced like the monitors routes. Authenticated with the same key, or with an OAuth access token from the developer portal bound to one of the person's keys (hosted agents such as Claude and ChatGPT connectors, mcp-remote). Point an MCP client at this URL; the body is the client's JSON-RPC message.
          */
         post: operations["mcp"];
         delete?: never;
@@ -1262,7 +1262,7 @@ export interface components {
     };
     parameters: {
         /**
-         * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+         * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
          * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
          */
         IdempotencyKey: string;
@@ -1350,7 +1350,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1384,17 +1384,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1435,7 +1465,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1469,17 +1499,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1499,7 +1559,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1533,17 +1593,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1570,7 +1660,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1604,17 +1694,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1623,7 +1743,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1663,17 +1783,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1682,7 +1832,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1722,17 +1872,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1765,7 +1945,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1799,17 +1979,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1845,7 +2055,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1879,17 +2089,47 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged.
+             *     - `upstream_rejected`: The data source refused the parameters after the debit. The credit is refunded.
+             *     - `window_too_large`: An activity search (`q`) found more items in its window than the one upstream page a request reads; narrow or split the window. The data source did not fail. The credit is refunded.
+             */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `upstream_unavailable`: The data source is unreachable or failing after retries. The credit is refunded. */
             502: components["responses"]["Error502"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1919,12 +2159,25 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1960,13 +2213,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -1975,7 +2242,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2007,6 +2274,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2021,16 +2289,37 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `monitor_limit_reached`: The account (or an operator's key) holds as many monitors as it may. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2076,15 +2365,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `monitor_limit_reached`: The account (or an operator's key) holds as many monitors as it may. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2119,14 +2424,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2162,14 +2482,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2215,16 +2550,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2267,15 +2619,34 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /**
+             * @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged.
+             *     - `spend_cap_reached`: The key has spent its monthly spend cap (credits per calendar month, UTC, set by its owner); the message names the cap, when it resets, and where to change it. Not charged.
+             */
             402: components["responses"]["Error402"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2310,14 +2681,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2326,7 +2712,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2348,6 +2734,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,16 +2746,37 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2403,22 +2811,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
     rotateMonitorWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The monitor's id; another key's monitor is not found (404). */
                 id: string;
@@ -2435,6 +2865,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2449,15 +2880,37 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
+            422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2489,13 +2942,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2504,7 +2971,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2568,6 +3035,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2585,6 +3053,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2594,17 +3063,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged. */
             402: components["responses"]["Error402"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `quote_rate_limited`: The account asked, over all its keys, for more export quotes this minute than it may (each reads the archive); wait `Retry-After` seconds. Not charged.
+             *     - `export_limit_reached`: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.
+             *     - `global_rate_limited`: Our own upstream budget, shared fairly by every account, had no turn for this request in time (`x-ratelimit-scope: global`); nothing was sent to the data source. Wait `Retry-After` seconds. The credit is refunded.
+             *     - `upstream_rate_limited`: The data source itself is rate limiting (`x-ratelimit-scope: global`); wait `Retry-After` seconds. The credit is refunded.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2640,14 +3134,29 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2656,7 +3165,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query within 24 hours gets the first response again, with its original credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
                  * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2680,6 +3189,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,17 +3199,40 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged. */
             402: components["responses"]["Error402"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
             422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `export_limit_reached`: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2735,22 +3268,44 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
     resumeExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes retries safe: a request repeated with the same key, the same API key and the same method, path and query (and body, on a POST) within 24 hours gets the first response again, with its original status and credit figures, and is charged nothing more. Only a served, charged response is replayed; a request that failed and was refunded is not, so its retry is a new attempt. The same key with a different request gets 422; while the first is still being served, a duplicate gets 409. Responses over 1 MiB are not stored.
+                 * @example 0d3c2a9e-5f0b-4a7c-9e8e-2b1f6f0c4d11
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /**
                  * @description The export's id, as `POST /v1/exports` returned it.
@@ -2782,6 +3337,7 @@ export interface operations {
                     "x-request-id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,17 +3347,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `insufficient_credits`: The balance is 0; the message carries the top-up link. Not charged. */
             402: components["responses"]["Error402"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /**
+             * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
+             *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
+             */
             409: components["responses"]["Error409"];
+            /** @description - `payload_too_large`: The request body is over the limit. */
             413: components["responses"]["Error413"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /** @description - `idempotency_key_reused`: The `Idempotency-Key` was already used, within 24 hours, with a different method, path, query or body. Not charged. */
+            422: components["responses"]["Error422"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             *     - `export_limit_reached`: The account has as many exports queued, running or paused as it may; wait for one to end or cancel one. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2837,15 +3418,31 @@ export interface operations {
                     };
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };
@@ -2879,15 +3476,31 @@ export interface operations {
                     "application/gzip": string;
                 };
             };
+            /** @description - `invalid_parameter`: A parameter is missing, unknown or invalid; the message names it. Not charged. */
             400: components["responses"]["Error400"];
+            /**
+             * @description - `missing_api_key`: No API key was sent. Not charged.
+             *     - `invalid_api_key`: The API key is malformed, unknown or revoked. Not charged.
+             */
             401: components["responses"]["Error401"];
+            /** @description - `resource_not_found`: No monitor, delivery or export with this id belongs to the key (another key's is answered the same way). Not charged. */
             404: components["responses"]["Error404"];
+            /** @description - `request_timeout`: The request line and headers, or the body, were not received in full before their deadline (10 s each by default); the connection is closed. Not charged. */
             408: components["responses"]["Error408"];
+            /** @description - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged. */
             409: components["responses"]["Error409"];
+            /** @description - `uri_too_long`: The URL (path and query) is over 64 KiB (65,536 bytes); a batch of ids needs far less. Not charged. */
             414: components["responses"]["Error414"];
+            /**
+             * @description - `auth_failures_throttled`: This client address sent too many requests with a malformed, unknown or revoked key; for `Retry-After` seconds it is served only with a key already known to be valid. Not charged.
+             *     - `rate_limited`: The key's own rate limit is exhausted; wait `Retry-After` seconds. Not charged.
+             */
             429: components["responses"]["Error429"];
+            /** @description - `headers_too_large`: The request line and header fields together are over 80 KiB (81,920 bytes); the connection is closed. Not charged. */
             431: components["responses"]["Error431"];
+            /** @description - `internal_error`: A fault of the service. A credit taken for the request is refunded. */
             500: components["responses"]["Error500"];
+            /** @description - `service_unavailable`: A dependency of the service is briefly down; retry after `Retry-After` seconds. Not charged. */
             503: components["responses"]["Error503"];
         };
     };

@@ -18,7 +18,7 @@ import {
   type Redis,
   type UpstreamCacheKeys,
 } from "@rda/service-kit";
-import { fail, type Step, succeed } from "./failure.ts";
+import { fail, type Step, succeed } from "./context.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 
 export interface AdapterData {

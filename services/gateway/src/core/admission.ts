@@ -25,8 +25,7 @@ import {
   type NatsRequestFailure,
   type SpendingRefusal,
 } from "@rda/service-kit";
-import type { GatewayContext } from "./context.ts";
-import { fail, type Step, succeed } from "./failure.ts";
+import { fail, type GatewayContext, type Step, succeed } from "./context.ts";
 import type { KeyInfo } from "./key-directory.ts";
 import type { GatewayMetrics } from "./metrics.ts";
 

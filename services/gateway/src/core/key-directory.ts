@@ -14,7 +14,7 @@
 import { decodeJson, keyChangedEventSchema, type Subjects } from "@rda/contracts";
 import { hashApiKey, type Logger, type NatsConnection } from "@rda/service-kit";
 import type { BillingClient } from "./admission.ts";
-import { fail, type Step, succeed } from "./failure.ts";
+import { fail, type Step, succeed } from "./context.ts";
 
 export interface KeyInfo {
   readonly id: string;

@@ -10,8 +10,7 @@
 import { API_KEY_PATTERN } from "@rda/contracts";
 import { credentialKind, type PortalCaller, presentedKey, readApiKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import { fail, type Step } from "../core/failure.ts";
+import { fail, type GatewayContext, type Step } from "../core/context.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { isInternalRequest } from "./internal-listener.ts";
 

@@ -9,8 +9,7 @@
  */
 import { ERRORS } from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import type { Claim, StoredResponse } from "../core/idempotency.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 

@@ -12,8 +12,7 @@
  */
 import { tracingActive } from "@rda/service-kit";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import { correlationId, SECURITY_HEADERS } from "./answers.ts";
 import { sendError } from "./send-error.ts";
 import { URL_LIMIT_BYTES } from "./server-limits.ts";

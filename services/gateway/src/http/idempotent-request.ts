@@ -8,8 +8,7 @@
 import { sha256Hex } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling } from "../core/admission.ts";
-import type { GatewayContext } from "../core/context.ts";
-import { fail, type Step, succeed } from "../core/failure.ts";
+import { fail, type GatewayContext, type Step, succeed } from "../core/context.ts";
 import type { Claim, StoredResponse } from "../core/idempotency.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { sendEnvelope, setRateLimitHeaders } from "./answers.ts";

@@ -5,11 +5,15 @@
  * services only, never publicly. Only here does the gateway accept the internal credentials it hands
  * the MCP service for OAuth callers, and the portal's credentials (on the portal's routes only:
  * authenticate.ts; both in packages/service-kit/src/gateway-credentials.ts); API keys work here as
- * everywhere. It serves the `/v1` endpoints and health, nothing else.
+ * everywhere. It serves the `/v1` endpoints and health, nothing else: any other path is answered
+ * 404 by the app itself (`refuseUnservedInternally`), through the one error path, with its request
+ * id, access line and metrics.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { GatewayContext } from "../core/context.ts";
+import { sendError } from "./send-error.ts";
 import { HEADER_LIMIT_BYTES } from "./server-limits.ts";
 
 const INTERNAL = Symbol("rda.internal-listener");
@@ -17,6 +21,23 @@ const SERVED = /^\/(v1\/|livez$|readyz$)/;
 
 export function isInternalRequest(request: FastifyRequest): boolean {
   return (request.raw as IncomingMessage & { [INTERNAL]?: true })[INTERNAL] === true;
+}
+
+/**
+ * On the app's root: a request that came in on the internal listener for a path it does not serve
+ * (`/mcp`, `/docs`, `/openapi.json`, …) is answered 404 before any route sees it.
+ */
+export function refuseUnservedInternally(app: FastifyInstance, ctx: GatewayContext): void {
+  app.addHook("onRequest", async (request, reply) => {
+    if (!isInternalRequest(request)) return;
+    const path = request.url.split("?")[0] ?? "/";
+    if (!SERVED.test(path))
+      return sendError(
+        reply,
+        { code: "not_found", detail: "not served on the internal listener" },
+        ctx.errors,
+      );
+  });
 }
 
 export interface InternalListener {
@@ -37,12 +58,6 @@ export async function listenInternal(
     connectionsCheckingInterval: 1_000,
   };
   const server: Server = createServer(limits, (request, response) => {
-    const path = (request.url ?? "/").split("?")[0] ?? "/";
-    if (!SERVED.test(path)) {
-      response.writeHead(404, { "content-type": "application/json; charset=utf-8" });
-      response.end(JSON.stringify({ error: "no such endpoint on the internal listener" }));
-      return;
-    }
     (request as IncomingMessage & { [INTERNAL]?: true })[INTERNAL] = true;
     app.routing(request, response);
   });

@@ -6,12 +6,16 @@
  * the thing answers a value or a refusal with its catalog code; both are answered here, a refusal
  * through `sendError` like every other failure (same headers, same access-log fields).
  */
-import { type ErrorCode, parseQuery, type ServiceRefusalCode } from "@rda/contracts";
+import {
+  type ErrorCode,
+  type PublicRoute,
+  parseQuery,
+  querySchemaOf,
+  type ServiceRefusalCode,
+} from "@rda/contracts";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { z } from "zod";
 import { type Admitted, admitThroughBilling } from "../core/admission.ts";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import { type Claim, readIdempotencyKey } from "../core/idempotency.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { envelope, sendEnvelope, setRateLimitHeaders } from "./answers.ts";
@@ -19,32 +23,31 @@ import { authenticate } from "./authenticate.ts";
 import { beginIdempotent } from "./idempotent-request.ts";
 import { sendError } from "./send-error.ts";
 
-export interface ManagedRoute<Q> {
-  /** The operation admission counts the request under. */
-  readonly operation: string;
-  readonly query: z.ZodType<Q>;
-  /** Whether the route takes `Idempotency-Key` (a POST that creates work or a resource). */
-  readonly idempotent: boolean;
-}
-
-export interface Managed<Q> {
+export interface Managed {
   readonly key: KeyInfo;
   readonly admitted: Admitted;
-  readonly query: Q;
   readonly claim: Claim | undefined;
 }
 
 /** The request taken in, or the answer already sent (a refusal, or a replayed response). */
-export type TakenIn<Q> = { readonly managed: Managed<Q> } | { readonly sent: FastifyReply };
+export type TakenIn = { readonly managed: Managed } | { readonly sent: FastifyReply };
 
-export async function takeIn<Q>(
+/**
+ * Takes a request of a declared route in: its query against the route's declared parameters (its
+ * path's ids are the owning service's to read: a malformed one is an unknown thing, 404), and
+ * `Idempotency-Key` when the route takes it. `operation`: what admission counts the request under.
+ */
+export async function takeIn(
   ctx: GatewayContext,
-  route: ManagedRoute<Q>,
+  { route, operation }: { readonly route: PublicRoute; readonly operation: string },
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<TakenIn<Q>> {
+): Promise<TakenIn> {
   const refuse = (failure: Failure) => ({ sent: sendError(reply, failure, ctx.errors) });
-  const query = parseQuery(route.query, request.query as Record<string, string | string[] | undefined>);
+  const query = parseQuery(
+    querySchemaOf(route),
+    request.query as Record<string, string | string[] | undefined>,
+  );
   if (!query.ok) return refuse({ code: "invalid_parameter", detail: query.error });
   const idempotencyKey = route.idempotent
     ? readIdempotencyKey(request.headers["idempotency-key"])
@@ -58,7 +61,7 @@ export async function takeIn<Q>(
   const { claim } = begun.value;
   const admission = await admitThroughBilling(ctx, key.value, {
     requestId: request.id,
-    operation: route.operation,
+    operation,
     credits: 0,
   });
   if (admission.bucket) setRateLimitHeaders(reply, admission.bucket);
@@ -66,7 +69,7 @@ export async function takeIn<Q>(
     await letGo(request, claim);
     return refuse(admission.error);
   }
-  return { managed: { key: key.value, admitted: admission.value, query: query.value, claim } };
+  return { managed: { key: key.value, admitted: admission.value, claim } };
 }
 
 /**
@@ -78,7 +81,7 @@ export async function answerManaged(
   ctx: GatewayContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  managed: Managed<unknown>,
+  managed: Managed,
   outcome: { readonly value: unknown; readonly status: number } | { readonly failure: Failure },
 ): Promise<FastifyReply> {
   if ("failure" in outcome) {

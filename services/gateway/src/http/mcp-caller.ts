@@ -8,8 +8,7 @@
 import { API_KEY_PATTERN } from "@rda/contracts";
 import { presentedKey } from "@rda/service-kit";
 import type { FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import { fail, type Step, succeed } from "../core/failure.ts";
+import { fail, type GatewayContext, type Step, succeed } from "../core/context.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { authenticate } from "./authenticate.ts";
 

@@ -6,8 +6,7 @@
 import type { IncomingMessage } from "node:http";
 import { type ErrorCode, err, ok, type Result } from "@rda/contracts";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import { sendError } from "./send-error.ts";
 
 export interface BodyBounds {

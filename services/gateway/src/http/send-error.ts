@@ -5,8 +5,7 @@
  */
 import { ERRORS, errorBody, publicErrorMessage } from "@rda/contracts";
 import type { FastifyReply } from "fastify";
-import type { ErrorContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { ErrorContext, Failure } from "../core/context.ts";
 
 /** 429 always carries an integer Retry-After (docs/api.md#errors); 503 does too, so callers know when to retry. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;

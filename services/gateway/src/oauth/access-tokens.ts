@@ -9,7 +9,7 @@
  */
 import { KEY_ID_PATTERN } from "@rda/contracts";
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from "jose";
-import { fail, type Step, succeed } from "../core/failure.ts";
+import { fail, type Step, succeed } from "../core/context.ts";
 import { MCP_SCOPE, type ProtectedResource } from "./protected-resource.ts";
 import type { RevokedGrants } from "./revoked-grants.ts";
 

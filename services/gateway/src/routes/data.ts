@@ -17,8 +17,7 @@ import {
 import type { FastifyReply } from "fastify";
 import type { AdapterData } from "../core/adapter-client.ts";
 import { admitThroughBilling } from "../core/admission.ts";
-import type { GatewayContext } from "../core/context.ts";
-import { type Failure, type Step, succeed } from "../core/failure.ts";
+import { type Failure, type GatewayContext, type Step, succeed } from "../core/context.ts";
 import { readIdempotencyKey } from "../core/idempotency.ts";
 import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
 import { authenticate } from "../http/authenticate.ts";

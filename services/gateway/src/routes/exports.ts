@@ -12,19 +12,18 @@ import { Readable } from "node:stream";
 import {
   EXPORT_ID_PATTERN,
   EXPORTS_RPC,
-  type ExportReply,
+  type ExportJob,
+  type ExportRefusal,
   type ExportsRpc,
-  type ManagementRoute,
-  managementRoute,
-  noQuerySchema,
+  type PublicRoute,
   parseResumeBody,
-  type RpcRequest,
+  publicRoute,
+  type Result,
   type Subjects,
 } from "@rda/contracts";
-import { type RpcCaller, rpcCaller } from "@rda/service-kit";
+import { type NatsRequestFailure, type RpcCaller, rpcCaller } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import {
   answerManaged,
   type Managed,
@@ -43,15 +42,9 @@ const EXPORT_BODY_LIMIT_BYTES = 1_048_576;
 
 type ExportsContext = GatewayContext & { readonly exports: RpcCaller<ExportsRpc> };
 
-/** A call about one job (the list is answered on its own), with its request. */
-type JobCallName = Exclude<keyof ExportsRpc, "list">;
-type JobCall = {
-  [N in JobCallName]: { readonly name: N; readonly request: RpcRequest<ExportsRpc, N> };
-}[JobCallName];
-const call = <N extends JobCallName>(name: N, request: RpcRequest<ExportsRpc, N>) =>
-  ({ name, request }) as JobCall;
-type JobAnswer = ExportReply & { outcome: "ok" };
-type Answered = { readonly reply: JobAnswer } | { readonly failure: Failure };
+/** What the exports service answered a call (its `ok` reply), or why the request fails. */
+type Answered<Reply> = { readonly reply: Reply } | { readonly failure: Failure };
+type JobReply = { readonly outcome: "ok"; readonly job: ExportJob };
 
 /** Who asks, and the balance admission read (for the refusal of a start the balance cannot pay). */
 interface Asker {
@@ -59,61 +52,80 @@ interface Asker {
   readonly balance: number;
 }
 
-/** Each declared route, the command it sends the exports service, and its success status. */
+/** Each declared route, how it asks the exports service, and its success status. */
 interface Served {
-  readonly route: ManagementRoute;
-  readonly command: (request: FastifyRequest, asker: Asker) => JobCall | Failure;
-  readonly status?: (answer: JobAnswer) => number;
+  readonly route: PublicRoute;
+  readonly ask: (ctx: ExportsContext, request: FastifyRequest, asker: Asker) => Promise<Answered<JobReply>>;
+  readonly status?: (job: ExportJob) => number;
 }
 
 const NO_SUCH_EXPORT = refusedBy("resource_not_found", "no such export", { param: "id" });
 
+type AboutJob<Reply> = (
+  ctx: ExportsContext,
+  id: string,
+  request: FastifyRequest,
+  asker: Asker,
+) => Promise<Answered<Reply>>;
+
 /** A command about one job, or the not-found refusal when the path names no job. */
 const aboutJob =
-  (build: (id: string, request: FastifyRequest, asker: Asker) => JobCall | Failure) =>
-  (request: FastifyRequest, asker: Asker): JobCall | Failure => {
+  <Reply>(run: AboutJob<Reply>) =>
+  async (ctx: ExportsContext, request: FastifyRequest, asker: Asker): Promise<Answered<Reply>> => {
     const id = idOf(request);
-    return id === undefined ? NO_SUCH_EXPORT : build(id, request, asker);
+    return id === undefined ? { failure: NO_SUCH_EXPORT } : run(ctx, id, request, asker);
   };
 
 const SERVED: readonly Served[] = [
   {
-    route: managementRoute("createExport"),
-    command: (request, { keyId, balance }) => {
+    route: publicRoute("createExport"),
+    ask: async (ctx, request, { keyId, balance }) => {
       const body = jsonObjectBody(request.body);
-      return body.ok ? call("create", { key_id: keyId, balance, body: body.value }) : body.error;
+      if (!body.ok) return { failure: body.error };
+      return answerOf(await ctx.exports.call("create", { key_id: keyId, balance, body: body.value }));
     },
-    status: (answer) => (answer.job.state !== "quoted" ? 202 : 201),
+    status: (job) => (job.state !== "quoted" ? 202 : 201),
   },
   {
-    route: managementRoute("getExport"),
-    command: aboutJob((id, _request, { keyId }) => call("show", { key_id: keyId, id })),
+    route: publicRoute("getExport"),
+    ask: aboutJob(async (ctx, id, _request, { keyId }) =>
+      answerOf(await ctx.exports.call("show", { key_id: keyId, id })),
+    ),
   },
   {
-    route: managementRoute("startExport"),
-    command: aboutJob((id, _request, { keyId, balance }) => call("start", { key_id: keyId, balance, id })),
+    route: publicRoute("startExport"),
+    ask: aboutJob(async (ctx, id, _request, { keyId, balance }) =>
+      answerOf(await ctx.exports.call("start", { key_id: keyId, balance, id })),
+    ),
   },
   {
-    route: managementRoute("pauseExport"),
-    command: aboutJob((id, _request, { keyId }) => call("pause", { key_id: keyId, id })),
+    route: publicRoute("pauseExport"),
+    ask: aboutJob(async (ctx, id, _request, { keyId }) =>
+      answerOf(await ctx.exports.call("pause", { key_id: keyId, id })),
+    ),
   },
   {
-    route: managementRoute("resumeExport"),
+    route: publicRoute("resumeExport"),
     // Only resume reads a body: `max_credits`, a higher ceiling (docs/api.md#exports).
-    command: (request, asker) => {
+    ask: async (ctx, request, asker) => {
       const resumed = resumeBody(request.body);
-      if ("code" in resumed) return resumed;
-      const { keyId, balance } = asker;
-      return aboutJob((id) => call("resume", { key_id: keyId, balance, id, ...resumed }))(request, asker);
+      if ("code" in resumed) return { failure: resumed };
+      return aboutJob(async (_ctx, id) =>
+        answerOf(
+          await ctx.exports.call("resume", { key_id: asker.keyId, balance: asker.balance, id, ...resumed }),
+        ),
+      )(ctx, request, asker);
     },
   },
   {
-    route: managementRoute("cancelExport"),
-    command: aboutJob((id, _request, { keyId }) => call("cancel", { key_id: keyId, id })),
+    route: publicRoute("cancelExport"),
+    ask: aboutJob(async (ctx, id, _request, { keyId }) =>
+      answerOf(await ctx.exports.call("cancel", { key_id: keyId, id })),
+    ),
   },
 ];
-const DOWNLOAD = managementRoute("downloadExport");
-const LIST = managementRoute("listExports");
+const DOWNLOAD = publicRoute("downloadExport");
+const LIST = publicRoute("listExports");
 
 export async function registerExportRoutes(
   app: FastifyInstance,
@@ -146,8 +158,7 @@ export async function registerExportRoutes(
 
 /** The key's most recent exports: the exports service lists only the asking key's own. */
 async function list(ctx: ExportsContext, request: FastifyRequest, reply: FastifyReply) {
-  const operation = { operation: "exports", query: noQuerySchema, idempotent: LIST.idempotent };
-  const taken = await takeIn(ctx, operation, request, reply);
+  const taken = await takeIn(ctx, { route: LIST, operation: "exports" }, request, reply);
   if ("sent" in taken) return taken.sent;
   const answer = await ctx.exports.call("list", { key_id: taken.managed.key.id });
   const outcome = answer.ok
@@ -160,51 +171,54 @@ async function answerJob(ctx: ExportsContext, served: Served, request: FastifyRe
   // A required body that is not a JSON object is refused before the key is looked at.
   const body = served.route.body?.required ? jsonObjectBody(request.body) : undefined;
   if (body !== undefined && !body.ok) return sendError(reply, body.error, ctx.errors);
-  const forwarded = await forward(ctx, served, request, reply);
+  const forwarded = await forward(ctx, served.route, request, reply, (asker) =>
+    served.ask(ctx, request, asker),
+  );
   if ("sent" in forwarded) return forwarded.sent;
   const { managed, answered } = forwarded;
   const status = served.status ?? (() => 200);
   const outcome =
-    "failure" in answered ? answered : { value: answered.reply.job, status: status(answered.reply) };
+    "failure" in answered ? answered : { value: answered.reply.job, status: status(answered.reply.job) };
   return answerManaged(ctx, request, reply, managed, outcome);
 }
 
-/** Takes the request in, asks the exports service, and hands on its refusal or its job. */
-async function forward(
+/** Takes the request in, asks the exports service, and hands on its refusal or its answer. */
+async function forward<Reply>(
   ctx: ExportsContext,
-  served: Served,
+  route: PublicRoute,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<{ sent: FastifyReply } | { managed: Managed<unknown>; answered: Answered }> {
-  const operation = { operation: "exports", query: noQuerySchema, idempotent: served.route.idempotent };
-  const taken = await takeIn(ctx, operation, request, reply);
+  ask: (asker: Asker) => Promise<Answered<Reply>>,
+): Promise<{ sent: FastifyReply } | { managed: Managed; answered: Answered<Reply> }> {
+  const taken = await takeIn(ctx, { route, operation: "exports" }, request, reply);
   if ("sent" in taken) return taken;
   const { key, admitted } = taken.managed;
-  const built = served.command(request, { keyId: key.id, balance: admitted.balance });
-  return { managed: taken.managed, answered: "code" in built ? { failure: built } : await ask(ctx, built) };
+  return { managed: taken.managed, answered: await ask({ keyId: key.id, balance: admitted.balance }) };
 }
 
-async function ask(ctx: ExportsContext, { name, request }: JobCall): Promise<Answered> {
-  // Every call but the list answers an ExportReply; the table pairs each name with its request.
-  const answer = await ctx.exports.call<JobCallName>(name, request as RpcRequest<ExportsRpc, JobCallName>);
+/** The exports service's reply: its `ok` answer, its refusal (with its code), or no answer in time. */
+function answerOf<Reply extends { outcome: "ok" }>(
+  answer: Result<Reply | ExportRefusal, NatsRequestFailure>,
+): Answered<Reply> {
   if (!answer.ok) return { failure: serviceUnavailable(`exports: ${answer.error.message}`) };
   const value = answer.value;
-  if (value.outcome === "ok") return { reply: value };
-  return { failure: refusedBy(value.code, value.message, { retryAfterSeconds: value.retry_after_seconds }) };
+  if (value.outcome === "refused")
+    return {
+      failure: refusedBy(value.code, value.message, { retryAfterSeconds: value.retry_after_seconds }),
+    };
+  return { reply: value };
 }
 
 /** The file of the key's own finished job, fetched through the exports service's signed link. */
 async function download(ctx: ExportsContext, request: FastifyRequest, reply: FastifyReply) {
-  const served: Served = {
-    route: DOWNLOAD,
-    command: aboutJob((id, _request, { keyId }) => call("file", { key_id: keyId, id })),
-  };
-  const forwarded = await forward(ctx, served, request, reply);
+  const ask = aboutJob(async (_ctx, id, _request, { keyId }) =>
+    answerOf(await ctx.exports.call("file", { key_id: keyId, id })),
+  );
+  const forwarded = await forward(ctx, DOWNLOAD, request, reply, (asker) => ask(ctx, request, asker));
   if ("sent" in forwarded) return forwarded.sent;
   const { answered } = forwarded;
   if ("failure" in answered) return sendError(reply, answered.failure, ctx.errors);
   const answer = answered.reply;
-  if (answer.file === undefined) return sendError(reply, { code: "internal_error" }, ctx.errors);
   const file = await fetch(answer.file.download_url).catch((error: unknown) => error as Error);
   if (file instanceof Error || !file.ok || file.body === null) {
     const why = file instanceof Error ? file.message : `status ${file.status}`;

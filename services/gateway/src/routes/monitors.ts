@@ -6,26 +6,25 @@
  * or the request fails. The monitors service answers over NATS, within the asking key's monitors.
  */
 import {
-  type ManagementRoute,
   MONITOR_ID_PATTERN,
   MONITOR_PULL_OPERATION,
   MONITORS_RPC,
   type MonitorAction,
-  type MonitorReply,
-  type MonitorRequest,
+  type MonitorAsker,
+  type MonitorRefusal,
   type MonitorsRpc,
-  managementRoute,
+  type MonitorsRpcRequest,
   monitorItemsQuerySchema,
-  noQuerySchema,
+  type PublicRoute,
   parseQuery,
-  type RpcRequest,
+  publicRoute,
+  type Result,
   type Subjects,
 } from "@rda/contracts";
-import { type RpcCaller, rpcCaller, tellSpendingPaused } from "@rda/service-kit";
+import { type NatsRequestFailure, type RpcCaller, rpcCaller, tellSpendingPaused } from "@rda/service-kit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling, type WithBucket } from "../core/admission.ts";
-import type { GatewayContext } from "../core/context.ts";
-import type { Failure } from "../core/failure.ts";
+import type { Failure, GatewayContext } from "../core/context.ts";
 import type { KeyInfo } from "../core/key-directory.ts";
 import { envelope, sendEnvelope, setRateLimitHeaders } from "../http/answers.ts";
 import { authenticate } from "../http/authenticate.ts";
@@ -38,8 +37,8 @@ import { fastifyPath, portalConfig, type RawParams } from "./index.ts";
 /** A monitor's definition is a few hundred bytes; anything far larger is refused unread. */
 export const MONITOR_BODY_LIMIT_BYTES = 8_192;
 const MONITORS_TIMEOUT_MS = 10_000;
-/** Managing a monitor creating one may read one upstream page for its backfill estimate. */
-const CREATE_TIMEOUT_MS = 40_000;
+/** Creating or estimating a monitor may read one upstream page for its backfill estimate. */
+const ESTIMATE_TIMEOUT_MS = 40_000;
 
 type Params = { id?: string; delivery_id?: string };
 type MonitorsContext = GatewayContext & {
@@ -49,34 +48,73 @@ type MonitorsContext = GatewayContext & {
 
 const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: "id" });
 
-/** Each served route and the monitors service's action behind it; the rest is its declaration. */
-interface Managed {
-  readonly route: ManagementRoute;
-  readonly action: MonitorAction;
-  readonly status?: number;
-  /** A create that only validates and estimates: the service creates nothing. */
-  readonly estimateOnly?: true;
+/** What a route's request carries for the monitors service: who asks, the path's ids, the body. */
+interface Asked {
+  readonly asker: MonitorAsker;
+  /** The path's monitor id, checked against its pattern (a route without one never reads it). */
+  readonly id: string;
+  readonly deliveryId: string;
+  readonly body: unknown;
 }
 
-const managed = (operationId: string, action: MonitorAction, status?: number): Managed => ({
-  route: managementRoute(operationId),
-  action,
-  ...(status === undefined ? {} : { status }),
-});
+type Answer =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly failure: Failure };
+
+/** Each served route, and how it asks the monitors service: its call, built from the request. */
+interface Managed {
+  readonly route: PublicRoute;
+  readonly ask: (ctx: MonitorsContext, asked: Asked) => Promise<Answer>;
+  readonly status: number;
+}
+
+/** A route served by one call of MONITORS_RPC, its request made of what the route's request carries. */
+function managed<N extends MonitorAction>(
+  operationId: string,
+  action: N,
+  request: (asked: Asked) => MonitorsRpcRequest<N>,
+  { status = 200, timeoutMs = MONITORS_TIMEOUT_MS } = {},
+): Managed {
+  const route = publicRoute(operationId);
+  return {
+    route,
+    status,
+    ask: async (ctx, asked) => {
+      // A malformed id names no monitor: answered as an unknown one, after authentication.
+      if (route.pathParams.includes("id") && !MONITOR_ID_PATTERN.test(asked.id))
+        return { ok: false, failure: NOT_FOUND };
+      return answerOf<unknown>(await ctx.monitors.call(action, request(asked), timeoutMs));
+    },
+  };
+}
+
+const own = ({ asker, id }: Asked) => ({ ...asker, id });
 
 const MANAGED: readonly Managed[] = [
-  { ...managed("estimateMonitor", "create"), estimateOnly: true },
-  managed("createMonitor", "create", 201),
-  managed("listMonitors", "list"),
-  managed("getMonitor", "get"),
-  managed("updateMonitor", "update"),
-  managed("deleteMonitor", "delete"),
-  managed("listMonitorDeliveries", "deliveries"),
-  managed("redeliverMonitorBatch", "redeliver", 202),
-  managed("testMonitorWebhook", "test"),
-  managed("rotateMonitorWebhookSecret", "rotate_secret"),
+  managed("estimateMonitor", "estimate", ({ asker, body }) => ({ ...asker, body }), {
+    timeoutMs: ESTIMATE_TIMEOUT_MS,
+  }),
+  managed("createMonitor", "create", ({ asker, body }) => ({ ...asker, body }), {
+    status: 201,
+    timeoutMs: ESTIMATE_TIMEOUT_MS,
+  }),
+  managed("listMonitors", "list", ({ asker }) => asker),
+  managed("getMonitor", "get", own),
+  managed("updateMonitor", "update", (asked) => ({ ...own(asked), body: asked.body })),
+  managed("deleteMonitor", "delete", own),
+  managed("listMonitorDeliveries", "deliveries", own),
+  managed(
+    "redeliverMonitorBatch",
+    "redeliver",
+    (asked) => ({ ...own(asked), delivery_id: asked.deliveryId }),
+    {
+      status: 202,
+    },
+  ),
+  managed("testMonitorWebhook", "test", own),
+  managed("rotateMonitorWebhookSecret", "rotate_secret", own),
 ];
-const PULL = managementRoute("pullMonitorItems");
+const PULL = publicRoute("pullMonitorItems");
 
 export async function registerMonitorRoutes(
   app: FastifyInstance,
@@ -102,32 +140,26 @@ export async function registerMonitorRoutes(
   });
 }
 
-async function manage(ctx: MonitorsContext, route: Managed, request: FastifyRequest, reply: FastifyReply) {
-  const body =
-    route.action === "create" || route.action === "update" ? jsonObjectBody(request.body) : undefined;
+async function manage(ctx: MonitorsContext, entry: Managed, request: FastifyRequest, reply: FastifyReply) {
+  // A route that reads a body refuses one that is not a JSON object before the key is looked at.
+  const body = entry.route.body === null ? undefined : jsonObjectBody(request.body);
   if (body !== undefined && !body.ok) return sendError(reply, body.error, ctx.errors);
-  const operation = {
-    operation: "manageMonitors",
-    query: noQuerySchema,
-    idempotent: route.route.idempotent,
-  };
-  const taken = await takeIn(ctx, operation, request, reply);
+  const taken = await takeIn(ctx, { route: entry.route, operation: "manageMonitors" }, request, reply);
   if ("sent" in taken) return taken.sent;
-  const { key } = taken.managed;
-  const { id, delivery_id } = request.params as Params;
-  const timeoutMs = route.action === "create" ? CREATE_TIMEOUT_MS : MONITORS_TIMEOUT_MS;
-  const asked = { ...owner(key), id, body: body?.value, delivery_id, estimate_only: route.estimateOnly };
-  const answer = await askMonitors(ctx, route.action, asked, timeoutMs);
+  const { id = "", delivery_id = "" } = request.params as Params;
+  const asked = { asker: askerOf(taken.managed.key), id, deliveryId: delivery_id, body: body?.value };
+  const answer = await entry.ask(ctx, asked);
   return answerManaged(
     ctx,
     request,
     reply,
     taken.managed,
-    answer.ok ? { value: answer.value, status: route.status ?? 200 } : { failure: answer.failure },
+    answer.ok ? { value: answer.value, status: entry.status } : { failure: answer.failure },
   );
 }
 
 async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: FastifyReply) {
+  // The route's declared query (PULL's params but its path's), read typed.
   const query = parseQuery(monitorItemsQuerySchema, request.query as RawParams);
   if (!query.ok) return sendError(reply, { code: "invalid_parameter", detail: query.error }, ctx.errors);
   const authenticated = await authenticate(request, ctx);
@@ -145,9 +177,11 @@ async function pullItems(ctx: MonitorsContext, request: FastifyRequest, reply: F
   const { balance } = admission.value;
   // The route's path always holds an id; a malformed one is answered as an unknown monitor.
   const { id = "" } = request.params as Params;
-  const asked = { ...owner(key), id, cursor: query.value.cursor, limit: query.value.limit };
-  const answer = await askMonitors(ctx, "items", asked, MONITORS_TIMEOUT_MS);
-  const page = answer.ok ? (answer.value as { items: unknown[]; cursor: string | null }) : undefined;
+  const asked = { ...askerOf(key), id, cursor: query.value.cursor, limit: query.value.limit };
+  const answer = MONITOR_ID_PATTERN.test(id)
+    ? answerOf(await ctx.monitors.call("items", asked))
+    : { ok: false as const, failure: NOT_FOUND };
+  const page = answer.ok ? answer.value : undefined;
   if (page === undefined || page.items.length === 0) {
     // Nothing delivered (an empty page, a refusal, an outage): the credit goes back before answering.
     const refund = { key_id: key.id, request_id: request.id, reason: "empty_page" };
@@ -188,29 +222,16 @@ function tellPullsPaused(
 }
 
 /** Who asks: the key, and the account whose limit on monitors it counts towards. */
-function owner(key: KeyInfo): Pick<MonitorRequest, "key_id" | "account_id"> {
+function askerOf(key: KeyInfo): MonitorAsker {
   return { key_id: key.id, ...(key.account_id !== null ? { account_id: key.account_id } : {}) };
 }
 
-type Answer =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly failure: Failure };
-
-async function askMonitors<N extends MonitorAction>(
-  ctx: MonitorsContext,
-  action: N,
-  request: RpcRequest<MonitorsRpc, N>,
-  timeoutMs: number,
-): Promise<Answer> {
-  // A malformed id names no monitor: answered as an unknown one, after authentication.
-  const id = (request as { id?: string }).id;
-  if (id !== undefined && !MONITOR_ID_PATTERN.test(id)) return { ok: false, failure: NOT_FOUND };
-  const payload = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
-  const answer = await ctx.monitors.call(action, payload as RpcRequest<MonitorsRpc, N>, timeoutMs);
+/** The monitors service's reply: its value, its refusal (with its code), or no answer in time. */
+function answerOf<Value>(
+  answer: Result<{ ok: true; value: Value } | MonitorRefusal, NatsRequestFailure>,
+): { ok: true; value: Value } | { ok: false; failure: Failure } {
   if (!answer.ok) return { ok: false, failure: serviceUnavailable(`monitors: ${answer.error.message}`) };
-  return answer.value.ok ? answer.value : { ok: false, failure: refusalOf(answer.value) };
-}
-
-function refusalOf(refusal: Extract<MonitorReply, { ok: false }>): Failure {
-  return refusedBy(refusal.code, refusal.error, { param: refusal.param });
+  const reply = answer.value;
+  if (reply.ok) return reply;
+  return { ok: false, failure: refusedBy(reply.code, reply.error, { param: reply.param }) };
 }

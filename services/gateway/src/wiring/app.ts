@@ -28,6 +28,7 @@ import { createMetrics, type GatewayMetrics } from "../core/metrics.ts";
 import { generateRequestId, installResponseHeaders } from "../http/answers.ts";
 import { answerClientError } from "../http/client-error.ts";
 import { answerFrameworkError, declareRequestFields, installHooks, refuseBodyOnGet } from "../http/hooks.ts";
+import { refuseUnservedInternally } from "../http/internal-listener.ts";
 import { serverLimits } from "../http/server-limits.ts";
 import { createAccessTokenVerifier } from "../oauth/access-tokens.ts";
 import { protectedResource, registerProtectedResourceMetadata } from "../oauth/protected-resource.ts";
@@ -137,6 +138,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   declareRequestFields(app);
   refuseUndeclaredRoutes(app);
   installHooks(app, ctx);
+  refuseUnservedInternally(app, ctx);
   installResponseHeaders(app, DOCS_PREFIX);
   // /mcp forwards whatever it is sent, bodies on any method included, to the MCP service.
   app.register(async (scope) => registerMcpProxy(scope, ctx));

@@ -1,5 +1,5 @@
 /**
- * One factory for the seven tools, driven by OPERATIONS: the tool's name, its arguments (the
+ * One factory for the data tools, one per OPERATIONS entry, driven by it: the tool's name, its arguments (the
  * operation's params schema, so names, limits and defaults are the HTTP API's; a tool may swap in
  * its presentation arguments, such as `fields` as an enum), the result's data shape and the price
  * all come from the contract. A tool file adds its words for the agent and how its result is

@@ -1,5 +1,5 @@
 /**
- * The export tools, `start_export`, `get_export` and `list_exports` (docs/api.md#exports). Unlike the seven tools
+ * The export tools, `start_export`, `get_export` and `list_exports` (docs/api.md#exports). Unlike the data tools
  * of OPERATIONS they manage a background job: a result is the export's state, quote and progress,
  * and once it is done the path of its file, which the agent's user downloads with the same key.
  * Never the data itself: an export can be far larger than any tool result. All three are free; the
@@ -12,7 +12,7 @@ import {
   exportBodySchema,
   exportJobSchema,
   exportManifestSchema,
-  managementRoute,
+  publicRoute,
 } from "@rda/contracts";
 import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
@@ -69,7 +69,7 @@ export function presentExport(job: ExportJob): CallToolResult {
 
 export const startExport: ResourceTool = {
   name: "start_export",
-  route: managementRoute("createExport"),
+  route: publicRoute("createExport"),
   input: startInput,
   listing: resourceListing(
     "start_export",
@@ -85,7 +85,7 @@ export const startExport: ResourceTool = {
 
 export const getExport: ResourceTool = {
   name: "get_export",
-  route: managementRoute("getExport"),
+  route: publicRoute("getExport"),
   input: getInput,
   listing: resourceListing(
     "get_export",
@@ -104,7 +104,7 @@ const listOutput = z.object({
 
 export const listExports: ResourceTool = {
   name: "list_exports",
-  route: managementRoute("listExports"),
+  route: publicRoute("listExports"),
   input: listInput,
   listing: resourceListing(
     "list_exports",

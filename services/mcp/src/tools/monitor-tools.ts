@@ -13,9 +13,9 @@ import {
   MONITOR_DELIVERY_CREDITS,
   MONITOR_ID_PATTERN,
   MONITOR_PAGE_ITEMS,
-  managementRoute,
   monitorItemsPageSchema,
   monitorListSchema,
+  publicRoute,
 } from "@rda/contracts";
 import type { GatewayError, GatewayResult, ResourceAnswer } from "@rda/sdk";
 import { z } from "zod";
@@ -84,7 +84,7 @@ function statusLine(monitor: Record<string, unknown>): string {
 
 export const createMonitor: ResourceTool = {
   name: "create_monitor",
-  route: managementRoute("createMonitor"),
+  route: publicRoute("createMonitor"),
   input: createInput,
   listing: resourceListing(
     "create_monitor",
@@ -110,7 +110,7 @@ export const createMonitor: ResourceTool = {
 
 export const listMonitors: ResourceTool = {
   name: "list_monitors",
-  route: managementRoute("listMonitors"),
+  route: publicRoute("listMonitors"),
   input: listInput,
   listing: resourceListing(
     "list_monitors",
@@ -133,7 +133,7 @@ export const listMonitors: ResourceTool = {
 
 export const readMonitorItems: ResourceTool = {
   name: "read_monitor_items",
-  route: managementRoute("pullMonitorItems"),
+  route: publicRoute("pullMonitorItems"),
   input: readInput,
   listing: resourceListing(
     "read_monitor_items",

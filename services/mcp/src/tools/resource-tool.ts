@@ -3,7 +3,7 @@
  * their shape, and how each is listed in tools/list.
  */
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
-import type { ManagementRoute } from "@rda/contracts";
+import type { PublicRoute } from "@rda/contracts";
 import type { ExportCallOptions, GatewayClient } from "@rda/sdk";
 import type { z } from "zod";
 import { portableJsonSchema } from "./json-schema.ts";
@@ -14,7 +14,7 @@ export interface ResourceTool {
    * The API route a call makes, as the gateway declares it: a successful call costs its `credits`,
    * as a data tool costs its operation's.
    */
-  readonly route: ManagementRoute;
+  readonly route: PublicRoute;
   readonly input: z.ZodType;
   /** What tools/list answers, stating the result budget as every tool does. */
   listing(budgetBytes: number): Tool;

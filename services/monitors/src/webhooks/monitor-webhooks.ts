@@ -2,9 +2,9 @@
  * A monitor's webhook as the API manages it: setting the receiver (its URL checked for safety, a
  * new secret made, sealed and shown once), changing or removing it, rotating the secret (the old one
  * still signs during the overlap), the status it gives the monitor, sending a test event, and
- * redelivering a batch. The API (api.ts, webhook-api.ts) calls these; the delivery loop sends.
+ * redelivering a batch. The API (api.ts) calls these; the delivery loop sends.
  */
-import { MONITOR_DELIVERY_ID, type MonitorRefusal, monitorRefusal as refused } from "@rda/contracts";
+import { MONITOR_DELIVERY_ID, type MonitorsRpcReply, monitorRefusal as refused } from "@rda/contracts";
 import type { Logger, Redis } from "@rda/service-kit";
 import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
@@ -13,9 +13,7 @@ import type { DeliveryBilling } from "./delivery-billing.ts";
 import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
 import { refundRound } from "./delivery-worker.ts";
 import type { WebhookSettings } from "./webhook-settings.ts";
-import type { WebhookStore } from "./webhook-store.ts";
-
-type Outcome<T> = { ok: true; value: T } | MonitorRefusal;
+import type { EndpointStatus, WebhookStore } from "./webhook-store.ts";
 
 /** A test event's attempt waits at most this long, so its answer fits the API's own deadline. */
 const TEST_TIMEOUT_MS = 5_000;
@@ -102,14 +100,16 @@ export class MonitorWebhooks {
   }
 
   /** The monitor's public fields that its webhook decides: its URL, and its status while stopped. */
-  async view(monitor: MonitorRecord): Promise<{ webhook_url: string | null; status?: string }> {
+  async view(
+    monitor: MonitorRecord,
+  ): Promise<{ webhook_url: string | null; status?: Exclude<EndpointStatus, "active"> }> {
     const endpoint = await this.#store.endpoint(monitor.id);
     if (endpoint === undefined) return { webhook_url: null };
     if (!isRunning(monitor) || endpoint.status === "active") return { webhook_url: endpoint.url };
     return { webhook_url: endpoint.url, status: endpoint.status };
   }
 
-  async rotateSecret(monitor: MonitorRecord): Promise<Outcome<Record<string, unknown>>> {
+  async rotateSecret(monitor: MonitorRecord): Promise<MonitorsRpcReply<"rotate_secret">> {
     const endpoint = await this.#store.endpoint(monitor.id);
     if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
     const secret = newWebhookSecret();
@@ -121,13 +121,13 @@ export class MonitorWebhooks {
     };
   }
 
-  async deliveries(monitor: MonitorRecord): Promise<Record<string, unknown>> {
+  async deliveries(monitor: MonitorRecord) {
     const records = await this.#store.log(monitor.id, LOG_PAGE, Date.now());
     return { deliveries: records.map(publicDelivery) };
   }
 
   /** Sends a test event now (one attempt, free) and logs it like any delivery. */
-  async test(monitor: MonitorRecord): Promise<Outcome<Record<string, unknown>>> {
+  async test(monitor: MonitorRecord): Promise<MonitorsRpcReply<"test">> {
     const endpoint = await this.#store.endpoint(monitor.id);
     if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
     const sequence = await this.#store.nextTestSequence(monitor.id);
@@ -156,7 +156,7 @@ export class MonitorWebhooks {
   async redeliver(
     monitor: MonitorRecord,
     deliveryId: string | undefined,
-  ): Promise<Outcome<Record<string, unknown>>> {
+  ): Promise<MonitorsRpcReply<"redeliver">> {
     if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId))
       return refused("resource_not_found", "delivery not found", "delivery_id");
     const record = await this.#store.delivery(monitor.id, deliveryId);

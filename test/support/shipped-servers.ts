@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "@rda/service-kit/testing";
+import { type NatsConnection, requestRaw } from "@rda/service-kit";
+import { freePort, waitFor } from "@rda/service-kit/testing";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const SHIPPED = {
@@ -63,6 +64,27 @@ export async function startShippedNats(passwords: Record<NatsIdentityName, strin
   });
   const server = await ready(child, /Server is ready/, store);
   return { ...server, url: `nats://127.0.0.1:${port}` };
+}
+
+/**
+ * A request on `subject` from `connection`, as anyone holding its identity could send it: resolves
+ * with the server's refusal (`Permissions Violation for Publish to "<subject>"`, which it tells the
+ * connection), after checking that no answer came back either.
+ */
+export async function refusedRequest(connection: NatsConnection, subject: string, payload: unknown) {
+  const errors: string[] = [];
+  void (async () => {
+    for await (const status of connection.status())
+      if (status.type === "error") errors.push(String(status.error));
+  })();
+  const answer = await requestRaw(connection, subject, JSON.stringify(payload), 2_000);
+  const refusal = await waitFor(
+    () =>
+      errors.find((error) => error.includes("Permissions Violation for Publish") && error.includes(subject)),
+    `the server refusing a publish to ${subject}`,
+    5_000,
+  );
+  return { answered: answer.ok, refusal };
 }
 
 /** The Redis ACL users of deploy/redis/users.acl, each with the variable holding its password. */
