@@ -17,9 +17,8 @@ import type { DebitEnd, RefundMessage, RefundReply, Result, Subjects } from "@rd
 import { err, ok } from "@rda/contracts";
 import { publishRefund } from "./jetstream.ts";
 import type { Logger } from "./logger.ts";
-import type { NatsConnection } from "./nats.ts";
+import type { BillingCaller, NatsConnection } from "./nats.ts";
 import { retryWithBackoff } from "./retry.ts";
-import type { BillingCaller } from "./rpc-caller.ts";
 
 const PUBLISH_TIMEOUT_MS = 2_000;
 

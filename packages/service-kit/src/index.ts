@@ -75,17 +75,23 @@ export {
   startMetricsServer,
 } from "./metrics.ts";
 export {
+  type BillingAnswer,
+  type BillingCaller,
+  billingCaller,
   connectNats,
   inboxPrefixOf,
   isNatsConnected,
   type NatsConnection,
   type NatsRequestFailure,
   type ProgressRequestOptions,
+  type RpcAnswer,
+  type RpcCaller,
   readServiceError,
   requestJson,
   requestRaw,
   requestWithProgress,
   respondWithError,
+  rpcCaller,
   ServiceError,
 } from "./nats.ts";
 export { PROGRESS_HEADER, type RequestHandler, type ServedSubject, serveSubject } from "./nats-service.ts";
@@ -130,14 +136,6 @@ export {
   type UpstreamPacerKeys,
 } from "./redis-keys.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
-export {
-  type BillingAnswer,
-  type BillingCaller,
-  billingCaller,
-  type RpcAnswer,
-  type RpcCaller,
-  rpcCaller,
-} from "./rpc-caller.ts";
 export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 export {
   activeLogFields,

@@ -7,7 +7,7 @@
 import type { DebitEnd, Result, WorkDebitReply, WorkDebitRequest } from "@rda/contracts";
 import { ok } from "@rda/contracts";
 import type { DebitEnds, Deferred } from "./debit-ends.ts";
-import type { BillingCaller } from "./rpc-caller.ts";
+import type { BillingCaller } from "./nats.ts";
 
 export interface WorkBilling {
   /** Undefined when billing did not answer: nothing was decided, ask again later. */
