@@ -182,7 +182,7 @@ export async function buildTarget([output, entry]) {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node22",
     sourcemap: true,
     external: NATIVE_PACKAGES[serviceOf(entry)] ?? [],
     banner: { js: BANNER },

@@ -22,6 +22,7 @@ import {
   startExportsBeside,
   verifyLedger,
   waitForState,
+  waitForWorkersIdle,
 } from "./exports.support.ts";
 
 const DAY = 86_400;
@@ -63,11 +64,10 @@ describe("pause, resume, cancel and a balance that runs out", () => {
     );
     const paused = await call(stack, key, "POST", `/v1/exports/${job.id}/pause`);
     expect(jobOf(paused).state).toBe("paused");
-    // Whatever page was under way when the pause came, nothing moves after it.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The worker lets the job go once the page under way when the pause came, if any, is done.
+    await waitForWorkersIdle(stack);
     const held = jobOf(await call(stack, key, "GET", `/v1/exports/${job.id}`));
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(jobOf(await call(stack, key, "GET", `/v1/exports/${job.id}`)).progress).toEqual(held.progress);
+    expect(held.state).toBe("paused");
 
     // Spend the rest of the balance elsewhere, then resume: the job pauses at zero, and says so.
     let balance = await stack.balanceOf(keyId);
@@ -84,6 +84,9 @@ describe("pause, resume, cancel and a balance that runs out", () => {
     }, "a token of the key's rate limit");
     expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
     expect(jobOf(resumed).state).toBe("queued");
+    // Nothing moved while it was paused: the resume finds it where the pause left it.
+    const { pages_done, rows_done, credits_spent } = held.progress;
+    expect(jobOf(resumed).progress).toMatchObject({ pages_done, rows_done, credits_spent });
     const starved = await waitForState(stack, key, job.id, ["paused"]);
     expect(starved.reason).toMatch(/balance is 0/);
     const spentBefore = starved.progress.credits_spent;
@@ -129,7 +132,8 @@ describe("pause, resume, cancel and a balance that runs out", () => {
     );
     const cancelled = await call(stack, key, "POST", `/v1/exports/${job.id}/cancel`);
     expect(jobOf(cancelled).state).toBe("cancelled");
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The worker refunds a page under way when the cancel came, if any, and lets the job go.
+    await waitForWorkersIdle(stack);
     const settled = jobOf(await call(stack, key, "GET", `/v1/exports/${job.id}`));
     expect(settled.state).toBe("cancelled");
     expect(await stack.balanceOf(keyId)).toBe(300 - settled.progress.credits_spent);

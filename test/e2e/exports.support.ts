@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { verifyLedgerReplySchema } from "@rda/contracts";
-import { requestJson } from "@rda/service-kit";
+import { jetstreamManager, requestJson } from "@rda/service-kit";
 import { silentLogger, waitFor } from "@rda/service-kit/testing";
 import {
   type ExportSettings,
@@ -125,6 +125,20 @@ export async function waitForState(
     timeoutMs,
   );
   return job as Job;
+}
+
+/**
+ * Until no export job waits in the queue or is held by a worker. A worker lets go of a job (acks
+ * its queue message) only once it stopped working on it: a paused or cancelled job is then past
+ * its last page, refund and write, and nothing moves it until it is queued again.
+ */
+export async function waitForWorkersIdle(stack: Stack): Promise<void> {
+  const jsm = await jetstreamManager(stack.nats);
+  const { jobStream, jobConsumer } = stack.subjects.exports;
+  await waitFor(async () => {
+    const queue = await jsm.consumers.info(jobStream, jobConsumer);
+    return queue.num_pending === 0 && queue.num_ack_pending === 0;
+  }, "the export workers holding no job");
 }
 
 /** Every row of the window, paged through the public API exactly as its docs say (sort=asc). */

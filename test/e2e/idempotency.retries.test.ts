@@ -5,6 +5,8 @@
  * expire; every gateway replica sees the same keys.
  */
 import { randomUUID } from "node:crypto";
+import { sha256Hex } from "@rda/service-kit";
+import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { balanceOf, getJson, withKey } from "../support/http.ts";
 import { type Stack, startStack } from "../support/stack.ts";
@@ -88,11 +90,15 @@ describe("Idempotency-Key", () => {
   });
 
   it("stops replaying once the stored response expires: the next request is new and charged", async () => {
-    const { key } = await stack.createKey({ credits: 10 });
+    const { key, id } = await stack.createKey({ credits: 10 });
     const shortLived = await stack.startGateway({ idempotencyReplaySeconds: 1 });
-    const headers = idempotent(key, randomUUID());
+    const idempotencyKey = randomUUID();
+    const headers = idempotent(key, idempotencyKey);
     expect((await getJson(`${shortLived.url}/v1/users/someone`, headers)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // The stored response, kept for the replay window (1 s here) and then dropped by Redis itself.
+    const stored = stack.keys.idempotentRequest(id, sha256Hex(idempotencyKey));
+    expect(await stack.redis.exists(stored)).toBe(1);
+    await waitFor(async () => (await stack.redis.exists(stored)) === 0, "the stored response's expiry");
     const later = await getJson(`${shortLived.url}/v1/users/someone`, headers);
     expect(later.status).toBe(200);
     expect(later.headers.get("idempotent-replayed")).toBeNull();

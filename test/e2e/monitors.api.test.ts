@@ -8,6 +8,7 @@ import { requestJson } from "@rda/service-kit";
 import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import { waitForSettled } from "../support/settled.ts";
 import { type Stack, startStack } from "../support/stack.ts";
 
 let stack: Stack;
@@ -198,7 +199,8 @@ describe("/v1/monitors", () => {
     await waitFor(async () => (await stack.balanceOf(key.id)) === 10 - pages, "the settled balance", 10_000);
     const badCursor = await call(key.key, "GET", `/v1/monitors/${id}/items?cursor=nonsense`);
     expect(badCursor.status).toBe(400);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Every charge made so far is final (none pending, no refund queued): the refused pull cost nothing.
+    await waitForSettled(stack);
     expect(await stack.balanceOf(key.id)).toBe(10 - pages);
   }, 60_000);
 });

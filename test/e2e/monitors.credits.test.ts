@@ -90,11 +90,10 @@ describe("a monitor at zero balance", () => {
     });
     expect(created.status).toBe(201);
     const { id } = created.json.data.monitor;
-    let first = await call(key, "GET", `/v1/monitors/${id}/items`);
-    while (first.json.data.items.length === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      first = await call(key, "GET", `/v1/monitors/${id}/items`);
-    }
+    const first = await waitFor(async () => {
+      const pulled = await call(key, "GET", `/v1/monitors/${id}/items`);
+      return pulled.json.data.items.length > 0 ? pulled : undefined;
+    }, "a pull holding items");
     expect(first.json._service).toMatchObject({ credits_used: 1, credits_remaining: 0 });
     const held: string = first.json.data.cursor;
 

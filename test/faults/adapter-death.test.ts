@@ -5,6 +5,7 @@
  * slow calls are not given up: the replica's progress messages keep them waiting.
  */
 import { randomUUID } from "node:crypto";
+import { ADAPTER_PROGRESS } from "@rda/contracts";
 import { freePort, testNatsUrl, testRedisUrl, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { simControl } from "../../packages/upstream-client/src/testing/index.ts";
@@ -47,6 +48,9 @@ describe("an adapter replica killed with slow upstream calls in flight", () => {
     await control.addFault({ mode: "timeout", path: "/api/posts/search" });
     const key = await stack.createKey({ credits: 10 });
     const subreddits = stack.simulator.probe.subredditNames().slice(0, 2);
+    // A copy of each of the gateway's requests to the adapter, for the subject its progress goes to.
+    const requests = stack.nats.subscribe(stack.subjects.adapter.listPosts, { max: subreddits.length });
+    await stack.nats.flush();
     const answered: { status: number; refunded: string | null; at: number }[] = [];
     const asks = subreddits.map(async (subreddit) => {
       const response = await fetch(`${stack.gatewayUrl}/v1/posts?subreddit=${subreddit}`, {
@@ -63,8 +67,17 @@ describe("an adapter replica killed with slow upstream calls in flight", () => {
       async () => ((await control.requestsOn("/api/posts/search")) >= 2 ? true : undefined),
       "both calls reaching the upstream",
     );
-    // Longer than the gateway's patience with a silent adapter: only progress keeps them waiting.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Each call hears progress for longer than the gateway waits on a silent adapter: only the
+    // progress keeps them waiting.
+    const beatsPastSilence = Math.floor(ADAPTER_PROGRESS.silenceMs / ADAPTER_PROGRESS.everyMs) + 2;
+    const replySubjects: string[] = [];
+    for await (const request of requests) replySubjects.push(request.reply ?? "");
+    await Promise.all(
+      replySubjects.map(async (replySubject) => {
+        const beats = stack.nats.subscribe(replySubject, { max: beatsPastSilence });
+        for await (const _beat of beats);
+      }),
+    );
     expect(answered).toEqual([]);
 
     const exited = new Promise<number>((resolve) => adapter.child.once("exit", () => resolve(Date.now())));

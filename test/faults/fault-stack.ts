@@ -24,7 +24,6 @@ import {
 } from "@rda/contracts";
 import {
   connectNats,
-  jetstreamManager,
   type NatsConnection,
   openRedis,
   type Redis,
@@ -40,6 +39,7 @@ import {
   waitFor,
 } from "@rda/service-kit/testing";
 import { buildServices, type ServiceProcess, spawnService } from "../support/service-processes.ts";
+import { waitForSettled } from "../support/settled.ts";
 
 const subjects = buildSubjects("");
 const keys = redisKeys("");
@@ -368,21 +368,7 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
           key,
           everyMs,
         ),
-      async settled() {
-        await waitFor(
-          async () => {
-            if ((await ledger.zcard(keys.pendingDebits)) > 0) return false;
-            // Just after a NATS node died, the JetStream API may miss an answer while the stream
-            // elects its leader: that is asked again, not taken for an answer.
-            const consumer = await jetstreamManager(client)
-              .then((jsm) => jsm.consumers.info(subjects.refundStream, subjects.refundConsumer))
-              .catch(() => undefined);
-            return consumer !== undefined && consumer.num_pending === 0 && consumer.num_ack_pending === 0;
-          },
-          "no pending debit and no refund waiting",
-          30_000,
-        );
-      },
+      settled: () => waitForSettled({ redis: ledger, keys, nats: client, subjects }),
       async charged(key, initial) {
         const shown = await ask(subjects.billing.showKey, { id: key.id }, showKeyReplySchema);
         if (!shown.found) throw new Error(`no key ${key.id}`);

@@ -132,10 +132,15 @@ async function subscriptionRefused(user: NatsIdentityName, subject: string, queu
       if (!error) received.push(message.subject);
     },
   });
-  const closedWith = await Promise.race([
-    subscription.closed.then((reason) => String(reason)),
-    new Promise<string>((resolve) => setTimeout(() => resolve("still open"), TIMEOUT_MS)),
-  ]);
+  let closedWith: string | undefined;
+  void subscription.closed.then((reason) => {
+    closedWith = String(reason);
+  });
+  await waitFor(
+    () => closedWith !== undefined,
+    `the server closing ${user}'s subscription to ${subject}`,
+    TIMEOUT_MS,
+  );
   return { closedWith, received };
 }
 

@@ -11,6 +11,24 @@ function gate() {
   return { opened, open };
 }
 
+/**
+ * Until a loop on the same period beside the one under test has taken `count` turns: that many
+ * periods went by, each of which would have started a turn that was due.
+ */
+async function periodsPass(everyMs: number, count: number): Promise<void> {
+  let turns = 0;
+  const witness = startLoop({
+    name: "witness",
+    everyMs,
+    logger: capturingLogger().logger,
+    async turn() {
+      turns += 1;
+    },
+  });
+  await waitFor(() => turns >= count, `${count} periods of ${everyMs} ms`);
+  await witness.stop();
+}
+
 describe("startLoop", () => {
   it("never runs two turns at once, however slow a turn is", async () => {
     const { logger } = capturingLogger();
@@ -32,7 +50,7 @@ describe("startLoop", () => {
     });
     await waitFor(() => turns === 1, "the first turn");
     // Many periods pass while the first turn is held: none of them starts a second.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await periodsPass(1, 20);
     expect(turns).toBe(1);
     slow.open();
     await waitFor(() => turns >= 3, "turns after the slow one");
@@ -60,12 +78,12 @@ describe("startLoop", () => {
     const stopping = loop.stop().then(() => {
       stopped = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await periodsPass(1, 20);
     expect(stopped).toBe(false);
     held.open();
     await stopping;
     expect(finished).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await periodsPass(1, 20);
     expect(started).toBe(1);
   });
 

@@ -9,14 +9,27 @@ import { connectTestNats, silentLogger, testNamespace } from "../src/testing/ind
 
 let requester: NatsConnection;
 let responder: NatsConnection;
+let watcher: NatsConnection;
 const namespace = testNamespace("progress");
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Until seven progress messages (100 ms apart) have gone to the requester at `replySubject`, seen by
+ * a connection beside it: longer than the 500 ms of silence the tests allow.
+ */
+async function sevenBeatsSent(replySubject: string): Promise<void> {
+  const beats = watcher.subscribe(replySubject, { max: 7 });
+  await watcher.flush();
+  for await (const _beat of beats);
+}
 
 beforeAll(async () => {
-  [requester, responder] = await Promise.all([connectTestNats(), connectTestNats()]);
+  [requester, responder, watcher] = await Promise.all([
+    connectTestNats(),
+    connectTestNats(),
+    connectTestNats(),
+  ]);
 });
 afterAll(async () => {
-  await requester.close();
+  await Promise.all([requester.close(), watcher.close()]);
   if (!responder.isClosed()) await responder.close();
 });
 
@@ -28,8 +41,8 @@ describe("a request with progress", () => {
       queue: "slow",
       logger: silentLogger(),
       progressEveryMs: 100,
-      handler: async () => {
-        await sleep(1_200);
+      handler: async (_payload, message) => {
+        await sevenBeatsSent(message.reply ?? "");
         return "done";
       },
     });
@@ -41,8 +54,8 @@ describe("a request with progress", () => {
 
   it("gives up on a responder that falls silent, long before the timeout, and says it is lost", async () => {
     const subject = `${namespace}.dying`;
-    let received: () => void = () => {};
-    const working = new Promise<void>((resolve) => {
+    let received: (replySubject: string) => void = () => {};
+    const working = new Promise<string>((resolve) => {
       received = resolve;
     });
     serveSubject(responder, {
@@ -50,16 +63,19 @@ describe("a request with progress", () => {
       queue: "dying",
       logger: silentLogger(),
       progressEveryMs: 100,
-      handler: async () => {
-        received();
-        await sleep(60_000);
-        return "never";
+      handler: async (_payload, message) => {
+        received(message.reply ?? "");
+        return new Promise<never>(() => {}); // works until it dies
       },
     });
     await responder.flush();
     const asked = requestWithProgress(requester, subject, "go", { timeoutMs: 30_000, silenceMs: 500 });
-    await working;
-    await sleep(700);
+    let settled = false;
+    void asked.then(() => {
+      settled = true;
+    });
+    await sevenBeatsSent(await working);
+    expect(settled).toBe(false);
     // The responder's connection goes, as with a killed process: no reply, no more progress.
     const diedAt = Date.now();
     await responder.close();

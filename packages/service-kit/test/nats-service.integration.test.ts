@@ -1,7 +1,7 @@
 import { buildSubjects, QUEUE_GROUPS } from "@rda/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NatsConnection, requestRaw, ServiceError, serveSubject } from "../src/index.ts";
-import { connectTestNats, silentLogger, testNamespace } from "../src/testing/index.ts";
+import { connectTestNats, silentLogger, testNamespace, waitFor } from "../src/testing/index.ts";
 
 describe("serveSubject over real NATS", () => {
   let nats: NatsConnection;
@@ -53,7 +53,7 @@ describe("serveSubject over real NATS", () => {
     });
     await nats.flush();
     const reply = requestRaw(nats, subject, "x", 10_000);
-    while (replica.inFlight() === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => replica.inFlight() === 1, "the request in flight");
     const stopped = replica.stop();
     release();
     await stopped;

@@ -1,3 +1,4 @@
+import { waitFor } from "@rda/service-kit/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createUpstreamClient } from "../src/index.ts";
 import { json, type ScriptedServer, startScriptedServer } from "./scripted-server.ts";
@@ -35,7 +36,7 @@ describe("upstream client over HTTP", () => {
     const client = createUpstreamClient({ baseUrl: server.url });
     const calls = Array.from({ length: 5 }, () => client.get("/api/posts/ids", { ids: "a,b" }));
     const other = client.get("/api/posts/ids", { ids: "c" });
-    while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => held.length === 2, "both distinct requests upstream");
     for (const release of held) release();
     const results = await Promise.all([...calls, other]);
     await client.close();

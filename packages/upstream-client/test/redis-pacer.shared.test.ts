@@ -28,6 +28,22 @@ function replicas(settings: PacerSettings): [UpstreamPacer, UpstreamPacer] {
   return [createRedisPacer(redis, keys, settings), createRedisPacer(redis, keys, settings)];
 }
 
+/**
+ * The callers told to wait for a turn, as the pacer keeps them: interactive callers by lease, each
+ * scored by when its wait lapses (pushed on each time it is told to wait again), and the flows of
+ * every class waiting (`<class>|<account>`).
+ */
+async function waitingCallers(): Promise<Map<string, number>> {
+  const flat = await redis.zrange(redisKeys(namespace).upstreamPacer.waiting, "0", "-1", "WITHSCORES");
+  const callers = new Map<string, number>();
+  for (let at = 0; at < flat.length; at += 2) callers.set(flat[at]!, Number(flat[at + 1]));
+  return callers;
+}
+
+async function waitingFlows(): Promise<string[]> {
+  return redis.zrange(redisKeys(namespace).upstreamPacer.queued, "0", "-1");
+}
+
 function granted(turn: Turn): Extract<Turn, { granted: true }> {
   if (!turn.granted) throw new Error(`no turn: ${turn.reason}`);
   return turn;
@@ -43,7 +59,17 @@ describe("the shared upstream pacer", () => {
         return granted(turn);
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The three past the cap are told to wait, and each asks again and is told so again.
+    let toldToWait = new Map<string, number>();
+    await waitFor(async () => {
+      toldToWait = await waitingCallers();
+      return toldToWait.size === 3;
+    }, "the three callers past the cap told to wait");
+    await waitFor(async () => {
+      const now = await waitingCallers();
+      // A caller gone from the set was given its turn: asked again, too.
+      return [...toldToWait].every(([lease, at]) => (now.get(lease) ?? Number.POSITIVE_INFINITY) > at);
+    }, "each of them asking again");
     expect(order).toHaveLength(2);
     const first = await turns[order[0]!]!;
     first.finish();
@@ -127,9 +153,12 @@ describe("the shared upstream pacer", () => {
         granted(turn).finish();
       });
     const background = [ask(a, "monitors"), ask(b, "exports")];
-    await new Promise((resolve) => setTimeout(resolve, 100)); // both are queued first
+    await waitFor(async () => {
+      const flows = await waitingFlows();
+      return flows.includes("monitors|") && flows.includes("exports|");
+    }, "both background requests queued first");
     const interactive = ask(b, "interactive");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(async () => (await waitingFlows()).includes("interactive|"), "the interactive one queued");
     held.finish();
     await Promise.all([...background, interactive]);
     expect(order[0]).toBe("interactive");
@@ -150,27 +179,31 @@ describe("the shared upstream pacer", () => {
       }
     };
     const loops = [a, b, a, b].map(interactiveLoop);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Four loops on two places: from here on interactive callers are always waiting.
+    await waitFor(() => interactiveTurns > 5, "interactive traffic keeping every place busy");
     const exportTurn = granted(await b.turn({ waitUntilMs: far(), priority: "exports" }));
     exportTurn.finish();
-    const before = interactiveTurns;
     busy = false;
     await Promise.all(loops);
-    expect(before).toBeGreaterThan(5);
   });
 });
 
 describe("fair shares within a class", () => {
   it("serves a light account's requests within a couple of turns while another account has 40 queued", async () => {
     const [a, b] = replicas({ requestsPerSecond: 10, concurrency: 10, interactiveWaitMs: 30_000 });
+    let heavyGranted = 0;
     const heavy = Array.from({ length: 40 }, (_, index) =>
       (index % 2 ? a : b).turn({ waitUntilMs: far(), account: "acct_heavy" }).then((turn) => {
+        heavyGranted += 1;
         granted(turn).finish();
         return Date.now();
       }),
     );
-    // Let the heavy account's queue build up: 40 turns at 10 a second take 4 s.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The heavy account's queue built up: every one of its 40 turns asked for (they take 4 s).
+    await waitFor(
+      async () => heavyGranted + (await waitingCallers()).size >= 40,
+      "all 40 of the heavy account's turns granted or waiting",
+    );
     const waits: number[] = [];
     for (const pacer of [a, b, a, b, a]) {
       const asked = Date.now();

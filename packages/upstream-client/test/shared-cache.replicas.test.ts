@@ -19,6 +19,7 @@ import {
   createUpstreamClient,
   type FetchSource,
   type FreshnessBounds,
+  type SharedCacheStore,
   type UpstreamClient,
 } from "../src/index.ts";
 import { json, type Script, type ScriptedServer, startScriptedServer } from "./scripted-server.ts";
@@ -53,15 +54,47 @@ async function upstream(script: Script): Promise<ScriptedServer> {
   return server;
 }
 
+/**
+ * How far the replicas' callers have got, as their cache stores saw it: the lookups answered (each
+ * caller then runs its fetch or joins one in its own process), the looks at another replica's
+ * fetch (a caller waiting on it), and the renewals of a fetch's claim.
+ */
+interface Progress {
+  reads: number;
+  watches: number;
+  renewals: number;
+}
+
+function counting(store: SharedCacheStore, progress: Progress): SharedCacheStore {
+  return {
+    ...store,
+    limits: store.limits,
+    read: async (hash) => {
+      const entry = await store.read(hash);
+      progress.reads += 1;
+      return entry;
+    },
+    watch: (hash, token) => {
+      progress.watches += 1;
+      return store.watch(hash, token);
+    },
+    renew: async (hash, token, leaseMs) => {
+      await store.renew(hash, token, leaseMs);
+      progress.renewals += 1;
+    },
+  };
+}
+
 function replica(
-  options: { bounds?: FreshnessBounds; limits?: typeof LIMITS; cacheRedis?: Redis } = {},
+  options: { bounds?: FreshnessBounds; limits?: typeof LIMITS; cacheRedis?: Redis; progress?: Progress } = {},
 ): UpstreamClient {
   if (!server) throw new Error("start the upstream first");
-  const store = createRedisCacheStore(
+  const redisStore = createRedisCacheStore(
     options.cacheRedis ?? redis,
     redisKeys(namespace).upstreamCache,
     options.limits ?? LIMITS,
   );
+  const store = options.progress ? counting(redisStore, options.progress) : redisStore;
   const client = createUpstreamClient({
     baseUrl: server.url,
     cache: { store, bounds: options.bounds ?? BOUNDS },
@@ -86,17 +119,20 @@ async function ask(client: UpstreamClient, query: Record<string, string | number
   return { result, answer };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const noProgress = (): Progress => ({ reads: 0, watches: 0, renewals: 0 });
 
 describe("the response cache shared by adapter replicas", () => {
   it("makes identical concurrent calls on two replicas one upstream request, with the same answer for all", async () => {
     const held: Array<() => void> = [];
     await upstream((_request, response) => held.push(() => json(response, 200, { data: POSTS })));
-    const [a, b] = [replica(), replica()];
+    const progress = noProgress();
+    const [a, b] = [replica({ progress }), replica({ progress })];
     const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
     const calls = [a, b, a, b, b].map((client) => ask(client, query));
-    while (held.length < 1) await sleep(5);
-    await sleep(200); // every caller is now waiting on the one request in flight
+    await waitFor(
+      () => held.length === 1 && progress.reads === 5 && progress.watches > 0,
+      "every caller waiting on the one request in flight (the other replica's too)",
+    );
     for (const release of held) release();
     const answers = await Promise.all(calls);
     expect(server?.paths).toHaveLength(1);
@@ -143,13 +179,17 @@ describe("the response cache shared by adapter replicas", () => {
   it("keeps a live replica's claim past one lease while its fetch is slow: the other replica joins it", async () => {
     const held: Array<() => void> = [];
     await upstream((_request, response) => held.push(() => json(response, 200, { data: POSTS })));
-    const [a, b] = [replica(), replica()];
+    const [holding, waiting] = [noProgress(), noProgress()];
+    const [a, b] = [replica({ progress: holding }), replica({ progress: waiting })];
     const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
     const first = ask(a, query);
     await waitFor(() => held.length === 1, "the first replica's fetch under way");
     const second = ask(b, query);
-    // Three leases of the claim go by while the answer is held: renewed, it still stands.
-    await sleep(1_800);
+    // The claim is renewed every third of its lease: nine renewals while the other replica waits
+    // are three leases gone by, each of which would have freed an unrenewed claim.
+    await waitFor(() => waiting.watches > 0, "the second replica waiting on the first one's fetch");
+    const renewedBefore = holding.renewals;
+    await waitFor(() => holding.renewals >= renewedBefore + 9, "three leases of the claim renewed", 15_000);
     for (const release of held) release();
     const answers = await Promise.all([first, second]);
     expect(server?.paths).toHaveLength(1);
@@ -180,9 +220,11 @@ describe("the response cache shared by adapter replicas", () => {
     const client = replica();
     const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
     await ask(client, query);
-    expect((await ask(client, query, 0)).answer?.source).toBe("upstream");
+    const { answer } = await ask(client, query, 0);
+    expect(answer?.source).toBe("upstream");
     expect(server?.paths).toHaveLength(2);
-    await sleep(1_100);
+    const fetchedAtMs = answer?.fetchedAtMs ?? 0;
+    await waitFor(() => Date.now() - fetchedAtMs > 1_000, "the entry older than a max-age of 1 s");
     expect((await ask(client, query, 1)).answer?.source).toBe("upstream");
     expect(server?.paths).toHaveLength(3);
     expect((await ask(client, query, 60)).answer?.source).toBe("cache");
@@ -193,9 +235,10 @@ describe("the response cache shared by adapter replicas", () => {
     await upstream((_request, response) => json(response, 200, { data: POSTS }));
     const client = replica({ bounds: { ...BOUNDS, freshS: 1 } });
     const query = { subreddit: "pics", limit: 100 }; // no upper bound: reaches into now
-    await ask(client, query);
+    const { answer } = await ask(client, query);
     expect((await ask(client, query)).answer?.source).toBe("cache");
-    await sleep(1_100);
+    const fetchedAtMs = answer?.fetchedAtMs ?? 0;
+    await waitFor(() => Date.now() - fetchedAtMs > 1_000, "the entry older than the fresh bound of 1 s");
     expect((await ask(client, query)).answer?.source).toBe("upstream");
     expect(server?.paths).toHaveLength(2);
   });
@@ -220,17 +263,20 @@ describe("the response cache shared by adapter replicas", () => {
     await upstream((_request, response) =>
       held.push(() => json(response, 400, { error: "Invalid subreddit" })),
     );
-    const [a, b] = [replica(), replica()];
+    const progress = noProgress();
+    const [a, b] = [replica({ progress }), replica({ progress })];
     const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
     const calls = [a, b, b].map((client) => ask(client, query));
-    while (held.length < 1) await sleep(5);
-    await sleep(200);
+    await waitFor(
+      () => held.length === 1 && progress.reads === 3 && progress.watches > 0,
+      "every caller waiting on the one request in flight",
+    );
     held.shift()?.();
     const answers = await Promise.all(calls);
     for (const { result } of answers) expect(result).toMatchObject({ outcome: "bad_request" });
     expect(server?.paths).toHaveLength(1);
     const later = ask(a, query);
-    while (held.length < 1) await sleep(5);
+    await waitFor(() => held.length === 1, "the fetch after the failure under way");
     held.shift()?.();
     await later;
     expect(server?.paths).toHaveLength(2);

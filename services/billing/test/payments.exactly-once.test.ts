@@ -11,6 +11,7 @@ import {
   type ReversePaymentRequest,
   reversePaymentReplySchema,
 } from "@rda/contracts";
+import { waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Harness, journalTypes, startHarness, TEST_SETTINGS } from "./harness.ts";
 import { admit, balanceOf, createKey, verify } from "./ops.ts";
@@ -175,7 +176,8 @@ describe("card payments in the ledger", () => {
     const [older, newer] = [newPayment(), newPayment()];
     await apply(first, older, 500);
     // The history orders by the millisecond each payment was first seen: the newer one comes later.
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const olderSeenBy = Date.now();
+    await waitFor(() => Date.now() > olderSeenBy, "a later millisecond");
     await apply(second, newer, 5_000);
     const listed = await payments({ account_id: first.account });
     expect(listed.map((p) => [p.payment_id, p.key_id, p.credits, p.status])).toEqual([

@@ -59,6 +59,7 @@ export interface AnswerValue {
     phrase: string | null;
     interval_seconds: number;
     backfill_from: number | null;
+    backfill_progress?: { through: number | null; pages_done: number };
   };
   monitors: { id: string }[];
   backfill_estimate: {

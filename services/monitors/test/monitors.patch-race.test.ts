@@ -39,11 +39,17 @@ describe("a PATCH during a poll", () => {
         body: { interval_seconds: interval },
       });
       if (!patched.ok) throw new Error(patched.error);
-      // A poller's write after the PATCH, made from the record it read before, would bring the old
-      // interval back within a tick or two.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const read = await harness.ask("get", { key_id: "key_race000000000000", id });
-      expect(read.ok && read.value.monitor.interval_seconds).toBe(interval);
+      // The poller's next write of its progress: made from the record it read before the PATCH, it
+      // would bring the old interval back.
+      const pagesDone = patched.value.monitor.backfill_progress?.pages_done ?? 0;
+      const written = await waitFor(async () => {
+        const read = await harness.ask("get", { key_id: "key_race000000000000", id });
+        if (!read.ok) throw new Error(read.error);
+        const { monitor } = read.value;
+        const progressed = (monitor.backfill_progress?.pages_done ?? 0) > pagesDone;
+        return progressed || monitor.status === "live" ? monitor : undefined;
+      }, "the poller's next write after the PATCH");
+      expect(written?.interval_seconds).toBe(interval);
       if (patched.value.monitor.status === "live" || patches >= 2_000) break;
     }
     const last = 60 + (patches % 50);

@@ -81,12 +81,19 @@ export function silentLogger(): Logger {
   return createLogger("test", { level: "silent" });
 }
 
-/** Polls until `check` returns a truthy value; throws with `what` after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+/** What `waitFor` hands back: its check's value, never falsy by then. */
+type Truthy<T> = Exclude<T, undefined | null | false | 0 | "">;
+
+/** Polls until `check` returns a truthy value, and returns it; throws with `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as Truthy<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

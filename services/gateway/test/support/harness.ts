@@ -60,6 +60,8 @@ export interface Harness {
   balanceOf(key: TestKey): Promise<number>;
   /** The key's journal, oldest first. */
   journal(key: TestKey): Promise<JournalEntry[]>;
+  /** Debits billing holds pending (neither settled nor refunded yet), every key's. */
+  pendingDebits(): Promise<number>;
   revoke(key: TestKey): Promise<void>;
   setAdapter(behaviour: AdapterBehaviour): void;
   /** Stops billing (its subjects then have no responders) or starts it again. */
@@ -153,6 +155,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!reply.found) throw new Error(`no key ${key.id}`);
       return reply.key.credits_balance;
     },
+    pendingDebits: () => redis.zcard(keys.pendingDebits),
     async journal(key) {
       const entries = await redis.xrange(keys.journal(key.id), "-", "+");
       return entries.map(([, fields]) => {

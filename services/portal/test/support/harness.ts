@@ -2,8 +2,9 @@
  * The portal with what it needs, in-process on real servers: billing (the key owner) on the real
  * NATS and Redis in a namespace of its own, a real SMTP capture inbox, and the portal on a free port
  * with a clock the test can move. Tests talk to it over HTTP like a browser, and read mail through
- * the inbox's JSON API. With `gateway`, a gateway too, whose internal listener the monitor and
- * export pages ask (sharing the portal's PORTAL_GATEWAY_SECRET, as deployed).
+ * the inbox's JSON API. Billing is the portal's one real neighbour here: the monitor and export
+ * pages, which ask the gateway (and it the services behind it), are tested through the whole stack
+ * (test/e2e/portal.monitors.test.ts, test/browser).
  */
 
 import { randomBytes } from "node:crypto";
@@ -20,7 +21,6 @@ import {
   testRedisUrl,
 } from "@rda/service-kit/testing";
 import { billingSettingsFromEnv, startBilling } from "../../../billing/src/index.ts";
-import { gatewaySettingsFromEnv, type RunningGateway, startGateway } from "../../../gateway/src/index.ts";
 import {
   createSmtpMailer,
   type MailLimits,
@@ -66,8 +66,6 @@ export interface HarnessOptions {
   refusingSmtp?: boolean;
   /** Refused keys a client address may send to the usage JSON. */
   failedAuth?: PortalSettings["failedAuth"];
-  /** A gateway beside the portal, for the monitor and export pages; without it they are unavailable. */
-  gateway?: boolean;
 }
 
 export async function startPortalHarness(
@@ -94,24 +92,6 @@ export async function startPortalHarness(
       ACCOUNT_MAX_KEYS_CREATED: options.maxKeysCreated?.toString(),
     }),
   });
-  const portalSecret = randomBytes(32).toString("base64url");
-  const gateway: RunningGateway | undefined = options.gateway
-    ? await startGateway(
-        {
-          redis,
-          nats,
-          subjects,
-          keys,
-          logger,
-          settings: gatewaySettingsFromEnv({
-            PORTAL_GATEWAY_SECRET: portalSecret,
-            GATEWAY_INTERNAL_SECRET: randomBytes(32).toString("base64url"),
-            MCP_URL: "http://127.0.0.1:9",
-          }),
-        },
-        { port: 0, host: "127.0.0.1" },
-      )
-    : undefined;
   let clockOffset = 0;
   const smtp = options.refusingSmtp ? await startRefusingSmtp(inbox.smtpPort) : undefined;
   const mailer = createSmtpMailer({
@@ -128,9 +108,8 @@ export async function startPortalHarness(
     trustProxy: true,
     billingTimeoutMs: 5_000,
     failedAuth: options.failedAuth,
-    gateway: gateway
-      ? { url: gateway.internalUrl, secret: portalSecret }
-      : { url: "http://127.0.0.1:9", secret: undefined },
+    // No gateway: the monitor and export pages answer that they are out of reach.
+    gateway: { url: "http://127.0.0.1:9", secret: undefined },
     // Webhooks to the tests' own receivers on 127.0.0.1, and signed unsubscribe links.
     notices: { sealingKey: randomBytes(32), allowLoopbackWebhooks: true },
   };
@@ -188,7 +167,6 @@ export async function startPortalHarness(
       if (portalRunning) await portal.stop();
       mailer.close();
       await smtp?.stop();
-      await gateway?.stop();
       await billing.stop();
       await inbox.stop();
       const jsm = await jetstreamManager(nats);

@@ -1,5 +1,6 @@
 /**
- * A key's monitors page over HTTP against real billing, the monitors service, Redis, NATS and SMTP:
+ * A key's monitors page over HTTP, through the whole chain it needs (the portal asks the gateway's
+ * internal listener, which asks the monitors service with the key; billing owns the keys):
  * the limit counts across the account's keys and its refusal is a clear page, another account's key
  * is not found, and a monitors service that does not answer is a clear 503 that changed nothing.
  * With webhooks: a bad webhook URL is a clear message that creates nothing, the signing secret is
@@ -8,15 +9,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import type { NatsConnection } from "@rda/service-kit";
-import { connectTestNats, silentLogger } from "@rda/service-kit/testing";
+import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningMonitors, startMonitors } from "../../monitors/src/index.ts";
-import { type BrowserlessClient, uniqueClientIp } from "./support/client.ts";
-import { type PortalHarness, startPortalHarness } from "./support/harness.ts";
+import { type RunningMonitors, startMonitors } from "../../services/monitors/src/index.ts";
+import { BrowserlessClient, uniqueClientIp } from "../../services/portal/test/support/client.ts";
+import { type PortalParts, type Stack, startStack } from "../support/stack.ts";
 
-let h: PortalHarness;
-let nats: NatsConnection;
+let stack: Stack;
+let portal: PortalParts;
 let monitors: RunningMonitors | undefined;
 const SEALING_KEY = randomBytes(32);
 /** A local receiver that counts the requests it gets and accepts them. */
@@ -29,10 +29,10 @@ const receiver = createServer((request, response) => {
 
 const startMonitorsService = async () =>
   startMonitors({
-    nats,
-    redis: h.redis,
-    namespace: h.namespace,
-    subjects: h.subjects,
+    nats: stack.nats,
+    redis: stack.redis,
+    namespace: stack.namespace,
+    subjects: stack.subjects,
     logger: silentLogger(),
     settings: {
       limits: { maxMonitorsPerAccount: 2, minIntervalSeconds: 60 },
@@ -41,22 +41,27 @@ const startMonitorsService = async () =>
   });
 
 beforeAll(async () => {
-  h = await startPortalHarness("portal-monitors", { gateway: true });
-  nats = await connectTestNats();
+  // Each client names its own address (X-Forwarded-For), so the per-client mail limit is no matter;
+  // and the keys allow a person's page views of a whole test at once.
+  stack = await startStack({
+    portal: true,
+    portalSettings: { trustProxy: true },
+    defaultRateLimit: { qps: 100, burst: 100 },
+  });
+  portal = stack.portal!;
   monitors = await startMonitorsService();
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
-});
+}, 90_000);
 afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
   await monitors?.stop();
-  await nats?.close();
-  await h?.close();
+  await stack?.stop();
 });
 
 async function signedInClient(): Promise<BrowserlessClient> {
-  const client = h.client({ ip: uniqueClientIp() });
-  await client.signUp(`mon-${randomBytes(4).toString("hex")}@example.com`, h.inbox);
+  const client = new BrowserlessClient(portal.url, uniqueClientIp());
+  await client.signUp(`mon-${randomBytes(4).toString("hex")}@example.com`, portal.inbox);
   return client;
 }
 
