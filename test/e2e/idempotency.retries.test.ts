@@ -53,6 +53,28 @@ describe("Idempotency-Key", () => {
     if (conflict) expect(conflict.body.error).toMatch(/Idempotency-Key is still being served/);
   });
 
+  it("keeps the response it replays sealed, openable only with the Idempotency-Key and the API key presented", async () => {
+    const { key, id } = await stack.createKey({ credits: 10 });
+    const idempotencyKey = randomUUID();
+    const path = `${stack.gatewayUrl}/v1/users/someone`;
+    const first = await getJson(path, idempotent(key, idempotencyKey));
+    expect(first.status).toBe(200);
+    const kept = await stack.redis.hgetBuffer(
+      stack.keys.idempotentRequest(id, sha256Hex(idempotencyKey)),
+      "body",
+    );
+    const data = JSON.stringify((first.body as { data: unknown }).data);
+    expect(kept?.length).toBeGreaterThan(0);
+    expect(kept?.includes(data.slice(0, 24))).toBe(false);
+    expect((await getJson(path, idempotent(key, idempotencyKey))).text).toBe(first.text);
+    // The key's secret rotated: the same key id, another secret; the kept answer cannot be opened.
+    const rotated = await stack.rotateKey(id);
+    const after = await getJson(path, idempotent(rotated, idempotencyKey));
+    expect(after.status).toBe(409);
+    expect(after.body.code).toBe("idempotency_response_not_kept");
+    expect(await balanceOf(stack.gatewayUrl, rotated)).toBe(9);
+  });
+
   it("refuses the same key with a different request with 422, charging nothing", async () => {
     const { key } = await stack.createKey({ credits: 10 });
     const headers = idempotent(key, randomUUID());

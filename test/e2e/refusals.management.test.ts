@@ -5,7 +5,7 @@
  * route, and nothing refused is charged.
  */
 import { exportListSchema } from "@rda/contracts";
-import { requestJson } from "@rda/service-kit";
+import { requestJson, sha256Hex } from "@rda/service-kit";
 import { silentLogger } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -340,6 +340,12 @@ describe("Idempotency-Key on the POSTs that create", () => {
     const again = await send("POST", `/v1/monitors/${monitor}/rotate-secret`, { key, headers });
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.json.data.webhook_secret).toBe(rotated.webhook_secret);
+    // The answer kept for the replay holds the new secret sealed, never in the clear.
+    const record = stack.keys.idempotentRequest(keyId, sha256Hex(headers["idempotency-key"]));
+    const kept = await stack.redis.hgetBuffer(record, "body");
+    expect(kept?.length).toBeGreaterThan(rotated.webhook_secret.length);
+    expect(kept?.includes(rotated.webhook_secret)).toBe(false);
+    expect(kept?.includes(rotated.webhook_secret.slice("whsec_".length, -2))).toBe(false);
     // One rotation only: a test event is signed with the secret answered and the original, its predecessor.
     const seen = receiver.received.length;
     expect((await send("POST", `/v1/monitors/${monitor}/test`, { key })).status).toBe(200);

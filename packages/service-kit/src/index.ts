@@ -138,6 +138,14 @@ export {
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 export {
+  keyFromCallerSecrets,
+  openBytes,
+  sealBytes,
+  sealedFromText,
+  sealedText,
+  sealingKeyFrom,
+} from "./sealing.ts";
+export {
   activeLogFields,
   type Context,
   extractContext,

@@ -1,35 +1,26 @@
 /**
  * Webhook signing secrets: made here (`whsec_` and 24 random bytes in base64, the Standard Webhooks
- * form), shown to their owner once, and kept only sealed with AES-256-GCM under a key from the
- * environment, because signing needs them again (a hash would not do).
+ * form), shown to their owner once, and kept only sealed (service-kit's sealing, AES-256-GCM) under
+ * a key from the environment, because signing needs them again (a hash would not do).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { openBytes, sealBytes, sealedFromText, sealedText } from "@rda/service-kit";
+
+export { sealingKeyFrom } from "@rda/service-kit";
 
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString("base64")}`;
 }
 
-/** A 32-byte key given as base64 or hex (64 hex digits); refused otherwise. */
-export function sealingKeyFrom(text: string): Buffer {
-  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, "hex") : Buffer.from(text, "base64");
-  if (key.length !== 32) throw new Error("the sealing key must be 32 bytes, as base64 or 64 hex digits");
-  return key;
-}
-
 /** `v1.<iv>.<tag>.<ciphertext>`, each base64url. */
 export function sealSecret(key: Buffer, secret: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv);
-  const sealed = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-  return ["v1", iv, cipher.getAuthTag(), sealed]
-    .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
-    .join(".");
+  return `v1.${sealedText(sealBytes(key, secret))}`;
 }
 
 export function openSecret(key: Buffer, sealed: string): string {
-  const [version, iv, tag, body] = sealed.split(".");
-  if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("not a sealed secret");
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
-  decipher.setAuthTag(Buffer.from(tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  const [version, ...rest] = sealed.split(".");
+  const bytes = version === "v1" ? sealedFromText(rest.join(".")) : undefined;
+  const opened = bytes && openBytes(key, bytes);
+  if (opened === undefined) throw new Error("not a sealed secret, or sealed under another key");
+  return opened.toString("utf8");
 }

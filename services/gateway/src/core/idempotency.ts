@@ -19,9 +19,24 @@
  *
  * The records have a key family of their own (`…:idempotency:…`), apart from the ledger's: every one
  * expires, so the family may also live on a Redis of its own that evicts.
+ *
+ * A stored response is sealed (service-kit's sealing) under a key derived from the Idempotency-Key
+ * and the API key the caller presented, which the store never keeps (it names a record by the
+ * Idempotency-Key's hash, and the key by its id): an answer may carry a secret shown once (a
+ * webhook's signing secret), and a copy of Redis must reveal none. Only a caller presenting both
+ * again opens it; a replay after the key's secret was rotated cannot, and is told the response was
+ * not kept.
  */
 import { err, ok, type Result } from "@rda/contracts";
-import { luaScript, type Redis, type RedisKeys, sha256Hex } from "@rda/service-kit";
+import {
+  keyFromCallerSecrets,
+  luaScript,
+  openBytes,
+  type Redis,
+  type RedisKeys,
+  sealBytes,
+  sha256Hex,
+} from "@rda/service-kit";
 
 /** How long a served response can be replayed, by default. */
 export const REPLAY_SECONDS = 24 * 60 * 60;
@@ -141,7 +156,17 @@ export interface Claim {
 }
 
 export interface IdempotencyStore {
-  claim(keyId: string, idempotencyKey: string, request: string, claimTtlMs: number): Promise<ClaimOutcome>;
+  /**
+   * `callerSecret`: the API key the caller presented ("" for a caller with a credential instead),
+   * which with the Idempotency-Key seals the stored response.
+   */
+  claim(
+    keyId: string,
+    idempotencyKey: string,
+    request: string,
+    claimTtlMs: number,
+    callerSecret?: string,
+  ): Promise<ClaimOutcome>;
   /** Bytes stored by all keys within the replay window (counted generously: see above). */
   storedBytes(): Promise<number>;
   readonly limits: IdempotencyLimits;
@@ -200,20 +225,23 @@ export function createIdempotencyStore(
   return {
     limits,
     storedBytes,
-    async claim(keyId, idempotencyKey, request, claimTtlMs) {
+    async claim(keyId, idempotencyKey, request, claimTtlMs, callerSecret = "") {
       const record = keys.idempotentRequest(keyId, sha256Hex(idempotencyKey));
       const fingerprint = sha256Hex(request);
+      const sealingKey = keyFromCallerSecrets("idempotent-response", keyId, idempotencyKey, callerSecret);
       const reply = (await claimScript.runForBytes(redis, [record], [fingerprint, claimTtlMs])) as Buffer[];
       const outcome = reply[0]?.toString();
       if (outcome === "mismatch" || outcome === "in_progress" || outcome === "not_kept") {
         return { kind: outcome };
       }
       if (outcome === "replay") {
-        const [, body, used, remaining, status] = reply;
+        const [, sealed, used, remaining, status] = reply;
+        const body = sealed && openBytes(sealingKey, sealed);
+        if (body === undefined) return { kind: "not_kept" };
         return {
           kind: "replay",
           response: {
-            body: body!,
+            body,
             creditsUsed: Number(used),
             creditsRemaining: Number(remaining),
             status: Number(status),
@@ -240,7 +268,7 @@ export function createIdempotencyStore(
                 [record, keys.idempotencyKeyBytes(keyId)],
                 [
                   fingerprint,
-                  refusal === "" ? response.body : "",
+                  refusal === "" ? sealBytes(sealingKey, response.body) : "",
                   response.creditsUsed,
                   response.creditsRemaining,
                   replaySeconds,

@@ -5,7 +5,7 @@
  * request is being served or when its response was not kept, 422 for a different request under the
  * same key. A request is its method, path and query, and a POST's body too.
  */
-import { sha256Hex } from "@rda/service-kit";
+import { readApiKey, sha256Hex } from "@rda/service-kit";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { admitThroughBilling } from "../core/admission.ts";
 import { fail, type GatewayContext, type Step, succeed } from "../core/context.ts";
@@ -32,6 +32,7 @@ export async function beginIdempotent(
       idempotencyKey,
       fingerprintOf(request),
       ctx.settings.pendingDebitMs,
+      presentedApiKey(request),
     );
   } catch (error) {
     return fail("service_unavailable", {
@@ -51,6 +52,12 @@ export async function beginIdempotent(
     case "replay":
       return succeed({ answered: await replay(ctx, request, reply, key, outcome.response) });
   }
+}
+
+/** The API key the caller presented, which seals its stored response; "" for a credential instead. */
+function presentedApiKey(request: FastifyRequest): string {
+  const presented = readApiKey(request.headers);
+  return presented.ok ? presented.value : "";
 }
 
 /** What makes two requests the same request under one Idempotency-Key. */

@@ -11,7 +11,7 @@
  * Redis reveals no secret. The record's name is a hash of the session id and the key id, so only the
  * session that made the secret can find it.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { keyFromCallerSecrets, openBytes, sealBytes, sealedFromText, sealedText } from "@rda/service-kit";
 import { z } from "zod";
 import type { StoreContext } from "./context.ts";
 import { sha256 } from "./secrets.ts";
@@ -37,7 +37,7 @@ export interface PendingSecrets {
 }
 
 function encryptionKey(sessionId: string): Buffer {
-  return createHash("sha256").update(`pending-secret\0${sessionId}`).digest();
+  return keyFromCallerSecrets("pending-secret", sessionId);
 }
 
 function recordName(sessionId: string, ownerId: string): string {
@@ -48,22 +48,16 @@ export function createPendingSecrets(context: StoreContext): PendingSecrets {
   const { redis, keys } = context;
   return {
     async keep(sessionId, ownerId, pending) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", encryptionKey(sessionId), iv);
-      const sealed = Buffer.concat([cipher.update(JSON.stringify(pending), "utf8"), cipher.final()]);
-      const stored = [iv, cipher.getAuthTag(), sealed].map((part) => part.toString("base64url")).join(".");
+      const stored = sealedText(sealBytes(encryptionKey(sessionId), JSON.stringify(pending)));
       await redis.set(keys.pendingSecret(recordName(sessionId, ownerId)), stored, "EX", PENDING_TTL_SECONDS);
     },
     async take(sessionId, ownerId) {
       const stored = await redis.getdel(keys.pendingSecret(recordName(sessionId, ownerId)));
-      if (stored === null) return undefined;
-      const [iv, tag, sealed] = stored.split(".").map((part) => Buffer.from(part, "base64url"));
-      if (!iv || !tag || !sealed) return undefined;
+      const sealed = stored === null ? undefined : sealedFromText(stored);
+      const plain = sealed && openBytes(encryptionKey(sessionId), sealed);
+      if (plain === undefined) return undefined;
       try {
-        const decipher = createDecipheriv("aes-256-gcm", encryptionKey(sessionId), iv);
-        decipher.setAuthTag(tag);
-        const plain = Buffer.concat([decipher.update(sealed), decipher.final()]).toString("utf8");
-        return pendingSchema.safeParse(JSON.parse(plain)).data;
+        return pendingSchema.safeParse(JSON.parse(plain.toString("utf8"))).data;
       } catch {
         return undefined;
       }
