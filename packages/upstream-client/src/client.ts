@@ -97,7 +97,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         query: tagged,
         requestPath: key,
         maxAgeS: call.maxAgeS,
-        waitUntilMs: labels.deadlineAtMs - attemptFloorMs(settings),
+        waitUntilMs: labels.deadlineAtMs,
       };
       const answered = (fetched: Fetched): UpstreamResult => {
         const { fetchedAtMs, source } = fetched;
@@ -218,7 +218,7 @@ async function callWithRetries(
 
 const MIN_ATTEMPT_MS = 1_000;
 
-/** A turn, or a fetch joined, that leaves less time than this is not worth an upstream request. */
+/** A turn that leaves less time than this is not worth an upstream request. */
 function attemptFloorMs(settings: ClientSettings): number {
   return Math.min(settings.attemptTimeoutMs, MIN_ATTEMPT_MS);
 }

@@ -159,13 +159,14 @@ describe("the response cache shared by adapter replicas", () => {
     const query = { subreddit: "pics", before: 1_600_000_100, limit: 100 };
     const lost = dying.get("/api/posts/search", query).catch(() => undefined);
     await waitFor(() => silent.paths.length === 1, "the dying replica's fetch under way");
-    // The deadline and attempt bound the fault stacks run with: the claim must lapse well within it.
+    // Asked at once after the death, so it waits the dead claim's whole lease: the claim must lapse
+    // with time left for its own fetch, well within a deadline of seconds, not the dead one's minute.
     const survivor = createUpstreamClient({
       baseUrl: server!.url,
       cache: { store, bounds: BOUNDS },
       logger: silentLogger(),
-      deadlineMs: 1_500,
-      attemptTimeoutMs: 750,
+      deadlineMs: 3_000,
+      attemptTimeoutMs: 1_500,
     });
     clients.push(survivor);
     const { result, answer } = await ask(survivor, query);
@@ -185,11 +186,12 @@ describe("the response cache shared by adapter replicas", () => {
     const first = ask(a, query);
     await waitFor(() => held.length === 1, "the first replica's fetch under way");
     const second = ask(b, query);
-    // The claim is renewed every third of its lease: nine renewals while the other replica waits
-    // are three leases gone by, each of which would have freed an unrenewed claim.
+    // The claim is renewed every third of its lease: four renewals while the other replica waits
+    // are more than a lease gone by, which would have freed an unrenewed claim (and well within
+    // the first fetch's attempt, so it is still the one request).
     await waitFor(() => waiting.watches > 0, "the second replica waiting on the first one's fetch");
     const renewedBefore = holding.renewals;
-    await waitFor(() => holding.renewals >= renewedBefore + 9, "three leases of the claim renewed", 15_000);
+    await waitFor(() => holding.renewals >= renewedBefore + 4, "more than a lease of the claim renewed");
     for (const release of held) release();
     const answers = await Promise.all([first, second]);
     expect(server?.paths).toHaveLength(1);

@@ -39,8 +39,8 @@ export interface SharedFetchRequest {
   readonly maxAgeS: number | undefined;
   /**
    * Epoch ms until which a caller may wait on another replica's fetch of the same request: its own
-   * deadline less the time one attempt of its own needs, so a caller whose fetch was lost (the
-   * replica holding it died) still has time to fetch itself.
+   * deadline. A fetch under way ends by its own deadline, no later than a caller that came after it;
+   * a replica that died holding one loses its claim within a lease, and the caller fetches itself.
    */
   readonly waitUntilMs: number;
 }
@@ -63,9 +63,10 @@ const OUTCOME_TTL_MS = 5_000;
 /**
  * A fetch's claim lasts this long unless its holder renews it (every third of it, while the fetch
  * runs): short, so the waiters of a replica that died mid-fetch claim it again well within their
- * deadline instead of waiting out the dead one's.
+ * deadline instead of waiting out the dead one's; long enough that a live holder's renewal late by
+ * two thirds of it (a busy event loop) still lands in time.
  */
-const CLAIM_LEASE_MS = 600;
+const CLAIM_LEASE_MS = 1_000;
 
 /** The cache lookup alone; undefined on a miss, a bypass (`no-cache`) or an unreachable cache. */
 export async function readCached(
