@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,9 +44,16 @@ import {
   redisKeys,
   requestJson,
 } from "@rda/service-kit";
-import { connectTestNats, silentLogger, testNamespace, waitFor } from "@rda/service-kit/testing";
+import { connectTestNats, freePort, silentLogger, testNamespace, waitFor } from "@rda/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisCacheStore, createRedisPacer } from "../../packages/upstream-client/src/index.ts";
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  newOutboxDelivery,
+  newWebhookSecret,
+  sealSecret,
+  sendDue,
+} from "../../packages/webhooks/src/index.ts";
 import { type Billing, billingSettingsFromEnv, startBilling } from "../../services/billing/src/index.ts";
 import {
   exportKeys,
@@ -56,6 +64,7 @@ import {
 import { createCachedAnswers } from "../../services/gateway/src/core/adapter-client.ts";
 import { createIdempotencyStore } from "../../services/gateway/src/core/idempotency.ts";
 import { createMetrics } from "../../services/gateway/src/core/metrics.ts";
+import { noticeWebhookOutbox } from "../../services/portal/src/notices/notice-webhook.ts";
 import { createAccountStore } from "../../services/portal/src/store/accounts.ts";
 import { createDeviceStore } from "../../services/portal/src/store/devices.ts";
 import { createLoginLinks } from "../../services/portal/src/store/login-links.ts";
@@ -325,6 +334,53 @@ describe("Redis with the shipped ACL users", () => {
     expect(
       await outcome(portal.hset(keys.idempotentRequest("key_acl0000000000001", "x"), "state", "served")),
     ).toMatch(NOPERM);
+  });
+
+  it("lets the notices worker, as the portal's user, queue, send and log an account's notice webhook through the outbox", async () => {
+    const portal = await as("portal");
+    const outbox = noticeWebhookOutbox(portal, keys.portal);
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      received.push(String(request.headers["webhook-id"]));
+      request.resume();
+      request.on("end", () => response.writeHead(204).end());
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => receiver.listen(port, "127.0.0.1", resolve));
+    try {
+      const sealingKey = randomBytes(32);
+      const sealed = sealSecret(sealingKey, newWebhookSecret());
+      const account = `acct_${randomBytes(8).toString("hex")}`;
+      const id = `ntc_${randomBytes(8).toString("hex")}`;
+      expect(await outbox.enqueue(newOutboxDelivery(account, id, "notice.test", {}, Date.now()))).toBe(true);
+      const loop = {
+        name: "notice webhooks (acl)",
+        outbox,
+        endpoint: async () => ({
+          url: `http://127.0.0.1:${port}/notices`,
+          secret: sealed,
+          previous_secret: null,
+          previous_until: 0,
+        }),
+        schedule: DEFAULT_RETRY_SCHEDULE,
+        attempt: { sealingKey, allowLoopback: true, timeoutMs: 2_000, maxResponseBytes: 1_024 },
+        logger,
+        holder: "notices-acl",
+        leaseMs: 5_000,
+        tickMs: 10,
+      };
+      // A step that Redis refused would be logged and retried: the log says whether it went.
+      await sendDue(loop, () => false);
+      await sendDue(loop, () => false);
+      expect(received).toEqual([id]);
+      expect((await outbox.log(account, 10, Date.now())).map((record) => record.state)).toEqual([
+        "delivered",
+      ]);
+      expect(await outbox.owners()).not.toContain(account);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it("lets the exports service, as its own user, keep its jobs through its scripts, run them under their leases and count quotes, and nothing else", async () => {

@@ -7,26 +7,28 @@ export {
   type WebhookTarget,
 } from "./delivery.ts";
 export {
+  type BatchSource,
   newOutboxDelivery,
+  nextRoundOf,
   type OutboxDelivery,
+  type OutboxEndpoint,
   type OutboxKeys,
-  type OutboxLoopDeps,
-  saveUnderLease,
-  sendDue,
-  startOutboxLoop,
   WebhookOutbox,
 } from "./outbox.ts";
 export {
+  type DeliveryHooks,
+  type OutboxLoopDeps,
+  type StepWriter,
+  sendDue,
+  startOutboxLoop,
+} from "./outbox-loop.ts";
+export {
   type AttemptOptions,
-  attemptOnce,
   DEFAULT_RETRY_SCHEDULE,
   DELIVERY_LOG_MS,
   type DeliveryAttempt,
-  nextAttemptAt,
   type RetrySchedule,
   retryDelayMs,
   type SealedSecrets,
-  signingSecrets,
-  withAttemptKept,
 } from "./schedule.ts";
 export { newWebhookSecret, openSecret, sealingKeyFrom, sealSecret } from "./secrets.ts";

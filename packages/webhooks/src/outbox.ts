@@ -1,34 +1,20 @@
 /**
- * A webhook outbox: per endpoint (its owner, e.g. an account), a queue of deliveries sent strictly in
- * order, each retried on the shared schedule (schedule.ts) until its retry window is over, and the
- * delivery log of the last 30 days (every attempt's status, time and error), with redelivery. One
- * replica sends an endpoint's deliveries at a time (service-kit's lease), every write checking in
- * the same script that it still holds it; the loop is service-kit's. A delivery keeps its id, its
- * `webhook-id`, on every attempt and redelivery, so receivers de-duplicate by it.
- *
- *   pending ──2xx──► delivered ──redeliver──► pending (next round)
- *      │  └─failure─► pending (next_attempt_at later, within the retry window)
- *      └─window over─► failed (out of the queue, kept in the log) ──redeliver──► pending
+ * A webhook outbox, the one delivery queue of our outbound webhooks (accounts' notices and
+ * monitors' batches alike): per endpoint (its owner, e.g. an account or a monitor), a queue of
+ * deliveries sent strictly in order, their records, and the delivery log of the last 30 days (every
+ * attempt's status, time and error). One replica moves an owner's queue at a time (service-kit's
+ * lease); every write it makes checks, in the same script, that it still holds it, so a replica
+ * that stalled past its lease (another took over) cannot write stale state back. A delivery keeps
+ * its id, its `webhook-id`, on every attempt and redelivery, so receivers de-duplicate by it.
+ * outbox-loop.ts moves the queues along and draws a delivery's states.
  */
-import {
-  LEASE_STILL_HELD,
-  type Lease,
-  type Logger,
-  type Loop,
-  luaScript,
-  type Redis,
-  startLoop,
-  takeLease,
-} from "@rda/service-kit";
+import { LEASE_STILL_HELD, type Lease, luaScript, type Redis, takeLease } from "@rda/service-kit";
 import {
   type AttemptOptions,
   attemptOnce,
   DELIVERY_LOG_MS,
   type DeliveryAttempt,
-  nextAttemptAt,
-  type RetrySchedule,
   type SealedSecrets,
-  withAttemptKept,
 } from "./schedule.ts";
 
 export interface OutboxDelivery {
@@ -37,24 +23,49 @@ export interface OutboxDelivery {
   readonly owner: string;
   /** The event type, e.g. `balance.low`. */
   readonly type: string;
+  /** What the receiver gets as the body's `data`. */
   readonly data: Record<string, unknown>;
   readonly created_at: number;
-  readonly state: "pending" | "delivered" | "failed";
+  /** `accepted`: the receiver answered 2xx and what follows (a settle) is not done yet. */
+  readonly state: "pending" | "accepted" | "delivered" | "failed";
   readonly round: number;
   readonly round_started_at: number;
   readonly next_attempt_at: number;
+  /** The newest attempts, oldest first. */
   readonly attempts: readonly DeliveryAttempt[];
 }
 
+/** Where an owner's deliveries go: the URL and its sealed signing secrets. */
+export type OutboxEndpoint = SealedSecrets & { readonly url: string };
+
 /** The Redis keys of one outbox; an owner's keys share its hash tag (one Redis Cluster slot). */
 export interface OutboxKeys {
+  /** List: ids of deliveries waiting to be sent, the head first (the one in flight). */
   queue(owner: string): string;
+  /** String: one delivery's record (JSON), kept for the log's retention. */
   delivery(owner: string, id: string): string;
+  /** Sorted set: the owner's deliveries by creation time (ms), the log's index. */
   log(owner: string): string;
+  /** String: the replica moving the owner's queue now (service-kit's lease). */
   lease(owner: string): string;
-  /** Set: every owner with deliveries queued, walked by each replica's loop. */
+  /** Set: the owners each replica's loop walks. */
   readonly owners: string;
 }
+
+/**
+ * Where a batch cut by the loop came from: a hash in the owner's slot (a monitor's webhook, its item
+ * stream cursor) whose `field` must still hold `expected` (null: unset), and the fields written to
+ * it in the step that queues the batch, so the cursor never moves without its batch nor a batch
+ * queues twice.
+ */
+export interface BatchSource {
+  readonly key: string;
+  readonly field: string;
+  readonly expected: string | null;
+  readonly set: Readonly<Record<string, string | number>>;
+}
+
+type Transaction = ReturnType<Redis["multi"]>;
 
 const LOG_TTL_SECONDS = Math.ceil(DELIVERY_LOG_MS / 1000);
 
@@ -76,6 +87,22 @@ if ARGV[7] == '1' then redis.call('LPUSH', KEYS[3], ARGV[4]) else redis.call('RP
 redis.call('SADD', KEYS[4], ARGV[5])
 return 1
 `;
+// KEYS: lease, source, queue, delivery, log. ARGV: holder, source field, expected value ('' for
+// none), record JSON, ttl (s), id, created ms, oldest kept ms, then field, value pairs for the
+// source. Queues a cut batch only while the queue is empty and the source has not moved (it still
+// exists: a webhook removed meanwhile is not written back).
+const CUT = `
+${LEASE_STILL_HELD}
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+if (redis.call('HGET', KEYS[2], ARGV[2]) or '') ~= ARGV[3] then return 0 end
+if redis.call('LLEN', KEYS[3]) > 0 then return 0 end
+redis.call('SET', KEYS[4], ARGV[4], 'EX', ARGV[5])
+redis.call('ZADD', KEYS[5], ARGV[7], ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', '(' .. ARGV[8])
+redis.call('HSET', KEYS[2], unpack(ARGV, 9))
+redis.call('RPUSH', KEYS[3], ARGV[6])
+return 1
+`;
 // KEYS: queue, owners. ARGV: owner. Forgets the owner only while its queue is empty, in one step: an
 // ENQUEUE landing between a separate length check and the removal would leave its delivery queued
 // under an owner no loop walks.
@@ -85,28 +112,8 @@ return 0
 `;
 const saveScript = luaScript(SAVE);
 const enqueueScript = luaScript(ENQUEUE);
+const cutScript = luaScript(CUT);
 const forgetIfIdleScript = luaScript(FORGET_IF_IDLE);
-
-/**
- * Writes a delivery's record (kept for the log's 30 days) while `holder` still holds its endpoint's
- * lease, in one script; `dequeue` also takes it out of the queue. False when the lease is gone
- * (another replica took over): the caller's state is stale and is not written. Monitors' batch
- * store writes through it too.
- */
-export async function saveUnderLease(
-  redis: Redis,
-  keys: { readonly lease: string; readonly delivery: string; readonly queue: string },
-  holder: string,
-  record: { readonly id: string },
-  dequeue: boolean,
-): Promise<boolean> {
-  const saved = await saveScript.run(
-    redis,
-    [keys.lease, keys.delivery, keys.queue],
-    [holder, JSON.stringify(record), LOG_TTL_SECONDS, dequeue ? "1" : "0", record.id],
-  );
-  return saved === 1;
-}
 
 export function newOutboxDelivery(
   owner: string,
@@ -129,7 +136,13 @@ export function newOutboxDelivery(
   };
 }
 
-export class WebhookOutbox {
+/** A logged delivery as its next round: sent again from now, with the same id and a fresh window. */
+export function nextRoundOf<R extends OutboxDelivery>(record: R, now: number): R {
+  return { ...record, state: "pending", round: record.round + 1, round_started_at: now, next_attempt_at: 0 };
+}
+
+/** An owner's queue, its records and log; `R` is the record a user of the outbox keeps (its own fields beside). */
+export class WebhookOutbox<R extends OutboxDelivery = OutboxDelivery> {
   readonly #redis: Redis;
   readonly #keys: OutboxKeys;
 
@@ -138,8 +151,11 @@ export class WebhookOutbox {
     this.#keys = keys;
   }
 
-  /** Queues a delivery (last, or `first` for a redelivery); false when it is queued already. */
-  async enqueue(record: OutboxDelivery, first = false): Promise<boolean> {
+  /**
+   * Queues a delivery (last, or `first` for a redelivery) and has the owner walked; false when it is
+   * queued already.
+   */
+  async enqueue(record: R, first = false): Promise<boolean> {
     const { owner, id } = record;
     const keys = [
       this.#keys.delivery(owner, id),
@@ -159,29 +175,99 @@ export class WebhookOutbox {
     return queued === 1;
   }
 
-  /** Sends a logged delivery again as a new round, first in line; false when unknown or queued. */
+  /** Sends a delivered or failed delivery again as a new round, first in line; false otherwise. */
   async redeliver(owner: string, id: string, now: number): Promise<boolean> {
     const record = await this.delivery(owner, id);
-    if (record === undefined || record.state === "pending") return false;
-    const next: OutboxDelivery = {
-      ...record,
-      state: "pending",
-      round: record.round + 1,
-      round_started_at: now,
-      next_attempt_at: 0,
-    };
-    return this.enqueue(next, true);
+    if (record === undefined || (record.state !== "delivered" && record.state !== "failed")) return false;
+    return this.enqueue(nextRoundOf(record, now), true);
   }
 
   /** Writes the record while `holder` holds the owner's lease; `dequeue` also takes it out of line. */
-  save(holder: string, record: OutboxDelivery, dequeue = false): Promise<boolean> {
+  async save(holder: string, record: R, dequeue = false): Promise<boolean> {
     const { owner, id } = record;
-    const keys = {
-      lease: this.#keys.lease(owner),
-      delivery: this.#keys.delivery(owner, id),
-      queue: this.#keys.queue(owner),
+    const keys = [this.#keys.lease(owner), this.#keys.delivery(owner, id), this.#keys.queue(owner)];
+    const saved = await saveScript.run(this.#redis, keys, [
+      holder,
+      JSON.stringify(record),
+      LOG_TTL_SECONDS,
+      dequeue ? "1" : "0",
+      id,
+    ]);
+    return saved === 1;
+  }
+
+  /**
+   * Queues a batch the loop cut from `source` as the owner's only delivery and moves the source on,
+   * in one step, while `holder` holds the lease; false when the queue is not empty or the source
+   * moved or went meanwhile.
+   */
+  async cut(holder: string, record: R, source: BatchSource): Promise<boolean> {
+    const { owner, id } = record;
+    const keys = [
+      this.#keys.lease(owner),
+      source.key,
+      this.#keys.queue(owner),
+      this.#keys.delivery(owner, id),
+      this.#keys.log(owner),
+    ];
+    const cut = await cutScript.run(this.#redis, keys, [
+      holder,
+      source.field,
+      source.expected ?? "",
+      JSON.stringify(record),
+      LOG_TTL_SECONDS,
+      id,
+      record.created_at,
+      record.created_at - DELIVERY_LOG_MS,
+      ...Object.entries(source.set).flat(),
+    ]);
+    return cut === 1;
+  }
+
+  /**
+   * Overwrites a queued delivery's record from outside the loop: only for one the loop leaves alone
+   * (the failed head of a stopped queue, started again as its next round).
+   */
+  async rewrite(record: R): Promise<void> {
+    const key = this.#keys.delivery(record.owner, record.id);
+    await this.#redis.set(key, JSON.stringify(record), "EX", LOG_TTL_SECONDS);
+  }
+
+  /**
+   * Sends a delivery once, now, outside the queue (a test event: one attempt, never retried), and
+   * logs it like any other; the record as logged.
+   */
+  async sendOnce(record: R, endpoint: OutboxEndpoint, options: AttemptOptions): Promise<R> {
+    const message = { id: record.id, type: record.type, data: record.data };
+    const attempt = await attemptOnce(endpoint, message, record.round, options);
+    const sent: R = {
+      ...record,
+      state: attempt.error === null ? "delivered" : "failed",
+      attempts: [attempt],
     };
-    return saveUnderLease(this.#redis, keys, holder, record, dequeue);
+    await this.#redis
+      .multi()
+      .set(this.#keys.delivery(record.owner, record.id), JSON.stringify(sent), "EX", LOG_TTL_SECONDS)
+      .zadd(this.#keys.log(record.owner), record.created_at, record.id)
+      .exec();
+    return sent;
+  }
+
+  /**
+   * Adds to `transaction` what starts the owner with an empty queue, walked by the loop even while
+   * empty (its batches are cut from a source), so a caller sets its endpoint up in the same step.
+   */
+  openQueue(transaction: Transaction, owner: string): Transaction {
+    return transaction.del(this.#keys.queue(owner)).sadd(this.#keys.owners, owner);
+  }
+
+  /**
+   * Adds to `transaction` what drops the owner's queue (and its log, with `forgetLog`) and stops
+   * the loop walking it, so a caller removes its endpoint in the same step.
+   */
+  closeQueue(transaction: Transaction, owner: string, forgetLog: boolean): Transaction {
+    const keys = [this.#keys.queue(owner), ...(forgetLog ? [this.#keys.log(owner)] : [])];
+    return transaction.del(...keys).srem(this.#keys.owners, owner);
   }
 
   owners(): Promise<string[]> {
@@ -206,13 +292,13 @@ export class WebhookOutbox {
     await forgetIfIdleScript.run(this.#redis, [this.#keys.queue(owner), this.#keys.owners], [owner]);
   }
 
-  async delivery(owner: string, id: string): Promise<OutboxDelivery | undefined> {
+  async delivery(owner: string, id: string): Promise<R | undefined> {
     const raw = await this.#redis.get(this.#keys.delivery(owner, id));
-    return raw === null ? undefined : (JSON.parse(raw) as OutboxDelivery);
+    return raw === null ? undefined : (JSON.parse(raw) as R);
   }
 
   /** The newest `limit` deliveries of the last 30 days, newest first. */
-  async log(owner: string, limit: number, now: number): Promise<OutboxDelivery[]> {
+  async log(owner: string, limit: number, now: number): Promise<R[]> {
     const ids = await this.#redis.zrevrangebyscore(
       this.#keys.log(owner),
       "+inf",
@@ -223,91 +309,6 @@ export class WebhookOutbox {
     );
     if (ids.length === 0) return [];
     const raws = await this.#redis.mget(...ids.map((id) => this.#keys.delivery(owner, id)));
-    return raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw) as OutboxDelivery);
+    return raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw) as R);
   }
-}
-
-export interface OutboxLoopDeps {
-  readonly outbox: WebhookOutbox;
-  /** Where the owner's deliveries go now; undefined: it has no endpoint (its queue is dropped). */
-  readonly endpoint: (owner: string) => Promise<(SealedSecrets & { readonly url: string }) | undefined>;
-  readonly schedule: RetrySchedule;
-  readonly attempt: AttemptOptions;
-  readonly logger: Logger;
-  /** This replica's name in leases. */
-  readonly holder: string;
-  readonly leaseMs: number;
-  readonly tickMs: number;
-  /** What the loop is, for its log lines. */
-  readonly name: string;
-}
-
-export function startOutboxLoop(deps: OutboxLoopDeps): Loop {
-  return startLoop({
-    name: deps.name,
-    everyMs: deps.tickMs,
-    turn: (isStopped) => sendDue(deps, isStopped),
-    logger: deps.logger,
-  });
-}
-
-/** One turn: each owner whose lease this replica wins moves its head delivery one step. */
-export async function sendDue(deps: OutboxLoopDeps, isStopped: () => boolean): Promise<void> {
-  for (const owner of await deps.outbox.owners()) {
-    if (isStopped()) return;
-    const lease = await deps.outbox.claim(owner, deps.holder, deps.leaseMs);
-    if (lease === undefined) continue;
-    try {
-      await step(deps, owner);
-    } catch (error) {
-      deps.logger.warn({ err: error, owner }, `${deps.name} step failed; retried`);
-    } finally {
-      await lease.release();
-    }
-  }
-}
-
-async function step(deps: OutboxLoopDeps, owner: string): Promise<void> {
-  const { outbox } = deps;
-  const headId = await outbox.head(owner);
-  if (headId === null) return outbox.forgetIfIdle(owner);
-  const record = await outbox.delivery(owner, headId);
-  if (record === undefined || record.state !== "pending") {
-    // Expired or finished by a replica that died before dequeuing it: out of line.
-    if (record !== undefined) await outbox.save(deps.holder, record, true);
-    else await outbox.dropMissing(owner, headId);
-    return;
-  }
-  if (record.next_attempt_at > Date.now()) return;
-  const endpoint = await deps.endpoint(owner);
-  if (endpoint === undefined) {
-    const failed = withAttemptKept(record, {
-      at: Date.now(),
-      round: record.round,
-      status: null,
-      latency_ms: 0,
-      error: "no webhook URL is set",
-    });
-    await outbox.save(deps.holder, { ...failed, state: "failed" }, true);
-    return;
-  }
-  const message = { id: record.id, type: record.type, data: record.data };
-  const attempt = await attemptOnce(endpoint, message, record.round, deps.attempt);
-  // The window runs from the round's first attempt, not from when it was queued: a delivery that
-  // waited behind a failing one still gets its whole window.
-  const first = !record.attempts.some((each) => each.round === record.round);
-  const started = first ? { ...record, round_started_at: attempt.at } : record;
-  const tried = withAttemptKept(started, attempt);
-  if (attempt.error === null) {
-    await outbox.save(deps.holder, { ...tried, state: "delivered" }, true);
-    return;
-  }
-  const failedInRound = tried.attempts.filter((each) => each.round === tried.round).length;
-  const at = nextAttemptAt(tried.round_started_at, failedInRound, deps.schedule, Date.now());
-  if (at !== undefined) {
-    await outbox.save(deps.holder, { ...tried, next_attempt_at: at });
-    return;
-  }
-  await outbox.save(deps.holder, { ...tried, state: "failed" }, true);
-  deps.logger.warn({ owner, delivery_id: record.id }, `${deps.name}: a delivery failed for good`);
 }

@@ -2,7 +2,9 @@
  * The webhook outbox on real Redis and a real HTTP receiver: a delivery whose receiver never accepts
  * is retried until its retry window is over, then fails for good, leaves the queue (the next one is
  * sent) and stays in the log with every attempt; redelivered, it is sent again first in line with
- * the same `webhook-id`; two loops (two replicas) never send one attempt twice.
+ * the same `webhook-id`; two loops (two replicas) never send one attempt twice. With hooks (what
+ * monitors' batches add), a batch is cut only into an empty queue from a source that has not moved,
+ * under the lease, and a delivery that fails for good stays first with the queue waiting behind it.
  */
 import { createServer, type Server } from "node:http";
 import type { Redis } from "@rda/service-kit";
@@ -18,9 +20,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   newOutboxDelivery,
   newWebhookSecret,
+  type OutboxDelivery,
   type OutboxLoopDeps,
   sealingKeyFrom,
   sealSecret,
+  sendDue,
   startOutboxLoop,
   WebhookOutbox,
 } from "../src/index.ts";
@@ -65,12 +69,19 @@ function outboxFor(root: string): WebhookOutbox {
   });
 }
 
+const endpointOf = (sealed: string) => ({
+  url: receiverUrl,
+  secret: sealed,
+  previous_secret: null,
+  previous_until: 0,
+});
+
 function loopDeps(outbox: WebhookOutbox, holder: string, retryWindowMs: number): OutboxLoopDeps {
   const sealed = sealSecret(sealingKey, newWebhookSecret());
   return {
     name: "test outbox",
     outbox,
-    endpoint: async () => ({ url: receiverUrl, secret: sealed, previous_secret: null, previous_until: 0 }),
+    endpoint: async () => endpointOf(sealed),
     schedule: { retryWindowMs, firstRetryMs: 20, maxRetryDelayMs: 50 },
     attempt: { sealingKey, allowLoopback: true, timeoutMs: 2_000, maxResponseBytes: 1_024 },
     logger: silentLogger(),
@@ -160,5 +171,69 @@ describe("the webhook outbox", () => {
     } finally {
       await Promise.all(loops.map((loop) => loop.stop()));
     }
+  });
+
+  it("cuts a batch only under the lease, into an empty queue, from a source that has not moved or gone", async () => {
+    const root = `${namespace}:rda:cut`;
+    const outbox = outboxFor(root);
+    const source = `${root}:{acct_1}:source`;
+    await redis.hset(source, { cursor: "", sequence: 0 });
+    const batch = (n: number) => newOutboxDelivery("acct_1", `msg_${n}`, "test.batch", { n }, Date.now());
+    const from = (expected: string | null, cursor: string, sequence: number) => ({
+      key: source,
+      field: "cursor",
+      expected,
+      set: { cursor, sequence },
+    });
+    expect(await outbox.cut("replica-a", batch(1), from(null, "10", 1))).toBe(false);
+    const lease = (await outbox.claim("acct_1", "replica-a", 5_000))!;
+    try {
+      expect(await outbox.cut("replica-a", batch(1), from(null, "10", 1))).toBe(true);
+      expect(await redis.hgetall(source)).toEqual({ cursor: "10", sequence: "1" });
+      expect(await outbox.head("acct_1")).toBe("msg_1");
+      // Not while a batch is queued.
+      expect(await outbox.cut("replica-a", batch(2), from("10", "20", 2))).toBe(false);
+      await outbox.save(
+        "replica-a",
+        { ...(await outbox.delivery("acct_1", "msg_1"))!, state: "delivered" },
+        true,
+      );
+      // Not from where the source was before it moved.
+      expect(await outbox.cut("replica-a", batch(2), from(null, "20", 2))).toBe(false);
+      expect(await outbox.cut("replica-a", batch(2), from("10", "20", 2))).toBe(true);
+      await outbox.save(
+        "replica-a",
+        { ...(await outbox.delivery("acct_1", "msg_2"))!, state: "delivered" },
+        true,
+      );
+      // Not once the source is gone (a webhook removed meanwhile is not written back).
+      await redis.del(source);
+      expect(await outbox.cut("replica-a", batch(3), from("20", "30", 3))).toBe(false);
+      expect(await redis.exists(source)).toBe(0);
+      expect(await outbox.head("acct_1")).toBeNull();
+    } finally {
+      await lease.release();
+    }
+  });
+
+  it("with a roundFailed hook keeps a delivery that failed for good first, the queue waiting behind it", async () => {
+    accepting = false;
+    got.length = 0;
+    const outbox = outboxFor(`${namespace}:rda:stays`);
+    await outbox.enqueue(newOutboxDelivery("acct_1", "msg_first", "test.event", {}, Date.now()));
+    await outbox.enqueue(newOutboxDelivery("acct_1", "msg_behind", "test.event", {}, Date.now() + 1));
+    const ended: string[] = [];
+    const sealed = sealSecret(sealingKey, newWebhookSecret());
+    const deps = {
+      ...loopDeps(outbox, "replica-a", 0),
+      endpoint: async () => endpointOf(sealed),
+      hooks: { roundFailed: async (record: OutboxDelivery) => void ended.push(record.id) },
+    };
+    for (let turn = 0; turn < 3; turn++) await sendDue(deps, () => false);
+    expect(await outbox.head("acct_1")).toBe("msg_first");
+    expect((await outbox.delivery("acct_1", "msg_first"))?.state).toBe("failed");
+    // Found first again on every later turn, so an end cut short by a dying replica is finished.
+    expect(ended).toEqual(["msg_first", "msg_first", "msg_first"]);
+    expect(got.map((each) => each.id)).toEqual(["msg_first"]);
   });
 });

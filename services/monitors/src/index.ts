@@ -1,7 +1,8 @@
 /**
  * monitors: keeps monitors (Redis), polls their sources (one replica per source at a time, under
- * service-kit's lease) through the adapters, and answers the gateway's `monitors.*` requests in the
- * `monitors` queue group. A value: connections come in, nothing is read from the environment.
+ * service-kit's lease) through the adapters, sends their webhook batches through @rda/webhooks'
+ * outbox, and answers the gateway's `monitors.*` requests in the `monitors` queue group. A value:
+ * connections come in, nothing is read from the environment.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -21,6 +22,7 @@ import {
   type Registry,
   watchKeyRevocations,
 } from "@rda/service-kit";
+import { WebhookOutbox } from "@rda/webhooks";
 import { serveMonitorApi } from "./api.ts";
 import { createMonitorMetrics } from "./metrics.ts";
 import { monitorKeys } from "./monitor-keys.ts";
@@ -28,14 +30,14 @@ import { MonitorStore } from "./monitor-store.ts";
 import { type PollerSettings, startPoller } from "./poller.ts";
 import { stopRevokedKey } from "./revoked-keys.ts";
 import { SourceLeases } from "./source-leases.ts";
-import { sendDelivery } from "./webhooks/batch-sender.ts";
 import { natsDeliveryBilling } from "./webhooks/delivery-billing.ts";
 import { natsDeliveryNotices } from "./webhooks/delivery-notices.ts";
+import type { DeliveryRecord } from "./webhooks/delivery-record.ts";
 import { startDeliveryWorker } from "./webhooks/delivery-worker.ts";
 import { MonitorWebhooks } from "./webhooks/monitor-webhooks.ts";
+import { WebhookEndpoints } from "./webhooks/webhook-endpoints.ts";
 import { webhookKeys } from "./webhooks/webhook-keys.ts";
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./webhooks/webhook-settings.ts";
-import { WebhookStore } from "./webhooks/webhook-store.ts";
 
 export interface MonitorSettings extends PollerSettings {
   readonly limits: MonitorLimits;
@@ -93,10 +95,12 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   });
   const store = new MonitorStore(deps.redis, keys);
   const owner = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const webhookStore = new WebhookStore(deps.redis, webhookKeys(deps.namespace));
+  const outbox = new WebhookOutbox<DeliveryRecord>(deps.redis, webhookKeys(deps.namespace));
+  const endpoints = new WebhookEndpoints(deps.redis, webhookKeys(deps.namespace), outbox);
   const billing = natsDeliveryBilling(caller, ends, settings.webhooks);
   const webhooks = new MonitorWebhooks({
-    store: webhookStore,
+    endpoints,
+    outbox,
     settings: settings.webhooks,
     redis: deps.redis,
     itemsKey: keys.items,
@@ -133,8 +137,8 @@ export async function startMonitors(deps: MonitorsDeps): Promise<RunningMonitors
   const poller = startPoller({ ...deps, store, leases, metrics, settings });
   const delivery = startDeliveryWorker({
     monitors: store,
-    webhooks: webhookStore,
-    send: sendDelivery,
+    outbox,
+    endpoints,
     billing,
     notices: natsDeliveryNotices({ ...deps, billing }),
     settings: settings.webhooks,

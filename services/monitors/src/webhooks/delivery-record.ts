@@ -1,39 +1,35 @@
 /**
  * One delivery: a batch of a monitor's items (or a test event) with a stable id, which is its
- * `webhook-id` on every attempt and every redelivery. Its states, owned by delivery-worker.ts:
+ * `webhook-id` on every attempt and every redelivery. It is an outbox delivery (@rda/webhooks
+ * outbox.ts, whose loop draws its states; the owner is the monitor) with the round's money beside:
  *
- *   pending ──2xx──► accepted ──settled──► delivered
+ *   pending ──debit, 2xx──► accepted ──settled──► delivered
  *      │  └─failure─► pending (next_attempt_at later, within the retry window)
  *      └─window over─► failed (refunded once) ──redeliver / resume──► pending (next round)
  *   delivered ──redeliver──► pending (next round)
  *
  * Each round is debited once in billing under `<id>.r<round>` before its first attempt, settled on
- * a 2xx, refunded when the round fails for good.
+ * a 2xx, refunded when the round fails for good (delivery-worker.ts).
  */
-import { type DeliveryAttempt, withAttemptKept } from "@rda/webhooks";
+import { nextRoundOf, type OutboxDelivery } from "@rda/webhooks";
 
 /** The shared retry schedule (@rda/webhooks schedule.ts). */
 export { retryDelayMs } from "@rda/webhooks";
-export type { DeliveryAttempt };
 
-export type DeliveryState = "pending" | "accepted" | "delivered" | "failed";
-
-export interface DeliveryRecord {
-  readonly id: string;
-  readonly type: "monitor.items" | "monitor.test";
+/** What the receiver gets as the body's `data`. */
+export type BatchData = {
   readonly monitor_id: string;
+  readonly delivery_id: string;
   readonly items: readonly unknown[];
-  readonly created_at: number;
-  readonly state: DeliveryState;
-  readonly round: number;
+};
+
+export interface DeliveryRecord extends OutboxDelivery {
+  readonly type: "monitor.items" | "monitor.test";
+  readonly data: BatchData;
   /** The round billing has debited (null: none yet); test events are never debited. */
   readonly debited_round: number | null;
   /** Whether the failed round's debit went back. */
   readonly refunded: boolean;
-  readonly round_started_at: number;
-  readonly next_attempt_at: number;
-  /** The newest attempts, oldest first (the newest 50). */
-  readonly attempts: readonly DeliveryAttempt[];
 }
 
 export function deliveryIdOf(monitorId: string, sequence: number): string {
@@ -57,9 +53,9 @@ export function newDelivery(
 ): DeliveryRecord {
   return {
     id,
+    owner: monitorId,
     type,
-    monitor_id: monitorId,
-    items,
+    data: { monitor_id: monitorId, delivery_id: id, items },
     created_at: now,
     state: "pending",
     round: 0,
@@ -71,24 +67,9 @@ export function newDelivery(
   };
 }
 
-export function withAttempt(record: DeliveryRecord, attempt: DeliveryAttempt): DeliveryRecord {
-  return withAttemptKept(record, attempt);
-}
-
 /** The next round of a delivery: sent again from now, with a fresh retry window and debit. */
 export function nextRound(record: DeliveryRecord, now: number): DeliveryRecord {
-  return {
-    ...record,
-    state: "pending",
-    round: record.round + 1,
-    refunded: false,
-    round_started_at: now,
-    next_attempt_at: 0,
-  };
-}
-
-export function attemptsInRound(record: DeliveryRecord): number {
-  return record.attempts.filter((attempt) => attempt.round === record.round).length;
+  return { ...nextRoundOf(record, now), refunded: false };
 }
 
 /** What `GET /v1/monitors/{id}/deliveries` shows of a delivery: no items, every attempt. */
@@ -96,7 +77,7 @@ export function publicDelivery(record: DeliveryRecord) {
   return {
     id: record.id,
     type: record.type,
-    items: record.items.length,
+    items: record.data.items.length,
     state: record.state === "accepted" ? "delivered" : record.state,
     created_at: Math.floor(record.created_at / 1000),
     next_attempt_at:

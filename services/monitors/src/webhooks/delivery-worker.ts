@@ -1,42 +1,36 @@
 /**
- * The webhook delivery loop of one replica. Every turn it walks the monitors with a webhook and,
- * for each whose lease it wins (service-kit's lease, so one replica sends a monitor's deliveries at a
- * time, and another takes over when a replica dies), moves the head of its queue one step along
- * (delivery-record.ts draws the states). Batches go strictly one after another, so items arrive in
- * order. Every step is repeatable: a replica killed mid-step leaves the record where it was, and
- * whoever takes over repeats the step with the same `webhook-id` and the same debit id, so nothing
- * is lost and nothing is charged twice.
+ * Monitors' webhook delivery: the outbox's loop (@rda/webhooks outbox-loop.ts: one replica moves a
+ * monitor's queue at a time under its lease, every write checking it, the head one step per turn,
+ * batches strictly one after another so items arrive in order), with each batch round's money as
+ * its hooks. A batch is cut only when the queue is empty, the item cursor and sequence moving in
+ * the same write; each round is debited before its first attempt, settled once accepted (saved
+ * `accepted` first, so it is never POSTed again), refunded when it fails for good, which leaves it
+ * first in line and the monitor `failing`. Every step is repeatable: a replica killed mid-step
+ * leaves the record where it was, and whoever takes over repeats the step with the same
+ * `webhook-id` and the same debit id, so nothing is lost and nothing is charged twice.
  */
 import { MONITOR_WEBHOOK_BATCH_ITEMS } from "@rda/contracts";
-import { type Counter, type Logger, type Loop, type SpendingRefusal, startLoop } from "@rda/service-kit";
-import { nextAttemptAt } from "@rda/webhooks";
+import type { Counter, Logger, Loop, SpendingRefusal } from "@rda/service-kit";
+import {
+  type DeliveryAttempt,
+  type OutboxLoopDeps,
+  type StepWriter,
+  startOutboxLoop,
+  type WebhookOutbox,
+} from "@rda/webhooks";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
 import type { MonitorStore } from "../monitor-store.ts";
-import type { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import type { DeliveryNotices } from "./delivery-notices.ts";
-import {
-  attemptsInRound,
-  type DeliveryRecord,
-  debitIdOf,
-  deliveryIdOf,
-  newDelivery,
-  withAttempt,
-} from "./delivery-record.ts";
-import type { WebhookSettings } from "./webhook-settings.ts";
-import type { Endpoint, WebhookStore } from "./webhook-store.ts";
-
-/** The webhook store's part the loop uses (webhook-store.ts). */
-export type DeliveryQueue = Pick<
-  WebhookStore,
-  "monitorsWithEndpoints" | "claim" | "endpoint" | "head" | "delivery" | "createBatch" | "save" | "setStatus"
->;
+import { type DeliveryRecord, debitIdOf, deliveryIdOf, newDelivery } from "./delivery-record.ts";
+import type { Endpoint, WebhookEndpoints } from "./webhook-endpoints.ts";
+import { attemptOptionsOf, type WebhookSettings } from "./webhook-settings.ts";
 
 export interface DeliveryWorkerDeps {
   readonly monitors: Pick<MonitorStore, "get" | "read">;
-  readonly webhooks: DeliveryQueue;
-  /** One attempt's POST (batch-sender.ts). */
-  readonly send: typeof sendDelivery;
+  /** The monitors' outbox: their queues, records and logs. */
+  readonly outbox: WebhookOutbox<DeliveryRecord>;
+  readonly endpoints: Pick<WebhookEndpoints, "endpoint" | "setStatus" | "batchSource">;
   readonly billing: DeliveryBilling;
   readonly notices: DeliveryNotices;
   readonly settings: WebhookSettings;
@@ -49,100 +43,80 @@ export interface DeliveryWorkerDeps {
   readonly keyRevoked: (keyId: string) => Promise<unknown>;
 }
 
-interface Turn {
-  readonly deps: DeliveryWorkerDeps;
-  readonly monitor: MonitorRecord;
-  readonly endpoint: Endpoint;
-}
+/** A monitor whose batches may move now, with its receiver. */
+type Sending = Endpoint & { readonly monitor: MonitorRecord };
+type Writer = StepWriter<DeliveryRecord>;
 
 export function startDeliveryWorker(deps: DeliveryWorkerDeps): Loop {
-  return startLoop({
+  return startOutboxLoop(deliveryLoop(deps));
+}
+
+/** The outbox loop of monitors' batches: the outbox's steps, each round's money in its hooks. */
+export function deliveryLoop(deps: DeliveryWorkerDeps): OutboxLoopDeps<DeliveryRecord, Sending> {
+  return {
     name: "webhook delivery",
-    everyMs: deps.settings.tickMs,
-    turn: (isStopped) => deliverDue(deps, isStopped),
+    outbox: deps.outbox,
+    endpoint: (monitorId) => sendingMonitor(deps, monitorId),
+    hooks: {
+      nextDelivery: (_monitorId, sending, writer) => cutNextBatch(deps, sending, writer),
+      beforeAttempt: (record, sending, writer) => chargeRound(deps, sending, writer, record),
+      attempted: (attempt) => deps.attempts.inc({ outcome: outcomeOf(attempt) }),
+      accepted: (record, sending) => settleRound(deps, sending, record),
+      roundFailed: (record, sending, writer) => endFailedRound(deps, sending, writer, record),
+    },
+    schedule: deps.settings,
+    attempt: attemptOptionsOf(deps.settings),
     logger: deps.logger,
-  });
+    holder: deps.owner,
+    leaseMs: deps.settings.leaseMs,
+    tickMs: deps.settings.tickMs,
+  };
 }
 
-/** One turn: each monitor with a webhook whose lease this replica wins moves one step. */
-export async function deliverDue(deps: DeliveryWorkerDeps, isStopped: () => boolean): Promise<void> {
-  for (const monitorId of await deps.webhooks.monitorsWithEndpoints()) {
-    if (isStopped()) return;
-    const lease = await deps.webhooks.claim(monitorId, deps.owner, deps.settings.leaseMs);
-    if (lease === undefined) continue;
-    try {
-      await stepMonitor(deps, monitorId);
-    } catch (error) {
-      deps.logger.warn({ err: error, monitor_id: monitorId }, "webhook delivery step failed; retried");
-    } finally {
-      await lease.release();
-    }
-  }
-}
-
-/** Moves the monitor's head delivery one step; queues the next batch when none is waiting. */
-async function stepMonitor(deps: DeliveryWorkerDeps, monitorId: string): Promise<void> {
+/** The monitor and its receiver; "hold" while it is gone, stopped, or failing until resumed. */
+async function sendingMonitor(deps: DeliveryWorkerDeps, monitorId: string): Promise<Sending | "hold"> {
   const [monitor, endpoint] = await Promise.all([
     deps.monitors.get(monitorId),
-    deps.webhooks.endpoint(monitorId),
+    deps.endpoints.endpoint(monitorId),
   ]);
-  if (monitor === undefined || endpoint === undefined || !isRunning(monitor)) return;
-  if (endpoint.status === "failing") return;
-  const turn: Turn = { deps, monitor, endpoint };
-  const headId = (await deps.webhooks.head(monitorId)) ?? (await queueNextBatch(turn));
-  if (headId === null) return;
-  const record = await deps.webhooks.delivery(monitorId, headId);
-  if (record === undefined) return;
-  if (record.next_attempt_at > Date.now()) return;
-  if (record.state === "accepted") return settleAndFinish(turn, record);
-  if (record.state === "failed") return endFailedRound(turn, record);
-  if (record.state === "pending") return attempt(turn, record);
+  if (monitor === undefined || endpoint === undefined || !isRunning(monitor)) return "hold";
+  if (endpoint.status === "failing") return "hold";
+  return { ...endpoint, monitor };
 }
 
-/** The next up to 100 items after the cursor, as one batch with the next sequence number. */
-async function queueNextBatch({ deps, monitor, endpoint }: Turn): Promise<string | null> {
-  const page = await deps.monitors.read(monitor.id, endpoint.cursor, MONITOR_WEBHOOK_BATCH_ITEMS);
+/** The next up to 100 items after the cursor, queued as one batch with the next sequence number. */
+async function cutNextBatch(
+  deps: DeliveryWorkerDeps,
+  sending: Sending,
+  writer: Writer,
+): Promise<string | null> {
+  const { monitor } = sending;
+  const page = await deps.monitors.read(monitor.id, sending.cursor, MONITOR_WEBHOOK_BATCH_ITEMS);
   if (page.items.length === 0 || page.cursor === null) return null;
-  const sequence = endpoint.sequence + 1;
-  const record = newDelivery(
-    deliveryIdOf(monitor.id, sequence),
-    monitor.id,
-    "monitor.items",
-    page.items,
-    Date.now(),
-  );
-  const next = { cursor: page.cursor, sequence };
-  const created = await deps.webhooks.createBatch(deps.owner, record, { cursor: endpoint.cursor }, next);
-  return created ? record.id : null;
+  const sequence = sending.sequence + 1;
+  const id = deliveryIdOf(monitor.id, sequence);
+  const record = newDelivery(id, monitor.id, "monitor.items", page.items, Date.now());
+  const source = deps.endpoints.batchSource(monitor.id, sending.cursor, { cursor: page.cursor, sequence });
+  return (await writer.cut(record, source)) ? record.id : null;
 }
 
-async function attempt(turn: Turn, record: DeliveryRecord): Promise<void> {
-  const { deps, monitor } = turn;
+function outcomeOf(attempt: DeliveryAttempt): string {
+  if (attempt.error === null) return "delivered";
+  return attempt.error.startsWith("refused") ? "refused" : "failed";
+}
+
+/** Before each attempt: the round debited (once); undefined when it is not sent now. */
+async function chargeRound(
+  deps: DeliveryWorkerDeps,
+  sending: Sending,
+  writer: Writer,
+  record: DeliveryRecord,
+): Promise<DeliveryRecord | undefined> {
   const charged = record.type === "monitor.test" || record.debited_round === record.round;
-  let current = record;
-  if (!charged) {
-    const debited = await debitRound(turn, record);
-    if (debited === undefined) return;
-    current = debited;
-  }
-  if (turn.endpoint.status === "paused_for_credits") await deps.webhooks.setStatus(monitor.id, "active");
-  const result = await deps.send(current, turn.endpoint, deps.settings);
-  const outcome =
-    result.error === null ? "delivered" : result.error.startsWith("refused") ? "refused" : "failed";
-  deps.attempts.inc({ outcome });
-  const tried = withAttempt(current, result);
-  if (result.error === null) {
-    if (await deps.webhooks.save(deps.owner, { ...tried, state: "accepted" }))
-      await settleAndFinish(turn, { ...tried, state: "accepted" });
-    return;
-  }
-  const at = nextAttemptAt(tried.round_started_at, attemptsInRound(tried), deps.settings, Date.now());
-  if (at !== undefined) {
-    await deps.webhooks.save(deps.owner, { ...tried, next_attempt_at: at });
-    return;
-  }
-  const failed: DeliveryRecord = { ...tried, state: "failed", refunded: false };
-  if (await deps.webhooks.save(deps.owner, failed)) await endFailedRound(turn, failed);
+  const current = charged ? record : await debitRound(deps, sending, writer, record);
+  if (current === undefined) return undefined;
+  if (sending.status === "paused_for_credits") await deps.endpoints.setStatus(sending.monitor.id, "active");
+  return current;
 }
 
 /**
@@ -150,23 +124,28 @@ async function attempt(turn: Turn, record: DeliveryRecord): Promise<void> {
  * undefined when it cannot be sent now: billing did not answer, or the key is out of credits or at
  * its cap (the monitor pauses for credits and asks again later, its items kept in order).
  */
-async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryRecord | undefined> {
-  const { deps, monitor } = turn;
+async function debitRound(
+  deps: DeliveryWorkerDeps,
+  sending: Sending,
+  writer: Writer,
+  record: DeliveryRecord,
+): Promise<DeliveryRecord | undefined> {
+  const { monitor } = sending;
   const reply = await deps.billing.debit(monitor.key_id, debitIdOf(record));
   const later = { ...record, next_attempt_at: Date.now() + deps.settings.creditsRetryMs };
   if (reply === undefined) {
-    await deps.webhooks.save(deps.owner, later);
+    await writer.save(later);
     return undefined;
   }
   switch (reply.outcome) {
     case "debited":
     case "already_debited": {
       const debited = { ...record, debited_round: record.round };
-      return (await deps.webhooks.save(deps.owner, debited)) ? debited : undefined;
+      return (await writer.save(debited)) ? debited : undefined;
     }
     case "insufficient":
     case "spend_cap_reached":
-      await pauseForCredits(turn, later, reply);
+      await pauseForCredits(deps, sending, writer, later, reply);
       return undefined;
     case "revoked":
       // Stopped for good, not paused for credits: the round stays queued, never sent or charged.
@@ -175,7 +154,7 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
     default: {
       // The key is gone, or this round ended already: nothing to charge or refund.
       const failed: DeliveryRecord = { ...record, state: "failed", refunded: true };
-      if (await deps.webhooks.save(deps.owner, failed)) await endFailedRound(turn, failed);
+      if (await writer.save(failed)) await endFailedRound(deps, sending, writer, failed);
       return undefined;
     }
   }
@@ -186,31 +165,40 @@ async function debitRound(turn: Turn, record: DeliveryRecord): Promise<DeliveryR
  * refused round) is published before the status changes, so a replica that dies between the two
  * publishes it again on the next turn, and the portal sends that crossing once.
  */
-async function pauseForCredits(turn: Turn, record: DeliveryRecord, refusal: SpendingRefusal): Promise<void> {
-  const { deps, monitor, endpoint } = turn;
-  if (!(await deps.webhooks.save(deps.owner, record))) return;
-  if (endpoint.status === "paused_for_credits") return;
+async function pauseForCredits(
+  deps: DeliveryWorkerDeps,
+  sending: Sending,
+  writer: Writer,
+  record: DeliveryRecord,
+  refusal: SpendingRefusal,
+): Promise<void> {
+  const { monitor } = sending;
+  if (!(await writer.save(record))) return;
+  if (sending.status === "paused_for_credits") return;
   await deps.notices.outOfCredits(monitor.key_id, monitor.id, `${debitIdOf(record)}:credits`, refusal);
-  await deps.webhooks.setStatus(monitor.id, "paused_for_credits");
+  await deps.endpoints.setStatus(monitor.id, "paused_for_credits");
   deps.logger.info({ monitor_id: monitor.id }, "monitor webhook paused for credits");
 }
 
 /**
- * The receiver accepted the batch: its debit becomes final, then the delivery is done. While billing
- * does not answer the record stays accepted and is settled on a later turn (the receiver is not
+ * The receiver accepted the batch: its debit becomes final, and then (true) it is delivered. While
+ * billing does not answer it stays accepted and is settled on a later turn (the receiver is not
  * asked again); a debit voided first (its deadline passed) leaves the batch free, as the log says.
  */
-async function settleAndFinish({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {
-  if (record.type === "monitor.items") {
-    const settled = await deps.billing.settle(monitor.key_id, debitIdOf(record));
-    if (!settled.ok) return;
-    if (settled.value !== "settled" && settled.value !== "already_settled")
-      deps.logger.warn(
-        { monitor_id: monitor.id, delivery_id: record.id, end: settled.value },
-        "webhook batch not charged",
-      );
-  }
-  await deps.webhooks.save(deps.owner, { ...record, state: "delivered" }, true);
+async function settleRound(
+  deps: DeliveryWorkerDeps,
+  sending: Sending,
+  record: DeliveryRecord,
+): Promise<boolean> {
+  if (record.type !== "monitor.items") return true;
+  const settled = await deps.billing.settle(sending.monitor.key_id, debitIdOf(record));
+  if (!settled.ok) return false;
+  if (settled.value !== "settled" && settled.value !== "already_settled")
+    deps.logger.warn(
+      { monitor_id: sending.monitor.id, delivery_id: record.id, end: settled.value },
+      "webhook batch not charged",
+    );
+  return true;
 }
 
 /**
@@ -218,13 +206,19 @@ async function settleAndFinish({ deps, monitor }: Turn, record: DeliveryRecord):
  * id), the monitor pauses as `failing`, and its account holder is told. The delivery stays first
  * in the queue, so resuming (PATCH `paused: false`, or redelivering it) sends it again, in order.
  */
-async function endFailedRound({ deps, monitor }: Turn, record: DeliveryRecord): Promise<void> {
+async function endFailedRound(
+  deps: DeliveryWorkerDeps,
+  sending: Sending,
+  writer: Writer,
+  record: DeliveryRecord,
+): Promise<void> {
+  const { monitor } = sending;
   if (!record.refunded) {
     const charged = record.type === "monitor.items" && record.debited_round === record.round;
     if (charged) await refundRound(deps, monitor, record, "webhook_failed");
-    if (!(await deps.webhooks.save(deps.owner, { ...record, refunded: true }))) return;
+    if (!(await writer.save({ ...record, refunded: true }))) return;
   }
-  await deps.webhooks.setStatus(monitor.id, "failing");
+  await deps.endpoints.setStatus(monitor.id, "failing");
   deps.logger.warn({ monitor_id: monitor.id, delivery_id: record.id }, "monitor webhook failing; paused");
   await deps.notices.failing(monitor.key_id, monitor.id, debitIdOf(record));
 }

@@ -6,14 +6,19 @@
  */
 import { MONITOR_DELIVERY_ID, type MonitorsRpcReply, monitorRefusal as refused } from "@rda/contracts";
 import type { Logger, Redis } from "@rda/service-kit";
-import { newWebhookSecret, sealSecret, urlProblem } from "@rda/webhooks";
+import { newWebhookSecret, sealSecret, urlProblem, type WebhookOutbox } from "@rda/webhooks";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
-import { sendDelivery } from "./batch-sender.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
-import { newDelivery, nextRound, publicDelivery, testDeliveryIdOf } from "./delivery-record.ts";
+import {
+  type DeliveryRecord,
+  newDelivery,
+  nextRound,
+  publicDelivery,
+  testDeliveryIdOf,
+} from "./delivery-record.ts";
 import { refundRound } from "./delivery-worker.ts";
-import type { WebhookSettings } from "./webhook-settings.ts";
-import type { EndpointStatus, WebhookStore } from "./webhook-store.ts";
+import type { EndpointStatus, WebhookEndpoints } from "./webhook-endpoints.ts";
+import { attemptOptionsOf, type WebhookSettings } from "./webhook-settings.ts";
 
 /** A test event's attempt waits at most this long, so its answer fits the API's own deadline. */
 const TEST_TIMEOUT_MS = 5_000;
@@ -21,7 +26,8 @@ const TEST_TIMEOUT_MS = 5_000;
 const LOG_PAGE = 100;
 
 export class MonitorWebhooks {
-  readonly #store: WebhookStore;
+  readonly #endpoints: WebhookEndpoints;
+  readonly #outbox: WebhookOutbox<DeliveryRecord>;
   readonly #settings: WebhookSettings;
   readonly #redis: Redis;
   readonly #itemsKey: (monitorId: string) => string;
@@ -30,13 +36,15 @@ export class MonitorWebhooks {
 
   constructor(deps: {
     logger: Logger;
-    store: WebhookStore;
+    endpoints: WebhookEndpoints;
+    outbox: WebhookOutbox<DeliveryRecord>;
     settings: WebhookSettings;
     redis: Redis;
     itemsKey: (monitorId: string) => string;
     billing: DeliveryBilling;
   }) {
-    this.#store = deps.store;
+    this.#endpoints = deps.endpoints;
+    this.#outbox = deps.outbox;
     this.#settings = deps.settings;
     this.#redis = deps.redis;
     this.#itemsKey = deps.itemsKey;
@@ -61,7 +69,7 @@ export class MonitorWebhooks {
     const key = this.#sealingKey();
     const secret = newWebhookSecret();
     const cursor = fromStart ? null : await this.#newestItem(monitor.id);
-    await this.#store.configure(monitor.id, url, sealSecret(key, secret), cursor);
+    await this.#endpoints.configure(monitor.id, url, sealSecret(key, secret), cursor);
     return secret;
   }
 
@@ -76,7 +84,8 @@ export class MonitorWebhooks {
     let secret: string | undefined;
     if (change.webhook_url === null) await this.#stop(monitor, false);
     else if (change.webhook_url !== undefined) {
-      if (await this.#store.endpoint(monitor.id)) await this.#store.setUrl(monitor.id, change.webhook_url);
+      if (await this.#endpoints.endpoint(monitor.id))
+        await this.#endpoints.setUrl(monitor.id, change.webhook_url);
       else secret = await this.configure(monitor, change.webhook_url, false);
     }
     if (change.paused === false || typeof change.webhook_url === "string") await this.#resume(monitor);
@@ -92,9 +101,8 @@ export class MonitorWebhooks {
    * back (billing refunds a round once, and a settle racing it finds it ended).
    */
   async #stop(monitor: MonitorRecord, forgetLog: boolean): Promise<void> {
-    const head = await this.#store.head(monitor.id);
-    const record = head === null ? undefined : await this.#store.delivery(monitor.id, head);
-    await this.#store.remove(monitor.id, forgetLog);
+    const record = await this.#head(monitor.id);
+    await this.#endpoints.remove(monitor.id, forgetLog);
     if (record?.state === "pending" && record.debited_round === record.round)
       await refundRound({ billing: this.#billing, logger: this.#logger }, monitor, record, "webhook_removed");
   }
@@ -103,18 +111,18 @@ export class MonitorWebhooks {
   async view(
     monitor: MonitorRecord,
   ): Promise<{ webhook_url: string | null; status?: Exclude<EndpointStatus, "active"> }> {
-    const endpoint = await this.#store.endpoint(monitor.id);
+    const endpoint = await this.#endpoints.endpoint(monitor.id);
     if (endpoint === undefined) return { webhook_url: null };
     if (!isRunning(monitor) || endpoint.status === "active") return { webhook_url: endpoint.url };
     return { webhook_url: endpoint.url, status: endpoint.status };
   }
 
   async rotateSecret(monitor: MonitorRecord): Promise<MonitorsRpcReply<"rotate_secret">> {
-    const endpoint = await this.#store.endpoint(monitor.id);
+    const endpoint = await this.#endpoints.endpoint(monitor.id);
     if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
     const secret = newWebhookSecret();
     const until = Date.now() + this.#settings.secretOverlapMs;
-    await this.#store.rotate(monitor.id, sealSecret(this.#sealingKey(), secret), endpoint.secret, until);
+    await this.#endpoints.rotate(monitor.id, sealSecret(this.#sealingKey(), secret), endpoint.secret, until);
     return {
       ok: true,
       value: { webhook_secret: secret, previous_secret_expires_at: Math.floor(until / 1000) },
@@ -122,15 +130,15 @@ export class MonitorWebhooks {
   }
 
   async deliveries(monitor: MonitorRecord) {
-    const records = await this.#store.log(monitor.id, LOG_PAGE, Date.now());
+    const records = await this.#outbox.log(monitor.id, LOG_PAGE, Date.now());
     return { deliveries: records.map(publicDelivery) };
   }
 
   /** Sends a test event now (one attempt, free) and logs it like any delivery. */
   async test(monitor: MonitorRecord): Promise<MonitorsRpcReply<"test">> {
-    const endpoint = await this.#store.endpoint(monitor.id);
+    const endpoint = await this.#endpoints.endpoint(monitor.id);
     if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
-    const sequence = await this.#store.nextTestSequence(monitor.id);
+    const sequence = await this.#endpoints.nextTestSequence(monitor.id);
     const record = newDelivery(
       testDeliveryIdOf(monitor.id, sequence),
       monitor.id,
@@ -138,14 +146,13 @@ export class MonitorWebhooks {
       [],
       Date.now(),
     );
-    const attempt = await sendDelivery(record, endpoint, this.#settings, TEST_TIMEOUT_MS);
-    const sent = {
-      ...record,
-      state: attempt.error === null ? "delivered" : "failed",
-      refunded: true,
-      attempts: [attempt],
-    } as const;
-    await this.#store.logDelivery(sent);
+    // Free: nothing was debited, so nothing is to go back.
+    const test = { ...record, refunded: true };
+    const sent = await this.#outbox.sendOnce(
+      test,
+      endpoint,
+      attemptOptionsOf(this.#settings, TEST_TIMEOUT_MS),
+    );
     return { ok: true, value: { delivery: publicDelivery(sent) } };
   }
 
@@ -159,30 +166,35 @@ export class MonitorWebhooks {
   ): Promise<MonitorsRpcReply<"redeliver">> {
     if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId))
       return refused("resource_not_found", "delivery not found", "delivery_id");
-    const record = await this.#store.delivery(monitor.id, deliveryId);
-    if (record === undefined || record.monitor_id !== monitor.id)
+    const record = await this.#outbox.delivery(monitor.id, deliveryId);
+    if (record === undefined || record.owner !== monitor.id)
       return refused("resource_not_found", "delivery not found", "delivery_id");
     if (record.type === "monitor.test")
       return refused("state_conflict", "a test event is not redelivered: send another test");
-    if ((await this.#store.endpoint(monitor.id)) === undefined)
+    if ((await this.#endpoints.endpoint(monitor.id)) === undefined)
       return refused("state_conflict", "the monitor has no webhook_url");
-    if (record.state === "failed" && (await this.#store.head(monitor.id)) === record.id) {
+    if (record.state === "failed" && (await this.#outbox.head(monitor.id)) === record.id) {
       await this.#resume(monitor);
       return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
     }
-    if (record.state !== "delivered" || !(await this.#store.enqueueFirst(nextRound(record, Date.now()))))
+    if (record.state !== "delivered" || !(await this.#outbox.enqueue(nextRound(record, Date.now()), true)))
       return refused("state_conflict", "the delivery is being sent already");
     return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
   }
 
   /** A failing monitor goes on: the batch it stopped at starts a new round. */
   async #resume(monitor: MonitorRecord): Promise<void> {
-    const endpoint = await this.#store.endpoint(monitor.id);
+    const endpoint = await this.#endpoints.endpoint(monitor.id);
     if (endpoint?.status !== "failing") return;
-    const head = await this.#store.head(monitor.id);
-    const record = head === null ? undefined : await this.#store.delivery(monitor.id, head);
-    if (record?.state === "failed") await this.#store.rewrite(nextRound(record, Date.now()));
-    await this.#store.setStatus(monitor.id, "active");
+    const record = await this.#head(monitor.id);
+    if (record?.state === "failed") await this.#outbox.rewrite(nextRound(record, Date.now()));
+    await this.#endpoints.setStatus(monitor.id, "active");
+  }
+
+  /** The delivery first in the monitor's queue, if any. */
+  async #head(monitorId: string): Promise<DeliveryRecord | undefined> {
+    const head = await this.#outbox.head(monitorId);
+    return head === null ? undefined : this.#outbox.delivery(monitorId, head);
   }
 
   async #newestItem(monitorId: string): Promise<string | null> {

@@ -1,21 +1,17 @@
 /**
  * The Redis keys of monitors' webhook delivery, in the monitors service's own family (the same root
- * as monitor-keys.ts, so the service's ACL pattern covers them). One monitor's delivery keys share
- * its hash tag `{id}`, so the scripts that move a batch along touch one Redis Cluster slot.
+ * as monitor-keys.ts, so the service's ACL pattern covers them): each monitor's receiver, and the
+ * outbox its deliveries are queued and logged in (@rda/webhooks outbox.ts, the monitor its owner).
+ * One monitor's delivery keys share its hash tag `{id}`, so the scripts that move a batch along
+ * touch one Redis Cluster slot.
  */
-export interface WebhookKeys {
+import type { OutboxKeys } from "@rda/webhooks";
+
+export interface WebhookKeys extends OutboxKeys {
   /** Hash: the monitor's receiver (url, sealed secrets, status, stream cursor, batch sequence). */
   endpoint(monitorId: string): string;
-  /** List: ids of deliveries waiting to be sent, the head first (the one in flight). */
-  queue(monitorId: string): string;
-  /** String: one delivery's record (JSON), kept for the log's retention. */
-  delivery(monitorId: string, deliveryId: string): string;
-  /** Sorted set: the monitor's deliveries by creation time (ms), the log's index. */
-  log(monitorId: string): string;
-  /** String: the replica sending the monitor's deliveries now (SET NX PX). */
-  lease(monitorId: string): string;
   /** Set: every monitor with a webhook, walked by each replica's delivery loop. */
-  readonly endpoints: string;
+  readonly owners: string;
 }
 
 export function webhookKeys(namespace = ""): WebhookKeys {
@@ -26,6 +22,6 @@ export function webhookKeys(namespace = ""): WebhookKeys {
     delivery: (id: string, deliveryId: string) => `${root}:monitor:{${id}}:webhook:delivery:${deliveryId}`,
     log: (id: string) => `${root}:monitor:{${id}}:webhook:log`,
     lease: (id: string) => `${root}:monitor:{${id}}:webhook:lease`,
-    endpoints: `${root}:webhooks`,
+    owners: `${root}:webhooks`,
   });
 }

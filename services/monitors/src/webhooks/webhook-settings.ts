@@ -2,7 +2,7 @@
  * How webhook delivery behaves, resolved once (main.ts reads the environment; tests shrink the
  * times). Defaults are production's: retries with backoff for up to 3 days.
  */
-import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "@rda/webhooks";
+import { type AttemptOptions, DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from "@rda/webhooks";
 
 export interface WebhookSettings extends RetrySchedule {
   /**
@@ -40,5 +40,15 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   tickMs: 1_000,
 };
 
-/** The delivery log's retention (docs/api.md#monitor-webhooks), the same for every webhook of ours. */
-export { DELIVERY_LOG_MS } from "@rda/webhooks";
+/** How one attempt is made (@rda/webhooks attemptOnce); a test event waits less long. */
+export function attemptOptionsOf(
+  settings: WebhookSettings,
+  timeoutMs = settings.attemptTimeoutMs,
+): AttemptOptions {
+  return {
+    sealingKey: settings.sealingKey,
+    allowLoopback: settings.allowLoopback,
+    timeoutMs,
+    maxResponseBytes: settings.maxResponseBytes,
+  };
+}

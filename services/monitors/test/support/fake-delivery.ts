@@ -1,15 +1,15 @@
 /**
- * Fakes of the delivery loop's own interfaces (its part of the webhook store and the monitor store,
- * the sender, billing), in memory, for the unit tests of its money logic. The fake ledger keeps
- * billing's rules: a work debit is taken once per id and ends once (settled, refunded or voided); a
- * refund billing does not answer is queued (the refund stream) and applied when billing is back.
+ * Fakes of the delivery loop's own interfaces beside its real outbox on Redis: billing, the monitor
+ * store, in memory, and a real HTTP receiver answering the statuses a test asks for. The fake ledger
+ * keeps billing's rules: a work debit is taken once per id and ends once (settled, refunded or
+ * voided); a refund billing does not answer is queued (the refund stream) and applied when billing
+ * is back.
  */
+import { createServer } from "node:http";
 import { type DebitEnd, err, ok, type WorkDebitReply } from "@rda/contracts";
+import { freePort } from "@rda/service-kit/testing";
 import type { MonitorRecord } from "../../src/monitor.ts";
 import type { DeliveryBilling } from "../../src/webhooks/delivery-billing.ts";
-import type { DeliveryAttempt, DeliveryRecord } from "../../src/webhooks/delivery-record.ts";
-import type { DeliveryQueue } from "../../src/webhooks/delivery-worker.ts";
-import type { Endpoint, EndpointStatus } from "../../src/webhooks/webhook-store.ts";
 
 /** Thrown by a fake to stand for the replica dying at that step. */
 export class Crash extends Error {}
@@ -83,87 +83,6 @@ export class FakeLedger implements DeliveryBilling {
   }
 }
 
-export class MemoryQueue implements DeliveryQueue {
-  readonly endpoints = new Map<string, Endpoint>();
-  readonly queues = new Map<string, string[]>();
-  readonly records = new Map<string, DeliveryRecord>();
-  #lease: string | null = null;
-
-  addEndpoint(monitorId: string): void {
-    this.endpoints.set(monitorId, {
-      url: "https://receiver.example/hook",
-      secret: "sealed",
-      previous_secret: null,
-      previous_until: 0,
-      status: "active",
-      cursor: null,
-      sequence: 0,
-    });
-    this.queues.set(monitorId, []);
-  }
-  async monitorsWithEndpoints() {
-    return [...this.endpoints.keys()];
-  }
-  async claim(monitorId: string, owner: string) {
-    if (this.#lease !== null) return undefined;
-    this.#lease = owner;
-    return {
-      key: `lease:${monitorId}`,
-      owner,
-      renew: async () => this.#lease === owner,
-      release: async () => {
-        this.#lease = null;
-      },
-    };
-  }
-  async endpoint(monitorId: string) {
-    return this.endpoints.get(monitorId);
-  }
-  async head(monitorId: string) {
-    return this.queues.get(monitorId)?.[0] ?? null;
-  }
-  async delivery(_monitorId: string, id: string) {
-    return this.records.get(id);
-  }
-  async createBatch(
-    owner: string,
-    record: DeliveryRecord,
-    expected: { cursor: string | null },
-    next: { cursor: string; sequence: number },
-  ) {
-    const endpoint = this.endpoints.get(record.monitor_id);
-    const queue = this.queues.get(record.monitor_id);
-    if (
-      this.#lease !== owner ||
-      !endpoint ||
-      !queue ||
-      endpoint.cursor !== expected.cursor ||
-      queue.length > 0
-    )
-      return false;
-    this.records.set(record.id, record);
-    this.endpoints.set(record.monitor_id, { ...endpoint, ...next });
-    queue.push(record.id);
-    return true;
-  }
-  async save(owner: string, record: DeliveryRecord, dequeue = false) {
-    if (this.#lease !== owner) return false;
-    this.records.set(record.id, record);
-    if (dequeue) {
-      const queue = this.queues.get(record.monitor_id) ?? [];
-      this.queues.set(
-        record.monitor_id,
-        queue.filter((id) => id !== record.id),
-      );
-    }
-    return true;
-  }
-  async setStatus(monitorId: string, status: EndpointStatus) {
-    const endpoint = this.endpoints.get(monitorId);
-    if (endpoint) this.endpoints.set(monitorId, { ...endpoint, status });
-  }
-}
-
 /** A monitor holding `items` items, read after a cursor (an item's index). */
 export function memoryMonitors(monitor: MonitorRecord, items: number) {
   return {
@@ -180,20 +99,28 @@ export function memoryMonitors(monitor: MonitorRecord, items: number) {
   };
 }
 
-/** A receiver answering each POST with the next status of `statuses` (then its last one). */
-export function fakeReceiver(...statuses: number[]) {
+/**
+ * A receiver on 127.0.0.1 answering each POST with the next of `statuses` (then its last one);
+ * `posts` holds each POST's `webhook-id`.
+ */
+export async function startReceiver(...statuses: number[]) {
   const posts: string[] = [];
-  const send = async (record: DeliveryRecord): Promise<DeliveryAttempt> => {
-    posts.push(record.id);
-    const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
-    const ok = status >= 200 && status < 300;
-    return {
-      at: Date.now(),
-      round: record.round,
-      status,
-      latency_ms: 1,
-      error: ok ? null : `HTTP ${status}`,
-    };
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      posts.push(String(request.headers["webhook-id"]));
+      const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
+      response.writeHead(status).end();
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    posts,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
   };
-  return { send, posts };
 }

@@ -1,9 +1,11 @@
 /**
- * Accounts' notice webhooks ride on the one outbound webhook machinery (@rda/webhooks outbox.ts),
- * the same as monitors' batches: a notice is queued as a delivery, retried on the shared schedule
- * for up to 3 days, every attempt kept in the account's delivery log (shown on the notifications
- * page), redeliverable, signed with both secrets while a rotation overlaps. The notices worker
- * (notices-worker.ts) runs the loop that sends them; the web process only queues and reads.
+ * Accounts' notice webhooks ride on the one outbound webhook machinery (@rda/webhooks outbox.ts and
+ * its loop), the same queue, loop and log as monitors' batches, with none of the hooks those add for
+ * money: a notice is queued as a delivery, retried on the shared schedule for up to 3 days, every
+ * attempt kept in the account's delivery log (shown on the notifications page), redeliverable,
+ * signed with both secrets while a rotation overlaps; one that failed for good leaves the queue and
+ * the next is sent. The notices worker (notices-worker.ts) runs the loop that sends them; the web
+ * process only queues and reads.
  */
 import type { Logger, Loop, PortalRedisKeys, Redis } from "@rda/service-kit";
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule, startOutboxLoop, WebhookOutbox } from "@rda/webhooks";

@@ -21,7 +21,10 @@ const URL_MAX = 2_000;
 /** Deliveries the page lists at most. */
 const LOG_PAGE = 50;
 
-const DELIVERY_STATE_LABELS: Record<OutboxDelivery["state"], string> = {
+/** The states the page shows: one the receiver accepted is delivered (the outbox is finishing it). */
+type ShownState = Exclude<OutboxDelivery["state"], "accepted">;
+
+const DELIVERY_STATE_LABELS: Record<ShownState, string> = {
   pending: "Sending",
   delivered: "Delivered",
   failed: "Failed",
@@ -35,24 +38,28 @@ function timeOf(epochMs: number) {
 
 /** The webhook's log as the page lists it: newest delivery first, each attempt in order. */
 function logRows(deliveries: readonly OutboxDelivery[]) {
-  return deliveries.map((delivery) => ({
-    id: delivery.id,
-    type: delivery.type,
-    state: delivery.state,
-    stateLabel: DELIVERY_STATE_LABELS[delivery.state],
-    created: timeOf(delivery.created_at),
-    nextAttempt:
-      delivery.state === "pending" && delivery.next_attempt_at > 0
-        ? timeOf(delivery.next_attempt_at)
-        : undefined,
-    redeliverable: delivery.state !== "pending",
-    attempts: delivery.attempts.map((attempt) => ({
-      at: timeOf(attempt.at),
-      statusCode: attempt.status,
-      latencyMs: attempt.latency_ms,
-      error: attempt.error,
-    })),
-  }));
+  return deliveries.map((delivery) => {
+    const state: ShownState = delivery.state === "accepted" ? "delivered" : delivery.state;
+    return {
+      id: delivery.id,
+      type: delivery.type,
+      state,
+      stateLabel: DELIVERY_STATE_LABELS[state],
+      created: timeOf(delivery.created_at),
+      nextAttempt:
+        delivery.state === "pending" && delivery.next_attempt_at > 0
+          ? timeOf(delivery.next_attempt_at)
+          : undefined,
+      // Only what left the queue is sent again (an accepted one is still finishing).
+      redeliverable: delivery.state === "delivered" || delivery.state === "failed",
+      attempts: delivery.attempts.map((attempt) => ({
+        at: timeOf(attempt.at),
+        statusCode: attempt.status,
+        latencyMs: attempt.latency_ms,
+        error: attempt.error,
+      })),
+    };
+  });
 }
 
 async function renderNotifications(
