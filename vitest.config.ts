@@ -51,7 +51,6 @@ const UNIT = [
   "services/mcp/test/archive-results.cutting.test.ts",
   "services/mcp/test/config.load.test.ts",
   "services/mcp/test/results.cutting.test.ts",
-  "services/monitors/test/delivery-worker.money.test.ts",
   "services/monitors/test/webhook-retry.delays.test.ts",
   "services/portal/test/config.load.test.ts",
   "services/portal/test/mail-limits.client-bucket.test.ts",
