@@ -21,6 +21,7 @@ const UNIT = [
   "packages/contracts/test/**/*.test.ts",
   "packages/sdk/test/sdk.error.test.ts",
   "packages/sdk/test/sdk.generated.test.ts",
+  "packages/sdk/test/sdk.idempotency.test.ts",
   "packages/sdk/test/sdk.request.test.ts",
   "packages/sdk/test/sdk.retry.test.ts",
   "packages/sdk/test/sdk.webhooks.test.ts",

@@ -2,15 +2,17 @@
  * Generates the SDK's contract files from @rda/contracts, so the published SDK needs neither the
  * private contracts package nor zod at run time, and still cannot drift from the API:
  *   - packages/sdk/src/generated/openapi.ts: every type of the OpenAPI document (openapi-typescript);
- *   - packages/sdk/src/generated/operations.ts: each operation's path, path parameters, envelope
- *     kind, price and whether it pages, plus its parameter and response types.
+ *   - packages/sdk/src/generated/operations.ts: each data operation's method, path, path parameters,
+ *     envelope kind, price, whether it takes `Idempotency-Key` and whether it pages, plus its
+ *     parameter and response types; and each monitors and exports route's method, path, path
+ *     parameters, price and whether it takes `Idempotency-Key` (the SDK's retries follow that flag).
  * Run after changing an operation or a schema (the SDK's tests fail while the files are stale):
  *
  *   pnpm exec tsx scripts/generate-sdk.ts
  */
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { buildOpenApiDocument, OPERATIONS, type OperationContract } from "@rda/contracts";
+import { buildOpenApiDocument, MANAGEMENT_ROUTES, OPERATIONS, type OperationContract } from "@rda/contracts";
 import openapiTS, { astToString } from "openapi-typescript";
 
 const OUTPUT = new URL("../packages/sdk/src/generated/", import.meta.url);
@@ -26,13 +28,25 @@ function renderOperations(): string {
   const entries = Object.values(OPERATIONS) as OperationContract[];
   const table = entries.map((operation) => {
     const fields = {
+      method: operation.method,
       path: operation.path,
       pathParams: operation.pathParams,
       meta: operation.meta,
       credits: operation.credits,
+      idempotent: operation.idempotent,
       paginated: isPaginated(operation),
     };
     return `  ${operation.operationId}: ${JSON.stringify(fields)},`;
+  });
+  const managementTable = MANAGEMENT_ROUTES.map((route) => {
+    const fields = {
+      method: route.method,
+      path: route.path,
+      pathParams: route.pathParams,
+      credits: route.credits,
+      idempotent: route.idempotent,
+    };
+    return `  ${route.operationId}: ${JSON.stringify(fields)},`;
   });
   const types = entries.map(
     (operation) =>
@@ -45,6 +59,11 @@ function renderOperations(): string {
     "/** What the client needs at run time to call each operation. */",
     "export const OPERATIONS = {",
     ...table,
+    "} as const;",
+    "",
+    "/** What the client needs at run time to call each monitors and exports route. */",
+    "export const MANAGEMENT_ROUTES = {",
+    ...managementTable,
     "} as const;",
     "",
     "/** Each operation's parameters (what a caller may send) and its 200 body. */",

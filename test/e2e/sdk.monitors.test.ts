@@ -1,7 +1,8 @@
 /**
  * The client's monitor calls against the running gateway and monitors service: create, list, read,
- * change, pull page by page with `limit`, a refusal as a value, and delete; and a webhook's test
- * event, delivery log, redelivery and new secret.
+ * change, pull page by page with `limit`, a refusal as a value, and delete; a webhook's test
+ * event, delivery log, redelivery and new secret; and a create retried after its answer was lost,
+ * under one `Idempotency-Key`, that makes one monitor.
  */
 
 import { createGatewayClient, type GatewayClient } from "@rda/sdk";
@@ -108,5 +109,50 @@ describe("monitors through the SDK", () => {
     expect(rotated.value.data.webhook_secret).not.toBe(secret);
     expect(rotated.value._service.credits_used).toBe(0);
     expect((await api.deleteMonitor(id)).ok).toBe(true);
+  }, 60_000);
+
+  it("retries a create whose answer a proxy lost (503 after the gateway served it) under one Idempotency-Key: one monitor", async () => {
+    const { key } = await stack.createKey({ credits: 5 });
+    const served: { idempotencyKey: string | null; replayed: string | null; body: string }[] = [];
+    // Stands for a proxy in front of the API whose wait for the gateway ran out: the gateway
+    // served the first create, and the client was answered 503 with Retry-After instead.
+    const throughLosingProxy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method !== "POST" || !String(input).endsWith("/v1/monitors")) return response;
+      const body = await response.text();
+      served.push({
+        idempotencyKey: new Headers(init.headers).get("idempotency-key"),
+        replayed: response.headers.get("idempotent-replayed"),
+        body,
+      });
+      if (served.length > 1)
+        return new Response(body, { status: response.status, headers: response.headers });
+      return new Response(JSON.stringify({ error: "no answer from upstream", code: "service_unavailable" }), {
+        status: 503,
+        headers: { "content-type": "application/json", "retry-after": "1" },
+      });
+    };
+    const retrying = createGatewayClient({
+      baseUrl: stack.gatewayUrl,
+      apiKey: key,
+      retry: { retries: 2 },
+      fetch: throughLosingProxy,
+    });
+    const subreddit = stack.simulator.corpus.subreddits[0]!.name;
+    const created = await retrying.createMonitor({ kind: "post", subreddit, interval_seconds: 60 });
+    if (!created.ok) throw new Error(created.error.message);
+
+    expect(served).toHaveLength(2);
+    expect(served[0]?.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(served[1]?.idempotencyKey).toBe(served[0]?.idempotencyKey);
+    // The retry was answered with the first, lost answer: the same monitor, not a second one.
+    expect(served[1]?.replayed).toBe("true");
+    const first = JSON.parse(served[0]!.body) as { data: { monitor: { id: string } } };
+    expect(created.value.data.monitor.id).toBe(first.data.monitor.id);
+    const listed = await retrying.listMonitors();
+    expect(listed.ok && listed.value.data.monitors.map((monitor) => monitor.id)).toEqual([
+      first.data.monitor.id,
+    ]);
+    expect((await retrying.deleteMonitor(first.data.monitor.id)).ok).toBe(true);
   }, 60_000);
 });

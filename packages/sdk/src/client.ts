@@ -5,14 +5,14 @@
  */
 
 import { isEnvelope } from "./envelope.ts";
-import { httpError, transportError } from "./errors.ts";
+import { httpError } from "./errors.ts";
 import { createExportsClient, type ExportsClient } from "./exports.ts";
 import { OPERATIONS } from "./generated/operations.ts";
 import { createMonitorsClient, type MonitorsClient } from "./monitors.ts";
 import { itemsOf, pagesOf, rankedPagesOf } from "./pagination.ts";
 import { buildRequestPath } from "./request-path.ts";
-import { retryDelay, sleep } from "./retry.ts";
-import { attempt } from "./transport.ts";
+import { idempotencyKeyFor, retryPolicy, withRetries } from "./retry.ts";
+import { type Answer, attempt, callHeaders, textOf } from "./transport.ts";
 import type {
   CallOptions,
   Comment,
@@ -23,7 +23,6 @@ import type {
   OperationName,
   PageOptions,
   Post,
-  RetryOptions,
   UserProfile,
 } from "./types.ts";
 
@@ -97,19 +96,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const route = OPERATIONS[operation];
     const url = buildRequestPath(prefix, route, params);
     const policy = retryPolicy(options.retry, callOptions.retry);
-    const headers = requestHeaders(callOptions, options.apiKey);
-    const idempotencyKey = callOptions.idempotencyKey ?? (policy ? newIdempotencyKey() : undefined);
-    if (route.credits > 0 && idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
-    for (let retry = 0; ; retry++) {
-      const sent = await attempt(fetchFn, url, headers, timeoutMs, callOptions.signal);
-      const result = sent.ok ? interpret<N>(route.meta, sent.value) : sent;
-      if (result.ok || !policy) return result;
-      const wait = retryDelay(result.error, retry, policy);
-      if (wait === null) return result;
-      if (!(await sleep(wait, callOptions.signal))) {
-        return { ok: false, error: transportError("aborted", "the call was aborted") };
-      }
-    }
+    const headers = callHeaders(callOptions, options.apiKey);
+    const idempotencyKey = idempotencyKeyFor(route, callOptions.idempotencyKey, policy);
+    if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+    return withRetries(route, policy, callOptions.signal, async () => {
+      const outgoing = { method: route.method, url, headers };
+      const sent = await attempt(fetchFn, outgoing, timeoutMs, callOptions.signal);
+      return sent.ok ? interpret<N>(route.meta, sent.value) : sent;
+    });
   };
 
   const postPages = (params: OperationInput<"listPosts">, opts?: PageOptions) =>
@@ -118,7 +112,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     pagesOf(call, "listComments", params, opts);
   const userPages = (params: OperationInput<"searchUsers">, opts?: PageOptions) =>
     rankedPagesOf(call, params, opts);
-  const resources = { prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs };
+  const resources = { prefix, apiKey: options.apiKey, fetch: fetchFn, timeoutMs, retry: options.retry };
   return {
     ...createExportsClient(resources),
     ...createMonitorsClient(resources),
@@ -142,32 +136,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   };
 }
 
-function retryPolicy(
-  fromClient: RetryOptions | undefined,
-  fromCall: RetryOptions | false | undefined,
-): RetryOptions | null {
-  const policy = fromCall === undefined ? fromClient : fromCall;
-  return policy && policy.retries > 0 ? policy : null;
-}
-
-function requestHeaders(callOptions: CallOptions, defaultKey: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = { accept: "application/json" };
-  const apiKey = callOptions.apiKey ?? defaultKey;
-  if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-  if (callOptions.requestId !== undefined) headers["x-request-id"] = callOptions.requestId;
-  return headers;
-}
-
-/** Random and unguessable, from the runtime's Web Crypto (Node 20+, browsers, Deno, Bun). */
-function newIdempotencyKey(): string {
-  return globalThis.crypto.randomUUID();
-}
-
 function interpret<N extends OperationName>(
   meta: "list" | "credits",
-  answer: { status: number; headers: Headers; text: string },
+  answer: Answer,
 ): GatewayResult<Envelope<N>> {
-  const body = parseJson(answer.text);
+  const body = parseJson(textOf(answer));
   const { status, headers } = answer;
   if (status !== 200) {
     return { ok: false, error: httpError(status, errorMessage(status, body), headers, errorFields(body)) };

@@ -6,13 +6,17 @@
 import { transportError } from "./errors.ts";
 import type { components } from "./generated/openapi.ts";
 import {
+  type CallOptionsOf,
   createResourceCaller,
   errorOf,
+  type IdempotentCallOptions,
+  type ManagementRouteName,
   parse,
   type ResourceCallOptions,
   type ResourceClientOptions,
 } from "./json-call.ts";
 import { sleep } from "./retry.ts";
+import { textOf } from "./transport.ts";
 import type { GatewayResult } from "./types.ts";
 
 type Schemas = components["schemas"];
@@ -44,62 +48,71 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** Per call: another key than the client's, the request id to log, a signal to stop waiting. */
+/**
+ * Per call: another key than the client's, the request id to log, a signal to stop waiting, the
+ * retry policy.
+ */
 export type ExportCallOptions = ResourceCallOptions;
 
+/**
+ * Each method's options are its route's (`CallOptionsOf`): creating, starting and resuming an
+ * export take `idempotencyKey` too, and are retried under it (see the README, "Retries").
+ */
 export interface ExportsClient {
-  createExport(request: ExportRequest, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  createExport(
+    request: ExportRequest,
+    options?: CallOptionsOf<"createExport">,
+  ): Promise<GatewayResult<ExportJob>>;
   /** The key's most recent exports, newest first. Free. */
-  listExports(options?: ExportCallOptions): Promise<GatewayResult<{ jobs: ExportJob[] }>>;
-  getExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
-  startExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
-  pauseExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  listExports(options?: CallOptionsOf<"listExports">): Promise<GatewayResult<{ jobs: ExportJob[] }>>;
+  getExport(id: string, options?: CallOptionsOf<"getExport">): Promise<GatewayResult<ExportJob>>;
+  startExport(id: string, options?: CallOptionsOf<"startExport">): Promise<GatewayResult<ExportJob>>;
+  pauseExport(id: string, options?: CallOptionsOf<"pauseExport">): Promise<GatewayResult<ExportJob>>;
   /**
    * Resumes a paused export, or, with `max_credits` above the credits spent, one stopped at its
    * credit ceiling (it goes on from the last page written).
    */
   resumeExport(
     id: string,
-    options?: ExportCallOptions & { max_credits?: number },
+    options?: CallOptionsOf<"resumeExport"> & { max_credits?: number },
   ): Promise<GatewayResult<ExportJob>>;
-  cancelExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<ExportJob>>;
+  cancelExport(id: string, options?: CallOptionsOf<"cancelExport">): Promise<GatewayResult<ExportJob>>;
   /** Polls until the export is done, failed or cancelled (or only quoted); the last state is the value. */
   waitForExport(id: string, options?: WaitOptions & ExportCallOptions): Promise<GatewayResult<ExportJob>>;
   /** The export's file, as bytes: a finished one's, or the paid rows of one that ended early. */
-  downloadExport(id: string, options?: ExportCallOptions): Promise<GatewayResult<Uint8Array>>;
+  downloadExport(id: string, options?: CallOptionsOf<"downloadExport">): Promise<GatewayResult<Uint8Array>>;
 }
 
 const ENDED = new Set(["done", "failed", "cancelled", "quoted"]);
 
 export function createExportsClient(options: ResourceClientOptions): ExportsClient {
-  const { send, request } = createResourceCaller(options);
+  const { exchange, request } = createResourceCaller(options);
   const job = async (
-    method: "GET" | "POST",
-    path: string,
+    name: ManagementRouteName,
+    id: string | undefined,
     body: unknown,
-    call?: ExportCallOptions,
+    call?: IdempotentCallOptions,
   ): Promise<GatewayResult<ExportJob>> => {
-    const answer = await request<ExportJob>(method, path, body, call);
+    const answer = await request<ExportJob>(name, { id }, body, call);
     return answer.ok ? { ...answer, value: answer.value.data } : answer;
   };
-  const path = (id: string, action = "") => `/v1/exports/${encodeURIComponent(id)}${action}`;
   const client: ExportsClient = {
-    createExport: (request, call) => job("POST", "/v1/exports", request, call),
+    createExport: (request, call) => job("createExport", undefined, request, call),
     async listExports(call) {
-      const answer = await request<{ jobs: ExportJob[] }>("GET", "/v1/exports", undefined, call);
+      const answer = await request<{ jobs: ExportJob[] }>("listExports", {}, undefined, call);
       return answer.ok ? { ...answer, value: answer.value.data } : answer;
     },
-    getExport: (id, call) => job("GET", path(id), undefined, call),
-    startExport: (id, call) => job("POST", path(id, "/start"), undefined, call),
-    pauseExport: (id, call) => job("POST", path(id, "/pause"), undefined, call),
+    getExport: (id, call) => job("getExport", id, undefined, call),
+    startExport: (id, call) => job("startExport", id, undefined, call),
+    pauseExport: (id, call) => job("pauseExport", id, undefined, call),
     resumeExport: (id, call) =>
       job(
-        "POST",
-        path(id, "/resume"),
+        "resumeExport",
+        id,
         call?.max_credits === undefined ? undefined : { max_credits: call.max_credits },
         call,
       ),
-    cancelExport: (id, call) => job("POST", path(id, "/cancel"), undefined, call),
+    cancelExport: (id, call) => job("cancelExport", id, undefined, call),
     async waitForExport(id, wait = {}) {
       let seen = "";
       for (;;) {
@@ -115,18 +128,12 @@ export function createExportsClient(options: ResourceClientOptions): ExportsClie
         }
       }
     },
-    async downloadExport(id, call) {
-      const sent = await send("GET", path(id, "/file"), undefined, call);
-      if (!sent.ok) return sent;
-      const { response } = sent;
-      if (response.status !== 200)
-        return { ok: false, error: errorOf(response, parse(await response.text())) };
-      return {
-        ok: true,
-        value: new Uint8Array(await response.arrayBuffer()),
-        requestId: response.headers.get("x-request-id"),
-      };
-    },
+    downloadExport: (id, call = {}) =>
+      exchange("downloadExport", { id }, undefined, call, (answer) =>
+        answer.status === 200
+          ? { ok: true, value: answer.bytes, requestId: answer.headers.get("x-request-id") }
+          : { ok: false, error: errorOf(answer, parse(textOf(answer))) },
+      ),
   };
   return client;
 }

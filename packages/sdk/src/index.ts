@@ -19,7 +19,12 @@ export type {
 } from "./exports.ts";
 export type { components, paths } from "./generated/openapi.ts";
 export { OPERATIONS } from "./generated/operations.ts";
-export type { ResourceAnswer, ResourceCallOptions } from "./json-call.ts";
+export type {
+  CallOptionsOf,
+  IdempotentCallOptions,
+  ResourceAnswer,
+  ResourceCallOptions,
+} from "./json-call.ts";
 export type {
   CreatedMonitor,
   Monitor,

@@ -1,26 +1,53 @@
 /**
- * One JSON request to a resource endpoint (exports, monitors) with the client's key, request id,
- * timeout and abort signal; the answer as a value: `{data, _service}` on success, else the API's
- * `{error}` as a GatewayError. The operations of OPERATIONS go through client.ts instead.
+ * One call of a monitors or exports route, as MANAGEMENT_ROUTES declares it (method, path,
+ * `Idempotency-Key`), with the client's key, request id, timeout, abort signal and retry policy:
+ * the answer as a value, `{data, _service}` on success, else the API's `{error}` as a
+ * GatewayError. The operations of OPERATIONS go through client.ts instead; both send through
+ * transport.ts and retry through retry.ts.
  */
-import { httpError, transportError } from "./errors.ts";
-import type { GatewayResult } from "./types.ts";
+import { httpError } from "./errors.ts";
+import { MANAGEMENT_ROUTES } from "./generated/operations.ts";
+import { buildRequestPath } from "./request-path.ts";
+import { idempotencyKeyFor, retryPolicy, withRetries } from "./retry.ts";
+import { type Answer, attempt, callHeaders, textOf } from "./transport.ts";
+import type { GatewayResult, RetryOptions } from "./types.ts";
 
 /** Per call: another key than the client's, the request id to log, a signal to stop waiting. */
 export interface ResourceCallOptions {
   apiKey?: string;
   requestId?: string;
   signal?: AbortSignal;
+  /**
+   * Overrides the client's retry policy for this call; false turns it off. Which failures a call
+   * is retried after depends on its route (see the SDK's README, "Retries").
+   */
+  retry?: RetryOptions | false;
 }
+
+/** The options of a call whose route takes `Idempotency-Key`: creating, starting or resuming work. */
+export interface IdempotentCallOptions extends ResourceCallOptions {
+  /**
+   * Sent as `Idempotency-Key`, the same on every retry of this call; generated when retries are
+   * on and none is given. The API answers a repeat under the same key (and the same body) with
+   * the first answer, so nothing is created, started or charged twice (docs/api.md#idempotency).
+   */
+  idempotencyKey?: string;
+}
+
+/** A monitors or exports route, by operationId. */
+export type ManagementRouteName = keyof typeof MANAGEMENT_ROUTES;
+
+/** A route's call options: with `idempotencyKey` where the route's declaration says it takes one. */
+export type CallOptionsOf<R extends ManagementRouteName> =
+  (typeof MANAGEMENT_ROUTES)[R]["idempotent"] extends true ? IdempotentCallOptions : ResourceCallOptions;
 
 export interface ResourceClientOptions {
   prefix: string;
   apiKey?: string;
   fetch: typeof fetch;
   timeoutMs: number;
+  retry?: RetryOptions;
 }
-
-export type Method = "GET" | "POST" | "PATCH" | "DELETE";
 
 /** The wire body of a success: the answer and what it cost. */
 export interface ResourceAnswer<T> {
@@ -28,61 +55,59 @@ export interface ResourceAnswer<T> {
   _service: { credits_used: number; credits_remaining: number };
 }
 
+/** The route's path parameters and query, by their wire names; undefined and null ones are left out. */
+type RouteParams = Record<string, string | number | null | undefined>;
+
 export function createResourceCaller(options: ResourceClientOptions) {
-  const send = async (method: Method, path: string, body: unknown, call: ResourceCallOptions = {}) => {
-    const headers: Record<string, string> = { accept: "application/json" };
-    const apiKey = call.apiKey ?? options.apiKey;
-    if (apiKey !== undefined) headers["x-api-key"] = apiKey;
-    if (call.requestId !== undefined) headers["x-request-id"] = call.requestId;
-    if (body !== undefined) headers["content-type"] = "application/json";
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    try {
-      const response = await options.fetch(`${options.prefix}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: call.signal ? anySignal(call.signal, timeout) : timeout,
-      });
-      return { ok: true as const, response };
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return { ok: false as const, error: transportError("network", `cannot reach the API: ${reason}`) };
-    }
-  };
-  const request = async <T>(
-    method: Method,
-    path: string,
+  /** Every attempt of one call of `route`, each answer read by `read`. */
+  const exchange = <T>(
+    name: ManagementRouteName,
+    params: RouteParams,
     body: unknown,
-    call?: ResourceCallOptions,
-  ): Promise<GatewayResult<ResourceAnswer<T>>> => {
-    const sent = await send(method, path, body, call);
-    if (!sent.ok) return sent;
-    const { response } = sent;
-    const parsed = parse(await response.text());
-    if (response.status >= 300) return { ok: false, error: errorOf(response, parsed) };
-    return {
-      ok: true,
-      value: parsed as unknown as ResourceAnswer<T>,
-      requestId: response.headers.get("x-request-id"),
+    call: IdempotentCallOptions,
+    read: (answer: Answer) => GatewayResult<T>,
+  ): Promise<GatewayResult<T>> => {
+    const route = MANAGEMENT_ROUTES[name];
+    const url = buildRequestPath(options.prefix, route, params);
+    const policy = retryPolicy(options.retry, call.retry);
+    const headers = callHeaders(call, options.apiKey);
+    const idempotencyKey = idempotencyKeyFor(route, call.idempotencyKey, policy);
+    if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+    if (body !== undefined) headers["content-type"] = "application/json";
+    // Serialized once: the API knows a retry under the same key as the same request by its bytes.
+    const outgoing = {
+      method: route.method,
+      url,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
     };
+    return withRetries(route, policy, call.signal, async () => {
+      const sent = await attempt(options.fetch, outgoing, options.timeoutMs, call.signal);
+      return sent.ok ? read(sent.value) : sent;
+    });
   };
-  return { send, request };
+  /** A JSON answer in its `{data, _service}` envelope. */
+  const request = <T>(
+    name: ManagementRouteName,
+    params: RouteParams,
+    body: unknown,
+    call: IdempotentCallOptions = {},
+  ): Promise<GatewayResult<ResourceAnswer<T>>> =>
+    exchange(name, params, body, call, (answer) => {
+      const parsed = parse(textOf(answer));
+      if (answer.status >= 300) return { ok: false, error: errorOf(answer, parsed) };
+      return {
+        ok: true,
+        value: parsed as unknown as ResourceAnswer<T>,
+        requestId: answer.headers.get("x-request-id"),
+      };
+    });
+  return { exchange, request };
 }
 
-export function errorOf(response: Response, parsed: Record<string, unknown> | undefined) {
-  const message =
-    typeof parsed?.error === "string" ? parsed.error : `the API answered HTTP ${response.status}`;
-  return httpError(response.status, message, response.headers, parsed);
-}
-
-/** Either signal aborts; AbortSignal.any is not in every runtime the SDK supports. */
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  if (a.aborted || b.aborted) abort();
-  a.addEventListener("abort", abort, { once: true });
-  b.addEventListener("abort", abort, { once: true });
-  return controller.signal;
+export function errorOf(answer: Answer, parsed: Record<string, unknown> | undefined) {
+  const message = typeof parsed?.error === "string" ? parsed.error : `the API answered HTTP ${answer.status}`;
+  return httpError(answer.status, message, answer.headers, parsed);
 }
 
 export function parse(text: string): Record<string, unknown> | undefined {

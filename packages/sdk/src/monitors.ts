@@ -6,6 +6,7 @@
  */
 import type { operations } from "./generated/openapi.ts";
 import {
+  type CallOptionsOf,
   createResourceCaller,
   type ResourceAnswer,
   type ResourceCallOptions,
@@ -42,55 +43,68 @@ export interface PullOptions extends ResourceCallOptions {
 
 type Answer<T> = Promise<GatewayResult<ResourceAnswer<T>>>;
 
+/**
+ * Each method's options are its route's (`CallOptionsOf`): creating a monitor, a redelivery and a
+ * new secret take `idempotencyKey` too, and are retried under it (see the README, "Retries").
+ */
 export interface MonitorsClient {
-  createMonitor(request: MonitorRequest, options?: ResourceCallOptions): Answer<CreatedMonitor>;
+  createMonitor(request: MonitorRequest, options?: CallOptionsOf<"createMonitor">): Answer<CreatedMonitor>;
   /** What creating `request` would estimate for its backfill; nothing is created. Free. */
-  estimateMonitor(request: MonitorRequest, options?: ResourceCallOptions): Answer<MonitorEstimate>;
-  listMonitors(options?: ResourceCallOptions): Answer<MonitorList>;
-  getMonitor(id: string, options?: ResourceCallOptions): Answer<{ monitor: Monitor }>;
+  estimateMonitor(
+    request: MonitorRequest,
+    options?: CallOptionsOf<"estimateMonitor">,
+  ): Answer<MonitorEstimate>;
+  listMonitors(options?: CallOptionsOf<"listMonitors">): Answer<MonitorList>;
+  getMonitor(id: string, options?: CallOptionsOf<"getMonitor">): Answer<{ monitor: Monitor }>;
   updateMonitor(
     id: string,
     change: MonitorChange,
-    options?: ResourceCallOptions,
+    options?: CallOptionsOf<"updateMonitor">,
   ): Answer<{ monitor: Monitor }>;
-  deleteMonitor(id: string, options?: ResourceCallOptions): Answer<{ deleted: boolean; id: string }>;
+  deleteMonitor(
+    id: string,
+    options?: CallOptionsOf<"deleteMonitor">,
+  ): Answer<{ deleted: boolean; id: string }>;
   /** One page of matched items after `cursor`; `_service.credits_used` says whether it was charged. */
   pullMonitorItems(id: string, options?: PullOptions): Answer<MonitorItemsPage>;
   /** The webhook's delivery log, newest first, each delivery with every attempt. Free. */
-  listMonitorDeliveries(id: string, options?: ResourceCallOptions): Answer<MonitorDeliveries>;
+  listMonitorDeliveries(
+    id: string,
+    options?: CallOptionsOf<"listMonitorDeliveries">,
+  ): Answer<MonitorDeliveries>;
   /** Sends a logged batch again with the same `webhook-id`; 1 credit once the receiver accepts it. */
   redeliverMonitorBatch(
     id: string,
     deliveryId: string,
-    options?: ResourceCallOptions,
+    options?: CallOptionsOf<"redeliverMonitorBatch">,
   ): Answer<{ delivery: MonitorDelivery }>;
   /** POSTs one signed test event to the webhook now and answers how it went. Free. */
-  testMonitorWebhook(id: string, options?: ResourceCallOptions): Answer<{ delivery: MonitorDelivery }>;
+  testMonitorWebhook(
+    id: string,
+    options?: CallOptionsOf<"testMonitorWebhook">,
+  ): Answer<{ delivery: MonitorDelivery }>;
   /** A new signing secret, answered once; the previous one signs on until it expires. Free. */
-  rotateMonitorWebhookSecret(id: string, options?: ResourceCallOptions): Answer<RotatedWebhookSecret>;
+  rotateMonitorWebhookSecret(
+    id: string,
+    options?: CallOptionsOf<"rotateMonitorWebhookSecret">,
+  ): Answer<RotatedWebhookSecret>;
 }
 
 export function createMonitorsClient(options: ResourceClientOptions): MonitorsClient {
   const { request } = createResourceCaller(options);
-  const path = (id: string, rest = "") => `/v1/monitors/${encodeURIComponent(id)}${rest}`;
   return {
-    createMonitor: (body, call) => request("POST", "/v1/monitors", body, call),
-    estimateMonitor: (body, call) => request("POST", "/v1/monitors/estimate", body, call),
-    listMonitors: (call) => request("GET", "/v1/monitors", undefined, call),
-    getMonitor: (id, call) => request("GET", path(id), undefined, call),
-    updateMonitor: (id, change, call) => request("PATCH", path(id), change, call),
-    deleteMonitor: (id, call) => request("DELETE", path(id), undefined, call),
-    pullMonitorItems(id, pull = {}) {
-      const query = new URLSearchParams();
-      if (pull.cursor !== undefined && pull.cursor !== null) query.set("cursor", pull.cursor);
-      if (pull.limit !== undefined) query.set("limit", String(pull.limit));
-      const search = query.size > 0 ? `?${query}` : "";
-      return request("GET", path(id, `/items${search}`), undefined, pull);
-    },
-    listMonitorDeliveries: (id, call) => request("GET", path(id, "/deliveries"), undefined, call),
+    createMonitor: (body, call) => request("createMonitor", {}, body, call),
+    estimateMonitor: (body, call) => request("estimateMonitor", {}, body, call),
+    listMonitors: (call) => request("listMonitors", {}, undefined, call),
+    getMonitor: (id, call) => request("getMonitor", { id }, undefined, call),
+    updateMonitor: (id, change, call) => request("updateMonitor", { id }, change, call),
+    deleteMonitor: (id, call) => request("deleteMonitor", { id }, undefined, call),
+    pullMonitorItems: (id, pull = {}) =>
+      request("pullMonitorItems", { id, cursor: pull.cursor, limit: pull.limit }, undefined, pull),
+    listMonitorDeliveries: (id, call) => request("listMonitorDeliveries", { id }, undefined, call),
     redeliverMonitorBatch: (id, deliveryId, call) =>
-      request("POST", path(id, `/deliveries/${encodeURIComponent(deliveryId)}/redeliver`), undefined, call),
-    testMonitorWebhook: (id, call) => request("POST", path(id, "/test"), undefined, call),
-    rotateMonitorWebhookSecret: (id, call) => request("POST", path(id, "/rotate-secret"), undefined, call),
+      request("redeliverMonitorBatch", { id, delivery_id: deliveryId }, undefined, call),
+    testMonitorWebhook: (id, call) => request("testMonitorWebhook", { id }, undefined, call),
+    rotateMonitorWebhookSecret: (id, call) => request("rotateMonitorWebhookSecret", { id }, undefined, call),
   };
 }

@@ -1,21 +1,45 @@
 /**
  * One HTTP attempt with the runtime's fetch: a deadline for the whole answer (body included), the
- * caller's signal, and every failure to get an answer described as a `GatewayError` value.
+ * caller's signal, and every failure to get an answer described as a `GatewayError` value. Both the
+ * data calls (client.ts) and the monitors and exports calls (json-call.ts) send through it.
  */
 import { type GatewayError, transportError } from "./errors.ts";
+
+/** What one attempt sends. */
+export interface Outgoing {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Already serialized: every attempt of a call sends the same bytes. */
+  body?: string;
+}
 
 export interface Answer {
   status: number;
   headers: Headers;
-  text: string;
+  /** The whole body as received; `textOf` reads it as text. */
+  bytes: Uint8Array;
 }
 
 export type Attempt = { ok: true; value: Answer } | { ok: false; error: GatewayError };
 
+/** What every call sends: the key (the call's own, else the client's) and the request id to log. */
+export interface Caller {
+  apiKey?: string;
+  requestId?: string;
+}
+
+export function callHeaders(call: Caller, defaultKey: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  const apiKey = call.apiKey ?? defaultKey;
+  if (apiKey !== undefined) headers["x-api-key"] = apiKey;
+  if (call.requestId !== undefined) headers["x-request-id"] = call.requestId;
+  return headers;
+}
+
 export async function attempt(
   fetchFn: typeof fetch,
-  url: string,
-  headers: Record<string, string>,
+  outgoing: Outgoing,
   timeoutMs: number,
   callerSignal: AbortSignal | undefined,
 ): Promise<Attempt> {
@@ -30,9 +54,10 @@ export async function attempt(
   callerSignal?.addEventListener("abort", onAbort, { once: true });
   try {
     if (callerSignal?.aborted) controller.abort();
-    const response = await fetchFn(url, { method: "GET", headers, signal: controller.signal });
-    const text = await response.text();
-    return { ok: true, value: { status: response.status, headers: response.headers, text } };
+    const { method, url, headers, body } = outgoing;
+    const response = await fetchFn(url, { method, headers, body, signal: controller.signal });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { ok: true, value: { status: response.status, headers: response.headers, bytes } };
   } catch (error) {
     if (timedOut)
       return { ok: false, error: transportError("timeout", `no complete answer within ${timeoutMs} ms`) };
@@ -43,6 +68,11 @@ export async function attempt(
     clearTimeout(timer);
     callerSignal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** The body as UTF-8 text, as `Response.text()` reads it. */
+export function textOf(answer: Answer): string {
+  return new TextDecoder().decode(answer.bytes);
 }
 
 /** fetch reports "fetch failed"; the cause says why (ECONNREFUSED, a reset…). */

@@ -61,8 +61,8 @@ export interface CallOptions {
   /** Overrides the client's retry policy for this call; false turns it off. */
   retry?: RetryOptions | false;
   /**
-   * Sent as `Idempotency-Key` on data calls, the same on every retry of this call. Generated when
-   * retries are on and none is given.
+   * Sent as `Idempotency-Key` on a call whose route takes it (every data call but `getAccount`),
+   * the same on every retry of this call. Generated when retries are on and none is given.
    */
   idempotencyKey?: string;
 }
@@ -79,7 +79,11 @@ export interface GatewayClientOptions {
   apiKey?: string;
   /** Deadline of one attempt, from sending to the last body byte. Default 45 s (above the gateway's 35 s wait for the upstream). */
   timeoutMs?: number;
-  /** Retry on 429, 503, network errors and timeouts. Default: no retries. */
+  /**
+   * Retry on 429, 503, network errors and timeouts, where a retry cannot do the work twice: a call
+   * whose route takes `Idempotency-Key` (under one key) or a free read after any of them, any
+   * other call after a 429 only (see retry.ts). Default: no retries.
+   */
   retry?: RetryOptions;
   /** The fetch to use; default the runtime's global fetch. */
   fetch?: typeof fetch;

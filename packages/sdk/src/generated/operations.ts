@@ -4,15 +4,38 @@ import type { paths } from "./openapi.ts";
 
 /** What the client needs at run time to call each operation. */
 export const OPERATIONS = {
-  listPosts: {"path":"/v1/posts","pathParams":[],"meta":"list","credits":1,"paginated":true},
-  listComments: {"path":"/v1/comments","pathParams":[],"meta":"list","credits":1,"paginated":true},
-  getCommentTree: {"path":"/v1/comments/tree","pathParams":[],"meta":"list","credits":1,"paginated":false},
-  searchSubreddits: {"path":"/v1/subreddits/search","pathParams":[],"meta":"list","credits":1,"paginated":false},
-  getSubredditRules: {"path":"/v1/subreddits/{name}/rules","pathParams":["name"],"meta":"credits","credits":1,"paginated":false},
-  getUserProfile: {"path":"/v1/users/{name}","pathParams":["name"],"meta":"credits","credits":1,"paginated":false},
-  searchUsers: {"path":"/v1/users/search","pathParams":[],"meta":"list","credits":1,"paginated":false},
-  getActivity: {"path":"/v1/activity","pathParams":[],"meta":"credits","credits":1,"paginated":false},
-  getAccount: {"path":"/v1/account","pathParams":[],"meta":"credits","credits":0,"paginated":false},
+  listPosts: {"method":"GET","path":"/v1/posts","pathParams":[],"meta":"list","credits":1,"idempotent":true,"paginated":true},
+  listComments: {"method":"GET","path":"/v1/comments","pathParams":[],"meta":"list","credits":1,"idempotent":true,"paginated":true},
+  getCommentTree: {"method":"GET","path":"/v1/comments/tree","pathParams":[],"meta":"list","credits":1,"idempotent":true,"paginated":false},
+  searchSubreddits: {"method":"GET","path":"/v1/subreddits/search","pathParams":[],"meta":"list","credits":1,"idempotent":true,"paginated":false},
+  getSubredditRules: {"method":"GET","path":"/v1/subreddits/{name}/rules","pathParams":["name"],"meta":"credits","credits":1,"idempotent":true,"paginated":false},
+  getUserProfile: {"method":"GET","path":"/v1/users/{name}","pathParams":["name"],"meta":"credits","credits":1,"idempotent":true,"paginated":false},
+  searchUsers: {"method":"GET","path":"/v1/users/search","pathParams":[],"meta":"list","credits":1,"idempotent":true,"paginated":false},
+  getActivity: {"method":"GET","path":"/v1/activity","pathParams":[],"meta":"credits","credits":1,"idempotent":true,"paginated":false},
+  getAccount: {"method":"GET","path":"/v1/account","pathParams":[],"meta":"credits","credits":0,"idempotent":false,"paginated":false},
+} as const;
+
+/** What the client needs at run time to call each monitors and exports route. */
+export const MANAGEMENT_ROUTES = {
+  createMonitor: {"method":"POST","path":"/v1/monitors","pathParams":[],"credits":0,"idempotent":true},
+  estimateMonitor: {"method":"POST","path":"/v1/monitors/estimate","pathParams":[],"credits":0,"idempotent":false},
+  listMonitors: {"method":"GET","path":"/v1/monitors","pathParams":[],"credits":0,"idempotent":false},
+  getMonitor: {"method":"GET","path":"/v1/monitors/{id}","pathParams":["id"],"credits":0,"idempotent":false},
+  updateMonitor: {"method":"PATCH","path":"/v1/monitors/{id}","pathParams":["id"],"credits":0,"idempotent":false},
+  deleteMonitor: {"method":"DELETE","path":"/v1/monitors/{id}","pathParams":["id"],"credits":0,"idempotent":false},
+  pullMonitorItems: {"method":"GET","path":"/v1/monitors/{id}/items","pathParams":["id"],"credits":1,"idempotent":false},
+  listMonitorDeliveries: {"method":"GET","path":"/v1/monitors/{id}/deliveries","pathParams":["id"],"credits":0,"idempotent":false},
+  redeliverMonitorBatch: {"method":"POST","path":"/v1/monitors/{id}/deliveries/{delivery_id}/redeliver","pathParams":["id","delivery_id"],"credits":0,"idempotent":true},
+  testMonitorWebhook: {"method":"POST","path":"/v1/monitors/{id}/test","pathParams":["id"],"credits":0,"idempotent":false},
+  rotateMonitorWebhookSecret: {"method":"POST","path":"/v1/monitors/{id}/rotate-secret","pathParams":["id"],"credits":0,"idempotent":true},
+  createExport: {"method":"POST","path":"/v1/exports","pathParams":[],"credits":0,"idempotent":true},
+  listExports: {"method":"GET","path":"/v1/exports","pathParams":[],"credits":0,"idempotent":false},
+  getExport: {"method":"GET","path":"/v1/exports/{id}","pathParams":["id"],"credits":0,"idempotent":false},
+  startExport: {"method":"POST","path":"/v1/exports/{id}/start","pathParams":["id"],"credits":0,"idempotent":true},
+  pauseExport: {"method":"POST","path":"/v1/exports/{id}/pause","pathParams":["id"],"credits":0,"idempotent":false},
+  resumeExport: {"method":"POST","path":"/v1/exports/{id}/resume","pathParams":["id"],"credits":0,"idempotent":true},
+  cancelExport: {"method":"POST","path":"/v1/exports/{id}/cancel","pathParams":["id"],"credits":0,"idempotent":false},
+  downloadExport: {"method":"GET","path":"/v1/exports/{id}/file","pathParams":["id"],"credits":0,"idempotent":false},
 } as const;
 
 /** Each operation's parameters (what a caller may send) and its 200 body. */
