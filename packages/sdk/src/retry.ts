@@ -63,11 +63,11 @@ export async function withRetries<T>(
   route: RetriedRoute,
   policy: RetryOptions | null,
   signal: AbortSignal | undefined,
-  attemptOnce: () => Promise<GatewayResult<T>>,
+  callOnce: () => Promise<GatewayResult<T>>,
 ): Promise<GatewayResult<T>> {
   const retried = retriedFailures(route);
   for (let retry = 0; ; retry++) {
-    const result = await attemptOnce();
+    const result = await callOnce();
     if (result.ok || !policy) return result;
     const wait = retryDelay(result.error, retry, policy, retried);
     if (wait === null) return result;
