@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
-import { keyIdSchema } from "./message-fields.ts";
+import { keyIdSchema, requestTokenSchema } from "./message-fields.ts";
 import { type ListingParams, listCommentsParamsSchema, listPostsParamsSchema } from "./params.ts";
 import { err, ok, type Result } from "./result.ts";
 import { type RpcDecoded, type RpcReply, rpc } from "./rpc.ts";
@@ -354,18 +354,22 @@ const asker = { key_id: keyIdSchema };
 const aboutJob = { key_id: keyIdSchema, id: exportId };
 /** The key's balance as admission read it, for the refusal of a start the balance cannot pay. */
 const balance = count;
+/** Sent with a command the client sent under `Idempotency-Key` (message-fields.ts). */
+const once = { request_token: requestTokenSchema.optional() };
 
 /**
  * The exports service's calls (the convention of rpc.ts, as BILLING_RPC): one subject each
  * (`buildSubjects(ns).exports.commands[name]`), each with its own request and reply schemas, each
  * about the asking key's own jobs only. Every
  * call but `create` is safe to send again: a command a job's state already reflects is refused
- * (409) and changes nothing; a second `create` would quote a second job.
+ * (409) and changes nothing; a second `create` would quote a second job. With a `request_token`, a
+ * `create`, `start` or `resume` sent again is answered with the job the first made or moved, as it
+ * is now: the same job, started once.
  */
 export const EXPORTS_RPC = {
-  create: rpc(z.strictObject({ ...asker, balance, body: z.unknown() }), exportJobReplySchema, false),
+  create: rpc(z.strictObject({ ...asker, balance, body: z.unknown(), ...once }), exportJobReplySchema, false),
   show: rpc(z.strictObject(aboutJob), exportJobReplySchema, true),
-  start: rpc(z.strictObject({ ...aboutJob, balance }), exportJobReplySchema, true),
+  start: rpc(z.strictObject({ ...aboutJob, balance, ...once }), exportJobReplySchema, true),
   pause: rpc(z.strictObject(aboutJob), exportJobReplySchema, true),
   /** `max_credits` raises the ceiling of a job stopped at it (docs/api.md#exports). */
   resume: rpc(
@@ -373,6 +377,7 @@ export const EXPORTS_RPC = {
       ...aboutJob,
       balance,
       max_credits: z.number().int().min(1).max(EXPORT_LIMITS.maxCeilingCredits).optional(),
+      ...once,
     }),
     exportJobReplySchema,
     true,

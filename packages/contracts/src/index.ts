@@ -16,7 +16,13 @@ export * from "./ids.ts";
 export * from "./key-messages.ts";
 export * from "./limits.ts";
 export * from "./management-routes.ts";
-export { accountIdSchema, OPERATION_ID_PATTERN, requestIdSchema } from "./message-fields.ts";
+export {
+  accountIdSchema,
+  OPERATION_ID_PATTERN,
+  REQUEST_TOKEN_SECONDS,
+  requestIdSchema,
+  requestTokenSchema,
+} from "./message-fields.ts";
 export * from "./monitor-views.ts";
 export * from "./monitors.ts";
 export * from "./monitors-rpc.ts";

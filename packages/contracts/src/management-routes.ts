@@ -151,11 +151,11 @@ const MONITOR_ROUTES: readonly PublicRoute[] = [
     path: "/v1/monitors",
     tag: MONITORS,
     summary: "Create a monitor",
-    description: `Free. An account holds at most ${limits.maxMonitorsPerAccount} monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.`,
+    description: `Free. An account holds at most ${limits.maxMonitorsPerAccount} monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least ${limits.minIntervalSeconds} s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost. A retry under the same \`Idempotency-Key\` whose first answer was lost gets the monitor that request made, with the same \`webhook_secret\` (409 \`state_conflict\` once that monitor was deleted).`,
     body: { schema: createMonitorSchema(limits), required: true },
     answers: [answer("Created. Costs nothing.", createdMonitorSchema, 201)],
     idempotent: true,
-    refusals: ["monitor_limit_reached"],
+    refusals: ["monitor_limit_reached", "state_conflict"],
   }),
   route({
     operationId: "estimateMonitor",

@@ -8,11 +8,14 @@
  * none, and its limit counts for the key alone.
  *
  * Changing a monitor to the same values, reading, estimating and deleting are safe to send again;
- * creating one, sending a test event, a redelivery and a new secret are not.
+ * creating one, sending a test event, a redelivery and a new secret are not, unless they carry a
+ * `request_token` (message-fields.ts): a create, a redelivery or a new secret sent again with the
+ * same one is answered with what the first did (the same monitor and secret, the same round, the
+ * same new secret), done once.
  */
 import { z } from "zod";
 import { ERRORS, SERVICE_REFUSAL_CODES, type ServiceRefusalCode } from "./errors.ts";
-import { accountIdSchema, keyIdSchema } from "./message-fields.ts";
+import { accountIdSchema, keyIdSchema, requestTokenSchema } from "./message-fields.ts";
 import {
   changedMonitorSchema,
   createdMonitorSchema,
@@ -52,9 +55,11 @@ const asker = { key_id: keyIdSchema, account_id: accountIdSchema.optional() };
 const ofMonitor = { ...asker, id: z.string().regex(MONITOR_ID_PATTERN) };
 /** A create's body, checked by the monitors service (it names every bad field). */
 const definition = { ...asker, body: z.unknown().optional() };
+/** Sent with a command the client sent under `Idempotency-Key`: the same token, the same command. */
+const once = { request_token: requestTokenSchema.optional() };
 
 export const MONITORS_RPC = {
-  create: rpc(z.strictObject(definition), replyWith(createdMonitorSchema), false),
+  create: rpc(z.strictObject({ ...definition, ...once }), replyWith(createdMonitorSchema), false),
   /** A create's body checked as a create checks it, and its backfill's estimate; nothing created. */
   estimate: rpc(z.strictObject(definition), replyWith(monitorEstimateSchema), true),
   list: rpc(z.strictObject(asker), replyWith(monitorListSchema), true),
@@ -78,12 +83,12 @@ export const MONITORS_RPC = {
   deliveries: rpc(z.strictObject(ofMonitor), replyWith(monitorDeliveriesSchema), true),
   /** The delivery (its `webhook-id`) to send again. */
   redeliver: rpc(
-    z.strictObject({ ...ofMonitor, delivery_id: z.string().max(80) }),
+    z.strictObject({ ...ofMonitor, delivery_id: z.string().max(80), ...once }),
     replyWith(oneDeliverySchema),
     false,
   ),
   test: rpc(z.strictObject(ofMonitor), replyWith(oneDeliverySchema), false),
-  rotate_secret: rpc(z.strictObject(ofMonitor), replyWith(rotatedSecretSchema), false),
+  rotate_secret: rpc(z.strictObject({ ...ofMonitor, ...once }), replyWith(rotatedSecretSchema), false),
 } as const;
 
 export type MonitorsRpc = typeof MONITORS_RPC;

@@ -135,6 +135,7 @@ export {
   type UpstreamCacheKeys,
   type UpstreamPacerKeys,
 } from "./redis-keys.ts";
+export { markedBy, type RequestTokenMark, withMark } from "./request-tokens.ts";
 export { type Backoff, DEFAULT_BACKOFF, retryWithBackoff } from "./retry.ts";
 export { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
 export {

@@ -4,6 +4,12 @@
  * that asks; a job of another key is answered exactly as a job that does not exist (404), so ids
  * reveal nothing. A quote costs the caller nothing: its probe pages are asked of the upstream but
  * never charged.
+ *
+ * A create, start or resume sent under `Idempotency-Key` carries a request token (contracts'
+ * `requestTokenSchema`), and is done once per token: a create's token is noted with the job it made
+ * (job-store.ts `create`), a start's or a resume's in the job record by the write that queues the
+ * job. The same command arriving again (its first answer was lost or late) answers that job as it
+ * is now; a create with `confirm` whose start was refused starts the job it quoted then.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -13,15 +19,25 @@ import {
   type ExportJobReply,
   type ExportList,
   type ExportRefusal,
+  type ExportRequest,
   type ExportSubjects,
   type ExportsRpcDecoded,
   type ExportsRpcName,
   type ExportsRpcReply,
   parseExportRequest,
+  REQUEST_TOKEN_SECONDS,
   exportRefusal as refuse,
   type Subjects,
 } from "@rda/contracts";
-import type { ArchiveCount, CountFailure, JetStreamClient, Logger, NatsConnection } from "@rda/service-kit";
+import {
+  type ArchiveCount,
+  type CountFailure,
+  type JetStreamClient,
+  type Logger,
+  markedBy,
+  type NatsConnection,
+  withMark,
+} from "@rda/service-kit";
 import type { DownloadLinks } from "./download-links.ts";
 import { budgetAccountOfOwner, type JobOwners } from "./job-owner.ts";
 import { enqueueJob } from "./job-queue.ts";
@@ -87,14 +103,14 @@ export function exportHandlers(deps: CommandDeps): ExportHandlers {
       return record === undefined || record.keyId !== request.key_id ? NOT_FOUND : run(record, request);
     };
   return {
-    create: (request) => create(deps, request.key_id, request.balance, request.body),
+    create: (request) => create(deps, request),
     show: own(async (record) => shown(deps, record)),
-    start: own((record, request: { key_id: string; id: string; balance: number }) =>
-      start(deps, record, request.balance),
+    start: own((record, request: ExportsRpcDecoded<"start">) =>
+      start(deps, record, request.balance, request.request_token),
     ),
     pause: own((record) => pause(deps, record)),
-    resume: own((record, request: { key_id: string; id: string; balance: number; max_credits?: number }) =>
-      resume(deps, record, request.balance, request.max_credits),
+    resume: own((record, request: ExportsRpcDecoded<"resume">) =>
+      resume(deps, record, request.balance, request.max_credits, request.request_token),
     ),
     cancel: own((record) => cancel(deps, record)),
     file: own((record) => file(deps, record)),
@@ -107,14 +123,13 @@ const shown = (deps: CommandDeps, record: JobRecord): ExportJobReply => ({
   job: jobView(record, deps.pagesPerSecond),
 });
 
-async function create(
-  deps: CommandDeps,
-  keyId: string,
-  balance: number,
-  body: unknown,
-): Promise<ExportJobReply> {
-  const request = parseExportRequest(body);
+async function create(deps: CommandDeps, asked: ExportsRpcDecoded<"create">): Promise<ExportJobReply> {
+  const { key_id: keyId, balance, request_token: token } = asked;
+  const request = parseExportRequest(asked.body);
   if (!request.ok) return refuse("invalid_parameter", `invalid parameter: ${request.error}`);
+  // Asked again under its token: the job the first made, quoted or read once only.
+  const made = token === undefined ? undefined : await deps.jobs.requestedBy(keyId, token);
+  if (made !== undefined) return createdBefore(deps, made, request.value, balance, token);
   // Quotes are limited per account, not per key: more keys must not mean more free archive reads.
   const owner = await deps.owners(keyId);
   if (owner === undefined)
@@ -191,13 +206,42 @@ async function create(
     manifest: null,
     file: null,
   };
-  await deps.jobs.create(record, deps.quoteTtlSeconds);
+  const requested = token === undefined ? undefined : { token, ttlSeconds: REQUEST_TOKEN_SECONDS };
+  // The same create under the same token, quoting alongside, may have made its job first.
+  const madeMeanwhile = await deps.jobs.create(record, deps.quoteTtlSeconds, requested);
+  if (madeMeanwhile !== undefined) return createdBefore(deps, madeMeanwhile, request.value, balance, token);
   await deps.jobs.remember(record, Date.parse(record.createdAt));
   if (!request.value.confirm) return shown(deps, record);
-  return start(deps, record, balance);
+  return start(deps, record, balance, token);
 }
 
-async function start(deps: CommandDeps, record: JobRecord, balance: number): Promise<ExportJobReply> {
+/**
+ * A create whose request token made a job before: that job as it is now, and started when the
+ * create asked for it and the first start was refused (the balance was short, the account at its
+ * limit), as that create would start it now.
+ */
+async function createdBefore(
+  deps: CommandDeps,
+  id: string,
+  request: ExportRequest,
+  balance: number,
+  token: string | undefined,
+): Promise<ExportJobReply> {
+  const record = await deps.jobs.get(id);
+  // Only as the token's window closes, when its job's record (kept as long) goes the same moment.
+  if (record === undefined)
+    return refuse("service_unavailable", "the export is being read; nothing was charged, try again");
+  if (request.confirm && record.state === "quoted") return start(deps, record, balance, token);
+  return shown(deps, record);
+}
+
+async function start(
+  deps: CommandDeps,
+  record: JobRecord,
+  balance: number,
+  token?: string,
+): Promise<ExportJobReply> {
+  if (markedBy(record.requestTokens, token, Date.now())) return shown(deps, record);
   if (record.state !== "quoted")
     return refuse("state_conflict", `this export was already started (it is ${record.state})`);
   // The most the job can cost is its ceiling, not the estimate: a job started on the estimate
@@ -209,7 +253,7 @@ async function start(deps: CommandDeps, record: JobRecord, balance: number): Pro
       `insufficient credits: this export may cost up to ${ceiling} credits (its ceiling; estimated ${record.quote.estimated_pages}) and the balance is ${balance}: ${ceiling - balance} more credits are needed, or set a lower max_credits; nothing was charged`,
     );
   }
-  return activateAndQueue(deps, record, ["quoted"]);
+  return activateAndQueue(deps, record, ["quoted"], token);
 }
 
 /** Counts the job among its owner's active exports (refused past the limit), then queues it. */
@@ -217,6 +261,7 @@ async function activateAndQueue(
   deps: CommandDeps,
   record: JobRecord,
   from: readonly string[],
+  token: string | undefined,
 ): Promise<ExportJobReply> {
   const owner = await deps.owners(record.keyId);
   if (owner === undefined) {
@@ -232,27 +277,44 @@ async function activateAndQueue(
       `too many exports: an account may have at most ${limit} queued, running or paused at once, over all its keys`,
     );
   }
-  return requeue(deps, record, from, owner);
+  return requeue(deps, record, from, token, owner);
 }
 
-/** Moves the job to `queued` under a new run and puts that run on the work queue. */
+/**
+ * Moves the job to `queued` under a new run, noting the command's request token in the same write,
+ * and puts that run on the work queue.
+ */
 async function requeue(
   deps: CommandDeps,
   record: JobRecord,
   from: readonly string[],
+  token: string | undefined,
   owner?: string,
 ): Promise<ExportJobReply> {
+  const now = Date.now();
+  let queuedNow = false;
   // A job that is not expired keeps its record for the retention after it ends; until then, a day.
   const queued = await deps.jobs.update(
     record.id,
-    (r) =>
-      from.includes(r.state)
-        ? { ...r, state: "queued", pausedBy: null, reason: null, run: r.run + 1, owner: owner ?? r.owner }
-        : undefined,
+    (r) => {
+      queuedNow = from.includes(r.state) && !markedBy(r.requestTokens, token, now);
+      if (!queuedNow) return undefined;
+      return {
+        ...r,
+        state: "queued",
+        pausedBy: null,
+        reason: null,
+        run: r.run + 1,
+        owner: owner ?? r.owner,
+        requestTokens: withMark(r.requestTokens, token, now),
+      };
+    },
     86_400 * 30,
   );
   if (queued === undefined) return NOT_FOUND;
-  if (queued.state !== "queued" || !from.includes(record.state)) {
+  if (!queuedNow) {
+    // The same command under the same token, sent alongside, queued it first.
+    if (markedBy(queued.requestTokens, token, now)) return shown(deps, queued);
     return refuse("state_conflict", `this export is ${queued.state}`);
   }
   await enqueueJob(deps.js, deps.exportSubjects, { id: queued.id, run: queued.run });
@@ -279,9 +341,11 @@ async function resume(
   record: JobRecord,
   balance: number,
   maxCredits: number | undefined,
+  token: string | undefined,
 ): Promise<ExportJobReply> {
+  if (markedBy(record.requestTokens, token, Date.now())) return shown(deps, record);
   if (record.state === "failed" && record.stoppedAtCeiling === true) {
-    return resumePastCeiling(deps, record, balance, maxCredits);
+    return resumePastCeiling(deps, record, balance, maxCredits, token);
   }
   if (record.state === "queued" || record.state === "running") return shown(deps, record);
   if (isPausedByRevocation(record)) return refuse("state_conflict", `this export is ${REVOKED_KEY_REASON}`);
@@ -298,7 +362,7 @@ async function resume(
   }
   const raised = maxCredits === undefined ? record : await raiseCeiling(deps, record, maxCredits, ["paused"]);
   if (raised === undefined) return NOT_FOUND;
-  return requeue(deps, raised, ["paused"]);
+  return requeue(deps, raised, ["paused"], token);
 }
 
 /**
@@ -310,6 +374,7 @@ async function resumePastCeiling(
   record: JobRecord,
   balance: number,
   maxCredits: number | undefined,
+  token: string | undefined,
 ): Promise<ExportJobReply> {
   const spent = record.checkpoint.credits;
   if (maxCredits === undefined || maxCredits <= spent) {
@@ -344,7 +409,7 @@ async function resumePastCeiling(
   }
   // Its pages are kept from here on: the retention sweep no longer removes them.
   await deps.jobs.forgetExpiry(record.id);
-  return activateAndQueue(deps, reopened, ["failed"]);
+  return activateAndQueue(deps, reopened, ["failed"], token);
 }
 
 async function raiseCeiling(

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ExportFile, ExportManifest, ExportQuery, ExportQuote, ExportState } from "@rda/contracts";
-import { LEASE_STILL_HELD, luaScript, type Redis, takeLease } from "@rda/service-kit";
+import { LEASE_STILL_HELD, luaScript, type Redis, type RequestTokenMark, takeLease } from "@rda/service-kit";
 import type { PageWriter } from "./result-file.ts";
 
 export interface Checkpoint {
@@ -62,6 +62,11 @@ export interface JobRecord {
   owner?: string;
   /** Bumped each time the job is put on the work queue; older queue messages are dropped. */
   run: number;
+  /**
+   * The request tokens of the starts and resumes that queued it (service-kit's request-tokens.ts),
+   * written with the change they made: the same command again answers the job as it is.
+   */
+  requestTokens?: RequestTokenMark[];
   checkpoint: Checkpoint;
   createdAt: string;
   finishedAt: string | null;
@@ -84,6 +89,8 @@ export function exportKeys(namespace: string) {
     expiring: `${root}:exports:expiring`,
     /** Quotes a key asked in one minute (a counter that expires with its minute). */
     quotes: (keyId: string, minute: number) => `${root}:exports:quotes:{${keyId}}:${minute}`,
+    /** The job a create with this request token made (its id), for the replay window. */
+    requested: (keyId: string, token: string) => `${root}:exports:requested:{${keyId}}:${token}`,
   };
 }
 export type ExportKeys = ReturnType<typeof exportKeys>;
@@ -116,12 +123,26 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `;
 
+// KEYS: record, the request token's (none: a create without one). ARGV: json, ttl (s), id, the
+// token's ttl (s). Writes the job and what its token made in one step, unless the token made a job
+// already: then that job's id, and nothing written.
+const CREATE = `
+if KEYS[2] then
+  local made = redis.call('GET', KEYS[2])
+  if made then return made end
+  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return false
+`;
+
 // KEYS: record. ARGV: version, json, ttl (s).
 const compareAndSet = luaScript(compareAndSetOf("KEYS[1]", "ARGV[1]", "ARGV[2]", "ARGV[3]"));
 // KEYS: lease, record. ARGV: owner, version, json, ttl (s). 0 when the lease is no longer the owner's.
 const compareAndSetUnderLease = luaScript(
   `${LEASE_STILL_HELD}\n${compareAndSetOf("KEYS[2]", "ARGV[2]", "ARGV[3]", "ARGV[4]")}`,
 );
+const createJob = luaScript(CREATE);
 const addActive = luaScript(ADD_ACTIVE);
 const rememberJob = luaScript(REMEMBER);
 
@@ -135,8 +156,20 @@ export const KEPT_PER_KEY = 100;
 /** A list nobody adds to is dropped after the longest a job record can live (30 days). */
 const LIST_LIFETIME_MS = 31 * 86_400_000;
 
+/** A create's request token, and how long what it made is answered. */
+export interface CreateToken {
+  readonly token: string;
+  readonly ttlSeconds: number;
+}
+
 export interface JobStore {
-  create(record: JobRecord, ttlSeconds: number): Promise<void>;
+  /**
+   * Stores a new job; with a request token, only if that token made no job before, and noting that
+   * it made this one in the same step. Answers the id of the job the token made before, if it did.
+   */
+  create(record: JobRecord, ttlSeconds: number, requested?: CreateToken): Promise<string | undefined>;
+  /** The id of the job a create with this request token made, within its window. */
+  requestedBy(keyId: string, token: string): Promise<string | undefined>;
   get(id: string): Promise<JobRecord | undefined>;
   /**
    * Applies `change` to the current record and stores it, retrying on a concurrent change. `change`
@@ -179,8 +212,19 @@ export function redisJobStore(redis: Redis, keys: ExportKeys, lease?: HeldLease)
           [lease.owner, version, json, ttlSeconds],
         );
   return {
-    async create(record, ttlSeconds) {
-      await redis.set(keys.job(record.id), JSON.stringify(record), "EX", ttlSeconds);
+    async create(record, ttlSeconds, requested) {
+      const made = await createJob.run(
+        redis,
+        requested === undefined
+          ? [keys.job(record.id)]
+          : [keys.job(record.id), keys.requested(record.keyId, requested.token)],
+        // A token is never kept longer than its job: it always names a job that exists.
+        [JSON.stringify(record), ttlSeconds, record.id, Math.min(ttlSeconds, requested?.ttlSeconds ?? 0)],
+      );
+      return typeof made === "string" ? made : undefined;
+    },
+    async requestedBy(keyId, token) {
+      return (await redis.get(keys.requested(keyId, token))) ?? undefined;
     },
     async get(id) {
       const text = await redis.get(keys.job(id));

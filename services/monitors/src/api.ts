@@ -4,6 +4,11 @@
  * delivery log, a redelivery, a test event, a new secret), always within the asking key's own
  * monitors (another key's is "not found"). Each handler takes its call's own request and answers its
  * own reply. Bodies are validated here, one sentence naming every bad field.
+ *
+ * A create under a request token (contracts' `requestTokenSchema`) is done once per token: what it
+ * makes (the monitor's id, the backfill's estimate, the webhook's secret sealed) is noted under the
+ * token in the step that creates the monitor (monitor-store.ts `create`), and the same create again
+ * answers that monitor as it is now, with the same secret.
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -20,6 +25,7 @@ import {
   type MonitorFunding,
   type MonitorLimits,
   type MonitorRefusal,
+  REQUEST_TOKEN_SECONDS,
   type MonitorsRpcReply as Reply,
   monitorRefusal as refuse,
   requestSchemaOf,
@@ -34,6 +40,7 @@ import {
   type ServedSubject,
   serveSubject,
 } from "@rda/service-kit";
+import { newWebhookSecret } from "@rda/webhooks";
 import type { z } from "zod";
 import { type MonitorRecord, publicMonitor, sourceKeyOf } from "./monitor.ts";
 import type { ItemCounts, MonitorStore } from "./monitor-store.ts";
@@ -88,10 +95,12 @@ const HANDLERS: Handlers = {
     ok(await deps.webhooks.deliveries(monitor)),
   ),
   redeliver: onOwned<"redeliver">((monitor, request, deps) =>
-    deps.webhooks.redeliver(monitor, request.delivery_id),
+    deps.webhooks.redeliver(monitor, request.delivery_id, request.request_token),
   ),
   test: onOwned<"test">((monitor, _request, deps) => deps.webhooks.test(monitor)),
-  rotate_secret: onOwned<"rotate_secret">((monitor, _request, deps) => deps.webhooks.rotateSecret(monitor)),
+  rotate_secret: onOwned<"rotate_secret">((monitor, request, deps) =>
+    deps.webhooks.rotateSecret(monitor, request.request_token),
+  ),
 };
 
 export function serveMonitorApi(deps: ApiDeps): ServedSubject[] {
@@ -161,19 +170,64 @@ async function estimate(request: Decoded<"estimate">, deps: ApiDeps): Promise<Re
   return "ok" in prepared ? prepared : ok({ backfill_estimate: prepared.estimate });
 }
 
+/** What a create made, as its request token keeps it: the secret sealed, never in the clear. */
+interface Made {
+  readonly monitor_id: string;
+  readonly backfill_estimate: BackfillEstimate;
+  readonly webhook_secret?: string;
+}
+
 async function create(request: Decoded<"create">, deps: ApiDeps): Promise<Reply<"create">> {
+  const token = request.request_token;
+  // Asked again under its token: the monitor the first made, estimated once only.
+  const madeBefore = token === undefined ? undefined : await deps.store.requestedBy(request.key_id, token);
+  if (madeBefore !== undefined) return createdBefore(request, deps, madeBefore);
   const prepared = await prepare(request, deps);
   if ("ok" in prepared) return prepared;
   const { monitor, webhookUrl } = prepared;
-  if (!(await deps.store.create(monitor, deps.limits.maxMonitorsPerAccount)))
-    return limitReached(request, deps.limits.maxMonitorsPerAccount);
-  const secret =
-    webhookUrl === undefined ? undefined : await deps.webhooks.configure(monitor, webhookUrl, true);
+  const secret = webhookUrl === undefined ? undefined : newWebhookSecret();
+  const made: Made = {
+    monitor_id: monitor.id,
+    backfill_estimate: prepared.estimate,
+    ...(secret === undefined ? {} : { webhook_secret: deps.webhooks.seal(secret) }),
+  };
+  const requested =
+    token === undefined
+      ? undefined
+      : { token, made: JSON.stringify(made), ttlSeconds: REQUEST_TOKEN_SECONDS };
+  const created = await deps.store.create(monitor, deps.limits.maxMonitorsPerAccount, requested);
+  if (created === "limit_reached") return limitReached(request, deps.limits.maxMonitorsPerAccount);
+  // The same create under the same token, estimating alongside, made its monitor first.
+  if (created !== "created") return createdBefore(request, deps, created.madeBefore);
+  if (webhookUrl !== undefined) await deps.webhooks.configure(monitor, webhookUrl, true, secret);
   await deps.leases.wake(sourceKeyOf(monitor));
   return ok({
     monitor: await view(deps, monitor, await deps.funding(request.key_id)),
     backfill_estimate: prepared.estimate,
     ...(secret === undefined ? {} : { webhook_secret: secret }),
+  });
+}
+
+/**
+ * A create whose request token made a monitor before: that monitor as it is now, its backfill's
+ * estimate as it was, and its webhook's first secret, opened again (the answer that was lost held it).
+ */
+async function createdBefore(
+  request: Decoded<"create">,
+  deps: ApiDeps,
+  json: string,
+): Promise<Reply<"create">> {
+  const made = JSON.parse(json) as Made;
+  const monitor = await owned({ ...request, id: made.monitor_id }, deps);
+  if (monitor === undefined)
+    return refuse(
+      "state_conflict",
+      `the monitor this Idempotency-Key created (${made.monitor_id}) has been deleted since; send a new Idempotency-Key to create another`,
+    );
+  return ok({
+    monitor: await view(deps, monitor, await deps.funding(request.key_id)),
+    backfill_estimate: made.backfill_estimate,
+    ...(made.webhook_secret === undefined ? {} : { webhook_secret: deps.webhooks.open(made.webhook_secret) }),
   });
 }
 

@@ -27,6 +27,11 @@ export interface MonitorKeys {
   poll(sourceKey: string): string;
   /** String: the lease of the replica polling a source (service-kit's lease), beside its state. */
   pollLease(sourceKey: string): string;
+  /**
+   * String: what a create with this request token made (JSON: the monitor's id, the backfill's
+   * estimate, the webhook's secret sealed), for the replay window.
+   */
+  requested(keyId: string, token: string): string;
 }
 
 export function monitorKeys(namespace = ""): MonitorKeys {
@@ -44,5 +49,6 @@ export function monitorKeys(namespace = ""): MonitorKeys {
     // One hash tag per source: the script writing the state under the lease touches both.
     poll: (sourceKey: string) => `${root}:poll:{${sourceKey}}`,
     pollLease: (sourceKey: string) => `${root}:poll:{${sourceKey}}:lease`,
+    requested: (keyId: string, token: string) => `${root}:requested:${keyId}:${token}`,
   });
 }

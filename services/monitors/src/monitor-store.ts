@@ -61,9 +61,16 @@ return 1
 `;
 
 // KEYS: owner set, record, source set, sources, the set the limit counts (the account's, or the
-// owner set again for a key with no account). ARGV: id, record JSON, limit, source key.
+// owner set again for a key with no account), and what the create's request token made (none: a
+// create without one). ARGV: id, record JSON, limit, source key, what the token makes (JSON), its
+// ttl (s). 1 created, 0 at the limit, or what the token made before (nothing written).
 const CREATE = `
+if KEYS[6] then
+  local made = redis.call('GET', KEYS[6])
+  if made then return made end
+end
 if redis.call('SCARD', KEYS[5]) >= tonumber(ARGV[3]) then return 0 end
+if KEYS[6] then redis.call('SET', KEYS[6], ARGV[5], 'EX', ARGV[6]) end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[1], ARGV[1])
 redis.call('SADD', KEYS[5], ARGV[1])
@@ -71,6 +78,16 @@ redis.call('SADD', KEYS[3], ARGV[1])
 redis.call('SADD', KEYS[4], ARGV[4])
 return 1
 `;
+
+/** A create's request token, what it makes (JSON, answered to the same create again) and how long. */
+export interface CreateToken {
+  readonly token: string;
+  readonly made: string;
+  readonly ttlSeconds: number;
+}
+
+/** A create's outcome: made, refused at the limit, or what its request token made before. */
+export type Created = "created" | "limit_reached" | { readonly madeBefore: string };
 
 export interface ItemsPage {
   /** The posts or comments matched, as the poller stored them. */
@@ -112,8 +129,12 @@ export class MonitorStore {
     this.#maxItems = maxItems;
   }
 
-  /** False when the key's account (a key with no account: the key) already holds `limit` monitors. */
-  async create(monitor: MonitorRecord, limit: number): Promise<boolean> {
+  /**
+   * Refused when the key's account (a key with no account: the key) already holds `limit` monitors.
+   * With a request token, only when that token made nothing before, noting what it makes in the same
+   * step; else what it made is answered and nothing is written.
+   */
+  async create(monitor: MonitorRecord, limit: number, requested?: CreateToken): Promise<Created> {
     const source = sourceKeyOf(monitor);
     const keys = [
       this.#keys.ownedBy(monitor.key_id),
@@ -121,14 +142,23 @@ export class MonitorStore {
       this.#keys.watching(source),
       this.#keys.sources,
       this.#limitSet(monitor),
+      ...(requested === undefined ? [] : [this.#keys.requested(monitor.key_id, requested.token)]),
     ];
     const created = await createScript.run(this.#redis, keys, [
       monitor.id,
       JSON.stringify(monitor),
       limit,
       source,
+      requested?.made ?? "",
+      requested?.ttlSeconds ?? 0,
     ]);
-    return created === 1;
+    if (typeof created === "string") return { madeBefore: created };
+    return created === 1 ? "created" : "limit_reached";
+  }
+
+  /** What a create with this request token made (as `CreateToken.made` said), within its window. */
+  async requestedBy(keyId: string, token: string): Promise<string | undefined> {
+    return (await this.#redis.get(this.#keys.requested(keyId, token))) ?? undefined;
   }
 
   /** How many monitors count towards the limit of this key's account (or of the key alone). */

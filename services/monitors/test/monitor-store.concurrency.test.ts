@@ -41,7 +41,7 @@ describe("the monitor store", () => {
   it("keeps a PATCH's fields and the poller's phase when both write the same monitor at once", async () => {
     const store = new MonitorStore(redis, keys);
     const id = "mon_race";
-    expect(await store.create(record(id), 25)).toBe(true);
+    expect(await store.create(record(id), 25)).toBe("created");
     // The poller read the monitor before the PATCH; its writes must not bring the old phrase back.
     const writes: Promise<unknown>[] = [];
     for (let step = 1; step <= 30; step += 1) {
@@ -80,7 +80,7 @@ describe("the monitor store", () => {
       store.forgetSourceIfUnwatched(sourceKeyOf(gone)),
       store.create(fresh, 25),
     ]);
-    expect(created).toBe(true);
+    expect(created).toBe("created");
     expect(await store.sources()).toContain(sourceKeyOf(fresh));
     await store.delete(fresh);
     await store.forgetSourceIfUnwatched(sourceKeyOf(fresh));

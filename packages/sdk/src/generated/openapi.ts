@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Free. An account holds at most 25 monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost.
+         * @description Free. An account holds at most 25 monitors across all its keys (an operator's key, alone); one more is 409, uncharged. The interval is at least 60 s. The body is at most 8 KiB (413 beyond); a bad body is 400 naming every bad field. Answers the backfill's estimated upstream pages and maximum cost. A retry under the same `Idempotency-Key` whose first answer was lost gets the monitor that request made, with the same `webhook_secret` (409 `state_conflict` once that monitor was deleted).
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -2302,6 +2302,7 @@ export interface operations {
              * @description - `idempotency_in_progress`: Another request with the same `Idempotency-Key` is still being served; retry it once that one has finished. Not charged.
              *     - `idempotency_response_not_kept`: The first request with this `Idempotency-Key` was served and charged, but its response was not stored for replay: it was larger than 1 MiB, or the key's share of the replay store was full (docs/api.md#idempotency). Fetching it again needs a new `Idempotency-Key` and is charged. Not charged.
              *     - `monitor_limit_reached`: The account (or an operator's key) holds as many monitors as it may. Not charged.
+             *     - `state_conflict`: The monitor, delivery or export is not in a state that allows the request (an export already started, a monitor without a webhook); the message says which. Not charged.
              */
             409: components["responses"]["Error409"];
             /** @description - `payload_too_large`: The request body is over the limit. */

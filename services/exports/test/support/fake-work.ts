@@ -92,6 +92,10 @@ export class MemoryJobStore implements JobStore {
 
   async create(record: JobRecord) {
     this.records.set(record.id, structuredClone(record));
+    return undefined;
+  }
+  async requestedBy() {
+    return undefined;
   }
   async get(id: string) {
     const record = this.records.get(id);

@@ -144,6 +144,12 @@ export type NotKeptReason = "too_large" | "key_quota" | "store_full";
 
 export interface Claim {
   /**
+   * The request token the command's owning service is sent (contracts' `requestTokenSchema`): a
+   * hash of the key's id, the Idempotency-Key and the request, so the same request under the same
+   * key is one command there however often it arrives, and another request under the key another.
+   */
+  readonly requestToken: string;
+  /**
    * The request was served: store its response for replays (or note that it was not). Called
    * before the response is written, so a retry sent the moment the answer arrives replays it.
    */
@@ -187,6 +193,16 @@ export function readIdempotencyKey(header: string | string[] | undefined): Resul
     return err("Idempotency-Key must be given once, as 1 to 255 visible ASCII characters");
   }
   return ok(header);
+}
+
+/**
+ * The request's token: its key's id, the Idempotency-Key's hash and the request's fingerprint, hashed
+ * once more. The raw key never leaves the gateway; the request is part of it because the claim is
+ * let go after a refusal or a lost answer, and another request under the same key must not be
+ * answered with what the first made.
+ */
+function requestTokenOf(keyId: string, idempotencyKey: string, fingerprint: string): string {
+  return sha256Hex(`request-token\n${keyId}\n${sha256Hex(idempotencyKey)}\n${fingerprint}`);
 }
 
 export function createIdempotencyStore(
@@ -252,6 +268,7 @@ export function createIdempotencyStore(
       return {
         kind: "claimed",
         claim: {
+          requestToken: requestTokenOf(keyId, idempotencyKey, fingerprint),
           async complete(response) {
             completed = true;
             const size = response.body.length + RECORD_OVERHEAD_BYTES;

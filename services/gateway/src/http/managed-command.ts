@@ -5,6 +5,10 @@
  * `GET /v1/account` (the key's own bucket, no credit). The service that owns
  * the thing answers a value or a refusal with its catalog code; both are answered here, a refusal
  * through `sendError` like every other failure (same headers, same access-log fields).
+ *
+ * A command sent under `Idempotency-Key` carries the claim's request token to the owning service
+ * (`requestToken`), which does the command once per token: the gateway's stored response covers a
+ * retry after an answer that arrived, the token one after an answer that did not.
  */
 import {
   type ErrorCode,
@@ -27,6 +31,8 @@ export interface Managed {
   readonly key: KeyInfo;
   readonly admitted: Admitted;
   readonly claim: Claim | undefined;
+  /** For the owning service's `request_token`: present when the request came under `Idempotency-Key`. */
+  readonly requestToken: string | undefined;
 }
 
 /** The request taken in, or the answer already sent (a refusal, or a replayed response). */
@@ -69,13 +75,21 @@ export async function takeIn(
     await letGo(request, claim);
     return refuse(admission.error);
   }
-  return { managed: { key: key.value, admitted: admission.value, claim } };
+  return { managed: { key: key.value, admitted: admission.value, claim, requestToken: claim?.requestToken } };
 }
 
 /**
  * Answers what the owning service said: its value in the envelope with `status` (recorded for an
  * `Idempotency-Key` before it is written: the thing exists whether or not the answer arrives), or
  * its refusal (the claim let go, so a retry is a new attempt).
+ *
+ * No answer in time (`serviceUnavailable`) lets the claim go too, though the command may have been
+ * done, or be done still, after the 503: a retry under the same key goes to the service again with
+ * the same request token, and the service answers what the first attempt made (or, while that one
+ * is still at work, does its work once: whichever finishes first makes the thing, the other answers
+ * it). Keeping the claim instead would answer the retry 409 for as long as the gateway cannot know
+ * whether an answer is still coming (a stalled service may finish minutes later), and then still
+ * have to let it go with the question open; the service is the one place that knows what was done.
  */
 export async function answerManaged(
   ctx: GatewayContext,
@@ -110,7 +124,10 @@ export function refusedBy(
   };
 }
 
-/** The owning service did not answer: nothing was done that the caller can see. */
+/**
+ * The owning service did not answer in time. The command may still have been done; a retry under
+ * the same `Idempotency-Key` is answered with what it did (its request token), never does it twice.
+ */
 export const serviceUnavailable = (internal: string): Failure => ({
   code: "service_unavailable" satisfies ErrorCode,
   retryAfterSeconds: 1,

@@ -50,7 +50,13 @@ type JobReply = { readonly outcome: "ok"; readonly job: ExportJob };
 interface Asker {
   readonly keyId: string;
   readonly balance: number;
+  /** The request's token under `Idempotency-Key` (managed-command.ts), for the commands that take one. */
+  readonly requestToken: string | undefined;
 }
+
+/** The `request_token` field of a call, when the request came with one. */
+const tokenOf = ({ requestToken }: Asker) =>
+  requestToken === undefined ? {} : { request_token: requestToken };
 
 /** Each declared route, how it asks the exports service, and its success status. */
 interface Served {
@@ -79,10 +85,13 @@ const aboutJob =
 const SERVED: readonly Served[] = [
   {
     route: publicRoute("createExport"),
-    ask: async (ctx, request, { keyId, balance }) => {
+    ask: async (ctx, request, asker) => {
       const body = jsonObjectBody(request.body);
       if (!body.ok) return { failure: body.error };
-      return answerOf(await ctx.exports.call("create", { key_id: keyId, balance, body: body.value }));
+      const { keyId, balance } = asker;
+      return answerOf(
+        await ctx.exports.call("create", { key_id: keyId, balance, body: body.value, ...tokenOf(asker) }),
+      );
     },
     status: (job) => (job.state !== "quoted" ? 202 : 201),
   },
@@ -94,8 +103,15 @@ const SERVED: readonly Served[] = [
   },
   {
     route: publicRoute("startExport"),
-    ask: aboutJob(async (ctx, id, _request, { keyId, balance }) =>
-      answerOf(await ctx.exports.call("start", { key_id: keyId, balance, id })),
+    ask: aboutJob(async (ctx, id, _request, asker) =>
+      answerOf(
+        await ctx.exports.call("start", {
+          key_id: asker.keyId,
+          balance: asker.balance,
+          id,
+          ...tokenOf(asker),
+        }),
+      ),
     ),
   },
   {
@@ -112,7 +128,13 @@ const SERVED: readonly Served[] = [
       if ("code" in resumed) return { failure: resumed };
       return aboutJob(async (_ctx, id) =>
         answerOf(
-          await ctx.exports.call("resume", { key_id: asker.keyId, balance: asker.balance, id, ...resumed }),
+          await ctx.exports.call("resume", {
+            key_id: asker.keyId,
+            balance: asker.balance,
+            id,
+            ...resumed,
+            ...tokenOf(asker),
+          }),
         ),
       )(ctx, request, asker);
     },
@@ -131,8 +153,9 @@ export async function registerExportRoutes(
   app: FastifyInstance,
   gateway: GatewayContext,
   subjects: Subjects,
+  { timeoutMs = COMMAND_TIMEOUT_MS }: { readonly timeoutMs?: number | undefined } = {},
 ) {
-  const exports = rpcCaller(gateway.nats, EXPORTS_RPC, subjects.exports.commands, COMMAND_TIMEOUT_MS);
+  const exports = rpcCaller(gateway.nats, EXPORTS_RPC, subjects.exports.commands, timeoutMs);
   const ctx: ExportsContext = { ...gateway, exports };
   acceptJsonObjectBodies(app, ctx, EXPORT_BODY_LIMIT_BYTES);
   for (const served of SERVED)
@@ -192,8 +215,9 @@ async function forward<Reply>(
 ): Promise<{ sent: FastifyReply } | { managed: Managed; answered: Answered<Reply> }> {
   const taken = await takeIn(ctx, { route, operation: "exports" }, request, reply);
   if ("sent" in taken) return taken;
-  const { key, admitted } = taken.managed;
-  return { managed: taken.managed, answered: await ask({ keyId: key.id, balance: admitted.balance }) };
+  const { key, admitted, requestToken } = taken.managed;
+  const asker = { keyId: key.id, balance: admitted.balance, requestToken };
+  return { managed: taken.managed, answered: await ask(asker) };
 }
 
 /** The exports service's reply: its `ok` answer, its refusal (with its code), or no answer in time. */

@@ -44,6 +44,8 @@ type Params = { id?: string; delivery_id?: string };
 type MonitorsContext = GatewayContext & {
   readonly subjects: Subjects;
   readonly monitors: RpcCaller<MonitorsRpc>;
+  /** Every command's wait for the monitors service, when a test sets one (each route's own otherwise). */
+  readonly commandTimeoutMs: number | undefined;
 };
 
 const NOT_FOUND = refusedBy("resource_not_found", "monitor not found", { param: "id" });
@@ -55,6 +57,8 @@ interface Asked {
   readonly id: string;
   readonly deliveryId: string;
   readonly body: unknown;
+  /** The request's token under `Idempotency-Key` (managed-command.ts), for the commands that take one. */
+  readonly requestToken: string | undefined;
 }
 
 type Answer =
@@ -83,18 +87,22 @@ function managed<N extends MonitorAction>(
       // A malformed id names no monitor: answered as an unknown one, after authentication.
       if (route.pathParams.includes("id") && !MONITOR_ID_PATTERN.test(asked.id))
         return { ok: false, failure: NOT_FOUND };
-      return answerOf<unknown>(await ctx.monitors.call(action, request(asked), timeoutMs));
+      return answerOf<unknown>(
+        await ctx.monitors.call(action, request(asked), ctx.commandTimeoutMs ?? timeoutMs),
+      );
     },
   };
 }
 
 const own = ({ asker, id }: Asked) => ({ ...asker, id });
+/** The `request_token` field of a call, when the request came with one. */
+const once = ({ requestToken }: Asked) => (requestToken === undefined ? {} : { request_token: requestToken });
 
 const MANAGED: readonly Managed[] = [
   managed("estimateMonitor", "estimate", ({ asker, body }) => ({ ...asker, body }), {
     timeoutMs: ESTIMATE_TIMEOUT_MS,
   }),
-  managed("createMonitor", "create", ({ asker, body }) => ({ ...asker, body }), {
+  managed("createMonitor", "create", (asked) => ({ ...asked.asker, body: asked.body, ...once(asked) }), {
     status: 201,
     timeoutMs: ESTIMATE_TIMEOUT_MS,
   }),
@@ -106,13 +114,13 @@ const MANAGED: readonly Managed[] = [
   managed(
     "redeliverMonitorBatch",
     "redeliver",
-    (asked) => ({ ...own(asked), delivery_id: asked.deliveryId }),
+    (asked) => ({ ...own(asked), delivery_id: asked.deliveryId, ...once(asked) }),
     {
       status: 202,
     },
   ),
   managed("testMonitorWebhook", "test", own),
-  managed("rotateMonitorWebhookSecret", "rotate_secret", own),
+  managed("rotateMonitorWebhookSecret", "rotate_secret", (asked) => ({ ...own(asked), ...once(asked) })),
 ];
 const PULL = publicRoute("pullMonitorItems");
 
@@ -120,9 +128,10 @@ export async function registerMonitorRoutes(
   app: FastifyInstance,
   gateway: GatewayContext,
   subjects: Subjects,
+  { timeoutMs }: { readonly timeoutMs?: number | undefined } = {},
 ): Promise<void> {
-  const monitors = rpcCaller(gateway.nats, MONITORS_RPC, subjects.monitors, MONITORS_TIMEOUT_MS);
-  const ctx: MonitorsContext = { ...gateway, subjects, monitors };
+  const monitors = rpcCaller(gateway.nats, MONITORS_RPC, subjects.monitors, timeoutMs ?? MONITORS_TIMEOUT_MS);
+  const ctx: MonitorsContext = { ...gateway, subjects, monitors, commandTimeoutMs: timeoutMs };
   acceptJsonObjectBodies(app, ctx, MONITOR_BODY_LIMIT_BYTES);
   for (const entry of MANAGED) {
     app.route({
@@ -147,7 +156,13 @@ async function manage(ctx: MonitorsContext, entry: Managed, request: FastifyRequ
   const taken = await takeIn(ctx, { route: entry.route, operation: "manageMonitors" }, request, reply);
   if ("sent" in taken) return taken.sent;
   const { id = "", delivery_id = "" } = request.params as Params;
-  const asked = { asker: askerOf(taken.managed.key), id, deliveryId: delivery_id, body: body?.value };
+  const asked = {
+    asker: askerOf(taken.managed.key),
+    id,
+    deliveryId: delivery_id,
+    body: body?.value,
+    requestToken: taken.managed.requestToken,
+  };
   const answer = await entry.ask(ctx, asked);
   return answerManaged(
     ctx,

@@ -77,6 +77,12 @@ export interface GatewaySettings {
    * the bound itself is not what it checks.
    */
   readonly cacheReadTimeoutMs?: number;
+  /**
+   * How long a monitors or exports command waits for the service that owns it (default: each
+   * command's own, 10 to 40 s). No deployment's to choose; a test makes that service's answer late
+   * with a short one.
+   */
+  readonly managedCommandTimeoutMs?: number;
   /** Refused keys a client address may send (FAILED_AUTH_BURST, FAILED_AUTH_QPS). */
   readonly failedAuth: FailedAuthLimits;
   /**
@@ -146,8 +152,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   app.register(async (served) => {
     refuseBodyOnGet(served, ctx);
     served.register(async (v1) => registerDataApi(v1, ctx), { prefix: V1_PREFIX });
-    served.register(async (scope) => registerMonitorRoutes(scope, ctx, deps.subjects));
-    served.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects));
+    const managedCommands = { timeoutMs: deps.settings.managedCommandTimeoutMs };
+    served.register(async (scope) => registerMonitorRoutes(scope, ctx, deps.subjects, managedCommands));
+    served.register(async (scope) => registerExportRoutes(scope, ctx, deps.subjects, managedCommands));
     registerProtectedResourceMetadata(served, ctx.oauth.resource);
     registerSystemRoutes(served, ctx, {
       portalUrl: deps.settings.portalUrl,

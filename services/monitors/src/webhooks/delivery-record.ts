@@ -11,6 +11,7 @@
  * Each round is debited once in billing under `<id>.r<round>` before its first attempt, settled on
  * a 2xx, refunded when the round fails for good (delivery-worker.ts).
  */
+import type { RequestTokenMark } from "@rda/service-kit";
 import { nextRoundOf, type OutboxDelivery } from "@rda/webhooks";
 
 /** The shared retry schedule (@rda/webhooks schedule.ts). */
@@ -30,6 +31,11 @@ export interface DeliveryRecord extends OutboxDelivery {
   readonly debited_round: number | null;
   /** Whether the failed round's debit went back. */
   readonly refunded: boolean;
+  /**
+   * The request tokens of the redeliveries that started its rounds (service-kit's
+   * request-tokens.ts), written with the round: the same redelivery again starts none.
+   */
+  readonly request_tokens?: readonly RequestTokenMark[];
 }
 
 export function deliveryIdOf(monitorId: string, sequence: number): string {

@@ -3,10 +3,20 @@
  * new secret made, sealed and shown once), changing or removing it, rotating the secret (the old one
  * still signs during the overlap), the status it gives the monitor, sending a test event, and
  * redelivering a batch. The API (api.ts) calls these; the delivery loop sends.
+ *
+ * A rotation or a redelivery under a request token (contracts' `requestTokenSchema`) is done once
+ * per token: the rotation's new secret is kept sealed under the token beside the endpoint, written
+ * in the step that rotates; the redelivery's token is marked in the round it starts. The same
+ * command again answers the same secret, or the batch as it is now.
  */
-import { MONITOR_DELIVERY_ID, type MonitorsRpcReply, monitorRefusal as refused } from "@rda/contracts";
-import type { Logger, Redis } from "@rda/service-kit";
-import { newWebhookSecret, sealSecret, urlProblem, type WebhookOutbox } from "@rda/webhooks";
+import {
+  MONITOR_DELIVERY_ID,
+  type MonitorsRpcReply,
+  REQUEST_TOKEN_SECONDS,
+  monitorRefusal as refused,
+} from "@rda/contracts";
+import { type Logger, markedBy, type Redis, withMark } from "@rda/service-kit";
+import { newWebhookSecret, openSecret, sealSecret, urlProblem, type WebhookOutbox } from "@rda/webhooks";
 import { isRunning, type MonitorRecord } from "../monitor.ts";
 import type { DeliveryBilling } from "./delivery-billing.ts";
 import {
@@ -65,12 +75,24 @@ export class MonitorWebhooks {
 
   /** Sets the receiver with a new secret (returned, to be shown once); delivery starts at `fromStart`
    * or after the items the monitor already holds. */
-  async configure(monitor: MonitorRecord, url: string, fromStart: boolean): Promise<string> {
-    const key = this.#sealingKey();
-    const secret = newWebhookSecret();
+  async configure(
+    monitor: MonitorRecord,
+    url: string,
+    fromStart: boolean,
+    secret = newWebhookSecret(),
+  ): Promise<string> {
     const cursor = fromStart ? null : await this.#newestItem(monitor.id);
-    await this.#endpoints.configure(monitor.id, url, sealSecret(key, secret), cursor);
+    await this.#endpoints.configure(monitor.id, url, this.seal(secret), cursor);
     return secret;
+  }
+
+  /** A secret as it is kept (sealed under WEBHOOK_SEALING_KEY), to be opened again only here. */
+  seal(secret: string): string {
+    return sealSecret(this.#sealingKey(), secret);
+  }
+
+  open(sealed: string): string {
+    return openSecret(this.#sealingKey(), sealed);
   }
 
   /**
@@ -117,15 +139,22 @@ export class MonitorWebhooks {
     return { webhook_url: endpoint.url, status: endpoint.status };
   }
 
-  async rotateSecret(monitor: MonitorRecord): Promise<MonitorsRpcReply<"rotate_secret">> {
-    const endpoint = await this.#endpoints.endpoint(monitor.id);
-    if (endpoint === undefined) return refused("state_conflict", "the monitor has no webhook_url");
-    const secret = newWebhookSecret();
+  /** A new secret; under a request token a rotation it made before answers that one's secret again. */
+  async rotateSecret(
+    monitor: MonitorRecord,
+    token: string | undefined,
+  ): Promise<MonitorsRpcReply<"rotate_secret">> {
     const until = Date.now() + this.#settings.secretOverlapMs;
-    await this.#endpoints.rotate(monitor.id, sealSecret(this.#sealingKey(), secret), endpoint.secret, until);
+    const rotation = { secret: this.seal(newWebhookSecret()), until };
+    const requested = token === undefined ? undefined : { token, ttlSeconds: REQUEST_TOKEN_SECONDS };
+    const rotated = await this.#endpoints.rotate(monitor.id, rotation, requested);
+    if (rotated === undefined) return refused("state_conflict", "the monitor has no webhook_url");
     return {
       ok: true,
-      value: { webhook_secret: secret, previous_secret_expires_at: Math.floor(until / 1000) },
+      value: {
+        webhook_secret: this.open(rotated.secret),
+        previous_secret_expires_at: Math.floor(rotated.until / 1000),
+      },
     };
   }
 
@@ -160,34 +189,52 @@ export class MonitorWebhooks {
    * Sends a logged batch again, with the same `webhook-id` (a new round, charged again once
    * accepted). The failed batch a failing monitor stopped at resumes the monitor.
    */
+  /**
+   * Under a request token, a redelivery it started before answers the batch as it is now; its new
+   * round carries the token, written with the round.
+   */
   async redeliver(
     monitor: MonitorRecord,
     deliveryId: string | undefined,
+    token: string | undefined,
   ): Promise<MonitorsRpcReply<"redeliver">> {
     if (deliveryId === undefined || !MONITOR_DELIVERY_ID.test(deliveryId))
       return refused("resource_not_found", "delivery not found", "delivery_id");
     const record = await this.#outbox.delivery(monitor.id, deliveryId);
     if (record === undefined || record.owner !== monitor.id)
       return refused("resource_not_found", "delivery not found", "delivery_id");
+    const now = Date.now();
+    const sent = (delivery: DeliveryRecord) => ({
+      ok: true as const,
+      value: { delivery: publicDelivery(delivery) },
+    });
+    if (markedBy(record.request_tokens, token, now)) return sent(record);
     if (record.type === "monitor.test")
       return refused("state_conflict", "a test event is not redelivered: send another test");
     if ((await this.#endpoints.endpoint(monitor.id)) === undefined)
       return refused("state_conflict", "the monitor has no webhook_url");
+    const next = { ...nextRound(record, now), request_tokens: withMark(record.request_tokens, token, now) };
     if (record.state === "failed" && (await this.#outbox.head(monitor.id)) === record.id) {
-      await this.#resume(monitor);
-      return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
+      await this.#resume(monitor, next);
+      return sent(next);
     }
-    if (record.state !== "delivered" || !(await this.#outbox.enqueue(nextRound(record, Date.now()), true)))
-      return refused("state_conflict", "the delivery is being sent already");
-    return { ok: true, value: { delivery: publicDelivery(nextRound(record, Date.now())) } };
+    if (record.state === "delivered" && (await this.#outbox.enqueue(next, true))) return sent(next);
+    // The same redelivery under the same token, sent alongside, queued the round first.
+    const current = await this.#outbox.delivery(monitor.id, deliveryId);
+    if (current !== undefined && markedBy(current.request_tokens, token, now)) return sent(current);
+    return refused("state_conflict", "the delivery is being sent already");
   }
 
-  /** A failing monitor goes on: the batch it stopped at starts a new round. */
-  async #resume(monitor: MonitorRecord): Promise<void> {
+  /**
+   * A failing monitor goes on: the batch it stopped at starts a new round (`round`, a redelivery's
+   * own, when it is that batch).
+   */
+  async #resume(monitor: MonitorRecord, round?: DeliveryRecord): Promise<void> {
     const endpoint = await this.#endpoints.endpoint(monitor.id);
     if (endpoint?.status !== "failing") return;
     const record = await this.#head(monitor.id);
-    if (record?.state === "failed") await this.#outbox.rewrite(nextRound(record, Date.now()));
+    if (record?.state === "failed")
+      await this.#outbox.rewrite(round?.id === record.id ? round : nextRound(record, Date.now()));
     await this.#endpoints.setStatus(monitor.id, "active");
   }
 

@@ -4,7 +4,7 @@
  * outbox (@rda/webhooks outbox.ts); setting a receiver up or removing it changes the hash and the
  * monitor's queue in one step.
  */
-import type { Redis } from "@rda/service-kit";
+import { luaScript, type Redis } from "@rda/service-kit";
 import type { BatchSource, WebhookOutbox } from "@rda/webhooks";
 import type { DeliveryRecord } from "./delivery-record.ts";
 import type { WebhookKeys } from "./webhook-keys.ts";
@@ -24,6 +24,29 @@ export interface Endpoint {
   /** The last batch's sequence number (the next is one more). */
   readonly sequence: number;
 }
+
+/** A rotation: the new secret (sealed) and until when the one before still signs (epoch ms). */
+export interface Rotation {
+  readonly secret: string;
+  readonly until: number;
+}
+
+// KEYS: the endpoint, what the rotation's request token made (none: a rotation without one). ARGV:
+// the new sealed secret, until (ms), the rotation as JSON, its ttl (s). The current secret becomes
+// the previous one in the same step, so two rotations at once never both keep the same previous.
+// Returns the rotation the token made before (nothing written), 'rotated', or 'none' without a webhook.
+const ROTATE = `
+if KEYS[2] then
+  local made = redis.call('GET', KEYS[2])
+  if made then return made end
+end
+local current = redis.call('HGET', KEYS[1], 'secret')
+if not current or not redis.call('HGET', KEYS[1], 'url') then return 'none' end
+redis.call('HSET', KEYS[1], 'secret', ARGV[1], 'previous_secret', current, 'previous_until', ARGV[2])
+if KEYS[2] then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
+return 'rotated'
+`;
+const rotateScript = luaScript(ROTATE);
 
 export class WebhookEndpoints {
   readonly #redis: Redis;
@@ -62,12 +85,30 @@ export class WebhookEndpoints {
     await this.#redis.hset(this.#keys.endpoint(monitorId), "url", url);
   }
 
-  async rotate(monitorId: string, sealedSecret: string, previous: string, until: number): Promise<void> {
-    await this.#redis.hset(this.#keys.endpoint(monitorId), {
-      secret: sealedSecret,
-      previous_secret: previous,
-      previous_until: until,
-    });
+  /**
+   * Makes `rotation` the endpoint's secret, the current one signing until its `until`; with a
+   * request token, only when that token rotated nothing before (then its rotation is answered).
+   * Undefined when the monitor has no webhook.
+   */
+  async rotate(
+    monitorId: string,
+    rotation: Rotation,
+    requested?: { readonly token: string; readonly ttlSeconds: number },
+  ): Promise<Rotation | undefined> {
+    const keys = [
+      this.#keys.endpoint(monitorId),
+      ...(requested === undefined ? [] : [this.#keys.rotation(monitorId, requested.token)]),
+    ];
+    const outcome = String(
+      await rotateScript.run(this.#redis, keys, [
+        rotation.secret,
+        rotation.until,
+        JSON.stringify(rotation),
+        requested?.ttlSeconds ?? 0,
+      ]),
+    );
+    if (outcome === "none") return undefined;
+    return outcome === "rotated" ? rotation : (JSON.parse(outcome) as Rotation);
   }
 
   async setStatus(monitorId: string, status: EndpointStatus): Promise<void> {

@@ -10,6 +10,11 @@ import type { OutboxKeys } from "@rda/webhooks";
 export interface WebhookKeys extends OutboxKeys {
   /** Hash: the monitor's receiver (url, sealed secrets, status, stream cursor, batch sequence). */
   endpoint(monitorId: string): string;
+  /**
+   * String: the secret a rotation with this request token made (JSON: sealed, and until when the
+   * one before still signs), for the replay window.
+   */
+  rotation(monitorId: string, token: string): string;
   /** Set: every monitor with a webhook, walked by each replica's delivery loop. */
   readonly owners: string;
 }
@@ -18,6 +23,7 @@ export function webhookKeys(namespace = ""): WebhookKeys {
   const root = `${namespace === "" ? "rda" : `${namespace}:rda`}:monitors`;
   return Object.freeze({
     endpoint: (id: string) => `${root}:monitor:{${id}}:webhook`,
+    rotation: (id: string, token: string) => `${root}:monitor:{${id}}:webhook:rotation:${token}`,
     queue: (id: string) => `${root}:monitor:{${id}}:webhook:queue`,
     delivery: (id: string, deliveryId: string) => `${root}:monitor:{${id}}:webhook:delivery:${deliveryId}`,
     log: (id: string) => `${root}:monitor:{${id}}:webhook:log`,
