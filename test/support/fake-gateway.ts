@@ -14,6 +14,8 @@ import { sampleData } from "./sample-data.ts";
 export interface FakeFailure {
   status: number;
   error: string;
+  /** The catalog code the body carries, as the API's errors do (docs/api.md#errors). */
+  code?: string;
   headers?: Record<string, string>;
 }
 
@@ -78,11 +80,11 @@ function answer(
     return send(response, 401, { error: "unknown or revoked API key" });
   const failure = failures.shift();
   if (failure && failure.status !== 502)
-    return send(response, failure.status, { error: failure.error }, failure.headers);
+    return send(response, failure.status, failureBody(failure), failure.headers);
   const balance = balances.get(key)!;
   if (route.contract.credits === 1 && balance <= 0)
     return send(response, 402, { error: "insufficient credits" });
-  if (failure) return send(response, 502, { error: failure.error }, failure.headers); // debited, then refunded
+  if (failure) return send(response, 502, failureBody(failure), failure.headers); // debited, then refunded
   const remaining = balance - route.contract.credits;
   balances.set(key, remaining);
   const data = sampleData(route.name, parsed.value, remaining);
@@ -95,6 +97,10 @@ function answer(
       "x-credits-remaining": String(remaining),
     },
   );
+}
+
+function failureBody(failure: FakeFailure): { error: string; code?: string } {
+  return failure.code === undefined ? { error: failure.error } : { error: failure.error, code: failure.code };
 }
 
 function serviceMeta(
