@@ -5,8 +5,14 @@
  * written here: a tool what the server declares it costs (`declaredCredits`: its operation's or its
  * route's credits; a monitor's page only when it holds an item), a started export its pages
  * (EXPORT_PAGE_CREDITS), a template read the tools behind it (RESOURCE_TEMPLATES), a view or a
- * prompt nothing (neither calls the API). After every step the key's balance in billing's ledger is
- * the balance it started with less the sum so far; the test then verifies the ledger.
+ * prompt nothing (neither calls the API).
+ *
+ * The steps come in three phases, each of steps that need nothing from one another: the listings;
+ * every call that needs nothing before it; and, once the export is done and the monitor live, the
+ * calls that follow them. One at a time, the key's balance in billing's ledger is checked after
+ * every step: the balance it started with less the sum so far. A client whose every call is a
+ * process of its own (the Inspector's CLI) runs a phase's steps at once, and the balance is checked
+ * after each phase. The test then verifies the ledger.
  */
 import { UriTemplate } from "@modelcontextprotocol/client";
 import { EXPORT_PAGE_CREDITS } from "@rda/contracts";
@@ -48,6 +54,11 @@ export interface WalkSetting {
   readonly keyId: string;
   /** The client declares the Apps extension on 2026-07-28, so resources/list names the views. */
   readonly declaresApps: boolean;
+  /**
+   * How many steps of a phase run at once (default 1). One at a time, the balance is checked after
+   * each step; more, after each phase, against the sum of its steps' prices.
+   */
+  readonly concurrency?: number;
 }
 
 const RESOURCE_TOOLS = [...EXPORT_TOOLS, ...MONITOR_TOOLS];
@@ -93,7 +104,16 @@ function promptArguments(corpus: Corpus): Record<string, Record<string, string>>
   };
 }
 
-/** The running total the key must have paid, checked against billing after every step. */
+/** One step of the walk: it runs, checks what it got, and says what it cost. */
+interface Step {
+  readonly name: string;
+  run(): Promise<number>;
+}
+
+/**
+ * The running total the key must have paid, checked against billing: after every step when the
+ * steps run one at a time, after every phase (the sum of its steps) when they run at once.
+ */
 class Ledger {
   spent = 0;
   constructor(
@@ -116,82 +136,196 @@ class Ledger {
     );
     expect(await balance(), `the key's balance after ${step}`).toBe(expected);
   }
+
+  /** Steps that need nothing from each other, `concurrency` at a time. */
+  async phase(name: string, steps: readonly Step[]): Promise<void> {
+    const concurrency = this.setting.concurrency ?? 1;
+    if (concurrency === 1) {
+      for (const step of steps) await this.expectPaid(step.name, await step.run());
+      return;
+    }
+    const prices = await runPooled(
+      steps.map((step) => () => step.run()),
+      concurrency,
+    );
+    await this.expectPaid(
+      `${name} (${steps.map((step) => step.name).join(", ")})`,
+      prices.reduce((sum, price) => sum + price, 0),
+    );
+  }
+}
+
+/**
+ * Runs the tasks at most `limit` at a time. Once one fails no more start, and its failure is thrown
+ * after the others running have ended, so no call outlives the walk.
+ */
+async function runPooled<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  const failures: unknown[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length && failures.length === 0) {
+      const index = next++;
+      try {
+        results[index] = await (tasks[index] as () => Promise<T>)();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+  return results;
 }
 
 /** Walks everything through `client`; returns the credits spent, which billing holds too. */
 export async function walkEverything(client: McpSurface, setting: WalkSetting): Promise<number> {
   const { stack, corpus } = setting;
   const ledger = new Ledger(setting, await stack.balanceOf(setting.keyId));
+  const listed: { budget?: number; resources?: { uri: string }[] } = {};
 
   // The listings: every tool, template and prompt the server declares; the views for an Apps host.
-  const tools = await client.listTools();
-  expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
-  const budget = statedBudget(tools);
-  const templates = await client.listResourceTemplates();
-  expect(templates.map((template) => template.uriTemplate).sort()).toEqual(
-    RESOURCE_TEMPLATES.map((template) => template.uriTemplate).sort(),
-  );
-  const resources = await client.listResources();
-  expect(resources.map((resource) => resource.uri).sort()).toEqual(
-    setting.declaresApps ? VIEWS.map((view) => view.uri).sort() : [],
-  );
-  const prompts = await client.listPrompts();
-  expect(prompts.map((prompt) => prompt.name).sort()).toEqual(
-    PROMPTS.map((prompt) => prompt.listing.name).sort(),
-  );
-  await ledger.expectPaid("the listings", 0);
+  await ledger.phase("the listings", [
+    {
+      name: "tools/list",
+      run: async () => {
+        const tools = await client.listTools();
+        expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
+        listed.budget = statedBudget(tools);
+        return 0;
+      },
+    },
+    {
+      name: "resources/templates/list",
+      run: async () => {
+        const templates = await client.listResourceTemplates();
+        expect(templates.map((template) => template.uriTemplate).sort()).toEqual(
+          RESOURCE_TEMPLATES.map((template) => template.uriTemplate).sort(),
+        );
+        return 0;
+      },
+    },
+    {
+      name: "resources/list",
+      run: async () => {
+        const resources = await client.listResources();
+        expect(resources.map((resource) => resource.uri).sort()).toEqual(
+          setting.declaresApps ? VIEWS.map((view) => view.uri).sort() : [],
+        );
+        listed.resources = resources;
+        return 0;
+      },
+    },
+    {
+      name: "prompts/list",
+      run: async () => {
+        const prompts = await client.listPrompts();
+        expect(prompts.map((prompt) => prompt.name).sort()).toEqual(
+          PROMPTS.map((prompt) => prompt.listing.name).sort(),
+        );
+        return 0;
+      },
+    },
+  ]);
+  const budget = listed.budget as number;
+  const resources = listed.resources ?? [];
 
   const called = new Set<string>();
-  /** One call; `startsWork`: it starts a job that goes on charging, checked once the job ends. */
-  const callTool = async (name: string, args: Record<string, unknown>, startsWork = false) => {
+  /** One call, answered without error within the budget; returns its structured content and price. */
+  const callTool = async (name: string, args: Record<string, unknown>) => {
     const result = await client.callTool(name, args);
     expect(result.isError, `${name} ${JSON.stringify(result.content)}`).toBeFalsy();
     expect(bytesOf(result), name).toBeLessThanOrEqual(budget);
     called.add(name);
-    if (startsWork) ledger.owe(priceOf(name, result));
-    else await ledger.expectPaid(name, priceOf(name, result));
-    return result.structuredContent ?? {};
+    return { content: result.structuredContent ?? {}, price: priceOf(name, result) };
+  };
+  /** A step of one tool call, with a check of what it answered. */
+  const toolStep = (
+    name: string,
+    args: Record<string, unknown>,
+    check: (content: Record<string, unknown>) => void = () => {},
+  ): Step => ({
+    name,
+    run: async () => {
+      const { content, price } = await callTool(name, args);
+      check(content);
+      return price;
+    },
+  });
+  /** A step of one template read, paid as the tools behind it. */
+  const templateStep = (template: string, variables: Record<string, string | undefined>): Step => {
+    const uri = uriOf(template, variables);
+    return {
+      name: uri,
+      run: async () => {
+        const read = await client.readResource(uri);
+        expect(
+          read.contents.map((content) => content.uri),
+          uri,
+        ).toEqual([uri]);
+        expect(JSON.parse(read.contents[0]?.text ?? "null"), uri).toBeTypeOf("object");
+        return templatePrice(template, variables);
+      },
+    };
   };
 
-  // The data tools, each once.
   const now = Math.floor(Date.now() / 1000);
-  await callTool("search_posts", { subreddit: corpus.subreddit });
-  await callTool("search_comments", { subreddit: corpus.subreddit });
-  await callTool("get_comment_tree", { post_id: corpus.bigPostId });
-  await callTool("search_subreddits", { q: corpus.subreddit.slice(0, 3) });
-  await callTool("get_subreddit_rules", { name: corpus.subreddit });
-  await callTool("get_user_profile", { name: corpus.author });
-  await callTool("search_users", { author_prefix: corpus.author.slice(0, 3), limit: 5 });
-  await callTool("get_activity", { subreddit: corpus.subreddit, interval: "day", after: now - 7 * 86_400 });
-  await callTool("check_credits", {});
-
-  // An export over one day of the archive: quoted, started, followed to done; its pages are paid.
   const before = now - 10 * 86_400;
   const window = { kind: "posts", subreddit: corpus.subreddit, after: before - 86_400, before };
-  const quoted = (await callTool("start_export", window)) as { export: { state: string } };
-  expect(quoted.export.state).toBe("quoted");
-  const started = (await callTool("start_export", { ...window, confirm: true }, true)) as {
-    export: { id: string };
-  };
-  const exportId = started.export.id;
+  const watched = stack.simulator.corpus.subreddits[0]?.name ?? corpus.subreddit;
+  let monitorId = "";
+  const promptArgs = promptArguments(corpus);
+  const templateReads: [string, Record<string, string | undefined>][] = [
+    ["subreddit", { name: corpus.subreddit }],
+    ["subreddit_posts", { name: corpus.subreddit, after: String(before - 86_400), before: String(before) }],
+    ["thread", { id: corpus.bigPostId }],
+    ["user", { name: corpus.author }],
+  ];
+
+  // Each data tool once, an export's quote, a monitor with a three-day backfill, every template
+  // but the export's, and every prompt: one message naming the tools it asks for, which calls nothing.
+  await ledger.phase("the calls that need nothing before them", [
+    toolStep("search_posts", { subreddit: corpus.subreddit }),
+    toolStep("search_comments", { subreddit: corpus.subreddit }),
+    toolStep("get_comment_tree", { post_id: corpus.bigPostId }),
+    toolStep("search_subreddits", { q: corpus.subreddit.slice(0, 3) }),
+    toolStep("get_subreddit_rules", { name: corpus.subreddit }),
+    toolStep("get_user_profile", { name: corpus.author }),
+    toolStep("search_users", { author_prefix: corpus.author.slice(0, 3), limit: 5 }),
+    toolStep("get_activity", { subreddit: corpus.subreddit, interval: "day", after: now - 7 * 86_400 }),
+    toolStep("check_credits", {}),
+    toolStep("start_export", window, (quoted) =>
+      expect((quoted as { export: { state: string } }).export.state).toBe("quoted"),
+    ),
+    toolStep(
+      "create_monitor",
+      { kind: "post", subreddit: watched, interval_seconds: 60, backfill_from: "3d" },
+      (created) => {
+        monitorId = (created as { monitor: { id: string } }).monitor.id;
+      },
+    ),
+    ...templateReads.map(([template, variables]) => templateStep(template, variables)),
+    ...PROMPTS.map(({ listing: { name }, tools }) => ({
+      name: `prompt ${name}`,
+      run: async () => {
+        const args = promptArgs[name];
+        if (!args) throw new Error(`the walk has no arguments for the prompt ${name}`);
+        const got = await client.getPrompt(name, args);
+        expect(got.messages, name).toHaveLength(1);
+        for (const tool of tools) expect(JSON.stringify(got.messages), name).toContain(tool);
+        return 0;
+      },
+    })),
+  ]);
+
+  // The export over one day of the archive, started and followed to done; its pages are paid.
+  const started = await callTool("start_export", { ...window, confirm: true });
+  ledger.owe(started.price);
+  const exportId = (started.content as { export: { id: string } }).export.id;
   const job = await waitForState(stack, setting.key, exportId, ["done"]);
   expect(job.progress.pages_done).toBeGreaterThan(0);
   expect(job.progress.credits_spent).toBe(job.progress.pages_done * EXPORT_PAGE_CREDITS);
   await ledger.expectPaid(`export ${exportId}'s pages`, job.progress.pages_done * EXPORT_PAGE_CREDITS);
-  const followed = (await callTool("get_export", { id: exportId })) as { file_url?: string };
-  expect(followed.file_url).toBe(`/v1/exports/${exportId}/file`);
-  const listed = (await callTool("list_exports", {})) as { exports: { id: string }[] };
-  expect(listed.exports.map((each) => each.id)).toContain(exportId);
-
-  // A monitor with a three-day backfill, read once it is live: that page holds items, so it is paid.
-  const watched = stack.simulator.corpus.subreddits[0]?.name ?? corpus.subreddit;
-  const created = (await callTool("create_monitor", {
-    kind: "post",
-    subreddit: watched,
-    interval_seconds: 60,
-    backfill_from: "3d",
-  })) as { monitor: { id: string } };
-  const monitorId = created.monitor.id;
   await waitFor(
     async () => {
       const answer = await call(stack, setting.key, "GET", `/v1/monitors/${monitorId}`);
@@ -200,51 +334,38 @@ export async function walkEverything(client: McpSurface, setting: WalkSetting): 
     `monitor ${monitorId}'s backfill`,
     30_000,
   );
-  const monitors = (await callTool("list_monitors", {})) as { monitors: { id: string }[] };
-  expect(monitors.monitors.map((each) => each.id)).toContain(monitorId);
-  const page = (await callTool("read_monitor_items", { id: monitorId })) as { data: { items: unknown[] } };
-  expect(page.data.items.length).toBeGreaterThan(0);
+
+  // What follows the export and the live monitor, whose page holds items, so it is paid; the
+  // export's template; every resource listed (the views, for an Apps host): pages that call nothing.
+  await ledger.phase("the calls that follow the export and the monitor", [
+    toolStep("get_export", { id: exportId }, (followed) =>
+      expect((followed as { file_url?: string }).file_url).toBe(`/v1/exports/${exportId}/file`),
+    ),
+    toolStep("list_exports", {}, (exports) =>
+      expect((exports as { exports: { id: string }[] }).exports.map((each) => each.id)).toContain(exportId),
+    ),
+    toolStep("list_monitors", {}, (monitors) =>
+      expect((monitors as { monitors: { id: string }[] }).monitors.map((each) => each.id)).toContain(
+        monitorId,
+      ),
+    ),
+    toolStep("read_monitor_items", { id: monitorId }, (page) =>
+      expect((page as { data: { items: unknown[] } }).data.items.length).toBeGreaterThan(0),
+    ),
+    templateStep("export", { id: exportId }),
+    ...resources.map(({ uri }) => ({
+      name: uri,
+      run: async () => {
+        const read = await client.readResource(uri);
+        expect(read.contents[0]?.text, uri).toMatch(/^<!doctype html>/);
+        return 0;
+      },
+    })),
+  ]);
 
   expect([...called].sort()).toEqual([...TOOL_NAMES].sort());
-
-  // Every template, read once with the corpus's names and the export above.
-  const templateReads: [string, Record<string, string | undefined>][] = [
-    ["subreddit", { name: corpus.subreddit }],
-    ["subreddit_posts", { name: corpus.subreddit, after: String(before - 86_400), before: String(before) }],
-    ["thread", { id: corpus.bigPostId }],
-    ["user", { name: corpus.author }],
-    ["export", { id: exportId }],
-  ];
-  expect(templateReads.map(([name]) => name).sort()).toEqual(
+  expect([...templateReads.map(([name]) => name), "export"].sort()).toEqual(
     RESOURCE_TEMPLATES.map((template) => template.name).sort(),
   );
-  for (const [template, variables] of templateReads) {
-    const uri = uriOf(template, variables);
-    const read = await client.readResource(uri);
-    expect(
-      read.contents.map((content) => content.uri),
-      uri,
-    ).toEqual([uri]);
-    expect(JSON.parse(read.contents[0]?.text ?? "null"), uri).toBeTypeOf("object");
-    await ledger.expectPaid(uri, templatePrice(template, variables));
-  }
-  // Every resource listed (the views, for an Apps host): pages that call nothing.
-  for (const { uri } of resources) {
-    const read = await client.readResource(uri);
-    expect(read.contents[0]?.text, uri).toMatch(/^<!doctype html>/);
-    await ledger.expectPaid(uri, 0);
-  }
-
-  // Every prompt: one message naming the tools it asks for; getting it calls nothing.
-  const promptArgs = promptArguments(corpus);
-  for (const prompt of PROMPTS) {
-    const { name } = prompt.listing;
-    const args = promptArgs[name];
-    if (!args) throw new Error(`the walk has no arguments for the prompt ${name}`);
-    const got = await client.getPrompt(name, args);
-    expect(got.messages, name).toHaveLength(1);
-    for (const tool of prompt.tools) expect(JSON.stringify(got.messages), name).toContain(tool);
-    await ledger.expectPaid(`prompt ${name}`, 0);
-  }
   return ledger.spent;
 }

@@ -90,7 +90,7 @@ describe("a monthly spend cap", () => {
       const refused = await agent.callTool({ name: "search_subreddits", arguments: { q: "a" } });
       expect(refused.isError).toBe(true);
       expect(firstText(refused)).toMatch(
-        /^This API key's monthly spend cap is used up: .*Nothing was charged/,
+        /^This API key's monthly spend cap is used up \(spend_cap_reached\): .*Nothing was charged/,
       );
       const credits = await agent.callTool({ name: "check_credits", arguments: {} });
       expect(credits.structuredContent).toMatchObject({

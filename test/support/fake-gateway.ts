@@ -23,7 +23,13 @@ import { sampleData } from "./sample-data.ts";
 
 export type FakeFailure =
   /** Answered with this status instead, before anything is done or charged (502: charged, then refunded). */
-  | { status: number; error: string; headers?: Record<string, string> }
+  | {
+      status: number;
+      error: string;
+      /** The catalog code the body carries, as the API's errors do (docs/api.md#errors). */
+      code?: string;
+      headers?: Record<string, string>;
+    }
   /** Served (charged, performed, kept for a replay), then the connection is closed with no answer. */
   | { drop: true };
 
@@ -111,12 +117,12 @@ function answer(request: IncomingMessage, response: ServerResponse, state: State
     return send(response, 401, { error: "unknown or revoked API key" });
   const failure = failures.shift();
   if (failure && "status" in failure && failure.status !== 502)
-    return send(response, failure.status, { error: failure.error }, failure.headers);
+    return send(response, failure.status, failureBody(failure), failure.headers);
   const balance = balances.get(key)!;
   if (route.contract.credits === 1 && balance <= 0)
     return send(response, 402, { error: "insufficient credits" });
   // A 502 is debited, then refunded: the balance stays.
-  if (failure && "status" in failure) return send(response, 502, { error: failure.error }, failure.headers);
+  if (failure && "status" in failure) return send(response, 502, failureBody(failure), failure.headers);
   const remaining = balance - route.contract.credits;
   balances.set(key, remaining);
   if (failure) return request.socket.destroy();
@@ -149,7 +155,7 @@ function answerManaged(request: IncomingMessage, response: ServerResponse, body:
   }
   const failure = state.failures.shift();
   if (failure && "status" in failure) {
-    send(response, failure.status, { error: failure.error }, failure.headers);
+    send(response, failure.status, failureBody(failure), failure.headers);
     return true;
   }
   const idempotencyKey = route.idempotent ? request.headers["idempotency-key"] : undefined;
@@ -177,6 +183,11 @@ function answerManaged(request: IncomingMessage, response: ServerResponse, body:
 
 function successStatus(route: PublicRoute): number {
   return route.answers[0]?.status ?? 200;
+}
+
+/** The body of a scripted failure: its sentence, and its catalog code when it has one. */
+function failureBody(failure: Extract<FakeFailure, { status: number }>): { error: string; code?: string } {
+  return failure.code === undefined ? { error: failure.error } : { error: failure.error, code: failure.code };
 }
 
 function serviceMeta(

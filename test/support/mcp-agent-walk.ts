@@ -1,7 +1,8 @@
 /**
- * What the client tests check the same way for every client (the SDK, the Inspector CLI and
- * mcp-remote): one default call of each tool, the budget the tools state, and a large comment tree
- * read piece by piece by following each result's `next`, as an agent would.
+ * What the client tests check the same way for every client (the SDK's and mcp-remote): one
+ * default call of each tool, the budget the tools state, and a large comment tree read piece by
+ * piece by following each result's `next`, as an agent would; and the corpus and result shape the
+ * walk of every client (mcp.clients.test.ts) uses too.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CommentTreeNode } from "@rda/contracts";

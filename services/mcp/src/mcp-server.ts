@@ -18,7 +18,7 @@ import type { GatewayClient, GatewayError, OperationInput } from "@rda/sdk";
 import { APPS_EXTENSION, declaresApps, linkViews } from "./apps.ts";
 import { registerPrompts } from "./prompts.ts";
 import { registerResources } from "./resources.ts";
-import { describeGatewayError, errorResult, type KeyRate } from "./results/tool-errors.ts";
+import { gatewayErrorResult, invalidArgumentsResult, type KeyRate } from "./results/tool-errors.ts";
 import {
   asTask,
   optedIntoTasks,
@@ -153,15 +153,12 @@ async function callTool(
   // Checked here, before any HTTP call, so a wrong argument costs nothing and names the rule it broke.
   const parsed = definition.input.safeParse(raw);
   if (!parsed.success) {
-    return errorResult(
-      `Invalid arguments: ${describeIssue(parsed.error)}. Nothing was charged. Fix the arguments and call again.`,
-    );
+    return invalidArgumentsResult(describeIssue(parsed.error));
   }
   const args = parsed.data as ToolArgs;
   const params = tool.httpParams(args) as OperationInput<typeof definition.operation>;
   const result = await deps.client.call(definition.operation, params, call);
-  if (!result.ok)
-    return errorResult(describeGatewayError(result.error, await keyRate(deps, result.error, call)));
+  if (!result.ok) return gatewayErrorResult(result.error, await keyRate(deps, result.error, call));
   const envelope = result.value as {
     data: unknown;
     _service: { credits_used: number; credits_remaining: number };
@@ -181,9 +178,7 @@ async function callResourceTool(
 ): Promise<CallToolResult> {
   const parsed = tool.input.safeParse(raw);
   if (!parsed.success) {
-    return errorResult(
-      `Invalid arguments: ${describeIssue(parsed.error)}. Nothing was charged. Fix the arguments and call again.`,
-    );
+    return invalidArgumentsResult(describeIssue(parsed.error));
   }
   const call = { apiKey: caller.apiKey, requestId: caller.requestId, signal };
   return tool.run(deps.client, parsed.data as Record<string, unknown>, call, deps.catalog.budgetBytes);

@@ -16,7 +16,7 @@ import type { CreateTaskResultV2, DetailedTaskV2 } from "@modelcontextprotocol/e
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { MONITOR_DELIVERY_CREDITS, MONITOR_ID_PATTERN } from "@rda/contracts";
 import type { GatewayClient, GatewayResult, Monitor, ResourceCallOptions } from "@rda/sdk";
-import { describeGatewayError } from "./results/tool-errors.ts";
+import { describeGatewayError, errorMeta } from "./results/tool-errors.ts";
 import { createdTask, detailedTask, type JobAsTask } from "./task-wire.ts";
 
 export const MONITOR_TASK_PREFIX = "monitor:";
@@ -69,7 +69,11 @@ async function answered(
   if (result.ok) return result.value.data.monitor as MonitorView;
   const code =
     result.error.status === 404 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
-  throw new ProtocolError(code, `Task ${MONITOR_TASK_PREFIX}${id}: ${describeGatewayError(result.error)}`);
+  throw new ProtocolError(
+    code,
+    `Task ${MONITOR_TASK_PREFIX}${id}: ${describeGatewayError(result.error)}`,
+    errorMeta(result.error),
+  );
 }
 
 function statusOf(monitor: MonitorView): JobAsTask["status"] {

@@ -15,6 +15,7 @@ import {
   type Variables,
 } from "@modelcontextprotocol/server";
 import { declaresApps, readView, viewListing } from "./apps.ts";
+import { ERROR_META_KEY } from "./results/tool-errors.ts";
 
 /** Runs one of the server's tools for the reading caller. */
 export type RunTool = (
@@ -172,7 +173,9 @@ function readFailure(uri: string, result: CallToolResult | undefined, creditsSpe
     creditsSpent > 0
       ? ` The part of this read that succeeded before it was charged ${creditsSpent} credit(s).`
       : "";
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Reading ${uri}: ${reason}${earlier}`);
+  // The failed call's code, wait and request id, as its tool result carries them.
+  const meta = result?._meta?.[ERROR_META_KEY];
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Reading ${uri}: ${reason}${earlier}`, meta);
 }
 
 function creditsUsed(result: CallToolResult): number {

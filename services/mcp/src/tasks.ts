@@ -35,7 +35,7 @@ import {
   monitorAsTask,
   monitorIdOf,
 } from "./monitor-tasks.ts";
-import { describeGatewayError } from "./results/tool-errors.ts";
+import { describeGatewayError, errorMeta } from "./results/tool-errors.ts";
 import { createdTask, detailedTask, type JobAsTask } from "./task-wire.ts";
 import { presentExport } from "./tools/export-tools.ts";
 
@@ -103,7 +103,11 @@ async function answered(pending: Promise<GatewayResult<ExportJob>>, taskId: stri
   if (result.ok) return result.value;
   const code =
     result.error.status === 404 ? ProtocolErrorCode.InvalidParams : ProtocolErrorCode.InternalError;
-  throw new ProtocolError(code, `Task ${taskId}: ${describeGatewayError(result.error)}`);
+  throw new ProtocolError(
+    code,
+    `Task ${taskId}: ${describeGatewayError(result.error)}`,
+    errorMeta(result.error),
+  );
 }
 
 /** The export as a task: its state, a message with its progress, and once done its link and manifest. */

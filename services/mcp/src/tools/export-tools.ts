@@ -17,7 +17,7 @@ import {
 import type { ExportJob, GatewayClient, GatewayResult } from "@rda/sdk";
 import { z } from "zod";
 import { count, cutSentence, fitToBudget } from "../results/presentation.ts";
-import { describeGatewayError, errorResult } from "../results/tool-errors.ts";
+import { gatewayErrorResult } from "../results/tool-errors.ts";
 import { type ResourceTool, resourceListing } from "./resource-tool.ts";
 
 // The API's own schemas: the tool takes what POST /v1/exports takes, and answers the export as the
@@ -46,7 +46,7 @@ const exportOutput = z.object({
 });
 
 function present(result: GatewayResult<ExportJob>): CallToolResult {
-  if (!result.ok) return errorResult(describeGatewayError(result.error));
+  if (!result.ok) return gatewayErrorResult(result.error);
   return presentExport(result.value);
 }
 
@@ -116,7 +116,7 @@ export const listExports: ResourceTool = {
   ),
   run: async (client, _args, call, budgetBytes) => {
     const answer = await client.listExports(call);
-    if (!answer.ok) return errorResult(describeGatewayError(answer.error));
+    if (!answer.ok) return gatewayErrorResult(answer.error);
     const jobs = answer.value.jobs.map(({ result: _result, ...lean }) => lean);
     // Newest first, as many as fit the result budget; the older ones left out are counted.
     return fitToBudget(jobs.length, (shown) => listResult(jobs, shown, budgetBytes), budgetBytes);

@@ -66,13 +66,14 @@ const readInput = z.strictObject({
 function failure(error: GatewayError): CallToolResult {
   if (error.status === 404)
     return errorResult(
-      "No such monitor for this API key. Nothing was charged; list_monitors shows the key's monitors, free.",
+      "No such monitor for this API key (resource_not_found). Nothing was charged; list_monitors shows the key's monitors, free.",
+      error,
     );
-  if (error.status === 409) return errorResult(`${error.message}. Nothing was charged.`);
   const text = describeGatewayError(error);
-  if (error.status !== 402) return errorResult(text);
+  if (error.status !== 402) return errorResult(text, error);
   return errorResult(
     `${text} The monitor keeps collecting meanwhile: the same read, with the same cursor, continues where it stopped.`,
+    error,
   );
 }
 
